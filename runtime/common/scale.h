@@ -1,0 +1,168 @@
+//===- scale.h - block and tensor scale computation (CPU + CUDA) --*- C++ -*-===//
+//
+// The scale formulas of the numerics contract (docs/numerics.md,
+// research/kernels.md §0, §1.2, §1.7, §1.8):
+//   MX RCEIL  byte = roundup_e8m0(fp32(amax * fp32(1/max_elem)))
+//   MX FLOOR  byte = max(E(amax) - P, 0),  P = 8 (e4m3), 15 (e5m2), 2 (e2m1)
+//   MX element  q = cvt_rn_satfinite(x * r(byte)),  r(b) = 2^(127-b) exactly
+//   NVFP4     TransformerEngine's global-scale chain
+//   FP8       per-tensor current scaling with TransformerEngine's edge rules
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSION_RT_COMMON_SCALE_H
+#define FUSION_RT_COMMON_SCALE_H
+
+#include "common/convert.h"
+
+namespace fusion_rt {
+
+/// Element formats of the quantized data; values equal fusion_rt_format of
+/// fusion_rt.h.
+enum QuantFormat : int32_t {
+  kMXFP8E4M3 = 0,
+  kMXFP8E5M2 = 1,
+  kMXFP4 = 2,
+  kNVFP4 = 3,
+  kFP8E4M3 = 4,
+  kFP8E5M2 = 5
+};
+
+/// Largest finite element of each data type.
+constexpr float kE4M3Max = 448.0f;
+constexpr float kE5M2Max = 57344.0f;
+constexpr float kE2M1Max = 6.0f;
+
+/// fp32(1/max) bit patterns (TE Quantized_Limits::max_norm_rcp).
+constexpr uint32_t kE4M3MaxRcpBits = 0x3b124925u; // fp32(1/448)
+constexpr uint32_t kE5M2MaxRcpBits = 0x37924925u; // fp32(1/57344)
+constexpr uint32_t kE2M1MaxRcpBits = 0x3e2aaaabu; // fp32(1/6)
+
+/// fp32(1/max) of the element type of an MX format.
+FUSION_RT_HDI float mx_max_rcp(int32_t format) {
+  return bits_f32(format == kMXFP8E4M3   ? kE4M3MaxRcpBits
+                  : format == kMXFP8E5M2 ? kE5M2MaxRcpBits
+                                         : kE2M1MaxRcpBits);
+}
+
+/// The FLOOR exponent offset P (emax of the element type).
+FUSION_RT_HDI int mx_floor_p(int32_t format) {
+  return format == kMXFP8E4M3 ? 8 : format == kMXFP8E5M2 ? 15 : 2;
+}
+
+/// roundup_e8m0(v) for v >= 0 (sign ignored): normal v -> E(v) + (mant != 0);
+/// subnormal v -> (v > 2^-127) ? 1 : 0; 0 -> 0; NaN -> 255. A result above
+/// 254 (v > 2^127 or Inf) is 255 without `saturate` (torchao's cvt.rp.ue8m0)
+/// and 254 with it (TE's cvt.rp.satfinite.ue8m0).
+FUSION_RT_HDI uint8_t e8m0_roundup(float v, bool saturate) {
+  uint32_t a = f32_bits(v) & 0x7fffffffu;
+  if (a > 0x7f800000u)
+    return 255;
+  if (a == 0x7f800000u)
+    return saturate ? 254 : 255;
+  uint32_t e = a >> 23, mant = a & 0x7fffffu;
+  if (e == 0)
+    return a > 0x00400000u ? 1 : 0;
+  uint32_t b = e + (mant != 0 ? 1u : 0u);
+  if (b > 254)
+    return saturate ? 254 : 255;
+  return uint8_t(b);
+}
+
+/// The MX scale byte of a block. `amax` is the largest |x| over the block's
+/// valid non-NaN elements (0 if none); `has_nan` says whether any valid
+/// element was NaN. `rounding`: 0 RCEIL, 1 FLOOR. `propagate`: NaN policy.
+///  - propagate: a NaN or Inf in the block gives 255 (torchao);
+///  - ignore: NaN is dropped, an Inf amax saturates to 254 (TE).
+FUSION_RT_HDI uint8_t mx_scale_byte(float amax, bool has_nan, int32_t format,
+                                    int32_t rounding, bool propagate) {
+  if (propagate && (has_nan || f32_is_inf(amax)))
+    return 255;
+  if (rounding == 0)
+    return e8m0_roundup(amax * mx_max_rcp(format), /*saturate=*/true);
+  if (f32_is_inf(amax))
+    return 254;
+  int e = int(f32_bits(amax) >> 23) & 0xff;
+  int p = mx_floor_p(format);
+  return uint8_t(e > p ? e - p : 0);
+}
+
+/// r(b) = 2^(127-b) exactly: fp32 bits (254-b) << 23; b = 254 gives the fp32
+/// subnormal 0x00400000 (2^-127); b = 255 gives NaN (kernels.md §0 item 2).
+FUSION_RT_HDI float mx_reciprocal(uint8_t b) {
+  if (b == 255)
+    return bits_f32(0x7fffffffu);
+  if (b == 254)
+    return bits_f32(0x00400000u);
+  return bits_f32(uint32_t(254 - b) << 23);
+}
+
+/// The quantized element of an MX format: cvt_rn_satfinite(x * r).
+/// e2m1 results are nibbles.
+FUSION_RT_HDI uint8_t mx_encode(float x, float r, int32_t format,
+                                bool stochastic = false, uint32_t rbits = 0) {
+  float v = x * r;
+  if (format == kMXFP8E4M3)
+    return f32_to_e4m3(v);
+  if (format == kMXFP8E5M2)
+    return f32_to_e5m2(v);
+  return f32_to_e2m1(v, stochastic, rbits);
+}
+
+//===--- NVFP4 (TransformerEngine recipe, kernels.md §1.7) ----------------===//
+
+/// Global encode scale S_enc = min(448*6/amax, FLT_MAX); 1 when amax == 0 or
+/// S_enc == 0 (amax = Inf). `amax` is the NaN-ignoring tensor amax.
+FUSION_RT_HDI float nvfp4_global_encode_scale(float amax) {
+  float s = 2688.0f / amax;
+  if (f32_is_nan(s) || s > kF32Max)
+    s = kF32Max;
+  if (amax == 0.0f || s == 0.0f)
+    s = 1.0f;
+  return s;
+}
+
+/// Global decode scale S_dec = 1 / S_enc (double division, stored as fp32).
+FUSION_RT_HDI float nvfp4_global_decode_scale(float s_enc) {
+  return float(1.0 / double(s_enc));
+}
+
+/// Block scale factor S_enc * fp32(1/6), computed once per tensor.
+FUSION_RT_HDI float nvfp4_block_scale_factor(float s_enc) {
+  return s_enc * bits_f32(kE2M1MaxRcpBits);
+}
+
+/// e4m3 block scale: e4m3_satfinite_rn(block_amax * factor); no lower clamp.
+FUSION_RT_HDI uint8_t nvfp4_block_scale(float block_amax, float factor) {
+  return f32_to_e4m3(block_amax * factor);
+}
+
+/// Element encode factor min(1 / (float(s) * S_dec), FLT_MAX) (IEEE divide).
+FUSION_RT_HDI float nvfp4_encode_factor(uint8_t s, float s_dec) {
+  float enc = 1.0f / (e4m3_to_f32(s) * s_dec);
+  return enc > kF32Max ? kF32Max : enc;
+}
+
+//===--- FP8 per tensor (TransformerEngine recipe, kernels.md §1.8) -------===//
+
+/// Current scaling: amax < eps -> eps; amax in {Inf, 0, NaN} -> 1;
+/// scale = max/amax (IEEE divide); Inf -> FLT_MAX; optional power-of-two
+/// truncation (bits &= 0xFF800000).
+FUSION_RT_HDI float fp8_scale_from_amax(float amax, float max_elem, float eps,
+                                        bool force_pow2) {
+  float a = amax < eps ? eps : amax;
+  if (f32_is_inf(a) || f32_is_nan(a) || a == 0.0f)
+    return 1.0f;
+  float scale = max_elem / a;
+  if (f32_is_inf(scale))
+    scale = kF32Max;
+  if (force_pow2)
+    scale = bits_f32(f32_bits(scale) & 0xff800000u);
+  return scale;
+}
+
+/// scale_inv written beside FP8 data: the correctly rounded 1/scale.
+FUSION_RT_HDI float fp8_scale_inv(float scale) { return 1.0f / scale; }
+
+} // namespace fusion_rt
+
+#endif // FUSION_RT_COMMON_SCALE_H

@@ -1,0 +1,396 @@
+/*===- fusion_rt.h - fusion-opt runtime C ABI ---------------------*- C -*-===*
+ *
+ * The one header of the fusion-opt runtime: the C ABI that the lowering
+ * (`fusion-lower-to-runtime`), the tests, the benchmarks and outside users
+ * call. Plain C99, usable from C and C++, no MLIR dependency.
+ *
+ * Conventions
+ *  - Every entry point returns a fusion_rt_status. On any error nothing is
+ *    written to any output, and fusion_rt_last_error_message() (thread-local)
+ *    names the offending argument in one sentence.
+ *  - Every entry point takes `void* stream`: a cudaStream_t for device
+ *    pointers, ignored by the CPU backend.
+ *  - Tensor views carry sizes and strides in ELEMENTS (never bytes). For
+ *    FUSION_RT_F4E2M1 two elements share a byte (even element in the low
+ *    nibble), packing runs along the last dimension, the last stride must be
+ *    1 and every other stride must be even.
+ *  - Quantizers see a rank-2 matrix [M, N] = rows x cols. A rank-1 view is
+ *    [1, N]; rank 3 and 4 views are collapsed onto [prod(leading), N] and
+ *    must therefore have collapsible leading strides.
+ *
+ * Numerics: docs/numerics.md (the contract), ../shared/research/kernels.md.
+ *===----------------------------------------------------------------------===*/
+#ifndef FUSION_RT_H
+#define FUSION_RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** ABI version: bumped on any incompatible change of a struct or signature. */
+#define FUSION_RT_ABI_VERSION 1
+
+#if defined(_WIN32)
+#define FUSION_RT_API __declspec(dllexport)
+#else
+#define FUSION_RT_API __attribute__((visibility("default")))
+#endif
+
+/** Maximum rank of a tensor view. */
+#define FUSION_RT_MAX_RANK 4
+
+/*===--------------------------- status codes ----------------------------===*/
+
+typedef enum fusion_rt_status {
+  FUSION_RT_STATUS_SUCCESS = 0,
+  /** A required pointer argument (descriptor, view or data) is NULL. */
+  FUSION_RT_STATUS_NULL_POINTER = 1,
+  /** A data pointer is not aligned to its element size (or a packed e2m1
+   *  view violates the even-stride rule). */
+  FUSION_RT_STATUS_MISALIGNED = 2,
+  /** A rank, size or stride is negative, overflows, or disagrees with the
+   *  shape the operation requires (including outputs too small). */
+  FUSION_RT_STATUS_BAD_SHAPE = 3,
+  /** An element type is not the one the operation requires. */
+  FUSION_RT_STATUS_BAD_DTYPE = 4,
+  /** An enum field of a descriptor is out of range. */
+  FUSION_RT_STATUS_BAD_VALUE = 5,
+  /** A valid combination that this build or backend does not implement. */
+  FUSION_RT_STATUS_UNSUPPORTED = 6,
+  /** The device backend failed (CUDA error); the message has details. */
+  FUSION_RT_STATUS_BACKEND_ERROR = 7,
+  /** Host memory allocation failed. */
+  FUSION_RT_STATUS_OUT_OF_MEMORY = 8
+} fusion_rt_status;
+
+/*===--------------------------- element types ---------------------------===*/
+
+typedef enum fusion_rt_dtype {
+  FUSION_RT_BF16 = 0,
+  FUSION_RT_F16 = 1,
+  FUSION_RT_F32 = 2,
+  FUSION_RT_F8E4M3 = 3, /**< OCP e4m3fn: max 448, NaN 0x7F/0xFF, no Inf */
+  FUSION_RT_F8E5M2 = 4, /**< OCP e5m2: max 57344 */
+  FUSION_RT_F4E2M1 = 5, /**< two per byte, even element in the low nibble */
+  FUSION_RT_E8M0 = 6    /**< unsigned exponent 2^(b-127), 255 = NaN */
+} fusion_rt_dtype;
+
+/** A strided view of a tensor. Sizes and strides count elements. */
+typedef struct fusion_rt_tensor {
+  void *data;
+  int32_t dtype; /**< fusion_rt_dtype */
+  int32_t rank;  /**< 1..4 */
+  int64_t sizes[FUSION_RT_MAX_RANK];
+  int64_t strides[FUSION_RT_MAX_RANK]; /**< in elements */
+} fusion_rt_tensor;
+
+/*===------------------------ quantization scheme ------------------------===*/
+
+typedef enum fusion_rt_format {
+  FUSION_RT_FORMAT_MXFP8_E4M3 = 0, /**< 32-blocks, e8m0 scales */
+  FUSION_RT_FORMAT_MXFP8_E5M2 = 1,
+  FUSION_RT_FORMAT_MXFP4 = 2, /**< e2m1 data, 32-blocks, e8m0 scales */
+  FUSION_RT_FORMAT_NVFP4 = 3, /**< e2m1 data, 16-blocks, e4m3 scales, global scale */
+  FUSION_RT_FORMAT_FP8_E4M3 = 4, /**< per-tensor f32 scale */
+  FUSION_RT_FORMAT_FP8_E5M2 = 5
+} fusion_rt_format;
+
+typedef enum fusion_rt_scale_rounding {
+  /** byte = roundup_e8m0(fp32(amax * fp32(1/max_elem))) (NVIDIA, TE, torchao RCEIL). */
+  FUSION_RT_SCALE_RCEIL = 0,
+  /** byte = max(E(amax) - P, 0), P = 8 / 15 / 2 (OCP, torchao FLOOR). */
+  FUSION_RT_SCALE_FLOOR = 1
+} fusion_rt_scale_rounding;
+
+typedef enum fusion_rt_nan_policy {
+  /** NaN or Inf in a block -> scale byte 255 and a NaN block (torchao). */
+  FUSION_RT_NAN_PROPAGATE = 0,
+  /** NaN dropped from amax; Inf amax saturates to byte 254 (TransformerEngine). */
+  FUSION_RT_NAN_IGNORE = 1
+} fusion_rt_nan_policy;
+
+typedef enum fusion_rt_direction {
+  FUSION_RT_ROWWISE = 0, /**< 1xB blocks along rows */
+  FUSION_RT_COLWISE = 1, /**< Bx1 blocks down columns */
+  FUSION_RT_BOTH = 2
+} fusion_rt_direction;
+
+typedef enum fusion_rt_colwise_layout {
+  FUSION_RT_COLWISE_SAME = 0,      /**< colwise data [M, N] (TE MXFP8) */
+  FUSION_RT_COLWISE_TRANSPOSED = 1 /**< colwise data [N, M] (TE NVFP4, FP8 per tensor) */
+} fusion_rt_colwise_layout;
+
+typedef enum fusion_rt_scale_layout {
+  FUSION_RT_SCALES_COMPACT = 0,
+  /** Zero-padded 128x4 tiles of 512 bytes, the layout block-scaled GEMMs read. */
+  FUSION_RT_SCALES_SWIZZLED = 1
+} fusion_rt_scale_layout;
+
+typedef enum fusion_rt_nvfp4_block {
+  FUSION_RT_NVFP4_1D = 0, /**< 1x16 blocks along the quantized dimension */
+  FUSION_RT_NVFP4_2D = 1  /**< 16x16 blocks, one scale shared by both copies */
+} fusion_rt_nvfp4_block;
+
+typedef enum fusion_rt_elem_rounding {
+  FUSION_RT_ROUND_RNE = 0,
+  /** Stochastic rounding keyed by (seed, offset); FP4 formats only. */
+  FUSION_RT_ROUND_STOCHASTIC = 1
+} fusion_rt_elem_rounding;
+
+typedef enum fusion_rt_tensor_scaling {
+  /** amax pass then scale = max/amax with TE's edge rules. */
+  FUSION_RT_TENSOR_SCALING_CURRENT = 0,
+  /** scale given as an input (f32 [1]). */
+  FUSION_RT_TENSOR_SCALING_DELAYED = 1
+} fusion_rt_tensor_scaling;
+
+/** How to quantize. Initialise with fusion_rt_quant_scheme_init(). */
+typedef struct fusion_rt_quant_scheme {
+  int32_t format;         /**< fusion_rt_format */
+  int32_t scale_rounding; /**< fusion_rt_scale_rounding (MX formats) */
+  int32_t nan_policy;     /**< fusion_rt_nan_policy */
+  int32_t direction;      /**< fusion_rt_direction */
+  int32_t colwise_layout; /**< fusion_rt_colwise_layout */
+  int32_t scale_layout;   /**< fusion_rt_scale_layout (MX and NVFP4) */
+  int32_t nvfp4_block;    /**< fusion_rt_nvfp4_block */
+  int32_t elem_rounding;  /**< fusion_rt_elem_rounding */
+  int32_t tensor_scaling; /**< fusion_rt_tensor_scaling (FP8 per tensor) */
+  /** FP8 current scaling: amax below this is raised to it (TE amax_epsilon). */
+  float amax_epsilon;
+  /** FP8 current scaling: nonzero rounds the scale down to a power of two. */
+  int32_t force_pow2_scale;
+  int32_t reserved0;
+  uint64_t seed;   /**< stochastic rounding key */
+  uint64_t offset; /**< stochastic rounding counter offset */
+} fusion_rt_quant_scheme;
+
+/*===----------------------------- activations ---------------------------===*/
+
+typedef enum fusion_rt_act_kind {
+  FUSION_RT_ACT_IDENTITY = 0,
+  FUSION_RT_ACT_RELU = 1,
+  FUSION_RT_ACT_GELU = 2,      /**< exact erf: x*0.5*(1+erf(x/sqrt2)) */
+  FUSION_RT_ACT_GELU_TANH = 3, /**< TE's tanh approximation */
+  FUSION_RT_ACT_SILU = 4,
+  FUSION_RT_ACT_QGELU = 5, /**< x*sigmoid(alpha*x) */
+  FUSION_RT_ACT_SRELU = 6, /**< squared relu */
+  /* gated: input [gate | up]; out = act(gate) * up */
+  FUSION_RT_ACT_SWIGLU = 7,
+  FUSION_RT_ACT_GEGLU = 8, /**< gelu_tanh gate, as TE */
+  FUSION_RT_ACT_REGLU = 9,
+  FUSION_RT_ACT_QGEGLU = 10,
+  FUSION_RT_ACT_SREGLU = 11,
+  /** GPT-OSS: min(a,limit)*sigmoid(alpha*min(a,limit)) * (clamp(g,-limit,limit)+offset) */
+  FUSION_RT_ACT_CLAMPED_SWIGLU = 12
+} fusion_rt_act_kind;
+
+/** Activation descriptor. Initialise with fusion_rt_activation_init(). */
+typedef struct fusion_rt_activation {
+  int32_t kind;     /**< fusion_rt_act_kind */
+  int32_t backward; /**< nonzero: grad * act'(x) (gated: [dact | dgate]) */
+  /** Element type the activation result is rounded to before amax and
+   *  quantization (BF16, F16 or F32), as the unfused graph stores it. */
+  int32_t intermediate_dtype;
+  float limit;  /**< clamped swiglu limit, default 7.0 */
+  float offset; /**< clamped swiglu linear offset on the up half, default 1.0 */
+  float alpha;  /**< qgelu / clamped swiglu sigmoid slope, default 1.702 */
+} fusion_rt_activation;
+
+/*===------------------------------ outputs ------------------------------===*/
+
+/** Output (and the delayed-scaling input) buffers of a quantizer. Views not
+ *  needed by the scheme must have data == NULL. Required shapes, with
+ *  B = 32 (MX) or 16 (NVFP4), nb(x) = ceil(x/B), rup(x,k) = round x up to k:
+ *
+ *  rowwise_data    [M, N] of the data type (e4m3 / e5m2 / e2m1)
+ *  rowwise_scales  compact [M, nb(N)]; swizzled [rup(M,128), rup(nb(N),4)],
+ *                  contiguous, byte (r,c) of the logical scale matrix at
+ *                  ((r/128)*(Cp/4) + c/4)*512 + (r%32)*16 + ((r%128)/32)*4 + c%4
+ *                  with Cp = rup(nb(N),4); padding is written as zero.
+ *  colwise_data    SAME [M, N] or TRANSPOSED [N, M] (NVFP4: TRANSPOSED only)
+ *  colwise_scales  compact SAME [nb(M), N], TRANSPOSED [N, nb(M)];
+ *                  swizzled [rup(N,128), rup(nb(M),4)] with r = data column,
+ *                  c = row block (same formula).
+ *  Scales are E8M0 (MX) or F8E4M3 (NVFP4). FP8 per tensor has no block
+ *  scales: scale_inv (f32 [1]) = 1/scale and amax (f32 [1]).
+ *  NVFP4 also writes amax (f32 [1], tensor amax) and scale_inv (f32 [1],
+ *  the global decode scale S_dec = 1/S_enc, S_enc = min(2688/amax, FLT_MAX)).
+ *  MX formats may request amax (f32 [1]) optionally.
+ *  dbias           optional f32 [N]: column sums in f32 (row order) of the
+ *                  fp32 values before rounding to the intermediate type.
+ *  scale           input, FP8 delayed scaling only: f32 [1].
+ *
+ *  Gated forward quantizes [M, K]. Gated backward quantizes [M, 2K] =
+ *  [dact | dgate]: rowwise blocks never straddle column K, rowwise scales are
+ *  [M, 2*nb(K)] (dgate scales from column nb(K)); colwise as for [M, 2K].
+ */
+typedef struct fusion_rt_quant_outputs {
+  fusion_rt_tensor rowwise_data;
+  fusion_rt_tensor rowwise_scales;
+  fusion_rt_tensor colwise_data;
+  fusion_rt_tensor colwise_scales;
+  fusion_rt_tensor amax;
+  fusion_rt_tensor scale_inv;
+  fusion_rt_tensor dbias;
+  fusion_rt_tensor scale; /**< input (FP8 delayed scaling) */
+} fusion_rt_quant_outputs;
+
+/*===------------------------------ options ------------------------------===*/
+
+typedef enum fusion_rt_backend {
+  FUSION_RT_BACKEND_AUTO = 0, /**< device pointers -> CUDA, host -> CPU */
+  FUSION_RT_BACKEND_CPU = 1,
+  FUSION_RT_BACKEND_CUDA = 2 /**< UNSUPPORTED in a build without CUDA */
+} fusion_rt_backend;
+
+/** Options common to every entry point; NULL means all defaults. */
+typedef struct fusion_rt_options {
+  int32_t backend; /**< fusion_rt_backend */
+  /** CPU backend worker threads; 0 = one per hardware thread. */
+  int32_t num_threads;
+} fusion_rt_options;
+
+/*===------------------------- paired projections ------------------------===*/
+
+typedef enum fusion_rt_epilogue_kind {
+  FUSION_RT_EPILOGUE_NONE = 0,
+  FUSION_RT_EPILOGUE_BIAS = 1,    /**< y + bias[n] */
+  FUSION_RT_EPILOGUE_SIGMOID = 2, /**< sigmoid(y) (+bias first when given) */
+  FUSION_RT_EPILOGUE_SILU = 3,
+  /** GDN alpha gate: softplus(y + bias[n]) * scale[n]; softplus is linear
+   *  above 20 (torch threshold 20, beta 1). */
+  FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE = 4
+} fusion_rt_epilogue_kind;
+
+typedef struct fusion_rt_epilogue {
+  int32_t kind;       /**< fusion_rt_epilogue_kind */
+  int32_t reserved0;
+  fusion_rt_tensor bias;  /**< [N] or data == NULL */
+  fusion_rt_tensor scale; /**< [N] or data == NULL */
+} fusion_rt_epilogue;
+
+/** Two projections of one LHS: out_i = epilogue_i(lhs[M,K] x weight_i^T),
+ *  weight_i [N_i, K] (any strides, so [K, N_i] is a transposed view).
+ *  With gated_kind set (a gated fusion_rt_act_kind), the pair is an FFN
+ *  gate/up pair and out0 = act(lhs x w0^T) * (lhs x w1^T), out1 unused. */
+typedef struct fusion_rt_paired_projection {
+  fusion_rt_tensor lhs;
+  fusion_rt_tensor weight0;
+  fusion_rt_tensor weight1;
+  fusion_rt_epilogue epilogue0;
+  fusion_rt_epilogue epilogue1;
+  int32_t gated_kind; /**< -1 for two separate results */
+  int32_t accumulate_dtype; /**< FUSION_RT_F32 */
+  fusion_rt_tensor out0;
+  fusion_rt_tensor out1;
+} fusion_rt_paired_projection;
+
+/*===---------------------------- entry points ---------------------------===*/
+
+/** Returns FUSION_RT_ABI_VERSION of the library actually loaded. */
+FUSION_RT_API int32_t fusion_rt_abi_version(void);
+
+/** Static name of a status, e.g. "FUSION_RT_STATUS_BAD_SHAPE". */
+FUSION_RT_API const char *fusion_rt_status_string(fusion_rt_status status);
+
+/** Message of the last failing call on this thread ("" after success). */
+FUSION_RT_API const char *fusion_rt_last_error_message(void);
+
+/** Nonzero when the library was built with the CUDA backend. */
+FUSION_RT_API int32_t fusion_rt_has_cuda(void);
+
+/** Defaults: MXFP8_E4M3, RCEIL, PROPAGATE, ROWWISE, SAME, COMPACT, 1D, RNE,
+ *  CURRENT, epsilon 0, no pow2, seed 0, offset 0. */
+FUSION_RT_API void fusion_rt_quant_scheme_init(fusion_rt_quant_scheme *scheme);
+
+/** Defaults: IDENTITY forward, intermediate F32, limit 7, offset 1, alpha 1.702. */
+FUSION_RT_API void fusion_rt_activation_init(fusion_rt_activation *act);
+
+/** Zeroes every view of `outputs` (all data NULL). */
+FUSION_RT_API void fusion_rt_quant_outputs_init(fusion_rt_quant_outputs *outputs);
+
+/** Shapes a quantizer needs for a [rows, cols] matrix (cols = K for gated
+ *  forward, 2K for gated backward with `gated_backward` nonzero). Each shape
+ *  is {dim0, dim1}; {0, 0} when the scheme does not produce that buffer. */
+typedef struct fusion_rt_quant_shapes {
+  int64_t rowwise_data[2];
+  int64_t rowwise_scales[2];
+  int64_t colwise_data[2];
+  int64_t colwise_scales[2];
+} fusion_rt_quant_shapes;
+FUSION_RT_API fusion_rt_status
+fusion_rt_quant_shapes_for(const fusion_rt_quant_scheme *scheme, int64_t rows,
+                           int64_t cols, int32_t gated_backward,
+                           fusion_rt_quant_shapes *shapes);
+
+/** Quantize `input` (BF16/F16/F32 [M, N]). */
+FUSION_RT_API fusion_rt_status
+fusion_rt_quantize(const fusion_rt_tensor *input,
+                   const fusion_rt_quant_scheme *scheme,
+                   const fusion_rt_quant_outputs *outputs,
+                   const fusion_rt_options *options, void *stream);
+
+/** Fused activation + quantize (non-gated kinds). Forward quantizes
+ *  round_to_intermediate(act(x)); backward (act->backward) quantizes
+ *  round_to_intermediate(grad * act'(x)), `grad` [M, N] of the input type.
+ *  outputs->dbias optional. */
+FUSION_RT_API fusion_rt_status
+fusion_rt_act_quantize(const fusion_rt_tensor *input,
+                       const fusion_rt_tensor *grad,
+                       const fusion_rt_activation *act,
+                       const fusion_rt_quant_scheme *scheme,
+                       const fusion_rt_quant_outputs *outputs,
+                       const fusion_rt_options *options, void *stream);
+
+/** Fused gated activation + quantize (gated kinds). Input either one packed
+ *  view [M, 2K] = [gate | up] (`up` NULL) or two views gate=`input` [M, K]
+ *  and `up` [M, K]. Forward output [M, K]; backward (`grad` [M, K]) output
+ *  [M, 2K] = [dact | dgate] with separate scales. dbias not supported. */
+FUSION_RT_API fusion_rt_status
+fusion_rt_gated_act_quantize(const fusion_rt_tensor *input,
+                             const fusion_rt_tensor *up,
+                             const fusion_rt_tensor *grad,
+                             const fusion_rt_activation *act,
+                             const fusion_rt_quant_scheme *scheme,
+                             const fusion_rt_quant_outputs *outputs,
+                             const fusion_rt_options *options, void *stream);
+
+/** Unfused activation (the graph the fused ops replace): writes the
+ *  activation, rounded to output->dtype (BF16/F16/F32, which must equal
+ *  act->intermediate_dtype). Gated kinds take `up` as in
+ *  fusion_rt_gated_act_quantize; output [M, N], [M, K] or [M, 2K].
+ *  `dbias` optional f32 [cols] (NULL or data NULL to skip), non-gated only. */
+FUSION_RT_API fusion_rt_status
+fusion_rt_activation_apply(const fusion_rt_tensor *input,
+                           const fusion_rt_tensor *up,
+                           const fusion_rt_tensor *grad,
+                           const fusion_rt_activation *act,
+                           const fusion_rt_tensor *output,
+                           const fusion_rt_tensor *dbias,
+                           const fusion_rt_options *options, void *stream);
+
+/** Dequantize one copy (FUSION_RT_ROWWISE or FUSION_RT_COLWISE, never BOTH)
+ *  of a quantized tensor described by `scheme` and `quantized` into `output`
+ *  (F32/BF16/F16) of the logical [M, N] shape (colwise TRANSPOSED copies are
+ *  dequantized as [N, M]). */
+FUSION_RT_API fusion_rt_status
+fusion_rt_dequantize(const fusion_rt_quant_scheme *scheme,
+                     const fusion_rt_quant_outputs *quantized,
+                     int32_t direction, const fusion_rt_tensor *output,
+                     const fusion_rt_options *options, void *stream);
+
+/** Paired projections (issue: paired projection fusion). Declared for the
+ *  lowering; returns FUSION_RT_STATUS_UNSUPPORTED until implemented. */
+FUSION_RT_API fusion_rt_status
+fusion_rt_paired_projection_run(const fusion_rt_paired_projection *desc,
+                                const fusion_rt_options *options,
+                                void *stream);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* FUSION_RT_H */
