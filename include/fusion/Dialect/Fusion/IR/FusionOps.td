@@ -1,0 +1,172 @@
+//===- FusionOps.td - fusion ops ---------------------------*- tablegen -*-===//
+//
+// The ops of the fusion dialect. Every quantizing op has a result list that
+// its scheme implies; the C++ verifier derives the expected result types from
+// the scheme and the input shape (FusionOps.cpp, getQuantResultKinds).
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSION_OPS_TD
+#define FUSION_OPS_TD
+
+include "fusion/Dialect/Fusion/IR/FusionAttrs.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/BuiltinAttributes.td"
+
+defvar QuantResultsDoc = [{
+    Results, in this order, as the scheme implies:
+
+    | results | when | type |
+    |---|---|---|
+    | rowwise data, rowwise scales | direction rowwise or both | data `[.., M, N]`; scales `[.., M, ceil(N/B)]` compact or `[rup(M,128), rup(ceil(N/B),4)]` swizzled |
+    | colwise data, colwise scales | direction colwise or both | data `[M, N]` (same) or `[N, M]` (transposed); scales `[ceil(M/B), N]` / `[N, ceil(M/B)]` compact, `[rup(N,128), rup(ceil(M/B),4)]` swizzled |
+    | scale_inv `tensor<1xf32>` | FP8 per tensor (replaces the scales) | |
+    | amax `tensor<1xf32>` | FP8 per tensor and NVFP4 | |
+    | dbias `tensor<Nxf32>` | the op computes the bias gradient | |
+
+    Data elements are `f8E4M3FN` / `f8E5M2` / `f4E2M1FN`; MX scales are
+    `f8E8M0FNU`, NVFP4 block scales `f8E4M3FN`. B is 32 for MX formats and 16
+    for NVFP4. Dimensions may be dynamic wherever the relation can still be
+    checked; only the rowwise compact scheme takes inputs of rank other than 2.
+}];
+
+def Fusion_QuantizeOp : Fusion_Op<"quantize",
+    [Pure, AttrSizedOperandSegments]> {
+  let summary = "Quantize a tensor (the unfused quantizer)";
+  let description = !strconcat([{
+    Quantizes `input` (bf16, f16 or f32) according to `scheme`. FP8 delayed
+    scaling takes the scale as `scale` (`tensor<1xf32>`); NVFP4 stochastic
+    rounding takes `rng` (`tensor<2xi64>`: seed, offset).
+
+    ```mlir
+    %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise>
+        : (tensor<128x256xbf16>) -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>)
+    ```
+  }], QuantResultsDoc);
+  let arguments = (ins AnyRankedTensor:$input,
+                       Optional<AnyRankedTensor>:$scale,
+                       Optional<AnyRankedTensor>:$rng,
+                       Fusion_QuantSchemeAttr:$scheme);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    $input (`scale` $scale^)? (`rng` $rng^)? `as` custom<FusionAttr>($scheme) attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fusion_ActQuantizeOp : Fusion_Op<"act_quantize",
+    [Pure, AttrSizedOperandSegments]> {
+  let summary = "An activation (forward or backward) fused with a quantizer";
+  let description = !strconcat([{
+    Computes `act(input)` (forward) or `grad * act'(input)` (backward, with
+    `grad`), rounds the result to `intermediate` exactly as the unfused graph
+    did, then quantizes it with `scheme`. With `dbias`, also returns the
+    column sums (f32) of the activation result before that rounding.
+
+    ```mlir
+    %d, %s = fusion.act_quantize #fusion.act<gelu_tanh> %x
+        as quant<mxfp8_e4m3, rowwise> via bf16
+        : (tensor<128x256xbf16>) -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>)
+    %g:3 = fusion.act_quantize #fusion.act<dgelu> %x grad %dy
+        as quant<mxfp8_e4m3, rowwise> via bf16 dbias
+        : (tensor<128x256xbf16>, tensor<128x256xbf16>)
+          -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>, tensor<256xf32>)
+    ```
+  }], QuantResultsDoc);
+  let arguments = (ins Fusion_ActivationAttr:$activation,
+                       AnyRankedTensor:$input,
+                       Optional<AnyRankedTensor>:$grad,
+                       Optional<AnyRankedTensor>:$scale,
+                       Optional<AnyRankedTensor>:$rng,
+                       Fusion_QuantSchemeAttr:$scheme,
+                       TypeAttr:$intermediate,
+                       UnitAttr:$dbias);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    qualified($activation) $input (`grad` $grad^)? (`scale` $scale^)?
+    (`rng` $rng^)? `as` custom<FusionAttr>($scheme) `via` $intermediate
+    (`dbias` $dbias^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fusion_GatedActQuantizeOp : Fusion_Op<"gated_act_quantize",
+    [Pure, AttrSizedOperandSegments]> {
+  let summary = "A gated activation (GLU family) fused with a quantizer";
+  let description = !strconcat([{
+    The gated input is either one packed `[M, 2K]` tensor holding
+    `[gate | up]` or two `[M, K]` tensors `gate, up`; the gate half is the
+    one the activation applies to: forward `act(gate) * up'` (`up' = up`,
+    or `clamp(up, -limit, limit) + offset` for `clamped_swiglu`) gives
+    `[M, K]`. The backward form takes `grad` `[M, K]` and gives `[M, 2K]` =
+    `[dgate | dup]`, each half with its own scales (rowwise scales
+    `[M, 2*ceil(K/B)]`, the second half starting at column `ceil(K/B)`).
+
+    ```mlir
+    %d, %s = fusion.gated_act_quantize #fusion.act<swiglu> %gu
+        as quant<mxfp8_e4m3, rowwise> via bf16
+        : (tensor<64x512xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>)
+    ```
+  }], QuantResultsDoc);
+  let arguments = (ins Fusion_ActivationAttr:$activation,
+                       Variadic<AnyRankedTensor>:$inputs,
+                       Optional<AnyRankedTensor>:$grad,
+                       Optional<AnyRankedTensor>:$scale,
+                       Optional<AnyRankedTensor>:$rng,
+                       Fusion_QuantSchemeAttr:$scheme,
+                       TypeAttr:$intermediate);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    qualified($activation) $inputs (`grad` $grad^)? (`scale` $scale^)?
+    (`rng` $rng^)? `as` custom<FusionAttr>($scheme) `via` $intermediate attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fusion_PairedProjectionOp : Fusion_Op<"paired_projection",
+    [Pure, AttrSizedOperandSegments]> {
+  let summary = "Two projections of one input, each with an epilogue";
+  let description = [{
+    Computes `y0 = epilogue0(lhs · rhs0ᵀ)` and `y1 = epilogue1(lhs · rhs1ᵀ)`
+    reading `lhs` (`[N, K]`, or `[K]` for a matrix-vector product) once.
+    Weights are `[H, K]` (the `torch.nn.Linear` layout) or, with `kn`,
+    `[K, H]`. Epilogues: `none`, `bias` (+ bias `[H]`), `sigmoid`, `silu`,
+    `softplus_bias_scale` (`softplus(x + bias) * scale`, the Gated-DeltaNet
+    alpha gate, torch's threshold-20 softplus; bias and scale `[H]`).
+    Accumulation is f32.
+
+    With `gated #fusion.act<swiglu>` (or another gated forward kind) the op
+    has one result, `act(y0) * y1` (gate/up feeding SwiGLU); its epilogues
+    may then only be `none` or `bias`.
+
+    ```mlir
+    %g, %b = fusion.paired_projection %x, %wa, %wb
+        epilogues(softplus_bias_scale bias %dt scale %s, sigmoid)
+        : (tensor<1x2048xbf16>, tensor<32x2048xbf16>, tensor<32x2048xbf16>,
+           tensor<32xf32>, tensor<32xf32>) -> (tensor<1x32xf32>, tensor<1x32xf32>)
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$lhs,
+                       AnyRankedTensor:$rhs0,
+                       AnyRankedTensor:$rhs1,
+                       Optional<AnyRankedTensor>:$bias0,
+                       Optional<AnyRankedTensor>:$scale0,
+                       Optional<AnyRankedTensor>:$bias1,
+                       Optional<AnyRankedTensor>:$scale1,
+                       Fusion_EpilogueKindAttr:$epilogue0,
+                       Fusion_EpilogueKindAttr:$epilogue1,
+                       OptionalAttr<Fusion_ActivationAttr>:$gated,
+                       UnitAttr:$kn);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    $lhs `,` $rhs0 `,` $rhs1 `epilogues` `(`
+      custom<Epilogue>($epilogue0) (`bias` $bias0^)? (`scale` $scale0^)? `,`
+      custom<Epilogue>($epilogue1) (`bias` $bias1^)? (`scale` $scale1^)? `)`
+    (`gated` `(` qualified($gated)^ `)`)? (`kn` $kn^)? attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // FUSION_OPS_TD

@@ -1,0 +1,407 @@
+//===- FusionAttrs.cpp - #fusion.quant and #fusion.act --------------------===//
+//
+// Parsing, printing and verification of the quantization scheme and the
+// activation attributes. Options at their default value are not printed, so
+// the common case reads `#fusion.quant<mxfp8_e4m3, rowwise>`.
+//
+//===----------------------------------------------------------------------===//
+#include "fusion/Dialect/Fusion/IR/FusionAttrs.h"
+#include "fusion/Dialect/Fusion/IR/FusionDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::fusion;
+
+#include "fusion/Dialect/Fusion/IR/FusionEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "fusion/Dialect/Fusion/IR/FusionAttrs.cpp.inc"
+
+void FusionDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "fusion/Dialect/Fusion/IR/FusionAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// QuantSchemeAttr
+//===----------------------------------------------------------------------===//
+
+std::pair<int64_t, int64_t> QuantSchemeAttr::getDefaultBlock(QuantFormat f) {
+  switch (f) {
+  case QuantFormat::mxfp8_e4m3:
+  case QuantFormat::mxfp8_e5m2:
+  case QuantFormat::mxfp4:
+    return {1, 32};
+  case QuantFormat::nvfp4:
+    return {1, 16};
+  case QuantFormat::fp8_e4m3:
+  case QuantFormat::fp8_e5m2:
+    return {0, 0};
+  }
+  llvm_unreachable("unknown format");
+}
+
+ColwiseLayout QuantSchemeAttr::getDefaultColwiseLayout(QuantFormat f) {
+  return f == QuantFormat::nvfp4 ? ColwiseLayout::transposed
+                                 : ColwiseLayout::same;
+}
+
+QuantSchemeAttr QuantSchemeAttr::get(MLIRContext *ctx, QuantFormat format,
+                                     QuantDirection direction) {
+  auto [r, c] = getDefaultBlock(format);
+  return get(ctx, format, direction, r, c, ScaleRounding::rceil,
+             NanPolicy::propagate, getDefaultColwiseLayout(format),
+             ScaleLayout::compact, ElemRounding::rne, TensorScaling::current);
+}
+
+QuantSchemeAttr QuantSchemeAttr::getChecked(
+    llvm::function_ref<InFlightDiagnostic()> emitError, MLIRContext *ctx,
+    QuantFormat format, QuantDirection direction) {
+  auto [r, c] = getDefaultBlock(format);
+  return getChecked(emitError, ctx, format, direction, r, c,
+                    ScaleRounding::rceil, NanPolicy::propagate,
+                    getDefaultColwiseLayout(format), ScaleLayout::compact,
+                    ElemRounding::rne, TensorScaling::current);
+}
+
+bool QuantSchemeAttr::isMX() const {
+  QuantFormat f = getFormat();
+  return f == QuantFormat::mxfp8_e4m3 || f == QuantFormat::mxfp8_e5m2 ||
+         f == QuantFormat::mxfp4;
+}
+
+bool QuantSchemeAttr::isPerTensor() const {
+  return getFormat() == QuantFormat::fp8_e4m3 ||
+         getFormat() == QuantFormat::fp8_e5m2;
+}
+
+int64_t QuantSchemeAttr::getBlockSize() const { return getBlockCols(); }
+
+bool QuantSchemeAttr::hasRowwise() const {
+  return getDirection() != QuantDirection::colwise;
+}
+
+bool QuantSchemeAttr::hasColwise() const {
+  return getDirection() != QuantDirection::rowwise;
+}
+
+Type QuantSchemeAttr::getDataType(MLIRContext *ctx) const {
+  switch (getFormat()) {
+  case QuantFormat::mxfp8_e4m3:
+  case QuantFormat::fp8_e4m3:
+    return Float8E4M3FNType::get(ctx);
+  case QuantFormat::mxfp8_e5m2:
+  case QuantFormat::fp8_e5m2:
+    return Float8E5M2Type::get(ctx);
+  case QuantFormat::mxfp4:
+  case QuantFormat::nvfp4:
+    return Float4E2M1FNType::get(ctx);
+  }
+  llvm_unreachable("unknown format");
+}
+
+Type QuantSchemeAttr::getScaleType(MLIRContext *ctx) const {
+  if (isMX())
+    return Float8E8M0FNUType::get(ctx);
+  if (getFormat() == QuantFormat::nvfp4)
+    return Float8E4M3FNType::get(ctx);
+  return Float32Type::get(ctx);
+}
+
+LogicalResult
+QuantSchemeAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
+                        QuantFormat format, QuantDirection direction,
+                        int64_t blockRows, int64_t blockCols,
+                        ScaleRounding rounding, NanPolicy nanPolicy,
+                        ColwiseLayout colwiseLayout, ScaleLayout scaleLayout,
+                        ElemRounding elemRounding,
+                        TensorScaling tensorScaling) {
+  StringRef name = stringifyQuantFormat(format);
+  bool mx = format == QuantFormat::mxfp8_e4m3 ||
+            format == QuantFormat::mxfp8_e5m2 || format == QuantFormat::mxfp4;
+  bool perTensor =
+      format == QuantFormat::fp8_e4m3 || format == QuantFormat::fp8_e5m2;
+  bool nvfp4 = format == QuantFormat::nvfp4;
+  if (mx && !(blockRows == 1 && blockCols == 32))
+    return emitError() << "format '" << name << "' uses blocks of 1x32, not "
+                       << blockRows << "x" << blockCols;
+  if (nvfp4 && !(blockCols == 16 && (blockRows == 1 || blockRows == 16)))
+    return emitError() << "format 'nvfp4' uses blocks of 1x16 or 16x16, not "
+                       << blockRows << "x" << blockCols;
+  if (perTensor && !(blockRows == 0 && blockCols == 0))
+    return emitError() << "format '" << name
+                       << "' has one scale per tensor; its block must be "
+                          "'tensor'";
+  if (!mx && rounding != ScaleRounding::rceil)
+    return emitError() << "scale rounding 'floor' applies only to MX formats, "
+                          "not '"
+                       << name << "'";
+  if (!nvfp4 && elemRounding == ElemRounding::stochastic)
+    return emitError() << "stochastic rounding is only supported for 'nvfp4', "
+                          "not '"
+                       << name << "'";
+  if (!perTensor && tensorScaling == TensorScaling::delayed)
+    return emitError() << "delayed scaling applies only to FP8 per-tensor "
+                          "formats, not '"
+                       << name << "'";
+  if (perTensor && scaleLayout == ScaleLayout::swizzled)
+    return emitError() << "format '" << name
+                       << "' has no block scales to swizzle";
+  if (nvfp4 && direction != QuantDirection::rowwise &&
+      colwiseLayout != ColwiseLayout::transposed)
+    return emitError() << "the colwise copy of 'nvfp4' is always transposed";
+  (void)nanPolicy;
+  return success();
+}
+
+/// Parses `key = value` where value is a keyword naming an enum case.
+template <typename EnumT>
+static ParseResult
+parseEnumValue(AsmParser &parser, StringRef key, EnumT &result,
+               std::optional<EnumT> (*symbolize)(StringRef)) {
+  StringRef word;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseKeyword(&word))
+    return failure();
+  std::optional<EnumT> value = symbolize(word);
+  if (!value)
+    return parser.emitError(loc) << "unknown value '" << word << "' for '"
+                                 << key << "'";
+  result = *value;
+  return success();
+}
+
+Attribute QuantSchemeAttr::parse(AsmParser &parser, Type) {
+  MLIRContext *ctx = parser.getContext();
+  SMLoc startLoc = parser.getCurrentLocation();
+  QuantFormat format;
+  QuantDirection direction;
+  if (parser.parseLess() ||
+      parseEnumValue(parser, "format", format, symbolizeQuantFormat) ||
+      parser.parseComma() ||
+      parseEnumValue(parser, "direction", direction,
+                     symbolizeQuantDirection))
+    return {};
+  auto [blockRows, blockCols] = getDefaultBlock(format);
+  ScaleRounding rounding = ScaleRounding::rceil;
+  NanPolicy nan = NanPolicy::propagate;
+  ColwiseLayout colwise = getDefaultColwiseLayout(format);
+  ScaleLayout scales = ScaleLayout::compact;
+  ElemRounding elem = ElemRounding::rne;
+  TensorScaling scaling = TensorScaling::current;
+  llvm::StringSet<> seen;
+  while (succeeded(parser.parseOptionalComma())) {
+    StringRef key;
+    SMLoc keyLoc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&key) || parser.parseEqual())
+      return {};
+    if (!seen.insert(key).second) {
+      parser.emitError(keyLoc) << "option '" << key << "' given twice";
+      return {};
+    }
+    ParseResult r = success();
+    if (key == "block") {
+      if (succeeded(parser.parseOptionalKeyword("tensor"))) {
+        blockRows = blockCols = 0;
+      } else {
+        SmallVector<int64_t, 2> dims;
+        SMLoc dimLoc = parser.getCurrentLocation();
+        if (parser.parseDimensionList(dims, /*allowDynamic=*/false,
+                                      /*withTrailingX=*/false))
+          return {};
+        if (dims.size() != 2) {
+          parser.emitError(dimLoc) << "block must be RxC or 'tensor'";
+          return {};
+        }
+        blockRows = dims[0];
+        blockCols = dims[1];
+      }
+    } else if (key == "rounding") {
+      r = parseEnumValue(parser, key, rounding, symbolizeScaleRounding);
+    } else if (key == "nan") {
+      r = parseEnumValue(parser, key, nan, symbolizeNanPolicy);
+    } else if (key == "colwise") {
+      r = parseEnumValue(parser, key, colwise, symbolizeColwiseLayout);
+    } else if (key == "scales") {
+      r = parseEnumValue(parser, key, scales, symbolizeScaleLayout);
+    } else if (key == "elem") {
+      r = parseEnumValue(parser, key, elem, symbolizeElemRounding);
+    } else if (key == "scaling") {
+      r = parseEnumValue(parser, key, scaling, symbolizeTensorScaling);
+    } else {
+      parser.emitError(keyLoc)
+          << "unknown quantization option '" << key
+          << "' (expected block, rounding, nan, colwise, scales, elem or "
+             "scaling)";
+      return {};
+    }
+    if (failed(r))
+      return {};
+  }
+  if (parser.parseGreater())
+    return {};
+  return getChecked([&] { return parser.emitError(startLoc); }, ctx, format,
+                    direction, blockRows, blockCols, rounding, nan, colwise,
+                    scales, elem, scaling);
+}
+
+void QuantSchemeAttr::print(AsmPrinter &p) const {
+  p << "<" << stringifyQuantFormat(getFormat()) << ", "
+    << stringifyQuantDirection(getDirection());
+  auto [r, c] = getDefaultBlock(getFormat());
+  if (getBlockRows() != r || getBlockCols() != c) {
+    p << ", block = ";
+    if (getBlockCols() == 0)
+      p << "tensor";
+    else
+      p << getBlockRows() << "x" << getBlockCols();
+  }
+  if (getRounding() != ScaleRounding::rceil)
+    p << ", rounding = " << stringifyScaleRounding(getRounding());
+  if (getNanPolicy() != NanPolicy::propagate)
+    p << ", nan = " << stringifyNanPolicy(getNanPolicy());
+  if (getColwiseLayout() != getDefaultColwiseLayout(getFormat()))
+    p << ", colwise = " << stringifyColwiseLayout(getColwiseLayout());
+  if (getScaleLayout() != ScaleLayout::compact)
+    p << ", scales = " << stringifyScaleLayout(getScaleLayout());
+  if (getElemRounding() != ElemRounding::rne)
+    p << ", elem = " << stringifyElemRounding(getElemRounding());
+  if (getTensorScaling() != TensorScaling::current)
+    p << ", scaling = " << stringifyTensorScaling(getTensorScaling());
+  p << ">";
+}
+
+//===----------------------------------------------------------------------===//
+// ActivationAttr
+//===----------------------------------------------------------------------===//
+
+static llvm::APFloat toAPFloat(double v) { return llvm::APFloat(v); }
+
+ActivationAttr ActivationAttr::get(MLIRContext *ctx, ActivationKind kind,
+                                   bool backward) {
+  return get(ctx, kind, backward, toAPFloat(kDefaultLimit),
+             toAPFloat(kDefaultOffset), toAPFloat(kDefaultAlpha));
+}
+
+ActivationAttr ActivationAttr::getChecked(
+    llvm::function_ref<InFlightDiagnostic()> emitError, MLIRContext *ctx,
+    ActivationKind kind, bool backward) {
+  return getChecked(emitError, ctx, kind, backward, toAPFloat(kDefaultLimit),
+                    toAPFloat(kDefaultOffset), toAPFloat(kDefaultAlpha));
+}
+
+static bool isGatedKind(ActivationKind k) {
+  switch (k) {
+  case ActivationKind::swiglu:
+  case ActivationKind::geglu:
+  case ActivationKind::reglu:
+  case ActivationKind::qgeglu:
+  case ActivationKind::sreglu:
+  case ActivationKind::clamped_swiglu:
+    return true;
+  default:
+    return false;
+  }
+}
+
+static bool kindHasAlpha(ActivationKind k) {
+  return k == ActivationKind::qgelu || k == ActivationKind::qgeglu ||
+         k == ActivationKind::clamped_swiglu;
+}
+
+bool ActivationAttr::isGated() const { return isGatedKind(getKind()); }
+bool ActivationAttr::hasAlpha() const { return kindHasAlpha(getKind()); }
+bool ActivationAttr::hasClamp() const {
+  return getKind() == ActivationKind::clamped_swiglu;
+}
+
+static bool isDefault(const llvm::APFloat &v, double d) {
+  return v.bitwiseIsEqual(llvm::APFloat(d));
+}
+
+LogicalResult
+ActivationAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
+                       ActivationKind kind, bool backward, llvm::APFloat limit,
+                       llvm::APFloat offset, llvm::APFloat alpha) {
+  (void)backward;
+  bool clamp = kind == ActivationKind::clamped_swiglu;
+  if (!clamp && (!isDefault(limit, kDefaultLimit) ||
+                 !isDefault(offset, kDefaultOffset)))
+    return emitError() << "'limit' and 'offset' apply only to "
+                          "'clamped_swiglu', not '"
+                       << stringifyActivationKind(kind) << "'";
+  if (!kindHasAlpha(kind) && !isDefault(alpha, kDefaultAlpha))
+    return emitError() << "'alpha' applies only to 'qgelu', 'qgeglu' and "
+                          "'clamped_swiglu', not '"
+                       << stringifyActivationKind(kind) << "'";
+  if (clamp && !(limit.convertToDouble() > 0.0))
+    return emitError() << "'limit' of 'clamped_swiglu' must be positive";
+  if (!alpha.isFinite() || !limit.isFinite() || !offset.isFinite())
+    return emitError() << "activation parameters must be finite";
+  return success();
+}
+
+Attribute ActivationAttr::parse(AsmParser &parser, Type) {
+  SMLoc startLoc = parser.getCurrentLocation();
+  StringRef word;
+  if (parser.parseLess() || parser.parseKeyword(&word))
+    return {};
+  bool backward = false;
+  std::optional<ActivationKind> kind = symbolizeActivationKind(word);
+  if (!kind && word.starts_with("d")) {
+    kind = symbolizeActivationKind(word.drop_front());
+    backward = kind.has_value();
+  }
+  if (!kind) {
+    parser.emitError(startLoc) << "unknown activation '" << word << "'";
+    return {};
+  }
+  double limit = kDefaultLimit, offset = kDefaultOffset, alpha = kDefaultAlpha;
+  llvm::StringSet<> seen;
+  while (succeeded(parser.parseOptionalComma())) {
+    StringRef key;
+    SMLoc keyLoc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&key) || parser.parseEqual())
+      return {};
+    if (!seen.insert(key).second) {
+      parser.emitError(keyLoc) << "parameter '" << key << "' given twice";
+      return {};
+    }
+    double *slot = key == "limit"    ? &limit
+                   : key == "offset" ? &offset
+                   : key == "alpha"  ? &alpha
+                                     : nullptr;
+    if (!slot) {
+      parser.emitError(keyLoc) << "unknown activation parameter '" << key
+                               << "' (expected limit, offset or alpha)";
+      return {};
+    }
+    if (parser.parseFloat(*slot))
+      return {};
+  }
+  if (parser.parseGreater())
+    return {};
+  return getChecked([&] { return parser.emitError(startLoc); },
+                    parser.getContext(), *kind, backward, toAPFloat(limit),
+                    toAPFloat(offset), toAPFloat(alpha));
+}
+
+void ActivationAttr::print(AsmPrinter &p) const {
+  p << "<" << (getBackward() ? "d" : "") << stringifyActivationKind(getKind());
+  auto printParam = [&](StringRef name, const llvm::APFloat &v, double def) {
+    if (isDefault(v, def))
+      return;
+    p << ", " << name << " = ";
+    p.printFloat(v);
+  };
+  printParam("limit", getLimit(), kDefaultLimit);
+  printParam("offset", getOffset(), kDefaultOffset);
+  printParam("alpha", getAlpha(), kDefaultAlpha);
+  p << ">";
+}

@@ -1,0 +1,561 @@
+//===- FusionOps.cpp - fusion op verifiers and shape rules ----------------===//
+//
+// The verifiers derive every expected result type from the scheme and the
+// input shape (inferQuantResultTypes) and say, in one sentence, what does not
+// fit. Dynamic dimensions are accepted wherever the relation cannot be
+// checked statically.
+//
+//===----------------------------------------------------------------------===//
+#include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::fusion;
+
+//===----------------------------------------------------------------------===//
+// Custom directive: a fusion attribute written as its mnemonic and body,
+// `quant<mxfp8_e4m3, rowwise>`. The `#fusion.` prefix is left out on purpose:
+// the generic parser would take the op's `: (types)` for the attribute's type.
+//===----------------------------------------------------------------------===//
+
+template <typename AttrT>
+static ParseResult parseFusionAttr(OpAsmParser &parser, AttrT &result) {
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseKeyword(AttrT::getMnemonic()))
+    return failure();
+  Attribute attr = AttrT::parse(parser, Type());
+  if (!attr)
+    return failure();
+  result = dyn_cast<AttrT>(attr);
+  if (!result)
+    return parser.emitError(loc) << "expected a " << AttrT::getMnemonic()
+                                 << "<...> attribute";
+  return success();
+}
+
+template <typename AttrT>
+static void printFusionAttr(OpAsmPrinter &p, Operation *, AttrT attr) {
+  p << AttrT::getMnemonic();
+  attr.print(p);
+}
+
+/// An epilogue kind written as a bare keyword (`sigmoid`).
+static ParseResult parseEpilogue(OpAsmParser &parser, EpilogueKindAttr &result) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef word;
+  if (parser.parseKeyword(&word))
+    return failure();
+  std::optional<EpilogueKind> kind = symbolizeEpilogueKind(word);
+  if (!kind)
+    return parser.emitError(loc)
+           << "unknown epilogue '" << word
+           << "' (expected none, bias, sigmoid, silu or softplus_bias_scale)";
+  result = EpilogueKindAttr::get(parser.getContext(), *kind);
+  return success();
+}
+
+static void printEpilogue(OpAsmPrinter &p, Operation *, EpilogueKindAttr attr) {
+  p << stringifyEpilogueKind(attr.getValue());
+}
+
+//===----------------------------------------------------------------------===//
+// Result layout of quantizers
+//===----------------------------------------------------------------------===//
+
+StringRef mlir::fusion::stringifyQuantResultKind(QuantResultKind kind) {
+  switch (kind) {
+  case QuantResultKind::RowData:
+    return "rowwise data";
+  case QuantResultKind::RowScales:
+    return "rowwise scales";
+  case QuantResultKind::ColData:
+    return "colwise data";
+  case QuantResultKind::ColScales:
+    return "colwise scales";
+  case QuantResultKind::ScaleInv:
+    return "scale_inv";
+  case QuantResultKind::Amax:
+    return "amax";
+  case QuantResultKind::Dbias:
+    return "dbias";
+  }
+  llvm_unreachable("unknown result kind");
+}
+
+SmallVector<QuantResultKind, 6>
+mlir::fusion::getQuantResultKinds(QuantSchemeAttr scheme, bool withDbias) {
+  SmallVector<QuantResultKind, 6> kinds;
+  bool perTensor = scheme.isPerTensor();
+  if (scheme.hasRowwise()) {
+    kinds.push_back(QuantResultKind::RowData);
+    if (!perTensor)
+      kinds.push_back(QuantResultKind::RowScales);
+  }
+  if (scheme.hasColwise()) {
+    kinds.push_back(QuantResultKind::ColData);
+    if (!perTensor)
+      kinds.push_back(QuantResultKind::ColScales);
+  }
+  if (perTensor)
+    kinds.push_back(QuantResultKind::ScaleInv);
+  if (perTensor || scheme.getFormat() == QuantFormat::nvfp4)
+    kinds.push_back(QuantResultKind::Amax);
+  if (withDbias)
+    kinds.push_back(QuantResultKind::Dbias);
+  return kinds;
+}
+
+static int64_t ceilDivDim(int64_t d, int64_t b) {
+  return ShapedType::isDynamic(d) ? ShapedType::kDynamic : (d + b - 1) / b;
+}
+
+static int64_t roundUpDim(int64_t d, int64_t m) {
+  return ShapedType::isDynamic(d) ? ShapedType::kDynamic
+                                  : ((d + m - 1) / m) * m;
+}
+
+static int64_t mulDim(int64_t d, int64_t k) {
+  return ShapedType::isDynamic(d) ? ShapedType::kDynamic : d * k;
+}
+
+FailureOr<SmallVector<RankedTensorType, 6>>
+mlir::fusion::inferQuantResultTypes(MLIRContext *ctx, QuantSchemeAttr scheme,
+                                    ArrayRef<int64_t> shape,
+                                    unsigned numHalves, bool withDbias,
+                                    std::string &error) {
+  llvm::raw_string_ostream os(error);
+  int64_t rank = shape.size();
+  if (rank < 1) {
+    os << "a quantizer needs an input of rank >= 1";
+    return failure();
+  }
+  bool perTensor = scheme.isPerTensor();
+  bool needsRank2 =
+      scheme.getScaleLayout() == ScaleLayout::swizzled ||
+      (scheme.hasColwise() &&
+       (!perTensor || scheme.getColwiseLayout() == ColwiseLayout::transposed)) ||
+      scheme.getBlockRows() > 1;
+  if (needsRank2 && rank != 2) {
+    os << "this scheme needs a rank-2 input, got rank " << rank;
+    return failure();
+  }
+  int64_t n = shape.back();
+  int64_t m = rank >= 2 ? shape[rank - 2] : 1;
+  int64_t halfN = n;
+  if (numHalves > 1) {
+    if (!ShapedType::isDynamic(n) && n % numHalves != 0) {
+      os << "the last dimension " << n << " does not split into "
+         << numHalves << " halves";
+      return failure();
+    }
+    halfN = ShapedType::isDynamic(n) ? n : n / numHalves;
+  }
+  int64_t b = scheme.getBlockSize();
+  Type dataTy = scheme.getDataType(ctx);
+  Type scaleTy = scheme.getScaleType(ctx);
+  Type f32 = Float32Type::get(ctx);
+  auto tensor = [](ArrayRef<int64_t> s, Type t) {
+    return RankedTensorType::get(s, t);
+  };
+
+  SmallVector<RankedTensorType, 6> types;
+  for (QuantResultKind kind : getQuantResultKinds(scheme, withDbias)) {
+    switch (kind) {
+    case QuantResultKind::RowData:
+      types.push_back(tensor(shape, dataTy));
+      break;
+    case QuantResultKind::RowScales: {
+      int64_t cols = mulDim(ceilDivDim(halfN, b), numHalves);
+      if (scheme.getScaleLayout() == ScaleLayout::swizzled) {
+        types.push_back(
+            tensor({roundUpDim(m, 128), roundUpDim(cols, 4)}, scaleTy));
+      } else {
+        SmallVector<int64_t> s(shape);
+        s.back() = cols;
+        types.push_back(tensor(s, scaleTy));
+      }
+      break;
+    }
+    case QuantResultKind::ColData:
+      if (scheme.getColwiseLayout() == ColwiseLayout::transposed)
+        types.push_back(tensor({n, m}, dataTy));
+      else
+        types.push_back(tensor(shape, dataTy));
+      break;
+    case QuantResultKind::ColScales: {
+      int64_t rowBlocks = ceilDivDim(m, b);
+      if (scheme.getScaleLayout() == ScaleLayout::swizzled)
+        types.push_back(tensor(
+            {roundUpDim(n, 128), roundUpDim(rowBlocks, 4)}, scaleTy));
+      else if (scheme.getColwiseLayout() == ColwiseLayout::transposed)
+        types.push_back(tensor({n, rowBlocks}, scaleTy));
+      else
+        types.push_back(tensor({rowBlocks, n}, scaleTy));
+      break;
+    }
+    case QuantResultKind::ScaleInv:
+    case QuantResultKind::Amax:
+      types.push_back(tensor({1}, f32));
+      break;
+    case QuantResultKind::Dbias:
+      types.push_back(tensor({n}, f32));
+      break;
+    }
+  }
+  return types;
+}
+
+static std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(
+      shape, os,
+      [&](int64_t d) {
+        if (ShapedType::isDynamic(d))
+          os << "?";
+        else
+          os << d;
+      },
+      "x");
+  return s;
+}
+
+/// Checks the results of a quantizing op against the scheme.
+static LogicalResult verifyQuantizedResults(Operation *op,
+                                            QuantSchemeAttr scheme,
+                                            ArrayRef<int64_t> dataShape,
+                                            unsigned numHalves,
+                                            bool withDbias) {
+  std::string error;
+  auto expected = inferQuantResultTypes(op->getContext(), scheme, dataShape,
+                                        numHalves, withDbias, error);
+  if (failed(expected))
+    return op->emitOpError() << error;
+  SmallVector<QuantResultKind, 6> kinds =
+      getQuantResultKinds(scheme, withDbias);
+  if (op->getNumResults() != expected->size()) {
+    InFlightDiagnostic diag = op->emitOpError()
+                              << "has " << op->getNumResults()
+                              << " results but the scheme implies "
+                              << expected->size() << " (";
+    llvm::interleaveComma(kinds, diag, [&](QuantResultKind k) {
+      diag << stringifyQuantResultKind(k);
+    });
+    return diag << ")";
+  }
+  for (auto [i, exp] : llvm::enumerate(*expected)) {
+    auto actual = cast<RankedTensorType>(op->getResult(i).getType());
+    StringRef what = stringifyQuantResultKind(kinds[i]);
+    if (actual.getElementType() != exp.getElementType())
+      return op->emitOpError()
+             << "result #" << i << " (" << what << ") has element type "
+             << actual.getElementType() << " but the scheme implies "
+             << exp.getElementType();
+    if (failed(verifyCompatibleShape(actual.getShape(), exp.getShape())))
+      return op->emitOpError()
+             << "result #" << i << " (" << what << ") has shape "
+             << shapeString(actual.getShape()) << " but the scheme implies "
+             << shapeString(exp.getShape());
+  }
+  return success();
+}
+
+static bool isSupportedInputElement(Type t) {
+  return t.isBF16() || t.isF16() || t.isF32();
+}
+
+/// Checks the optional `scale` and `rng` operands against the scheme.
+static LogicalResult verifyQuantOperands(Operation *op, QuantSchemeAttr scheme,
+                                         Value scale, Value rng) {
+  bool delayed = scheme.getTensorScaling() == TensorScaling::delayed;
+  if (delayed && !scale)
+    return op->emitOpError() << "delayed scaling needs a 'scale' operand";
+  if (!delayed && scale)
+    return op->emitOpError()
+           << "'scale' operand is only used by FP8 delayed scaling";
+  if (scale) {
+    auto t = cast<RankedTensorType>(scale.getType());
+    if (t.getRank() != 1 || t.getDimSize(0) != 1 ||
+        !t.getElementType().isF32())
+      return op->emitOpError() << "'scale' operand must be tensor<1xf32>";
+  }
+  bool stochastic = scheme.getElemRounding() == ElemRounding::stochastic;
+  if (stochastic && !rng)
+    return op->emitOpError()
+           << "stochastic rounding needs an 'rng' operand (seed, offset)";
+  if (!stochastic && rng)
+    return op->emitOpError()
+           << "'rng' operand is only used by stochastic rounding";
+  if (rng) {
+    auto t = cast<RankedTensorType>(rng.getType());
+    if (t.getRank() != 1 || t.getDimSize(0) != 2 ||
+        !t.getElementType().isInteger(64))
+      return op->emitOpError() << "'rng' operand must be tensor<2xi64>";
+  }
+  return success();
+}
+
+static LogicalResult verifyInputElement(Operation *op, StringRef name,
+                                        Value v) {
+  Type t = cast<RankedTensorType>(v.getType()).getElementType();
+  if (!isSupportedInputElement(t))
+    return op->emitOpError() << name << " element type must be bf16, f16 or "
+                             << "f32, got " << t;
+  return success();
+}
+
+static LogicalResult verifyIntermediate(Operation *op, Type t) {
+  if (!isSupportedInputElement(t))
+    return op->emitOpError()
+           << "intermediate element type must be bf16, f16 or f32, got " << t;
+  return success();
+}
+
+static std::string actName(ActivationAttr act) {
+  return (Twine(act.getBackward() ? "d" : "") +
+          stringifyActivationKind(act.getKind()))
+      .str();
+}
+
+//===----------------------------------------------------------------------===//
+// QuantizeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult QuantizeOp::verify() {
+  if (failed(verifyInputElement(*this, "input", getInput())) ||
+      failed(verifyQuantOperands(*this, getScheme(), getScale(), getRng())))
+    return failure();
+  return verifyQuantizedResults(*this, getScheme(),
+                                getInput().getType().getShape(), 1,
+                                /*withDbias=*/false);
+}
+
+//===----------------------------------------------------------------------===//
+// ActQuantizeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ActQuantizeOp::verify() {
+  ActivationAttr act = getActivation();
+  if (act.isGated())
+    return emitOpError() << "gated activation '" << actName(act)
+                         << "' needs fusion.gated_act_quantize";
+  if (act.getBackward() && !getGrad())
+    return emitOpError() << "backward activation '" << actName(act)
+                         << "' needs a 'grad' operand";
+  if (!act.getBackward() && getGrad())
+    return emitOpError() << "forward activation '" << actName(act)
+                         << "' takes no 'grad' operand";
+  if (failed(verifyInputElement(*this, "input", getInput())) ||
+      failed(verifyIntermediate(*this, getIntermediate())) ||
+      failed(verifyQuantOperands(*this, getScheme(), getScale(), getRng())))
+    return failure();
+  auto inTy = getInput().getType();
+  if (Value grad = getGrad()) {
+    auto gTy = cast<RankedTensorType>(grad.getType());
+    if (failed(verifyInputElement(*this, "grad", grad)))
+      return failure();
+    if (gTy.getRank() != inTy.getRank() ||
+        failed(verifyCompatibleShape(gTy.getShape(), inTy.getShape())))
+      return emitOpError() << "'grad' shape " << shapeString(gTy.getShape())
+                           << " differs from input shape "
+                           << shapeString(inTy.getShape());
+  }
+  if (getDbias() && !act.getBackward() &&
+      act.getKind() != ActivationKind::identity)
+    return emitOpError() << "dbias needs a backward activation or identity, "
+                            "not '"
+                         << actName(act) << "'";
+  return verifyQuantizedResults(*this, getScheme(), inTy.getShape(), 1,
+                                getDbias());
+}
+
+//===----------------------------------------------------------------------===//
+// GatedActQuantizeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatedActQuantizeOp::verify() {
+  ActivationAttr act = getActivation();
+  if (!act.isGated())
+    return emitOpError() << "activation '" << actName(act)
+                         << "' is not gated; use fusion.act_quantize";
+  if (act.getBackward() && !getGrad())
+    return emitOpError() << "backward activation '" << actName(act)
+                         << "' needs a 'grad' operand";
+  if (!act.getBackward() && getGrad())
+    return emitOpError() << "forward activation '" << actName(act)
+                         << "' takes no 'grad' operand";
+  OperandRange inputs = getInputs();
+  if (inputs.empty() || inputs.size() > 2)
+    return emitOpError() << "takes one packed [gate | up] input or two inputs "
+                            "(gate, up), got "
+                         << inputs.size();
+  for (Value v : inputs)
+    if (failed(verifyInputElement(*this, "input", v)))
+      return failure();
+  if (failed(verifyIntermediate(*this, getIntermediate())) ||
+      failed(verifyQuantOperands(*this, getScheme(), getScale(), getRng())))
+    return failure();
+
+  auto first = cast<RankedTensorType>(inputs[0].getType());
+  SmallVector<int64_t> halfShape(first.getShape());
+  if (halfShape.empty())
+    return emitOpError() << "gated input must have rank >= 1";
+  if (inputs.size() == 2) {
+    auto second = cast<RankedTensorType>(inputs[1].getType());
+    if (second != first)
+      return emitOpError() << "gate and up inputs must have the same type, "
+                              "got "
+                           << first << " and " << second;
+  } else {
+    int64_t w = halfShape.back();
+    if (!ShapedType::isDynamic(w) && w % 2 != 0)
+      return emitOpError() << "packed gated input width " << w
+                           << " is odd; it must hold [gate | up]";
+    if (!ShapedType::isDynamic(w))
+      halfShape.back() = w / 2;
+  }
+  if (Value grad = getGrad()) {
+    auto gTy = cast<RankedTensorType>(grad.getType());
+    if (failed(verifyInputElement(*this, "grad", grad)))
+      return failure();
+    if (gTy.getRank() != static_cast<int64_t>(halfShape.size()) ||
+        failed(verifyCompatibleShape(gTy.getShape(), halfShape)))
+      return emitOpError() << "'grad' shape " << shapeString(gTy.getShape())
+                           << " must equal one half of the gated input, "
+                           << shapeString(halfShape);
+  }
+  if (!act.getBackward())
+    return verifyQuantizedResults(*this, getScheme(), halfShape, 1, false);
+  SmallVector<int64_t> fullShape(halfShape);
+  fullShape.back() = mulDim(halfShape.back(), 2);
+  return verifyQuantizedResults(*this, getScheme(), fullShape, 2, false);
+}
+
+//===----------------------------------------------------------------------===//
+// PairedProjectionOp
+//===----------------------------------------------------------------------===//
+
+static bool epilogueNeedsBias(EpilogueKind k) {
+  return k == EpilogueKind::bias || k == EpilogueKind::softplus_bias_scale;
+}
+
+static bool epilogueNeedsScale(EpilogueKind k) {
+  return k == EpilogueKind::softplus_bias_scale;
+}
+
+/// Checks one projection's weight, epilogue and its operands; returns H.
+static FailureOr<int64_t> verifyProjection(PairedProjectionOp op, unsigned idx,
+                                           Value rhs, EpilogueKind epilogue,
+                                           Value bias, Value scale) {
+  auto lhsTy = op.getLhs().getType();
+  auto rhsTy = cast<RankedTensorType>(rhs.getType());
+  std::string name = ("rhs" + Twine(idx)).str();
+  if (rhsTy.getRank() != 2)
+    return op.emitOpError() << name << " must be a rank-2 weight, got rank "
+                            << rhsTy.getRank();
+  if (rhsTy.getElementType() != lhsTy.getElementType())
+    return op.emitOpError() << name << " element type "
+                            << rhsTy.getElementType()
+                            << " differs from lhs element type "
+                            << lhsTy.getElementType();
+  int64_t k = lhsTy.getShape().back();
+  int64_t rk = rhsTy.getDimSize(op.getKn() ? 0 : 1);
+  int64_t h = rhsTy.getDimSize(op.getKn() ? 1 : 0);
+  if (!ShapedType::isDynamic(k) && !ShapedType::isDynamic(rk) && k != rk)
+    return op.emitOpError() << name << " has K = " << rk << " but lhs has K = "
+                            << k;
+  StringRef epiName = stringifyEpilogueKind(epilogue);
+  if (epilogueNeedsBias(epilogue) != static_cast<bool>(bias))
+    return op.emitOpError() << "epilogue " << idx << " ('" << epiName << "') "
+                            << (bias ? "takes no" : "needs a")
+                            << " bias operand";
+  if (epilogueNeedsScale(epilogue) != static_cast<bool>(scale))
+    return op.emitOpError() << "epilogue " << idx << " ('" << epiName << "') "
+                            << (scale ? "takes no" : "needs a")
+                            << " scale operand";
+  for (auto [what, v] : {std::pair<StringRef, Value>{"bias", bias},
+                         std::pair<StringRef, Value>{"scale", scale}}) {
+    if (!v)
+      continue;
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getRank() != 1 || failed(verifyCompatibleShape({h}, t.getShape())))
+      return op.emitOpError() << what << " of epilogue " << idx
+                              << " must have shape [" << shapeString({h})
+                              << "], got " << shapeString(t.getShape());
+    if (!isa<FloatType>(t.getElementType()))
+      return op.emitOpError() << what << " of epilogue " << idx
+                              << " must have a float element type";
+  }
+  return h;
+}
+
+LogicalResult PairedProjectionOp::verify() {
+  auto lhsTy = getLhs().getType();
+  if (lhsTy.getRank() != 1 && lhsTy.getRank() != 2)
+    return emitOpError() << "lhs must be [K] or [N, K], got rank "
+                         << lhsTy.getRank();
+  if (!isa<FloatType>(lhsTy.getElementType()))
+    return emitOpError() << "lhs must have a float element type";
+  auto h0 = verifyProjection(*this, 0, getRhs0(), getEpilogue0(), getBias0(),
+                             getScale0());
+  if (failed(h0))
+    return failure();
+  auto h1 = verifyProjection(*this, 1, getRhs1(), getEpilogue1(), getBias1(),
+                             getScale1());
+  if (failed(h1))
+    return failure();
+
+  SmallVector<int64_t, 2> lead;
+  if (lhsTy.getRank() == 2)
+    lead.push_back(lhsTy.getDimSize(0));
+  auto resultShape = [&](int64_t h) {
+    SmallVector<int64_t, 2> s(lead);
+    s.push_back(h);
+    return s;
+  };
+  SmallVector<SmallVector<int64_t, 2>, 2> expected;
+  if (std::optional<ActivationAttr> gated = getGated()) {
+    if (!gated->isGated() || gated->getBackward())
+      return emitOpError() << "'gated' must be a forward gated activation, "
+                              "got '"
+                           << actName(*gated) << "'";
+    for (EpilogueKind e : {getEpilogue0(), getEpilogue1()})
+      if (e != EpilogueKind::none && e != EpilogueKind::bias)
+        return emitOpError() << "a gated paired projection takes only 'none' "
+                                "or 'bias' epilogues, got '"
+                             << stringifyEpilogueKind(e) << "'";
+    if (!ShapedType::isDynamic(*h0) && !ShapedType::isDynamic(*h1) &&
+        *h0 != *h1)
+      return emitOpError() << "gate and up projections must have the same "
+                              "width, got "
+                           << *h0 << " and " << *h1;
+    expected.push_back(resultShape(*h0));
+  } else {
+    expected.push_back(resultShape(*h0));
+    expected.push_back(resultShape(*h1));
+  }
+  if (getNumResults() != expected.size())
+    return emitOpError() << "has " << getNumResults() << " results but "
+                         << (getGated() ? "the gated form returns 1"
+                                        : "two projections return 2");
+  for (auto [i, exp] : llvm::enumerate(expected)) {
+    auto t = cast<RankedTensorType>(getResult(i).getType());
+    if (!isa<FloatType>(t.getElementType()))
+      return emitOpError() << "result #" << i
+                           << " must have a float element type";
+    if (t.getRank() != static_cast<int64_t>(exp.size()) ||
+        failed(verifyCompatibleShape(t.getShape(), exp)))
+      return emitOpError() << "result #" << i << " has shape "
+                           << shapeString(t.getShape()) << " but expected "
+                           << shapeString(exp);
+  }
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "fusion/Dialect/Fusion/IR/FusionOps.cpp.inc"

@@ -1,0 +1,24 @@
+//===- fusion-opt.cpp - The fusion-opt driver -----------------------------===//
+//
+// An MlirOptMain driver with the fusion dialect, the fusion passes, and the
+// upstream dialects, passes and extensions that its inputs and pipelines use.
+//
+//===----------------------------------------------------------------------===//
+#include "fusion/Dialect/Fusion/IR/FusionDialect.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  registry.insert<mlir::fusion::FusionDialect>();
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "fusion-opt: activation/quantize and paired-projection "
+                  "fusion driver\n",
+      registry));
+}
