@@ -1,0 +1,630 @@
+//===- cpu_backend.cpp - the CPU reference backend ----------------*- C++ -*-===//
+//
+// Executes validated requests (src/backend.h) on the host. It is the oracle
+// of the tests and the fallback without a GPU, so it favours plain loops over
+// cleverness; it shares every formula with the CUDA kernels through
+// runtime/common/.
+//
+// Structure: the matrix to quantize is produced 32 rows at a time (a "band",
+// one MX colwise block high) into an fp32 buffer by a value source (input
+// load, activation, gated activation), then the band is quantized rowwise
+// and/or colwise. Bands are independent, so worker threads take contiguous
+// runs of bands; results do not depend on the thread count.
+//
+//===----------------------------------------------------------------------===//
+#include "src/backend.h"
+
+#include "common/convert.h"
+#include "common/layout.h"
+#include "common/rng.h"
+#include "common/scale.h"
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+#include <thread>
+#include <vector>
+
+namespace fusion_rt {
+namespace {
+
+constexpr int64_t kBand = 32;
+
+//===--- element access ----------------------------------------------------===//
+
+inline float load_f32(const Mat &m, int64_t i, int64_t j) {
+  const char *p = m.data;
+  int64_t off = i * m.rs + j * m.cs;
+  switch (m.dtype) {
+  case FUSION_RT_BF16: {
+    uint16_t h;
+    std::memcpy(&h, p + off * 2, 2);
+    return bf16_to_f32(h);
+  }
+  case FUSION_RT_F16: {
+    uint16_t h;
+    std::memcpy(&h, p + off * 2, 2);
+    return f16_to_f32(h);
+  }
+  default: {
+    float f;
+    std::memcpy(&f, p + off * 4, 4);
+    return f;
+  }
+  }
+}
+
+/// Loads row i, columns [0, n) of `m` into `out`.
+void load_row(const Mat &m, int64_t i, int64_t n, float *out) {
+  if (m.cs == 1 && m.dtype == FUSION_RT_BF16) {
+    const uint16_t *p = reinterpret_cast<const uint16_t *>(m.data) + i * m.rs;
+    for (int64_t j = 0; j < n; ++j)
+      out[j] = bf16_to_f32(p[j]);
+    return;
+  }
+  if (m.cs == 1 && m.dtype == FUSION_RT_F32) {
+    std::memcpy(out, reinterpret_cast<const float *>(m.data) + i * m.rs,
+                size_t(n) * sizeof(float));
+    return;
+  }
+  for (int64_t j = 0; j < n; ++j)
+    out[j] = load_f32(m, i, j);
+}
+
+/// Stores fp32 `v` (already representable) into a BF16/F16/F32 element.
+inline void store_float(const Mat &m, int64_t i, int64_t j, float v) {
+  char *p = m.data;
+  int64_t off = i * m.rs + j * m.cs;
+  if (m.dtype == FUSION_RT_BF16) {
+    uint16_t h = f32_to_bf16(v);
+    std::memcpy(p + off * 2, &h, 2);
+  } else if (m.dtype == FUSION_RT_F16) {
+    uint16_t h = f32_to_f16(v);
+    std::memcpy(p + off * 2, &h, 2);
+  } else {
+    std::memcpy(p + off * 4, &v, 4);
+  }
+}
+
+/// Stores a quantized code: a byte, or a nibble of an F4E2M1 view. The pad
+/// nibble after the last element of an odd-length row is written as zero.
+inline void store_code(const Mat &m, int64_t i, int64_t j, uint8_t code) {
+  if (m.dtype != FUSION_RT_F4E2M1) {
+    m.data[i * m.rs + j * m.cs] = char(code);
+    return;
+  }
+  int64_t nib = i * m.rs + j;
+  unsigned char &b = reinterpret_cast<unsigned char &>(m.data[nib >> 1]);
+  if (nib & 1) {
+    b = uint8_t((b & 0x0f) | (code << 4));
+  } else {
+    b = uint8_t((b & 0xf0) | (code & 0x0f));
+    if (j + 1 == m.cols)
+      b = uint8_t(b & 0x0f);
+  }
+}
+
+inline uint8_t load_code(const Mat &m, int64_t i, int64_t j) {
+  if (m.dtype != FUSION_RT_F4E2M1)
+    return uint8_t(m.data[i * m.rs + j * m.cs]);
+  int64_t nib = i * m.rs + j;
+  uint8_t b = uint8_t(m.data[nib >> 1]);
+  return (nib & 1) ? uint8_t(b >> 4) : uint8_t(b & 0x0f);
+}
+
+inline float decode_code(uint8_t code, int32_t dtype) {
+  if (dtype == FUSION_RT_F8E4M3)
+    return e4m3_to_f32(code);
+  if (dtype == FUSION_RT_F8E5M2)
+    return e5m2_to_f32(code);
+  return e2m1_to_f32(code);
+}
+
+//===--- value sources -----------------------------------------------------===//
+
+/// Per-thread scratch rows.
+struct Scratch {
+  std::vector<float> vals;       ///< band values [kBand][cols]
+  std::vector<float> pre;        ///< pre-rounding values (dbias) [kBand][cols]
+  std::vector<float> a, b, g;    ///< input rows
+  std::vector<uint8_t> s2d;      ///< NVFP4 2D scales of the band
+  std::vector<float> mul2d;      ///< their encode factors
+};
+
+/// Computes rows [r0, r0+h) of the value matrix into s.vals (row-major,
+/// ld = cols); with `want_pre`, the fp32 values before intermediate rounding
+/// into s.pre.
+void compute_band(const Request &q, int64_t r0, int64_t h, Scratch &s,
+                  bool want_pre) {
+  const int64_t n = q.cols;
+  for (int64_t i = 0; i < h; ++i) {
+    float *v = s.vals.data() + i * n;
+    float *pre = want_pre ? s.pre.data() + i * n : nullptr;
+    const int64_t r = r0 + i;
+    if (q.op == Op::Quantize) {
+      load_row(q.x, r, n, v);
+      if (pre)
+        std::memcpy(pre, v, size_t(n) * sizeof(float));
+      continue;
+    }
+    if (!q.gated) {
+      load_row(q.x, r, n, s.a.data());
+      if (q.backward)
+        load_row(q.grad, r, n, s.g.data());
+      for (int64_t j = 0; j < n; ++j) {
+        float e = q.backward
+                      ? act_backward(q.act_kind, s.a[j], s.g[j], q.params)
+                      : act_forward(q.act_kind, s.a[j], q.params);
+        if (pre)
+          pre[j] = e;
+        v[j] = round_to_intermediate(e, q.inter);
+      }
+      continue;
+    }
+    const int64_t k = q.x.cols;
+    load_row(q.x, r, k, s.a.data());
+    load_row(q.up, r, k, s.b.data());
+    if (!q.backward) {
+      for (int64_t j = 0; j < k; ++j) {
+        float e = gated_forward(q.act_kind, s.a[j], s.b[j], q.params);
+        if (pre)
+          pre[j] = e;
+        v[j] = round_to_intermediate(e, q.inter);
+      }
+      continue;
+    }
+    load_row(q.grad, r, k, s.g.data());
+    for (int64_t j = 0; j < k; ++j) {
+      float da, dg;
+      gated_backward(q.act_kind, s.a[j], s.b[j], s.g[j], q.params, da, dg);
+      if (pre) {
+        pre[j] = da;
+        pre[k + j] = dg;
+      }
+      v[j] = round_to_intermediate(da, q.inter);
+      v[k + j] = round_to_intermediate(dg, q.inter);
+    }
+  }
+}
+
+//===--- quantization context ----------------------------------------------===//
+
+/// Tensor-wide quantities fixed before the quantize pass.
+struct Globals {
+  float nv_s_enc = 1.f, nv_s_dec = 1.f, nv_factor = 0.f; ///< NVFP4
+  float fp8_scale = 1.f;                                 ///< FP8 per tensor
+};
+
+inline bool is_mx(int32_t f) { return f <= kMXFP4; }
+inline bool is_fp8_tensor(int32_t f) { return f == kFP8E4M3 || f == kFP8E5M2; }
+inline int64_t block_of(int32_t f) { return f == kNVFP4 ? 16 : 32; }
+
+/// Folds |x| into a NaN-ignoring amax; records NaNs and Infs.
+struct Amax {
+  float amax = 0.f;
+  bool nan = false;
+  inline void add(float x) {
+    float a = f32_abs(x);
+    if (a > amax)
+      amax = a;
+    else if (a != a)
+      nan = true;
+  }
+  /// Non-finite content that the PROPAGATE policy turns into a NaN block.
+  bool nonfinite() const { return nan || f32_is_inf(amax); }
+};
+
+void put_row_scale(const Request &q, int64_t r, int64_t c, uint8_t byte) {
+  if (q.swizzled)
+    q.row_scales_swz[swizzled_scale_offset(r, c, q.row_scales_padded_cols)] =
+        char(byte);
+  else
+    q.row_scales.data[r * q.row_scales.rs + c * q.row_scales.cs] = char(byte);
+}
+
+/// Colwise scale of data column `n`, row block `rb`.
+void put_col_scale(const Request &q, int64_t n, int64_t rb, uint8_t byte) {
+  if (q.swizzled)
+    q.col_scales_swz[swizzled_scale_offset(n, rb, q.col_scales_padded_cols)] =
+        char(byte);
+  else if (q.col_transposed)
+    q.col_scales.data[n * q.col_scales.rs + rb * q.col_scales.cs] = char(byte);
+  else
+    q.col_scales.data[rb * q.col_scales.rs + n * q.col_scales.cs] = char(byte);
+}
+
+inline void put_col_code(const Request &q, int64_t r, int64_t n, uint8_t c) {
+  if (q.col_transposed)
+    store_code(q.col_data, n, r, c);
+  else
+    store_code(q.col_data, r, n, c);
+}
+
+/// Per-block scale decision shared by rowwise and colwise: returns the scale
+/// byte and sets `mul` (MX: r(b); NVFP4: encode factor).
+inline uint8_t block_scale(const Request &q, const Globals &g, const Amax &a,
+                           float &mul) {
+  const int32_t f = q.scheme.format;
+  const bool propagate = q.scheme.nan_policy == FUSION_RT_NAN_PROPAGATE;
+  if (is_mx(f)) {
+    uint8_t b = mx_scale_byte(a.amax, a.nan, f, q.scheme.scale_rounding,
+                              propagate);
+    mul = mx_reciprocal(b);
+    return b;
+  }
+  // NVFP4: PROPAGATE marks a block holding NaN or Inf with a NaN scale.
+  uint8_t s = (propagate && a.nonfinite())
+                  ? uint8_t(0x7f)
+                  : nvfp4_block_scale(a.amax, g.nv_factor);
+  mul = nvfp4_encode_factor(s, g.nv_s_dec);
+  return s;
+}
+
+inline uint8_t encode(const Request &q, float x, float mul, uint32_t stream,
+                      uint64_t index) {
+  const int32_t f = q.scheme.format;
+  if (f == kMXFP8E4M3)
+    return f32_to_e4m3(x * mul);
+  if (f == kMXFP8E5M2)
+    return f32_to_e5m2(x * mul);
+  const bool sr = q.scheme.elem_rounding == FUSION_RT_ROUND_STOCHASTIC;
+  uint32_t bits =
+      sr ? stochastic_bits(q.scheme.seed, q.scheme.offset, stream, index) : 0;
+  return f32_to_e2m1(x * mul, sr, bits);
+}
+
+/// NVFP4 2D scales of the band: [ceil(h/16)][ceil(cols/16)].
+void nvfp4_2d_scales(const Request &q, const Globals &g, int64_t h,
+                     const float *vals, uint8_t *s2d, float *mul2d) {
+  const int64_t n = q.cols, nbr = ceil_div(h, 16), nbc = ceil_div(n, 16);
+  for (int64_t br = 0; br < nbr; ++br)
+    for (int64_t bc = 0; bc < nbc; ++bc) {
+      Amax a;
+      for (int64_t i = br * 16; i < std::min(h, br * 16 + 16); ++i)
+        for (int64_t j = bc * 16; j < std::min(n, bc * 16 + 16); ++j)
+          a.add(vals[i * n + j]);
+      float mul;
+      s2d[size_t(br * nbc + bc)] = block_scale(q, g, a, mul);
+      mul2d[size_t(br * nbc + bc)] = mul;
+    }
+}
+
+/// Quantizes band rows [r0, r0+h) held in `vals`.
+void quantize_band(const Request &q, const Globals &g, int64_t r0, int64_t h,
+                   const float *vals, Scratch &s) {
+  const int32_t f = q.scheme.format;
+  const int64_t n = q.cols, m = q.rows;
+
+  if (is_fp8_tensor(f)) {
+    const float scale = g.fp8_scale;
+    for (int64_t i = 0; i < h; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        float v = vals[i * n + j] * scale;
+        uint8_t c = f == kFP8E4M3 ? f32_to_e4m3(v) : f32_to_e5m2(v);
+        if (q.row_wise)
+          store_code(q.row_data, r0 + i, j, c);
+        if (q.col_wise)
+          put_col_code(q, r0 + i, j, c);
+      }
+    return;
+  }
+
+  const int64_t bs = block_of(f);
+  const bool two_d = f == kNVFP4 && q.scheme.nvfp4_block == FUSION_RT_NVFP4_2D;
+  uint8_t *s2d = s.s2d.data();
+  float *mul2d = s.mul2d.data();
+  if (two_d)
+    nvfp4_2d_scales(q, g, h, vals, s2d, mul2d);
+  const int64_t nbc2d = ceil_div(n, 16);
+
+  if (q.row_wise) {
+    const int64_t seg = q.seg_cols, nseg = ceil_div(n, seg);
+    const int64_t blocks_per_seg = ceil_div(seg, bs);
+    const bool fast_byte = q.row_data.dtype != FUSION_RT_F4E2M1 &&
+                           q.row_data.cs == 1 && f == kMXFP8E4M3;
+    for (int64_t i = 0; i < h; ++i) {
+      const int64_t r = r0 + i;
+      const float *row = vals + i * n;
+      for (int64_t sg = 0; sg < nseg; ++sg) {
+        const int64_t c0 = sg * seg, c1 = std::min(n, c0 + seg);
+        for (int64_t b = 0; b < blocks_per_seg; ++b) {
+          const int64_t j0 = c0 + b * bs, j1 = std::min(c1, j0 + bs);
+          float mul;
+          uint8_t sb;
+          if (two_d) {
+            size_t idx = size_t((i / 16) * nbc2d + j0 / 16);
+            sb = s2d[idx];
+            mul = mul2d[idx];
+          } else {
+            Amax a;
+            for (int64_t j = j0; j < j1; ++j)
+              a.add(row[j]);
+            sb = block_scale(q, g, a, mul);
+          }
+          put_row_scale(q, r, sg * blocks_per_seg + b, sb);
+          if (fast_byte) {
+            char *out = q.row_data.data + r * q.row_data.rs;
+            for (int64_t j = j0; j < j1; ++j)
+              out[j] = char(f32_to_e4m3(row[j] * mul));
+          } else {
+            for (int64_t j = j0; j < j1; ++j)
+              store_code(q.row_data, r, j,
+                         encode(q, row[j], mul, 0, uint64_t(r * n + j)));
+          }
+        }
+      }
+    }
+  }
+
+  if (q.col_wise) {
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t i0 = 0; i0 < h; i0 += bs) {
+        const int64_t i1 = std::min(h, i0 + bs);
+        const int64_t rb = (r0 + i0) / bs;
+        float mul;
+        uint8_t sb;
+        if (two_d) {
+          size_t idx = size_t((i0 / 16) * nbc2d + j / 16);
+          sb = s2d[idx];
+          mul = mul2d[idx];
+        } else {
+          Amax a;
+          for (int64_t i = i0; i < i1; ++i)
+            a.add(vals[i * n + j]);
+          sb = block_scale(q, g, a, mul);
+        }
+        put_col_scale(q, j, rb, sb);
+        for (int64_t i = i0; i < i1; ++i) {
+          const int64_t r = r0 + i;
+          put_col_code(q, r, j,
+                       encode(q, vals[i * n + j], mul, 1, uint64_t(j * m + r)));
+        }
+      }
+  }
+}
+
+//===--- threading ----------------------------------------------------------===//
+
+int thread_count(const Request &q, int64_t nbands) {
+  int t = q.num_threads > 0 ? q.num_threads
+                            : int(std::max(1u, std::thread::hardware_concurrency()));
+  return int(std::max<int64_t>(1, std::min<int64_t>(t, nbands)));
+}
+
+/// Runs fn(tid, band_begin, band_end) over contiguous runs of bands.
+template <typename Fn> void for_bands(int nthreads, int64_t nbands, Fn fn) {
+  if (nthreads <= 1) {
+    fn(0, int64_t(0), nbands);
+    return;
+  }
+  std::vector<std::thread> pool;
+  pool.reserve(size_t(nthreads - 1));
+  const int64_t per = ceil_div(nbands, nthreads);
+  // A worker that cannot be started leaves its bands to the calling thread,
+  // which then needs that worker's scratch: run them one after another.
+  std::vector<int> inline_runs;
+  for (int t = 1; t < nthreads; ++t) {
+    int64_t b0 = std::min(nbands, t * per), b1 = std::min(nbands, b0 + per);
+    try {
+      pool.emplace_back([=, &fn] { fn(t, b0, b1); });
+    } catch (...) {
+      inline_runs.push_back(t);
+    }
+  }
+  fn(0, int64_t(0), std::min(nbands, per));
+  for (int t : inline_runs) {
+    int64_t b0 = std::min(nbands, t * per), b1 = std::min(nbands, b0 + per);
+    fn(t, b0, b1);
+  }
+  for (auto &th : pool)
+    th.join();
+}
+
+void alloc_scratch(const Request &q, std::vector<Scratch> &scratch, int nthreads,
+                   bool want_pre) {
+  scratch.resize(size_t(nthreads));
+  const size_t in_cols = size_t(q.gated ? q.x.cols : q.cols);
+  for (auto &s : scratch) {
+    s.vals.resize(size_t(kBand * q.cols));
+    if (want_pre)
+      s.pre.resize(size_t(kBand * q.cols));
+    s.a.resize(in_cols);
+    s.b.resize(in_cols);
+    s.g.resize(in_cols);
+    s.s2d.resize(size_t((kBand / 16) * ceil_div(q.cols, 16)));
+    s.mul2d.resize(s.s2d.size());
+  }
+}
+
+/// Column sums of the pre-rounding values of one band, in row order.
+void band_dbias(const Request &q, int64_t h, const Scratch &s, float *out) {
+  const int64_t n = q.cols;
+  for (int64_t j = 0; j < n; ++j)
+    out[j] = 0.f;
+  for (int64_t i = 0; i < h; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      out[j] += s.pre[size_t(i * n + j)];
+}
+
+/// dbias = sum over bands, in band order, of each band's row-order sums.
+void finish_dbias(const Request &q, int64_t nbands,
+                  const std::vector<float> &partial) {
+  const int64_t n = q.cols;
+  for (int64_t j = 0; j < n; ++j) {
+    float acc = 0.f;
+    for (int64_t b = 0; b < nbands; ++b)
+      acc += partial[size_t(b * n + j)];
+    q.dbias[j * q.dbias_stride] = acc;
+  }
+}
+
+//===--- operations ---------------------------------------------------------===//
+
+void run_quantize(const Request &q) {
+  const int32_t f = q.scheme.format;
+  const int64_t nbands = ceil_div(q.rows, kBand);
+  const int nthreads = thread_count(q, nbands);
+  const bool want_dbias = q.dbias != nullptr;
+  std::vector<Scratch> scratch;
+  alloc_scratch(q, scratch, nthreads, want_dbias);
+  std::vector<float> partial(want_dbias ? size_t(nbands * q.cols) : 0);
+
+  // Pass 1 (NVFP4, FP8 current scaling, requested amax): tensor amax of the
+  // values, NaN ignored.
+  const bool need_amax_first =
+      f == kNVFP4 || (is_fp8_tensor(f) &&
+                      q.scheme.tensor_scaling == FUSION_RT_TENSOR_SCALING_CURRENT);
+  float tensor_amax = 0.f;
+  if (need_amax_first || q.amax) {
+    std::vector<float> amax_t(size_t(nthreads), 0.f);
+    for_bands(nthreads, nbands, [&](int t, int64_t b0, int64_t b1) {
+      Amax a;
+      for (int64_t b = b0; b < b1; ++b) {
+        int64_t r0 = b * kBand, h = std::min(kBand, q.rows - r0);
+        compute_band(q, r0, h, scratch[size_t(t)], false);
+        for (int64_t e = 0; e < h * q.cols; ++e)
+          a.add(scratch[size_t(t)].vals[size_t(e)]);
+      }
+      amax_t[size_t(t)] = a.amax;
+    });
+    for (float a : amax_t)
+      tensor_amax = std::max(tensor_amax, a);
+  }
+
+  Globals g;
+  if (f == kNVFP4) {
+    g.nv_s_enc = nvfp4_global_encode_scale(tensor_amax);
+    g.nv_s_dec = nvfp4_global_decode_scale(g.nv_s_enc);
+    g.nv_factor = nvfp4_block_scale_factor(g.nv_s_enc);
+  } else if (is_fp8_tensor(f)) {
+    const float mx = f == kFP8E4M3 ? kE4M3Max : kE5M2Max;
+    g.fp8_scale = q.scheme.tensor_scaling == FUSION_RT_TENSOR_SCALING_CURRENT
+                      ? fp8_scale_from_amax(tensor_amax, mx,
+                                            q.scheme.amax_epsilon,
+                                            q.scheme.force_pow2_scale != 0)
+                      : *q.scale_in;
+  }
+
+  if (q.swizzled) {
+    if (q.row_wise)
+      std::memset(q.row_scales_swz, 0,
+                  size_t(q.row_scales_padded_rows * q.row_scales_padded_cols));
+    if (q.col_wise)
+      std::memset(q.col_scales_swz, 0,
+                  size_t(q.col_scales_padded_rows * q.col_scales_padded_cols));
+  }
+
+  for_bands(nthreads, nbands, [&](int t, int64_t b0, int64_t b1) {
+    Scratch &s = scratch[size_t(t)];
+    for (int64_t b = b0; b < b1; ++b) {
+      int64_t r0 = b * kBand, h = std::min(kBand, q.rows - r0);
+      compute_band(q, r0, h, s, want_dbias);
+      if (want_dbias)
+        band_dbias(q, h, s, partial.data() + b * q.cols);
+      quantize_band(q, g, r0, h, s.vals.data(), s);
+    }
+  });
+
+  if (want_dbias)
+    finish_dbias(q, nbands, partial);
+  if (q.amax)
+    *q.amax = tensor_amax;
+  if (q.scale_inv) {
+    if (f == kNVFP4)
+      *q.scale_inv = g.nv_s_dec;
+    else
+      *q.scale_inv = fp8_scale_inv(g.fp8_scale);
+  }
+}
+
+void run_activation(const Request &q) {
+  const int64_t nbands = ceil_div(q.rows, kBand);
+  const int nthreads = thread_count(q, nbands);
+  const bool want_dbias = q.dbias != nullptr;
+  std::vector<Scratch> scratch;
+  alloc_scratch(q, scratch, nthreads, want_dbias);
+  std::vector<float> partial(want_dbias ? size_t(nbands * q.cols) : 0);
+  for_bands(nthreads, nbands, [&](int t, int64_t b0, int64_t b1) {
+    Scratch &s = scratch[size_t(t)];
+    for (int64_t b = b0; b < b1; ++b) {
+      int64_t r0 = b * kBand, h = std::min(kBand, q.rows - r0);
+      compute_band(q, r0, h, s, want_dbias);
+      if (want_dbias)
+        band_dbias(q, h, s, partial.data() + b * q.cols);
+      for (int64_t i = 0; i < h; ++i)
+        for (int64_t j = 0; j < q.cols; ++j)
+          store_float(q.act_out, r0 + i, j, s.vals[size_t(i * q.cols + j)]);
+    }
+  });
+  if (want_dbias)
+    finish_dbias(q, nbands, partial);
+}
+
+void run_dequantize(const Request &q) {
+  const int32_t f = q.scheme.format;
+  const bool col = q.deq_direction == FUSION_RT_COLWISE;
+  const Mat &data = col ? q.col_data : q.row_data;
+  const Mat &out = q.deq_out;
+  const int64_t bs = block_of(f);
+  // Logical [M, N] of the quantized tensor.
+  const int64_t m = q.rows, n = q.cols;
+  for (int64_t r = 0; r < m; ++r)
+    for (int64_t c = 0; c < n; ++c) {
+      // (di, dj): position in the data view.
+      const bool tr = col && q.col_transposed;
+      const int64_t di = tr ? c : r, dj = tr ? r : c;
+      const float v = decode_code(load_code(data, di, dj), data.dtype);
+      float x;
+      if (is_fp8_tensor(f)) {
+        x = v * *q.scale_inv;
+      } else {
+        uint8_t sb;
+        if (!col) {
+          const int64_t sc = c / bs;
+          sb = q.swizzled ? uint8_t(q.row_scales_swz[swizzled_scale_offset(
+                                r, sc, q.row_scales_padded_cols)])
+                          : uint8_t(q.row_scales.data[r * q.row_scales.rs +
+                                                      sc * q.row_scales.cs]);
+        } else {
+          const int64_t rb = r / bs;
+          if (q.swizzled)
+            sb = uint8_t(q.col_scales_swz[swizzled_scale_offset(
+                c, rb, q.col_scales_padded_cols)]);
+          else if (q.col_transposed)
+            sb = uint8_t(q.col_scales.data[c * q.col_scales.rs +
+                                           rb * q.col_scales.cs]);
+          else
+            sb = uint8_t(q.col_scales.data[rb * q.col_scales.rs +
+                                           c * q.col_scales.cs]);
+        }
+        if (f == kNVFP4)
+          x = v * e4m3_to_f32(sb) * *q.scale_inv;
+        else
+          x = v * e8m0_to_f32(sb);
+      }
+      store_float(out, di, dj, x);
+    }
+}
+
+} // namespace
+
+fusion_rt_status cpu_execute(const Request &req) {
+  try {
+    switch (req.op) {
+    case Op::Activation:
+      run_activation(req);
+      break;
+    case Op::Dequantize:
+      run_dequantize(req);
+      break;
+    default:
+      run_quantize(req);
+      break;
+    }
+  } catch (const std::bad_alloc &) {
+    return FUSION_RT_STATUS_OUT_OF_MEMORY;
+  }
+  return FUSION_RT_STATUS_SUCCESS;
+}
+
+} // namespace fusion_rt

@@ -1,0 +1,83 @@
+//===- backend.h - validated requests and backend dispatch --------*- C++ -*-===//
+//
+// The C entry points (api.cpp) validate their arguments completely and turn
+// them into one `Request`: rank-2 views with sizes and strides checked, enum
+// fields in range, every required output present with the right shape. A
+// backend only executes a Request; it never sees an invalid one.
+//
+// CUDA HOOK: a CUDA build defines FUSION_RT_HAVE_CUDA, implements the two
+// `cuda_*` functions below in runtime/cuda/, and api.cpp routes a request to
+// `cuda_execute` when the backend option says CUDA, or says AUTO and
+// `cuda_is_device_pointer` is true for the input.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSION_RT_SRC_BACKEND_H
+#define FUSION_RT_SRC_BACKEND_H
+
+#include "common/activation.h"
+#include "common/convert.h"
+#include "fusion_rt.h"
+
+namespace fusion_rt {
+
+/// A validated rank-2 view; strides in elements (for F4E2M1: cs == 1 and rs
+/// even, so element (i, j) is nibble (i*rs + j) of `data`).
+struct Mat {
+  char *data = nullptr;
+  int32_t dtype = -1;
+  int64_t rows = 0, cols = 0;
+  int64_t rs = 0, cs = 0;
+  bool present() const { return data != nullptr; }
+};
+
+enum class Op { Quantize, ActQuantize, GatedActQuantize, Activation, Dequantize };
+
+struct Request {
+  Op op = Op::Quantize;
+  /// Quantize / ActQuantize / non-gated Activation: x is [M, N].
+  /// Gated: x is the gate half [M, K], up the up half [M, K] (views into
+  /// the packed [M, 2K] input when `packed_gated`).
+  Mat x, up, grad;
+  bool packed_gated = false;
+  bool gated = false;
+  int32_t act_kind = kActIdentity;
+  bool backward = false;
+  int32_t inter = kInterF32; ///< intermediate type (ActQuantize, Activation)
+  ActParams params;
+  fusion_rt_quant_scheme scheme{};
+  /// The value matrix that is quantized (or written by Activation):
+  /// [M, N]; gated forward [M, K]; gated backward [M, 2K].
+  int64_t rows = 0, cols = 0;
+  /// Width of a rowwise block segment: cols, or K for the gated backward
+  /// (rowwise blocks never straddle column K).
+  int64_t seg_cols = 0;
+  bool row_wise = false, col_wise = false, col_transposed = false;
+  bool swizzled = false;
+  Mat row_data, row_scales, col_data, col_scales; ///< scales: compact views
+  char *row_scales_swz = nullptr, *col_scales_swz = nullptr;
+  int64_t row_scales_padded_rows = 0, row_scales_padded_cols = 0;
+  int64_t col_scales_padded_rows = 0, col_scales_padded_cols = 0;
+  float *amax = nullptr, *scale_inv = nullptr;
+  const float *scale_in = nullptr;
+  float *dbias = nullptr;
+  int64_t dbias_stride = 1;
+  Mat act_out;                 ///< Activation output
+  int32_t deq_direction = 0;   ///< Dequantize: ROWWISE or COLWISE
+  Mat deq_out;                 ///< Dequantize output (data-shaped)
+  int num_threads = 0;
+};
+
+/// Executes a validated request on the host. Returns SUCCESS or
+/// OUT_OF_MEMORY (then nothing was written).
+fusion_rt_status cpu_execute(const Request &req);
+
+#ifdef FUSION_RT_HAVE_CUDA
+/// True when `ptr` is device (or managed) memory.
+bool cuda_is_device_pointer(const void *ptr);
+/// Executes a validated request on the device, on `stream`.
+fusion_rt_status cuda_execute(const Request &req, void *stream);
+#endif
+
+} // namespace fusion_rt
+
+#endif // FUSION_RT_SRC_BACKEND_H
