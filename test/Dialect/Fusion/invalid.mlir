@@ -1,0 +1,470 @@
+// RUN: fusion-opt %s -split-input-file -verify-diagnostics
+
+// One test per diagnostic of the fusion dialect: attribute verifiers and
+// parsers, then the op verifiers.
+
+// expected-error @+1 {{format 'mxfp8_e4m3' uses blocks of 1x32, not 1x16}}
+func.func private @f() attributes {q = #fusion.quant<mxfp8_e4m3, rowwise, block = 1x16>}
+
+// -----
+
+// expected-error @+1 {{format 'nvfp4' uses blocks of 1x16 or 16x16, not 1x32}}
+func.func private @f() attributes {q = #fusion.quant<nvfp4, rowwise, block = 1x32>}
+
+// -----
+
+// expected-error @+1 {{format 'fp8_e4m3' has one scale per tensor; its block must be 'tensor'}}
+func.func private @f() attributes {q = #fusion.quant<fp8_e4m3, rowwise, block = 1x32>}
+
+// -----
+
+// expected-error @+1 {{scale rounding 'floor' applies only to MX formats, not 'nvfp4'}}
+func.func private @f() attributes {q = #fusion.quant<nvfp4, rowwise, rounding = floor>}
+
+// -----
+
+// expected-error @+1 {{stochastic rounding is only supported for 'nvfp4', not 'mxfp4'}}
+func.func private @f() attributes {q = #fusion.quant<mxfp4, rowwise, elem = stochastic>}
+
+// -----
+
+// expected-error @+1 {{delayed scaling applies only to FP8 per-tensor formats, not 'mxfp8_e4m3'}}
+func.func private @f() attributes {q = #fusion.quant<mxfp8_e4m3, rowwise, scaling = delayed>}
+
+// -----
+
+// expected-error @+1 {{format 'fp8_e5m2' has no block scales to swizzle}}
+func.func private @f() attributes {q = #fusion.quant<fp8_e5m2, rowwise, scales = swizzled>}
+
+// -----
+
+// expected-error @+1 {{the colwise copy of 'nvfp4' is always transposed}}
+func.func private @f() attributes {q = #fusion.quant<nvfp4, both, colwise = same>}
+
+// -----
+
+// expected-error @+1 {{unknown value 'mxfp9' for 'format'}}
+func.func private @f() attributes {q = #fusion.quant<mxfp9, rowwise>}
+
+// -----
+
+// expected-error @+1 {{unknown value 'diagonal' for 'direction'}}
+func.func private @f() attributes {q = #fusion.quant<mxfp8_e4m3, diagonal>}
+
+// -----
+
+// expected-error @+1 {{option 'nan' given twice}}
+func.func private @f() attributes {q = #fusion.quant<mxfp8_e4m3, rowwise, nan = ignore, nan = propagate>}
+
+// -----
+
+// expected-error @+1 {{block must be RxC or 'tensor'}}
+func.func private @f() attributes {q = #fusion.quant<mxfp8_e4m3, rowwise, block = 1x32x2>}
+
+// -----
+
+// expected-error @+1 {{unknown quantization option 'blocksize' (expected block, rounding, nan, colwise, scales, elem or scaling)}}
+func.func private @f() attributes {q = #fusion.quant<mxfp8_e4m3, rowwise, blocksize = 1x32>}
+
+// -----
+
+// expected-error @+1 {{'limit' and 'offset' apply only to 'clamped_swiglu', not 'swiglu'}}
+func.func private @f() attributes {a = #fusion.act<swiglu, limit = 3.0>}
+
+// -----
+
+// expected-error @+1 {{'alpha' applies only to 'qgelu', 'qgeglu' and 'clamped_swiglu', not 'silu'}}
+func.func private @f() attributes {a = #fusion.act<silu, alpha = 2.0>}
+
+// -----
+
+// expected-error @+1 {{'limit' of 'clamped_swiglu' must be positive}}
+func.func private @f() attributes {a = #fusion.act<clamped_swiglu, limit = -1.0>}
+
+// -----
+
+// expected-error @+1 {{activation parameters must be finite}}
+func.func private @f() attributes {a = #fusion.act<qgelu, alpha = 0x7FF0000000000000>}
+
+// -----
+
+// expected-error @+1 {{unknown activation 'mish'}}
+func.func private @f() attributes {a = #fusion.act<mish>}
+
+// -----
+
+// expected-error @+1 {{parameter 'alpha' given twice}}
+func.func private @f() attributes {a = #fusion.act<qgelu, alpha = 1.0, alpha = 2.0>}
+
+// -----
+
+// expected-error @+1 {{unknown activation parameter 'beta' (expected limit, offset or alpha)}}
+func.func private @f() attributes {a = #fusion.act<qgelu, beta = 1.0>}
+
+// -----
+
+func.func @f(%x: tensor<f32>) {
+  // expected-error @+1 {{a quantizer needs an input of rank >= 1}}
+  %r:3 = fusion.quantize %x as quant<fp8_e4m3, rowwise> : (tensor<f32>) -> (tensor<f8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<2x64x64xbf16>) {
+  // expected-error @+1 {{this scheme needs a rank-2 input, got rank 3}}
+  %r:2 = fusion.quantize %x as quant<mxfp8_e4m3, colwise> : (tensor<2x64x64xbf16>) -> (tensor<2x64x64xf8E4M3FN>, tensor<2x64xf8E8M0FNU>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xbf16>) {
+  // expected-error @+1 {{has 1 results but the scheme implies 2 (rowwise data, rowwise scales)}}
+  %r = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> : (tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xbf16>) {
+  // expected-error @+1 {{result #0 (rowwise data) has element type 'f8E5M2' but the scheme implies 'f8E4M3FN'}}
+  %r:2 = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> : (tensor<64x64xbf16>) -> (tensor<64x64xf8E5M2>, tensor<64x2xf8E8M0FNU>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xbf16>) {
+  // expected-error @+1 {{result #1 (rowwise scales) has shape 64x4 but the scheme implies 64x2}}
+  %r:2 = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> : (tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x4xf8E8M0FNU>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xbf16>) {
+  // expected-error @+1 {{delayed scaling needs a 'scale' operand}}
+  %r:3 = fusion.quantize %x as quant<fp8_e4m3, rowwise, scaling = delayed> : (tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xbf16>, %s: tensor<1xf32>) {
+  // expected-error @+1 {{'scale' operand is only used by FP8 delayed scaling}}
+  %r:3 = fusion.quantize %x scale %s as quant<fp8_e4m3, rowwise> : (tensor<64x64xbf16>, tensor<1xf32>) -> (tensor<64x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xbf16>, %s: tensor<f32>) {
+  // expected-error @+1 {{'scale' operand must be tensor<1xf32>}}
+  %r:3 = fusion.quantize %x scale %s as quant<fp8_e4m3, rowwise, scaling = delayed> : (tensor<64x64xbf16>, tensor<f32>) -> (tensor<64x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xbf16>) {
+  // expected-error @+1 {{stochastic rounding needs an 'rng' operand (seed, offset)}}
+  %r:3 = fusion.quantize %x as quant<nvfp4, rowwise, elem = stochastic> : (tensor<64x64xbf16>) -> (tensor<64x64xf4E2M1FN>, tensor<64x4xf8E4M3FN>, tensor<1xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xbf16>, %rng: tensor<2xi64>) {
+  // expected-error @+1 {{'rng' operand is only used by stochastic rounding}}
+  %r:3 = fusion.quantize %x rng %rng as quant<nvfp4, rowwise> : (tensor<64x64xbf16>, tensor<2xi64>) -> (tensor<64x64xf4E2M1FN>, tensor<64x4xf8E4M3FN>, tensor<1xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xbf16>, %rng: tensor<2xi32>) {
+  // expected-error @+1 {{'rng' operand must be tensor<2xi64>}}
+  %r:3 = fusion.quantize %x rng %rng as quant<nvfp4, rowwise, elem = stochastic> : (tensor<64x64xbf16>, tensor<2xi32>) -> (tensor<64x64xf4E2M1FN>, tensor<64x4xf8E4M3FN>, tensor<1xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xf64>) {
+  // expected-error @+1 {{input element type must be bf16, f16 or f32, got 'f64'}}
+  %r:2 = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> : (tensor<64x64xf64>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xbf16>) {
+  // expected-error @+1 {{gated activation 'swiglu' needs fusion.gated_act_quantize}}
+  %r:2 = fusion.act_quantize #fusion.act<swiglu> %x as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xbf16>) {
+  // expected-error @+1 {{backward activation 'dsilu' needs a 'grad' operand}}
+  %r:2 = fusion.act_quantize #fusion.act<dsilu> %x as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xbf16>, %g: tensor<64x64xbf16>) {
+  // expected-error @+1 {{forward activation 'silu' takes no 'grad' operand}}
+  %r:2 = fusion.act_quantize #fusion.act<silu> %x grad %g as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x64xbf16>, tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xbf16>, %g: tensor<64x32xbf16>) {
+  // expected-error @+1 {{'grad' shape 64x32 differs from input shape 64x64}}
+  %r:2 = fusion.act_quantize #fusion.act<dsilu> %x grad %g as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x64xbf16>, tensor<64x32xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xbf16>, %g: tensor<64x64xi8>) {
+  // expected-error @+1 {{grad element type must be bf16, f16 or f32, got 'i8'}}
+  %r:2 = fusion.act_quantize #fusion.act<dsilu> %x grad %g as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x64xbf16>, tensor<64x64xi8>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xbf16>) {
+  // expected-error @+1 {{intermediate element type must be bf16, f16 or f32, got 'f8E4M3FN'}}
+  %r:2 = fusion.act_quantize #fusion.act<silu> %x as quant<mxfp8_e4m3, rowwise> via f8E4M3FN : (tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xbf16>) {
+  // expected-error @+1 {{dbias needs a backward activation or identity, not 'gelu'}}
+  %r:3 = fusion.act_quantize #fusion.act<gelu> %x as quant<mxfp8_e4m3, rowwise> via bf16 dbias : (tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>, tensor<64xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xbf16>, %g: tensor<64x64xbf16>) {
+  // expected-error @+1 {{result #2 (dbias) has shape 32 but the scheme implies 64}}
+  %r:3 = fusion.act_quantize #fusion.act<dgelu> %x grad %g as quant<mxfp8_e4m3, rowwise> via bf16 dbias : (tensor<64x64xbf16>, tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>, tensor<32xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xbf16>) {
+  // expected-error @+1 {{activation 'gelu' is not gated; use fusion.act_quantize}}
+  %r:2 = fusion.gated_act_quantize #fusion.act<gelu> %x as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x64xbf16>) -> (tensor<64x32xf8E4M3FN>, tensor<64x1xf8E8M0FNU>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xbf16>) {
+  // expected-error @+1 {{backward activation 'dswiglu' needs a 'grad' operand}}
+  %r:2 = fusion.gated_act_quantize #fusion.act<dswiglu> %x as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xbf16>, %g: tensor<64x32xbf16>) {
+  // expected-error @+1 {{forward activation 'swiglu' takes no 'grad' operand}}
+  %r:2 = fusion.gated_act_quantize #fusion.act<swiglu> %x grad %g as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x64xbf16>, tensor<64x32xbf16>) -> (tensor<64x32xf8E4M3FN>, tensor<64x1xf8E8M0FNU>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xbf16>) {
+  // expected-error @+1 {{takes one packed [gate | up] input or two inputs (gate, up), got 3}}
+  %r:2 = fusion.gated_act_quantize #fusion.act<swiglu> %x, %x, %x as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xbf16>, %y: tensor<64x32xbf16>) {
+  // expected-error @+1 {{gate and up inputs must have the same type, got 'tensor<64x64xbf16>' and 'tensor<64x32xbf16>'}}
+  %r:2 = fusion.gated_act_quantize #fusion.act<swiglu> %x, %y as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x64xbf16>, tensor<64x32xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x63xbf16>) {
+  // expected-error @+1 {{packed gated input width 63 is odd; it must hold [gate | up]}}
+  %r:2 = fusion.gated_act_quantize #fusion.act<swiglu> %x as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x63xbf16>) -> (tensor<64x31xf8E4M3FN>, tensor<64x1xf8E8M0FNU>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xbf16>, %g: tensor<64x64xbf16>) {
+  // expected-error @+1 {{'grad' shape 64x64 must equal one half of the gated input, 64x32}}
+  %r:2 = fusion.gated_act_quantize #fusion.act<dswiglu> %x grad %g as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x64xbf16>, tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x96xbf16>, %g: tensor<64x48xbf16>) {
+  // expected-error @+1 {{result #1 (rowwise scales) has shape 64x3 but the scheme implies 64x4}}
+  %r:2 = fusion.gated_act_quantize #fusion.act<dswiglu> %x grad %g as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x96xbf16>, tensor<64x48xbf16>) -> (tensor<64x96xf8E4M3FN>, tensor<64x3xf8E8M0FNU>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<2x4x64xbf16>, %w: tensor<8x64xbf16>) {
+  // expected-error @+1 {{lhs must be [K] or [N, K], got rank 3}}
+  %a, %b = fusion.paired_projection %x, %w, %w epilogues(none, none) : (tensor<2x4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xi8>, %w: tensor<8x64xi8>) {
+  // expected-error @+1 {{lhs must have a float element type}}
+  %a, %b = fusion.paired_projection %x, %w, %w epilogues(none, none) : (tensor<4x64xi8>, tensor<8x64xi8>, tensor<8x64xi8>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %v: tensor<64xbf16>) {
+  // expected-error @+1 {{rhs1 must be a rank-2 weight, got rank 1}}
+  %a, %b = fusion.paired_projection %x, %w, %v epilogues(none, none) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<64xbf16>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %v: tensor<8x64xf16>) {
+  // expected-error @+1 {{rhs1 element type 'f16' differs from lhs element type 'bf16'}}
+  %a, %b = fusion.paired_projection %x, %w, %v epilogues(none, none) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xf16>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x32xbf16>) {
+  // expected-error @+1 {{rhs0 has K = 32 but lhs has K = 64}}
+  %a, %b = fusion.paired_projection %x, %w, %w epilogues(none, none) : (tensor<4x64xbf16>, tensor<8x32xbf16>, tensor<8x32xbf16>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>) {
+  // expected-error @+1 {{epilogue 0 ('bias') needs a bias operand}}
+  %a, %b = fusion.paired_projection %x, %w, %w epilogues(bias, none) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %b: tensor<8xf32>) {
+  // expected-error @+1 {{epilogue 1 ('sigmoid') takes no bias operand}}
+  %a, %c = fusion.paired_projection %x, %w, %w epilogues(none, sigmoid bias %b) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %b: tensor<8xf32>) {
+  // expected-error @+1 {{epilogue 0 ('softplus_bias_scale') needs a scale operand}}
+  %a, %c = fusion.paired_projection %x, %w, %w epilogues(softplus_bias_scale bias %b, none) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %b: tensor<8xf32>) {
+  // expected-error @+1 {{epilogue 0 ('bias') takes no scale operand}}
+  %a, %c = fusion.paired_projection %x, %w, %w epilogues(bias bias %b scale %b, none) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<8xf32>, tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %b: tensor<16xf32>) {
+  // expected-error @+1 {{bias of epilogue 0 must have shape [8], got 16}}
+  %a, %c = fusion.paired_projection %x, %w, %w epilogues(bias bias %b, none) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<16xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %b: tensor<8xi32>) {
+  // expected-error @+1 {{bias of epilogue 0 must have a float element type}}
+  %a, %c = fusion.paired_projection %x, %w, %w epilogues(bias bias %b, none) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<8xi32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>) {
+  // expected-error @+1 {{'gated' must be a forward gated activation, got 'dswiglu'}}
+  %a = fusion.paired_projection %x, %w, %w epilogues(none, none) gated(#fusion.act<dswiglu>) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>) {
+  // expected-error @+1 {{a gated paired projection takes only 'none' or 'bias' epilogues, got 'sigmoid'}}
+  %a = fusion.paired_projection %x, %w, %w epilogues(sigmoid, none) gated(#fusion.act<swiglu>) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %v: tensor<16x64xbf16>) {
+  // expected-error @+1 {{gate and up projections must have the same width, got 8 and 16}}
+  %a = fusion.paired_projection %x, %w, %v epilogues(none, none) gated(#fusion.act<swiglu>) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<16x64xbf16>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>) {
+  // expected-error @+1 {{has 1 results but two projections return 2}}
+  %a = fusion.paired_projection %x, %w, %w epilogues(none, none) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>) {
+  // expected-error @+1 {{result #1 must have a float element type}}
+  %a, %b = fusion.paired_projection %x, %w, %w epilogues(none, none) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>) -> (tensor<4x8xf32>, tensor<4x8xi32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>) {
+  // expected-error @+1 {{result #0 has shape 8x4 but expected 4x8}}
+  %a, %b = fusion.paired_projection %x, %w, %w epilogues(none, none) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>) -> (tensor<8x4xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>) {
+  // expected-error @+1 {{unknown epilogue 'tanh' (expected none, bias, sigmoid, silu or softplus_bias_scale)}}
+  %a, %b = fusion.paired_projection %x, %w, %w epilogues(tanh, none) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}

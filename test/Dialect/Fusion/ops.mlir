@@ -1,0 +1,171 @@
+// RUN: fusion-opt %s | fusion-opt | FileCheck %s
+// RUN: fusion-opt %s --mlir-print-op-generic | fusion-opt | FileCheck %s
+// RUN: fusion-opt %s --verify-roundtrip
+
+// Round trip of every fusion op and every attribute form.
+
+// CHECK-LABEL: func @quantize_mxfp8_rowwise
+// CHECK: fusion.quantize %{{.*}} as quant<mxfp8_e4m3, rowwise> : (tensor<128x256xbf16>) -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>)
+func.func @quantize_mxfp8_rowwise(%x: tensor<128x256xbf16>) -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>) {
+  %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> : (tensor<128x256xbf16>) -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>)
+  return %d, %s : tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>
+}
+
+// Options at their defaults are dropped by the printer.
+// CHECK-LABEL: func @quantize_defaults_elided
+// CHECK: as quant<mxfp8_e5m2, rowwise> :
+func.func @quantize_defaults_elided(%x: tensor<4x64xf32>) -> (tensor<4x64xf8E5M2>, tensor<4x2xf8E8M0FNU>) {
+  %d, %s = fusion.quantize %x as quant<mxfp8_e5m2, rowwise, block = 1x32, rounding = rceil, nan = propagate, colwise = same, scales = compact, elem = rne, scaling = current> : (tensor<4x64xf32>) -> (tensor<4x64xf8E5M2>, tensor<4x2xf8E8M0FNU>)
+  return %d, %s : tensor<4x64xf8E5M2>, tensor<4x2xf8E8M0FNU>
+}
+
+// CHECK-LABEL: func @quantize_floor_ignore_partial
+// CHECK: as quant<mxfp8_e4m3, rowwise, rounding = floor, nan = ignore> : (tensor<3x33xf16>) -> (tensor<3x33xf8E4M3FN>, tensor<3x2xf8E8M0FNU>)
+func.func @quantize_floor_ignore_partial(%x: tensor<3x33xf16>) -> (tensor<3x33xf8E4M3FN>, tensor<3x2xf8E8M0FNU>) {
+  %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise, nan = ignore, rounding = floor> : (tensor<3x33xf16>) -> (tensor<3x33xf8E4M3FN>, tensor<3x2xf8E8M0FNU>)
+  return %d, %s : tensor<3x33xf8E4M3FN>, tensor<3x2xf8E8M0FNU>
+}
+
+// Rowwise compact schemes take any rank: blocks run along the last dimension.
+// CHECK-LABEL: func @quantize_rank3
+// CHECK: (tensor<2x16x96xbf16>) -> (tensor<2x16x96xf8E4M3FN>, tensor<2x16x3xf8E8M0FNU>)
+func.func @quantize_rank3(%x: tensor<2x16x96xbf16>) -> (tensor<2x16x96xf8E4M3FN>, tensor<2x16x3xf8E8M0FNU>) {
+  %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> : (tensor<2x16x96xbf16>) -> (tensor<2x16x96xf8E4M3FN>, tensor<2x16x3xf8E8M0FNU>)
+  return %d, %s : tensor<2x16x96xf8E4M3FN>, tensor<2x16x3xf8E8M0FNU>
+}
+
+// CHECK-LABEL: func @quantize_dynamic
+// CHECK: (tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>)
+func.func @quantize_dynamic(%x: tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>) {
+  %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> : (tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>)
+  return %d, %s : tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>
+}
+
+// CHECK-LABEL: func @quantize_colwise_same
+// CHECK: as quant<mxfp8_e4m3, colwise> : (tensor<64x128xbf16>) -> (tensor<64x128xf8E4M3FN>, tensor<2x128xf8E8M0FNU>)
+func.func @quantize_colwise_same(%x: tensor<64x128xbf16>) -> (tensor<64x128xf8E4M3FN>, tensor<2x128xf8E8M0FNU>) {
+  %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, colwise> : (tensor<64x128xbf16>) -> (tensor<64x128xf8E4M3FN>, tensor<2x128xf8E8M0FNU>)
+  return %d, %s : tensor<64x128xf8E4M3FN>, tensor<2x128xf8E8M0FNU>
+}
+
+// CHECK-LABEL: func @quantize_both_transposed_swizzled
+// CHECK: as quant<mxfp8_e4m3, both, colwise = transposed, scales = swizzled> : (tensor<64x96xbf16>) -> (tensor<64x96xf8E4M3FN>, tensor<128x4xf8E8M0FNU>, tensor<96x64xf8E4M3FN>, tensor<128x4xf8E8M0FNU>)
+func.func @quantize_both_transposed_swizzled(%x: tensor<64x96xbf16>) -> (tensor<64x96xf8E4M3FN>, tensor<128x4xf8E8M0FNU>, tensor<96x64xf8E4M3FN>, tensor<128x4xf8E8M0FNU>) {
+  %r, %rs, %c, %cs = fusion.quantize %x as quant<mxfp8_e4m3, both, colwise = transposed, scales = swizzled> : (tensor<64x96xbf16>) -> (tensor<64x96xf8E4M3FN>, tensor<128x4xf8E8M0FNU>, tensor<96x64xf8E4M3FN>, tensor<128x4xf8E8M0FNU>)
+  return %r, %rs, %c, %cs : tensor<64x96xf8E4M3FN>, tensor<128x4xf8E8M0FNU>, tensor<96x64xf8E4M3FN>, tensor<128x4xf8E8M0FNU>
+}
+
+// CHECK-LABEL: func @quantize_mxfp4
+// CHECK: as quant<mxfp4, rowwise> : (tensor<8x64xbf16>) -> (tensor<8x64xf4E2M1FN>, tensor<8x2xf8E8M0FNU>)
+func.func @quantize_mxfp4(%x: tensor<8x64xbf16>) -> (tensor<8x64xf4E2M1FN>, tensor<8x2xf8E8M0FNU>) {
+  %d, %s = fusion.quantize %x as quant<mxfp4, rowwise> : (tensor<8x64xbf16>) -> (tensor<8x64xf4E2M1FN>, tensor<8x2xf8E8M0FNU>)
+  return %d, %s : tensor<8x64xf4E2M1FN>, tensor<8x2xf8E8M0FNU>
+}
+
+// NVFP4: e4m3 block scales of 16, the tensor amax; the colwise copy is transposed by default.
+// CHECK-LABEL: func @quantize_nvfp4_both_2d
+// CHECK: as quant<nvfp4, both, block = 16x16> : (tensor<32x64xbf16>) -> (tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN>, tensor<64x32xf4E2M1FN>, tensor<64x2xf8E4M3FN>, tensor<1xf32>)
+func.func @quantize_nvfp4_both_2d(%x: tensor<32x64xbf16>) -> (tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN>, tensor<64x32xf4E2M1FN>, tensor<64x2xf8E4M3FN>, tensor<1xf32>) {
+  %r, %rs, %c, %cs, %amax = fusion.quantize %x as quant<nvfp4, both, block = 16x16, colwise = transposed> : (tensor<32x64xbf16>) -> (tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN>, tensor<64x32xf4E2M1FN>, tensor<64x2xf8E4M3FN>, tensor<1xf32>)
+  return %r, %rs, %c, %cs, %amax : tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN>, tensor<64x32xf4E2M1FN>, tensor<64x2xf8E4M3FN>, tensor<1xf32>
+}
+
+// CHECK-LABEL: func @quantize_nvfp4_stochastic
+// CHECK: fusion.quantize %{{.*}} rng %{{.*}} as quant<nvfp4, rowwise, elem = stochastic> : (tensor<16x32xf32>, tensor<2xi64>) -> (tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<1xf32>)
+func.func @quantize_nvfp4_stochastic(%x: tensor<16x32xf32>, %rng: tensor<2xi64>) -> (tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<1xf32>) {
+  %d, %s, %a = fusion.quantize %x rng %rng as quant<nvfp4, rowwise, elem = stochastic> : (tensor<16x32xf32>, tensor<2xi64>) -> (tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<1xf32>)
+  return %d, %s, %a : tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<1xf32>
+}
+
+// CHECK-LABEL: func @quantize_fp8_current
+// CHECK: as quant<fp8_e4m3, rowwise> : (tensor<4x5x6xbf16>) -> (tensor<4x5x6xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+func.func @quantize_fp8_current(%x: tensor<4x5x6xbf16>) -> (tensor<4x5x6xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) {
+  %d, %si, %a = fusion.quantize %x as quant<fp8_e4m3, rowwise, block = tensor> : (tensor<4x5x6xbf16>) -> (tensor<4x5x6xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  return %d, %si, %a : tensor<4x5x6xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>
+}
+
+// CHECK-LABEL: func @quantize_fp8_delayed_both
+// CHECK: fusion.quantize %{{.*}} scale %{{.*}} as quant<fp8_e5m2, both, colwise = transposed, scaling = delayed> : (tensor<16x8xbf16>, tensor<1xf32>) -> (tensor<16x8xf8E5M2>, tensor<8x16xf8E5M2>, tensor<1xf32>, tensor<1xf32>)
+func.func @quantize_fp8_delayed_both(%x: tensor<16x8xbf16>, %scale: tensor<1xf32>) -> (tensor<16x8xf8E5M2>, tensor<8x16xf8E5M2>, tensor<1xf32>, tensor<1xf32>) {
+  %r, %c, %si, %a = fusion.quantize %x scale %scale as quant<fp8_e5m2, both, colwise = transposed, scaling = delayed> : (tensor<16x8xbf16>, tensor<1xf32>) -> (tensor<16x8xf8E5M2>, tensor<8x16xf8E5M2>, tensor<1xf32>, tensor<1xf32>)
+  return %r, %c, %si, %a : tensor<16x8xf8E5M2>, tensor<8x16xf8E5M2>, tensor<1xf32>, tensor<1xf32>
+}
+
+// CHECK-LABEL: func @act_quantize_forward
+// CHECK: fusion.act_quantize #fusion.act<gelu_tanh> %{{.*}} as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<128x256xbf16>) -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>)
+func.func @act_quantize_forward(%x: tensor<128x256xbf16>) -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>) {
+  %d, %s = fusion.act_quantize #fusion.act<gelu_tanh> %x as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<128x256xbf16>) -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>)
+  return %d, %s : tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>
+}
+
+// CHECK-LABEL: func @act_quantize_qgelu_alpha
+// CHECK: #fusion.act<qgelu, alpha = 1.500000e+00>
+func.func @act_quantize_qgelu_alpha(%x: tensor<32x32xf32>) -> (tensor<32x32xf8E4M3FN>, tensor<32x1xf8E8M0FNU>) {
+  %d, %s = fusion.act_quantize #fusion.act<qgelu, alpha = 1.5> %x as quant<mxfp8_e4m3, rowwise> via f32 : (tensor<32x32xf32>) -> (tensor<32x32xf8E4M3FN>, tensor<32x1xf8E8M0FNU>)
+  return %d, %s : tensor<32x32xf8E4M3FN>, tensor<32x1xf8E8M0FNU>
+}
+
+// CHECK-LABEL: func @act_quantize_backward_dbias
+// CHECK: fusion.act_quantize #fusion.act<dgelu> %{{.*}} grad %{{.*}} as quant<mxfp8_e4m3, both> via bf16 dbias : (tensor<64x256xbf16>, tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<64x256xf8E4M3FN>, tensor<2x256xf8E8M0FNU>, tensor<256xf32>)
+func.func @act_quantize_backward_dbias(%x: tensor<64x256xbf16>, %dy: tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<64x256xf8E4M3FN>, tensor<2x256xf8E8M0FNU>, tensor<256xf32>) {
+  %r, %rs, %c, %cs, %db = fusion.act_quantize #fusion.act<dgelu> %x grad %dy as quant<mxfp8_e4m3, both> via bf16 dbias : (tensor<64x256xbf16>, tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<64x256xf8E4M3FN>, tensor<2x256xf8E8M0FNU>, tensor<256xf32>)
+  return %r, %rs, %c, %cs, %db : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<64x256xf8E4M3FN>, tensor<2x256xf8E8M0FNU>, tensor<256xf32>
+}
+
+// Identity + dbias is TE's quantize_dbias.
+// CHECK-LABEL: func @act_quantize_identity_dbias
+// CHECK: fusion.act_quantize #fusion.act<identity> %{{.*}} as quant<fp8_e4m3, rowwise> via bf16 dbias
+func.func @act_quantize_identity_dbias(%x: tensor<?x64xbf16>) -> (tensor<?x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>, tensor<64xf32>) {
+  %d, %si, %a, %db = fusion.act_quantize #fusion.act<identity> %x as quant<fp8_e4m3, rowwise> via bf16 dbias : (tensor<?x64xbf16>) -> (tensor<?x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>, tensor<64xf32>)
+  return %d, %si, %a, %db : tensor<?x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>, tensor<64xf32>
+}
+
+// CHECK-LABEL: func @gated_packed
+// CHECK: fusion.gated_act_quantize #fusion.act<swiglu> %{{.*}} as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x512xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>)
+func.func @gated_packed(%x: tensor<64x512xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) {
+  %d, %s = fusion.gated_act_quantize #fusion.act<swiglu> %x as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x512xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>)
+  return %d, %s : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
+}
+
+// CHECK-LABEL: func @gated_two_inputs_clamped
+// CHECK: fusion.gated_act_quantize #fusion.act<clamped_swiglu, limit = 5.000000e+00, offset = 5.000000e-01> %{{.*}}, %{{.*}} as quant<mxfp8_e5m2, colwise> via f32
+func.func @gated_two_inputs_clamped(%g: tensor<64x96xf32>, %u: tensor<64x96xf32>) -> (tensor<64x96xf8E5M2>, tensor<2x96xf8E8M0FNU>) {
+  %d, %s = fusion.gated_act_quantize #fusion.act<clamped_swiglu, offset = 0.5, limit = 5.0> %g, %u as quant<mxfp8_e5m2, colwise> via f32 : (tensor<64x96xf32>, tensor<64x96xf32>) -> (tensor<64x96xf8E5M2>, tensor<2x96xf8E8M0FNU>)
+  return %d, %s : tensor<64x96xf8E5M2>, tensor<2x96xf8E8M0FNU>
+}
+
+// Gated backward: [dgate | dup] with separate scales per half (K = 48: 2 blocks per half).
+// CHECK-LABEL: func @gated_backward
+// CHECK: fusion.gated_act_quantize #fusion.act<dswiglu> %{{.*}} grad %{{.*}} as quant<mxfp8_e4m3, both> via bf16 : (tensor<32x96xbf16>, tensor<32x48xbf16>) -> (tensor<32x96xf8E4M3FN>, tensor<32x4xf8E8M0FNU>, tensor<32x96xf8E4M3FN>, tensor<1x96xf8E8M0FNU>)
+func.func @gated_backward(%x: tensor<32x96xbf16>, %dy: tensor<32x48xbf16>) -> (tensor<32x96xf8E4M3FN>, tensor<32x4xf8E8M0FNU>, tensor<32x96xf8E4M3FN>, tensor<1x96xf8E8M0FNU>) {
+  %r, %rs, %c, %cs = fusion.gated_act_quantize #fusion.act<dswiglu> %x grad %dy as quant<mxfp8_e4m3, both> via bf16 : (tensor<32x96xbf16>, tensor<32x48xbf16>) -> (tensor<32x96xf8E4M3FN>, tensor<32x4xf8E8M0FNU>, tensor<32x96xf8E4M3FN>, tensor<1x96xf8E8M0FNU>)
+  return %r, %rs, %c, %cs : tensor<32x96xf8E4M3FN>, tensor<32x4xf8E8M0FNU>, tensor<32x96xf8E4M3FN>, tensor<1x96xf8E8M0FNU>
+}
+
+// CHECK-LABEL: func @paired_gdn
+// CHECK: fusion.paired_projection %{{.*}}, %{{.*}}, %{{.*}} epilogues(softplus_bias_scale bias %{{.*}} scale %{{.*}}, sigmoid) : (tensor<1x2048xbf16>, tensor<32x2048xbf16>, tensor<32x2048xbf16>, tensor<32xf32>, tensor<32xf32>) -> (tensor<1x32xf32>, tensor<1x32xf32>)
+func.func @paired_gdn(%x: tensor<1x2048xbf16>, %wa: tensor<32x2048xbf16>, %wb: tensor<32x2048xbf16>, %dt: tensor<32xf32>, %s: tensor<32xf32>) -> (tensor<1x32xf32>, tensor<1x32xf32>) {
+  %g, %b = fusion.paired_projection %x, %wa, %wb epilogues(softplus_bias_scale bias %dt scale %s, sigmoid) : (tensor<1x2048xbf16>, tensor<32x2048xbf16>, tensor<32x2048xbf16>, tensor<32xf32>, tensor<32xf32>) -> (tensor<1x32xf32>, tensor<1x32xf32>)
+  return %g, %b : tensor<1x32xf32>, tensor<1x32xf32>
+}
+
+// CHECK-LABEL: func @paired_bias_silu_kn
+// CHECK: epilogues(bias bias %{{.*}}, silu) kn : (tensor<?x64xf16>, tensor<64x16xf16>, tensor<64x8xf16>, tensor<16xf16>) -> (tensor<?x16xf16>, tensor<?x8xf16>)
+func.func @paired_bias_silu_kn(%x: tensor<?x64xf16>, %w0: tensor<64x16xf16>, %w1: tensor<64x8xf16>, %b: tensor<16xf16>) -> (tensor<?x16xf16>, tensor<?x8xf16>) {
+  %y0, %y1 = fusion.paired_projection %x, %w0, %w1 epilogues(bias bias %b, silu) kn : (tensor<?x64xf16>, tensor<64x16xf16>, tensor<64x8xf16>, tensor<16xf16>) -> (tensor<?x16xf16>, tensor<?x8xf16>)
+  return %y0, %y1 : tensor<?x16xf16>, tensor<?x8xf16>
+}
+
+// CHECK-LABEL: func @paired_matvec
+// CHECK: epilogues(none, none) : (tensor<128xf32>, tensor<4x128xf32>, tensor<6x128xf32>) -> (tensor<4xf32>, tensor<6xf32>)
+func.func @paired_matvec(%x: tensor<128xf32>, %w0: tensor<4x128xf32>, %w1: tensor<6x128xf32>) -> (tensor<4xf32>, tensor<6xf32>) {
+  %y0, %y1 = fusion.paired_projection %x, %w0, %w1 epilogues(none, none) : (tensor<128xf32>, tensor<4x128xf32>, tensor<6x128xf32>) -> (tensor<4xf32>, tensor<6xf32>)
+  return %y0, %y1 : tensor<4xf32>, tensor<6xf32>
+}
+
+// CHECK-LABEL: func @paired_gated_swiglu
+// CHECK: epilogues(none, none) gated(#fusion.act<swiglu>) : (tensor<16x256xbf16>, tensor<512x256xbf16>, tensor<512x256xbf16>) -> tensor<16x512xbf16>
+func.func @paired_gated_swiglu(%x: tensor<16x256xbf16>, %wg: tensor<512x256xbf16>, %wu: tensor<512x256xbf16>) -> tensor<16x512xbf16> {
+  %y = fusion.paired_projection %x, %wg, %wu epilogues(none, none) gated(#fusion.act<swiglu>) : (tensor<16x256xbf16>, tensor<512x256xbf16>, tensor<512x256xbf16>) -> tensor<16x512xbf16>
+  return %y : tensor<16x512xbf16>
+}
