@@ -146,15 +146,10 @@ mlir::fusion::inferQuantResultTypes(MLIRContext *ctx, QuantSchemeAttr scheme,
   }
   int64_t n = shape.back();
   int64_t m = rank >= 2 ? shape[rank - 2] : 1;
-  int64_t halfN = n;
-  if (numHalves > 1) {
-    if (!ShapedType::isDynamic(n) && n % numHalves != 0) {
-      os << "the last dimension " << n << " does not split into "
-         << numHalves << " halves";
-      return failure();
-    }
-    halfN = ShapedType::isDynamic(n) ? n : n / numHalves;
-  }
+  // Callers pass whole halves (the gated backward output is 2K wide).
+  assert((ShapedType::isDynamic(n) || n % numHalves == 0) &&
+         "data does not split into halves");
+  int64_t halfN = ShapedType::isDynamic(n) ? n : n / numHalves;
   int64_t b = scheme.getBlockSize();
   Type dataTy = scheme.getDataType(ctx);
   Type scaleTy = scheme.getScaleType(ctx);
