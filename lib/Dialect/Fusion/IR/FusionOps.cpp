@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "fusion/Dialect/Fusion/IR/QuantShapes.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpImplementation.h"
@@ -110,18 +111,20 @@ mlir::fusion::getQuantResultKinds(QuantSchemeAttr scheme, bool withDbias) {
   return kinds;
 }
 
-static int64_t ceilDivDim(int64_t d, int64_t b) {
-  return ShapedType::isDynamic(d) ? ShapedType::kDynamic : (d + b - 1) / b;
-}
+namespace {
+/// Static dimension algebra: kDynamic absorbs every operation.
+struct StaticDims {
+  using Dim = int64_t;
+  static bool dyn(Dim d) { return ShapedType::isDynamic(d); }
+  Dim constant(int64_t v) { return v; }
+  Dim ceilDiv(Dim d, int64_t k) { return dyn(d) ? d : (d + k - 1) / k; }
+  Dim roundUp(Dim d, int64_t k) { return dyn(d) ? d : ((d + k - 1) / k) * k; }
+  Dim mul(Dim d, int64_t k) { return dyn(d) ? d : d * k; }
+  Dim divExact(Dim d, int64_t k) { return dyn(d) ? d : d / k; }
+};
+} // namespace
 
-static int64_t roundUpDim(int64_t d, int64_t m) {
-  return ShapedType::isDynamic(d) ? ShapedType::kDynamic
-                                  : ((d + m - 1) / m) * m;
-}
-
-static int64_t mulDim(int64_t d, int64_t k) {
-  return ShapedType::isDynamic(d) ? ShapedType::kDynamic : d * k;
-}
+static int64_t mulDim(int64_t d, int64_t k) { return StaticDims().mul(d, k); }
 
 FailureOr<SmallVector<RankedTensorType, 6>>
 mlir::fusion::inferQuantResultTypes(MLIRContext *ctx, QuantSchemeAttr scheme,
@@ -144,63 +147,32 @@ mlir::fusion::inferQuantResultTypes(MLIRContext *ctx, QuantSchemeAttr scheme,
     os << "this scheme needs a rank-2 input, got rank " << rank;
     return failure();
   }
-  int64_t n = shape.back();
-  int64_t m = rank >= 2 ? shape[rank - 2] : 1;
   // Callers pass whole halves (the gated backward output is 2K wide).
-  assert((ShapedType::isDynamic(n) || n % numHalves == 0) &&
+  assert((ShapedType::isDynamic(shape.back()) ||
+          shape.back() % numHalves == 0) &&
          "data does not split into halves");
-  int64_t halfN = ShapedType::isDynamic(n) ? n : n / numHalves;
-  int64_t b = scheme.getBlockSize();
-  Type dataTy = scheme.getDataType(ctx);
-  Type scaleTy = scheme.getScaleType(ctx);
-  Type f32 = Float32Type::get(ctx);
-  auto tensor = [](ArrayRef<int64_t> s, Type t) {
-    return RankedTensorType::get(s, t);
-  };
-
+  StaticDims alg;
+  auto shapes =
+      computeQuantResultShapes(alg, scheme, shape, numHalves, withDbias);
+  SmallVector<QuantResultKind, 6> kinds =
+      getQuantResultKinds(scheme, withDbias);
   SmallVector<RankedTensorType, 6> types;
-  for (QuantResultKind kind : getQuantResultKinds(scheme, withDbias)) {
+  for (auto [kind, s] : llvm::zip_equal(kinds, shapes)) {
+    Type elt;
     switch (kind) {
     case QuantResultKind::RowData:
-      types.push_back(tensor(shape, dataTy));
-      break;
-    case QuantResultKind::RowScales: {
-      int64_t cols = mulDim(ceilDivDim(halfN, b), numHalves);
-      if (scheme.getScaleLayout() == ScaleLayout::swizzled) {
-        types.push_back(
-            tensor({roundUpDim(m, 128), roundUpDim(cols, 4)}, scaleTy));
-      } else {
-        SmallVector<int64_t> s(shape);
-        s.back() = cols;
-        types.push_back(tensor(s, scaleTy));
-      }
-      break;
-    }
     case QuantResultKind::ColData:
-      if (scheme.getColwiseLayout() == ColwiseLayout::transposed)
-        types.push_back(tensor({n, m}, dataTy));
-      else
-        types.push_back(tensor(shape, dataTy));
+      elt = scheme.getDataType(ctx);
       break;
-    case QuantResultKind::ColScales: {
-      int64_t rowBlocks = ceilDivDim(m, b);
-      if (scheme.getScaleLayout() == ScaleLayout::swizzled)
-        types.push_back(tensor(
-            {roundUpDim(n, 128), roundUpDim(rowBlocks, 4)}, scaleTy));
-      else if (scheme.getColwiseLayout() == ColwiseLayout::transposed)
-        types.push_back(tensor({n, rowBlocks}, scaleTy));
-      else
-        types.push_back(tensor({rowBlocks, n}, scaleTy));
+    case QuantResultKind::RowScales:
+    case QuantResultKind::ColScales:
+      elt = scheme.getScaleType(ctx);
+      break;
+    default:
+      elt = Float32Type::get(ctx);
       break;
     }
-    case QuantResultKind::ScaleInv:
-    case QuantResultKind::Amax:
-      types.push_back(tensor({1}, f32));
-      break;
-    case QuantResultKind::Dbias:
-      types.push_back(tensor({n}, f32));
-      break;
-    }
+    types.push_back(RankedTensorType::get(s, elt));
   }
   return types;
 }

@@ -1,0 +1,409 @@
+//===- FusionRuntimeWrappers.cpp - MLIR C-interface entry points ----------===//
+//
+// The functions that lowered IR calls (`llvm.emit_c_interface`), one per
+// fusion op: `_mlir_ciface_fusion_rt_mlir_<op>(scalar params..., table)`.
+// `table` is a memref<Nx12xi64> with one row per buffer the op touches,
+// operands first, then results in the dialect's order (getQuantResultKinds):
+//   [aligned pointer, offset, rank, dtype, size0..3, stride0..3]
+// (dtype = fusion_rt_dtype, 7 = i64; sizes/strides in elements). One table
+// keeps every entry point's signature independent of element types and
+// ranks. The wrappers turn rows into fusion_rt_tensor views and call the C
+// ABI. They return the fusion_rt_status; the lowered IR asserts it is zero,
+// and the runtime's message is printed to stderr first.
+//
+// FP4 (e2m1) data: MLIR's memref<...xf4E2M1FN> stores one element per byte
+// (the LLVM lowering of i4), whereas the runtime packs two per byte. The
+// wrapper quantizes into a packed scratch buffer and then widens it into the
+// memref, one nibble per byte.
+//
+//===----------------------------------------------------------------------===//
+#include "fusion_rt.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+/// A 2-D strided memref descriptor as passed by the C interface.
+struct Table {
+  int64_t *base;
+  int64_t *aligned;
+  int64_t offset;
+  int64_t sizes[2];
+  int64_t strides[2];
+  int64_t at(int64_t r, int64_t c) const {
+    return aligned[offset + r * strides[0] + c * strides[1]];
+  }
+};
+
+/// One row of the table: where a buffer is and how it is laid out.
+struct RankedView {
+  char *aligned = nullptr;
+  int64_t offset = 0;
+  int64_t rank = 0;
+  int64_t sizes[4] = {0, 0, 0, 0};
+  int64_t strides[4] = {0, 0, 0, 0};
+};
+
+constexpr int kRowWidth = 12;
+constexpr int32_t kDtypeI64 = 7;
+
+
+int64_t elementBytes(int32_t dtype) {
+  switch (dtype) {
+  case FUSION_RT_BF16:
+  case FUSION_RT_F16:
+    return 2;
+  case FUSION_RT_F32:
+    return 4;
+  case kDtypeI64:
+    return 8;
+  default:
+    return 1; // f8, e8m0 and (unpacked, one per byte) e2m1
+  }
+}
+
+/// A memref argument turned into a runtime view, plus what is needed to
+/// widen a packed FP4 result back into its memref.
+struct Arg {
+  fusion_rt_tensor view{};
+  RankedView memref;
+  std::vector<uint8_t> packed; ///< scratch for FP4 results
+};
+
+int32_t fail(const char *what) {
+  std::fprintf(stderr, "fusion_rt_mlir: %s\n", what);
+  return FUSION_RT_STATUS_BAD_SHAPE;
+}
+
+/// Builds the views; FP4 results get a packed contiguous scratch buffer.
+int32_t makeArgs(const Table *table, std::vector<Arg> &args) {
+  if (!table || table->sizes[1] != kRowWidth)
+    return fail("malformed buffer table");
+  int64_t n = table->sizes[0];
+  args.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    Arg &a = args[static_cast<size_t>(i)];
+    a.memref.aligned = reinterpret_cast<char *>(table->at(i, 0));
+    a.memref.offset = table->at(i, 1);
+    a.memref.rank = table->at(i, 2);
+    int32_t dtype = static_cast<int32_t>(table->at(i, 3));
+    if (a.memref.rank < 1 || a.memref.rank > FUSION_RT_MAX_RANK)
+      return fail("memref rank must be 1..4");
+    for (int d = 0; d < a.memref.rank; ++d) {
+      a.memref.sizes[d] = table->at(i, 4 + d);
+      a.memref.strides[d] = table->at(i, 8 + d);
+    }
+    a.view.dtype = dtype;
+    a.view.rank = static_cast<int32_t>(a.memref.rank);
+    for (int d = 0; d < a.view.rank; ++d) {
+      a.view.sizes[d] = a.memref.sizes[d];
+      a.view.strides[d] = a.memref.strides[d];
+    }
+    if (dtype == FUSION_RT_F4E2M1) {
+      // Packed, contiguous scratch: last stride 1, other strides even.
+      int64_t cols = a.view.sizes[a.view.rank - 1];
+      int64_t rowStride = cols + (cols & 1);
+      int64_t rows = 1;
+      for (int d = 0; d + 1 < a.view.rank; ++d)
+        rows *= a.view.sizes[d];
+      a.packed.assign(static_cast<size_t>((rows * rowStride + 1) / 2), 0);
+      a.view.data = a.packed.data();
+      int64_t stride = rowStride;
+      a.view.strides[a.view.rank - 1] = 1;
+      for (int d = a.view.rank - 2; d >= 0; --d) {
+        a.view.strides[d] = stride;
+        stride *= a.view.sizes[d];
+      }
+    } else {
+      a.view.data = a.memref.aligned + a.memref.offset * elementBytes(dtype);
+    }
+  }
+  return FUSION_RT_STATUS_SUCCESS;
+}
+
+/// Writes packed FP4 scratch back into the one-nibble-per-byte memref.
+void widenFp4(Arg &a) {
+  if (a.packed.empty())
+    return;
+  const fusion_rt_tensor &v = a.view;
+  int r = v.rank;
+  int64_t cols = v.sizes[r - 1];
+  int64_t rows = 1;
+  for (int d = 0; d + 1 < r; ++d)
+    rows *= v.sizes[d];
+  for (int64_t row = 0; row < rows; ++row) {
+    // Memref offset of (row, 0) from the row-major multi-index.
+    int64_t rem = row, moff = a.memref.offset;
+    for (int d = r - 2; d >= 0; --d) {
+      moff += (rem % v.sizes[d]) * a.memref.strides[d];
+      rem /= v.sizes[d];
+    }
+    int64_t base = row * (r >= 2 ? v.strides[r - 2] : 0);
+    for (int64_t c = 0; c < cols; ++c) {
+      int64_t idx = base + c;
+      uint8_t byte = a.packed[static_cast<size_t>(idx / 2)];
+      uint8_t nib = (idx & 1) ? (byte >> 4) : (byte & 0xF);
+      a.memref.aligned[moff + c * a.memref.strides[r - 1]] =
+          static_cast<char>(nib);
+    }
+  }
+}
+
+int32_t report(fusion_rt_status st, const char *entry) {
+  if (st != FUSION_RT_STATUS_SUCCESS)
+    std::fprintf(stderr, "fusion_rt_mlir: %s failed: %s: %s\n", entry,
+                 fusion_rt_status_string(st), fusion_rt_last_error_message());
+  return st;
+}
+
+fusion_rt_quant_scheme makeScheme(int32_t fmt, int32_t dir, int32_t rnd,
+                                  int32_t nan, int32_t col, int32_t scl,
+                                  int32_t blk2d, int32_t elem,
+                                  int32_t scaling) {
+  fusion_rt_quant_scheme s;
+  fusion_rt_quant_scheme_init(&s);
+  s.format = fmt;
+  s.direction = dir;
+  s.scale_rounding = rnd;
+  s.nan_policy = nan;
+  s.colwise_layout = col;
+  s.scale_layout = scl;
+  s.nvfp4_block = blk2d;
+  s.elem_rounding = elem;
+  s.tensor_scaling = scaling;
+  return s;
+}
+
+/// Consumes the optional scale / rng operands and the results of a
+/// quantizer, in the dialect's order, from `args[next...]`.
+int32_t bindQuantOutputs(fusion_rt_quant_scheme &s, std::vector<Arg> &args,
+                         size_t next, bool dbias, fusion_rt_quant_outputs &o,
+                         float &nvfp4ScaleInv) {
+  fusion_rt_quant_outputs_init(&o);
+  bool perTensor = s.format == FUSION_RT_FORMAT_FP8_E4M3 ||
+                   s.format == FUSION_RT_FORMAT_FP8_E5M2;
+  auto take = [&](fusion_rt_tensor &slot) {
+    if (next >= args.size())
+      return false;
+    slot = args[next++].view;
+    return true;
+  };
+  bool ok = true;
+  if (s.tensor_scaling == FUSION_RT_TENSOR_SCALING_DELAYED)
+    ok &= take(o.scale);
+  if (s.elem_rounding == FUSION_RT_ROUND_STOCHASTIC) {
+    fusion_rt_tensor rng{};
+    ok &= take(rng);
+    if (ok) {
+      const auto *seed = static_cast<const uint64_t *>(rng.data);
+      s.seed = seed[0];
+      s.offset = seed[rng.strides[0]];
+    }
+  }
+  if (s.direction != FUSION_RT_COLWISE) {
+    ok &= take(o.rowwise_data);
+    if (!perTensor)
+      ok &= take(o.rowwise_scales);
+  }
+  if (s.direction != FUSION_RT_ROWWISE) {
+    ok &= take(o.colwise_data);
+    if (!perTensor)
+      ok &= take(o.colwise_scales);
+  }
+  if (perTensor)
+    ok &= take(o.scale_inv);
+  if (perTensor || s.format == FUSION_RT_FORMAT_NVFP4)
+    ok &= take(o.amax);
+  if (s.format == FUSION_RT_FORMAT_NVFP4) {
+    // The dialect keeps NVFP4's tensor amax; the global decode scale the
+    // runtime also writes is derived from it and not kept.
+    o.scale_inv.data = &nvfp4ScaleInv;
+    o.scale_inv.dtype = FUSION_RT_F32;
+    o.scale_inv.rank = 1;
+    o.scale_inv.sizes[0] = 1;
+    o.scale_inv.strides[0] = 1;
+  }
+  if (dbias)
+    ok &= take(o.dbias);
+  if (!ok || next != args.size())
+    return fail("memref count does not match the quantization scheme");
+  return FUSION_RT_STATUS_SUCCESS;
+}
+
+int32_t finish(fusion_rt_status st, std::vector<Arg> &args,
+               const char *entry) {
+  if (st == FUSION_RT_STATUS_SUCCESS)
+    for (Arg &a : args)
+      widenFp4(a);
+  return report(st, entry);
+}
+
+int32_t quantizeImpl(int32_t fmt, int32_t dir, int32_t rnd, int32_t nan,
+                     int32_t col, int32_t scl, int32_t blk2d, int32_t elem,
+                     int32_t scaling, const Table *table) {
+  std::vector<Arg> args;
+  if (int32_t st = makeArgs(table, args))
+    return st;
+  fusion_rt_quant_scheme s =
+      makeScheme(fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling);
+  fusion_rt_quant_outputs o;
+  float sinv = 0.f;
+  if (int32_t st = bindQuantOutputs(s, args, 1, false, o, sinv))
+    return st;
+  return finish(fusion_rt_quantize(&args[0].view, &s, &o, nullptr, nullptr),
+                args, "fusion_rt_quantize");
+}
+
+fusion_rt_activation makeActivation(int32_t kind, int32_t backward,
+                                    int32_t inter, float limit, float offset,
+                                    float alpha) {
+  fusion_rt_activation a;
+  fusion_rt_activation_init(&a);
+  a.kind = kind;
+  a.backward = backward;
+  a.intermediate_dtype = inter;
+  a.limit = limit;
+  a.offset = offset;
+  a.alpha = alpha;
+  return a;
+}
+
+int32_t actQuantizeImpl(int32_t kind, int32_t backward, int32_t inter,
+                        float limit, float offset, float alpha, int32_t dbias,
+                        int32_t fmt, int32_t dir, int32_t rnd, int32_t nan,
+                        int32_t col, int32_t scl, int32_t blk2d, int32_t elem,
+                        int32_t scaling, const Table *table) {
+  std::vector<Arg> args;
+  if (int32_t st = makeArgs(table, args))
+    return st;
+  fusion_rt_activation act =
+      makeActivation(kind, backward, inter, limit, offset, alpha);
+  fusion_rt_quant_scheme s =
+      makeScheme(fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling);
+  size_t next = 1;
+  const fusion_rt_tensor *grad = nullptr;
+  if (backward) {
+    if (args.size() < 2)
+      return fail("backward activation without a grad memref");
+    grad = &args[next++].view;
+  }
+  fusion_rt_quant_outputs o;
+  float sinv = 0.f;
+  if (int32_t st = bindQuantOutputs(s, args, next, dbias != 0, o, sinv))
+    return st;
+  return finish(fusion_rt_act_quantize(&args[0].view, grad, &act, &s, &o,
+                                       nullptr, nullptr),
+                args, "fusion_rt_act_quantize");
+}
+
+int32_t gatedActQuantizeImpl(int32_t kind, int32_t backward, int32_t inter,
+                             float limit, float offset, float alpha,
+                             int32_t numInputs, int32_t fmt, int32_t dir,
+                             int32_t rnd, int32_t nan, int32_t col,
+                             int32_t scl, int32_t blk2d, int32_t elem,
+                             int32_t scaling, const Table *table) {
+  std::vector<Arg> args;
+  if (int32_t st = makeArgs(table, args))
+    return st;
+  if (numInputs < 1 || numInputs > 2 ||
+      args.size() < static_cast<size_t>(numInputs + (backward ? 1 : 0)))
+    return fail("bad gated input count");
+  fusion_rt_activation act =
+      makeActivation(kind, backward, inter, limit, offset, alpha);
+  fusion_rt_quant_scheme s =
+      makeScheme(fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling);
+  size_t next = static_cast<size_t>(numInputs);
+  const fusion_rt_tensor *up = numInputs == 2 ? &args[1].view : nullptr;
+  const fusion_rt_tensor *grad = backward ? &args[next++].view : nullptr;
+  fusion_rt_quant_outputs o;
+  float sinv = 0.f;
+  if (int32_t st = bindQuantOutputs(s, args, next, false, o, sinv))
+    return st;
+  return finish(fusion_rt_gated_act_quantize(&args[0].view, up, grad, &act,
+                                             &s, &o, nullptr, nullptr),
+                args, "fusion_rt_gated_act_quantize");
+}
+
+int32_t pairedProjectionImpl(int32_t epi0, int32_t epi1, int32_t gatedKind,
+                             int32_t kn, int32_t hasBias0, int32_t hasScale0,
+                             int32_t hasBias1, int32_t hasScale1,
+                             const Table *table) {
+  std::vector<Arg> args;
+  if (int32_t st = makeArgs(table, args))
+    return st;
+  int expected = 3 + hasBias0 + hasScale0 + hasBias1 + hasScale1 +
+                 (gatedKind >= 0 ? 1 : 2);
+  if (static_cast<int>(args.size()) != expected)
+    return fail("memref count does not match the paired projection");
+  fusion_rt_paired_projection p;
+  std::memset(&p, 0, sizeof(p));
+  size_t next = 0;
+  p.lhs = args[next++].view;
+  p.weight0 = args[next++].view;
+  p.weight1 = args[next++].view;
+  // [K, H] weights ("kn") are passed as transposed [H, K] views.
+  if (kn)
+    for (fusion_rt_tensor *w : {&p.weight0, &p.weight1}) {
+      std::swap(w->sizes[0], w->sizes[1]);
+      std::swap(w->strides[0], w->strides[1]);
+    }
+  p.epilogue0.kind = epi0;
+  p.epilogue1.kind = epi1;
+  if (hasBias0)
+    p.epilogue0.bias = args[next++].view;
+  if (hasScale0)
+    p.epilogue0.scale = args[next++].view;
+  if (hasBias1)
+    p.epilogue1.bias = args[next++].view;
+  if (hasScale1)
+    p.epilogue1.scale = args[next++].view;
+  p.gated_kind = gatedKind;
+  p.accumulate_dtype = FUSION_RT_F32;
+  p.out0 = args[next++].view;
+  if (gatedKind < 0)
+    p.out1 = args[next++].view;
+  return finish(fusion_rt_paired_projection_run(&p, nullptr, nullptr), args,
+                "fusion_rt_paired_projection_run");
+}
+
+} // namespace
+
+#define FRT_SCHEME_PARAMS                                                      \
+  int32_t fmt, int32_t dir, int32_t rnd, int32_t nan, int32_t col,             \
+      int32_t scl, int32_t blk2d, int32_t elem, int32_t scaling
+#define FRT_SCHEME_NAMES fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling
+#define FRT_ACT_PARAMS                                                         \
+  int32_t kind, int32_t backward, int32_t inter, float limit, float offset,    \
+      float alpha
+#define FRT_ACT_NAMES kind, backward, inter, limit, offset, alpha
+
+extern "C" FUSION_RT_API int32_t
+_mlir_ciface_fusion_rt_mlir_quantize(FRT_SCHEME_PARAMS, const Table *table) {
+  return quantizeImpl(FRT_SCHEME_NAMES, table);
+}
+
+extern "C" FUSION_RT_API int32_t _mlir_ciface_fusion_rt_mlir_act_quantize(
+    FRT_ACT_PARAMS, int32_t dbias, FRT_SCHEME_PARAMS, const Table *table) {
+  return actQuantizeImpl(FRT_ACT_NAMES, dbias, FRT_SCHEME_NAMES, table);
+}
+
+extern "C" FUSION_RT_API int32_t
+_mlir_ciface_fusion_rt_mlir_gated_act_quantize(FRT_ACT_PARAMS,
+                                               int32_t numInputs,
+                                               FRT_SCHEME_PARAMS,
+                                               const Table *table) {
+  return gatedActQuantizeImpl(FRT_ACT_NAMES, numInputs, FRT_SCHEME_NAMES,
+                              table);
+}
+
+extern "C" FUSION_RT_API int32_t
+_mlir_ciface_fusion_rt_mlir_paired_projection(
+    int32_t epi0, int32_t epi1, int32_t gatedKind, int32_t kn,
+    int32_t hasBias0, int32_t hasScale0, int32_t hasBias1, int32_t hasScale1,
+    const Table *table) {
+  return pairedProjectionImpl(epi0, epi1, gatedKind, kn, hasBias0, hasScale0,
+                              hasBias1, hasScale1, table);
+}
