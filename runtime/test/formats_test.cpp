@@ -1,0 +1,416 @@
+//===- formats_test.cpp - per-format numerics --------------------------===//
+//
+// dequantize(quantize(x)) error bounds; an independent MX reference on data
+// with NaN/Inf sprinkled (both policies, both roundings); the NVFP4 global
+// scale chain recomputed from kernels.md §1.7; NVFP4 2D scales shared by both
+// copies; FP8 per-tensor current and delayed scaling; stochastic rounding;
+// determinism across thread counts, input dtypes and strides.
+//
+//===----------------------------------------------------------------------===//
+#include "test_util.h"
+
+#include "common/convert.h"
+#include "common/scale.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+using namespace fusion_rt_test;
+using fusion_rt::bits_f32;
+
+namespace {
+
+QuantBuffers quantize(const fusion_rt_quant_scheme &s, HostMatrix &x,
+                      const fusion_rt_options *opt = nullptr, bool want_amax = false) {
+  QuantBuffers q;
+  q.alloc(s, x.rows, x.cols, false, want_amax);
+  fusion_rt_tensor t = x.view();
+  fusion_rt_status st = fusion_rt_quantize(&t, &s, &q.out, opt, nullptr);
+  EXPECT_EQ(st, FUSION_RT_STATUS_SUCCESS) << fusion_rt_last_error_message();
+  return q;
+}
+
+std::vector<float> dequantize(QuantBuffers &q, int32_t dir) {
+  const bool tr = dir == FUSION_RT_COLWISE &&
+                  q.scheme.colwise_layout == FUSION_RT_COLWISE_TRANSPOSED;
+  const int64_t r = tr ? q.cols : q.rows, c = tr ? q.rows : q.cols;
+  std::vector<float> out(size_t(r * c), -1.f);
+  fusion_rt_tensor ov = view2d(out.data(), FUSION_RT_F32, r, c);
+  fusion_rt_status st =
+      fusion_rt_dequantize(&q.scheme, &q.out, dir, &ov, nullptr, nullptr);
+  EXPECT_EQ(st, FUSION_RT_STATUS_SUCCESS) << fusion_rt_last_error_message();
+  if (!tr)
+    return out;
+  std::vector<float> back(out.size());
+  for (int64_t i = 0; i < q.rows; ++i)
+    for (int64_t j = 0; j < q.cols; ++j)
+      back[size_t(i * q.cols + j)] = out[size_t(j * q.rows + i)];
+  return back;
+}
+
+/// Block amax of element (i, j) for the block shape of `dir`.
+float block_amax(const HostMatrix &x, int64_t i, int64_t j, int32_t dir, int64_t bs) {
+  float a = 0.f;
+  if (dir == FUSION_RT_ROWWISE) {
+    for (int64_t k = j / bs * bs; k < std::min(x.cols, j / bs * bs + bs); ++k)
+      a = std::max(a, std::fabs(x.at(i, k)));
+  } else {
+    for (int64_t k = i / bs * bs; k < std::min(x.rows, i / bs * bs + bs); ++k)
+      a = std::max(a, std::fabs(x.at(k, j)));
+  }
+  return a;
+}
+
+} // namespace
+
+// |x - dq(q(x))| stays within half a unit of the element format at the
+// block's scale (relative bound for normals, absolute for subnormals).
+TEST(Formats, DequantizeQuantizeErrorBounds) {
+  const int64_t m = 70, n = 100;
+  // rel: half an ulp relative to |x| for normals. sub: the absolute floor,
+  // relative to the block amax (MX: scale < 2*amax/max; NVFP4 also covers
+  // the e4m3 rounding of its block scale), or to scale_inv (FP8 per tensor).
+  struct F {
+    int32_t format;
+    double rel, sub;
+  } formats[] = {{FUSION_RT_FORMAT_MXFP8_E4M3, 1.0 / 16, 2.0 / 448 / 1024},
+                 {FUSION_RT_FORMAT_MXFP8_E5M2, 1.0 / 8, 2.0 / 57344 / 131072},
+                 {FUSION_RT_FORMAT_MXFP4, 1.0 / 4, 1.0 / 12},
+                 {FUSION_RT_FORMAT_NVFP4, 1.0 / 4, 1.0 / 24 + 1.0 / 16},
+                 {FUSION_RT_FORMAT_FP8_E4M3, 1.0 / 16, 1.0 / 1024},
+                 {FUSION_RT_FORMAT_FP8_E5M2, 1.0 / 8, 1.0 / 131072}};
+  for (const F &f : formats)
+    for (int32_t dir : {FUSION_RT_ROWWISE, FUSION_RT_COLWISE}) {
+      // Wide per-block ranges for MX; NVFP4 and FP8 have one tensor-wide scale
+      // (e4m3 block scales underflow far below the tensor amax, by design).
+      HostMatrix x = make_matrix(random_values(m * n, 11, f.format < 3), m, n,
+                                 FUSION_RT_BF16);
+      fusion_rt_quant_scheme s = scheme_of(f.format, dir, FUSION_RT_COLWISE_TRANSPOSED);
+      QuantBuffers q = quantize(s, x);
+      std::vector<float> d = dequantize(q, dir);
+      SCOPED_TRACE(describe(s));
+      const int64_t bs = f.format == FUSION_RT_FORMAT_NVFP4 ? 16 : 32;
+      double worst = 0;
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          const double xv = x.at(i, j), dv = d[size_t(i * n + j)];
+          const double amax_ref = f.format >= FUSION_RT_FORMAT_FP8_E4M3
+                                      ? double(q.scale_inv)
+                                      : block_amax(x, i, j, dir, bs);
+          const double bound = f.rel * std::fabs(xv) + f.sub * amax_ref + 1e-30;
+          ASSERT_LE(std::fabs(xv - dv), bound) << i << "," << j << " x=" << xv
+                                              << " dq=" << dv;
+          worst = std::max(worst, std::fabs(xv - dv) / (std::fabs(xv) + 1e-30));
+        }
+      EXPECT_GT(worst, 0.0); // the round trip is lossy: the check is not vacuous
+    }
+}
+
+// An independent MX reference built from the formulas of kernels.md §0/§1.2,
+// on data with NaN and Inf sprinkled, for both roundings and policies.
+TEST(Formats, MxMatchesFormulaReference) {
+  const int64_t m = 33, n = 75;
+  std::vector<float> v = random_values(m * n, 21);
+  v[5] = std::numeric_limits<float>::quiet_NaN();
+  v[200] = std::numeric_limits<float>::infinity();
+  v[333] = -std::numeric_limits<float>::infinity();
+  v[334] = std::numeric_limits<float>::quiet_NaN();
+  v[1000] = -0.f;
+  for (int64_t i = 0; i < 32; ++i)
+    v[size_t(2000 + i)] = std::numeric_limits<float>::quiet_NaN();
+  HostMatrix x = make_matrix(v, m, n, FUSION_RT_F32);
+  for (int32_t f : {FUSION_RT_FORMAT_MXFP8_E4M3, FUSION_RT_FORMAT_MXFP8_E5M2,
+                    FUSION_RT_FORMAT_MXFP4})
+    for (int32_t rounding : {FUSION_RT_SCALE_RCEIL, FUSION_RT_SCALE_FLOOR})
+      for (int32_t pol : {FUSION_RT_NAN_PROPAGATE, FUSION_RT_NAN_IGNORE}) {
+        fusion_rt_quant_scheme s = scheme_of(f, FUSION_RT_ROWWISE);
+        s.scale_rounding = rounding;
+        s.nan_policy = pol;
+        QuantBuffers q = quantize(s, x);
+        SCOPED_TRACE(describe(s));
+        const double maxv = f == 0 ? 448 : f == 1 ? 57344 : 6;
+        const int p = f == 0 ? 8 : f == 1 ? 15 : 2;
+        const int64_t nb = (n + 31) / 32;
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t b = 0; b < nb; ++b) {
+            float amax = 0;
+            bool nan = false, inf = false;
+            for (int64_t j = b * 32; j < std::min(n, b * 32 + 32); ++j) {
+              float a = std::fabs(x.at(i, j));
+              nan |= std::isnan(a);
+              inf |= std::isinf(a);
+              if (!std::isnan(a))
+                amax = std::max(amax, a);
+            }
+            int byte;
+            if (pol == FUSION_RT_NAN_PROPAGATE && (nan || inf)) {
+              byte = 255;
+            } else if (inf) {
+              byte = 254;
+            } else if (rounding == FUSION_RT_SCALE_RCEIL) {
+              // ceil(log2(fp32(amax * fp32(1/max)))) + 127, clamped at 0.
+              float d = amax * float(1.0 / maxv);
+              if (d == 0.f) {
+                byte = 0;
+              } else {
+                int e;
+                float fr = std::frexp(d, &e); // d = fr * 2^e, fr in [0.5, 1)
+                byte = (fr == 0.5f ? e - 1 : e) + 127;
+                byte = std::max(byte, 0);
+              }
+            } else {
+              int e = amax == 0.f ? -127 : std::ilogb(amax);
+              byte = std::max(e + 127 - p, 0);
+              if (amax != 0.f && !std::isnormal(amax))
+                byte = 0;
+            }
+            ASSERT_EQ(q.row_scales[size_t(i * nb + b)], byte) << i << "," << b;
+            const double scale = byte == 255 ? NAN : std::ldexp(1.0, byte - 127);
+            for (int64_t j = b * 32; j < std::min(n, b * 32 + 32); ++j) {
+              const float e = float(x.at(i, j) / scale); // exact power of two
+              const uint8_t want = f == 0   ? fusion_rt::f32_to_e4m3(e)
+                                   : f == 1 ? fusion_rt::f32_to_e5m2(e)
+                                            : fusion_rt::f32_to_e2m1(e);
+              ASSERT_EQ(q.row_code(i, j), want) << i << "," << j;
+            }
+          }
+      }
+}
+
+// NVFP4: the global scale chain of kernels.md §1.7, recomputed step by step.
+TEST(Formats, Nvfp4GlobalScaleChain) {
+  const int64_t m = 20, n = 50;
+  HostMatrix x = make_matrix(random_values(m * n, 8, false), m, n, FUSION_RT_BF16);
+  x.set(3, 4, 0.f);
+  for (int64_t j = 16; j < 32; ++j)
+    x.set(5, j, 0.f); // an all-zero block: scale 0, data 0
+  fusion_rt_quant_scheme s = scheme_of(FUSION_RT_FORMAT_NVFP4, FUSION_RT_ROWWISE);
+  QuantBuffers q = quantize(s, x);
+  float amax = 0;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      amax = std::max(amax, std::fabs(x.at(i, j)));
+  EXPECT_EQ(q.amax, amax);
+  const float s_enc = std::min(2688.0f / amax, FLT_MAX);
+  const float s_dec = float(1.0 / double(s_enc));
+  EXPECT_EQ(q.scale_inv, s_dec);
+  const float factor = s_enc * (1.0f / 6.0f);
+  const int64_t nb = (n + 15) / 16;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t b = 0; b < nb; ++b) {
+      float ba = 0;
+      for (int64_t j = b * 16; j < std::min(n, b * 16 + 16); ++j)
+        ba = std::max(ba, std::fabs(x.at(i, j)));
+      const uint8_t sb = fusion_rt::f32_to_e4m3(ba * factor);
+      ASSERT_EQ(q.row_scales[size_t(i * nb + b)], sb);
+      const float enc = std::min(1.0f / (fusion_rt::e4m3_to_f32(sb) * s_dec), FLT_MAX);
+      for (int64_t j = b * 16; j < std::min(n, b * 16 + 16); ++j)
+        ASSERT_EQ(q.row_code(i, j), fusion_rt::f32_to_e2m1(x.at(i, j) * enc));
+    }
+  EXPECT_EQ(q.row_scales[size_t(5 * nb + 1)], 0);
+  EXPECT_EQ(q.row_code(5, 20), 0);
+  // The helpers agree with the chain's edge rules.
+  EXPECT_EQ(fusion_rt::nvfp4_global_encode_scale(0.f), 1.f);
+  EXPECT_EQ(fusion_rt::nvfp4_global_encode_scale(INFINITY), 1.f);
+  EXPECT_EQ(fusion_rt::nvfp4_global_encode_scale(1e-40f), FLT_MAX);
+  EXPECT_EQ(fusion_rt::nvfp4_encode_factor(0, 1.f), FLT_MAX);
+}
+
+// NVFP4 16x16 blocks: one scale per block, shared by the rowwise copy and the
+// transposed colwise copy, whose data is then the exact transpose.
+TEST(Formats, Nvfp4TwoDimensionalScalesShared) {
+  const int64_t m = 40, n = 35;
+  HostMatrix x = make_matrix(random_values(m * n, 9), m, n, FUSION_RT_F32);
+  fusion_rt_quant_scheme s =
+      scheme_of(FUSION_RT_FORMAT_NVFP4, FUSION_RT_BOTH, FUSION_RT_COLWISE_TRANSPOSED);
+  s.nvfp4_block = FUSION_RT_NVFP4_2D;
+  QuantBuffers q = quantize(s, x);
+  const int64_t nbc = (n + 15) / 16, nbr = (m + 15) / 16;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      ASSERT_EQ(q.row_scales[size_t(i * nbc + j / 16)],
+                q.col_scales[size_t(j * nbr + i / 16)]);
+      ASSERT_EQ(q.row_scales[size_t(i * nbc + j / 16)],
+                q.row_scales[size_t((i / 16 * 16) * nbc + j / 16)]);
+      ASSERT_EQ(q.row_code(i, j), q.col_code(j, i));
+    }
+  // The 2D block scale covers all 16x16 elements: the block containing the
+  // largest |x| of a 16-row group has the largest scale of that group.
+  fusion_rt_quant_scheme s1 = s;
+  s1.nvfp4_block = FUSION_RT_NVFP4_1D;
+  QuantBuffers q1 = quantize(s1, x);
+  bool differs = false;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t b = 0; b < nbc; ++b) {
+      uint8_t s2 = q.row_scales[size_t(i * nbc + b)];
+      uint8_t s1b = q1.row_scales[size_t(i * nbc + b)];
+      ASSERT_GE(fusion_rt::e4m3_to_f32(s2), fusion_rt::e4m3_to_f32(s1b));
+      differs |= s2 != s1b;
+    }
+  EXPECT_TRUE(differs);
+}
+
+TEST(Formats, Fp8PerTensorCurrentScaling) {
+  const int64_t m = 10, n = 20;
+  std::vector<float> v = random_values(m * n, 12, false);
+  v[7] = std::numeric_limits<float>::quiet_NaN(); // ignored by the amax
+  HostMatrix x = make_matrix(v, m, n, FUSION_RT_F32);
+  fusion_rt_quant_scheme s =
+      scheme_of(FUSION_RT_FORMAT_FP8_E4M3, FUSION_RT_BOTH, FUSION_RT_COLWISE_TRANSPOSED);
+  QuantBuffers q = quantize(s, x, nullptr, true);
+  float amax = 0;
+  for (float e : v)
+    if (!std::isnan(e))
+      amax = std::max(amax, std::fabs(e));
+  EXPECT_EQ(q.amax, amax);
+  const float scale = 448.0f / amax;
+  EXPECT_EQ(q.scale_inv, 1.0f / scale);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      ASSERT_EQ(q.row_code(i, j), fusion_rt::f32_to_e4m3(x.at(i, j) * scale));
+      ASSERT_EQ(q.col_code(j, i), q.row_code(i, j));
+    }
+  EXPECT_EQ(q.row_code(0, 7), 0x7f);
+  // Edge rules.
+  EXPECT_EQ(fusion_rt::fp8_scale_from_amax(0.f, 448.f, 0.f, false), 1.f);
+  EXPECT_EQ(fusion_rt::fp8_scale_from_amax(INFINITY, 448.f, 0.f, false), 1.f);
+  EXPECT_EQ(fusion_rt::fp8_scale_from_amax(NAN, 448.f, 0.f, false), 1.f);
+  EXPECT_EQ(fusion_rt::fp8_scale_from_amax(1e-40f, 448.f, 0.f, false), FLT_MAX);
+  EXPECT_EQ(fusion_rt::fp8_scale_from_amax(1e-40f, 448.f, 1.f, false), 448.f);
+  EXPECT_EQ(fusion_rt::fp8_scale_from_amax(3.f, 448.f, 0.f, true), 128.f);
+  // Through the API: epsilon and power-of-two scales.
+  s.amax_epsilon = 1e6f;
+  s.force_pow2_scale = 1;
+  QuantBuffers qe = quantize(s, x);
+  EXPECT_EQ(qe.scale_inv, 1.0f / bits_f32(fusion_rt::f32_bits(448.f / 1e6f) & 0xff800000u));
+}
+
+TEST(Formats, Fp8PerTensorDelayedScaling) {
+  const int64_t m = 8, n = 40;
+  HostMatrix x = make_matrix(random_values(m * n, 13, false), m, n, FUSION_RT_BF16);
+  fusion_rt_quant_scheme s = scheme_of(FUSION_RT_FORMAT_FP8_E5M2, FUSION_RT_ROWWISE);
+  s.tensor_scaling = FUSION_RT_TENSOR_SCALING_DELAYED;
+  QuantBuffers q;
+  q.alloc(s, m, n, false, true);
+  q.scale = 1000.f; // saturates the largest values
+  fusion_rt_tensor t = x.view();
+  ASSERT_EQ(fusion_rt_quantize(&t, &s, &q.out, nullptr, nullptr),
+            FUSION_RT_STATUS_SUCCESS);
+  EXPECT_EQ(q.scale_inv, 1.0f / 1000.f);
+  float amax = 0;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      amax = std::max(amax, std::fabs(x.at(i, j)));
+      ASSERT_EQ(q.row_code(i, j), fusion_rt::f32_to_e5m2(x.at(i, j) * 1000.f));
+    }
+  EXPECT_EQ(q.amax, amax);
+}
+
+// Stochastic rounding: reproducible for a (seed, offset), different for
+// another seed, only ever the two neighbours, and unbiased on average.
+TEST(Formats, StochasticRounding) {
+  const int64_t m = 64, n = 256;
+  // 0.3 of the way from 2 to 3 at scale 1 (block amax 6 fixes scale 2^0).
+  std::vector<float> v(size_t(m * n), 2.3f);
+  for (int64_t i = 0; i < m; ++i)
+    v[size_t(i * n)] = 6.f;
+  HostMatrix x = make_matrix(v, m, n, FUSION_RT_F32);
+  fusion_rt_quant_scheme s = scheme_of(FUSION_RT_FORMAT_MXFP4, FUSION_RT_BOTH,
+                                       FUSION_RT_COLWISE_TRANSPOSED);
+  s.elem_rounding = FUSION_RT_ROUND_STOCHASTIC;
+  s.seed = 1234;
+  s.offset = 5;
+  QuantBuffers a = quantize(s, x), b = quantize(s, x);
+  EXPECT_EQ(diff(a, b), "");
+  fusion_rt_quant_scheme s2 = s;
+  s2.seed = 1235;
+  QuantBuffers c = quantize(s2, x);
+  EXPECT_NE(a.row_data, c.row_data);
+  int64_t ups = 0, total = 0;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 1; j < 32; ++j) {
+      uint8_t code = a.row_code(i, j);
+      ASSERT_TRUE(code == 0x4 || code == 0x5) << int(code); // 2 or 3
+      ups += code == 0x5;
+      ++total;
+    }
+  const double p = double(ups) / double(total);
+  EXPECT_NEAR(p, 0.3, 0.05);
+  // The colwise copy draws its own bits.
+  int64_t same = 0;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 1; j < 32; ++j)
+      same += a.row_code(i, j) == a.col_code(j, i);
+  EXPECT_LT(same, total);
+}
+
+TEST(Formats, ThreadCountDoesNotChangeResults) {
+  const int64_t m = 300, n = 200;
+  HostMatrix x = make_matrix(random_values(m * n, 14), m, n, FUSION_RT_BF16);
+  for (int32_t f : {FUSION_RT_FORMAT_MXFP8_E4M3, FUSION_RT_FORMAT_NVFP4,
+                    FUSION_RT_FORMAT_FP8_E4M3}) {
+    fusion_rt_quant_scheme s = scheme_of(f, FUSION_RT_BOTH, FUSION_RT_COLWISE_TRANSPOSED,
+                                         FUSION_RT_SCALES_SWIZZLED);
+    fusion_rt_options o1{FUSION_RT_BACKEND_CPU, 1}, o3{FUSION_RT_BACKEND_AUTO, 3};
+    QuantBuffers a = quantize(s, x, &o1, true), b = quantize(s, x, &o3, true);
+    EXPECT_EQ(diff(a, b), "") << describe(s);
+  }
+}
+
+// Input dtype, strides and rank: a bf16 tensor and its f32 widening give the
+// same result; a strided view (pitch > cols) and a rank-3 view too.
+TEST(Formats, InputDtypesStridesAndRanks) {
+  const int64_t m = 48, n = 64;
+  std::vector<float> v = random_values(m * n, 15);
+  for (float &e : v)
+    e = fusion_rt::bf16_to_f32(fusion_rt::f32_to_bf16(e));
+  HostMatrix xb = make_matrix(v, m, n, FUSION_RT_BF16);
+  HostMatrix xf = make_matrix(v, m, n, FUSION_RT_F32);
+  HostMatrix xp = make_matrix(v, m, n, FUSION_RT_BF16, n + 8);
+  fusion_rt_quant_scheme s = scheme_of(FUSION_RT_FORMAT_MXFP8_E4M3, FUSION_RT_BOTH);
+  QuantBuffers a = quantize(s, xb), b = quantize(s, xf), c = quantize(s, xp);
+  EXPECT_EQ(diff(a, b), "");
+  EXPECT_EQ(diff(a, c), "");
+  QuantBuffers d;
+  d.alloc(s, m, n);
+  fusion_rt_tensor t3{};
+  t3.data = xb.bytes.data();
+  t3.dtype = FUSION_RT_BF16;
+  t3.rank = 3;
+  t3.sizes[0] = 4;
+  t3.sizes[1] = m / 4;
+  t3.sizes[2] = n;
+  t3.strides[0] = (m / 4) * n;
+  t3.strides[1] = n;
+  t3.strides[2] = 1;
+  ASSERT_EQ(fusion_rt_quantize(&t3, &s, &d.out, nullptr, nullptr),
+            FUSION_RT_STATUS_SUCCESS);
+  EXPECT_EQ(diff(a, d), "");
+  // f16 input of the same values (all exactly representable here? no: only
+  // compare against its own f32 widening).
+  HostMatrix xh = make_matrix(v, m, n, FUSION_RT_F16);
+  std::vector<float> vh(size_t(m * n));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      vh[size_t(i * n + j)] = xh.at(i, j);
+  HostMatrix xhf = make_matrix(vh, m, n, FUSION_RT_F32);
+  EXPECT_EQ(diff(quantize(s, xh), quantize(s, xhf)), "");
+}
+
+TEST(Formats, EmptyTensor) {
+  fusion_rt_quant_scheme s = scheme_of(FUSION_RT_FORMAT_FP8_E4M3, FUSION_RT_ROWWISE);
+  QuantBuffers q;
+  q.alloc(s, 0, 16, false, true);
+  float dummy = 0;
+  fusion_rt_tensor t = view2d(&dummy, FUSION_RT_F32, 0, 16);
+  ASSERT_EQ(fusion_rt_quantize(&t, &s, &q.out, nullptr, nullptr),
+            FUSION_RT_STATUS_SUCCESS)
+      << fusion_rt_last_error_message();
+  EXPECT_EQ(q.amax, 0.f);
+  EXPECT_EQ(q.scale_inv, 1.f);
+}

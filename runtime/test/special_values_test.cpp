@@ -1,0 +1,266 @@
+//===- special_values_test.cpp - the special-value contract ---------------===//
+//
+// research/kernels.md §1.4: one 32-element e4m3 block per case, for RCEIL and
+// FLOOR and for both NaN policies (propagate = torchao, ignore = TE), plus the
+// two "premature bf16" vectors of torchao's test contract and its 480 / 464
+// examples. Expected bytes are written out literally.
+//
+//===----------------------------------------------------------------------===//
+#include "test_util.h"
+
+#include "common/convert.h"
+
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <cmath>
+#include <limits>
+
+using namespace fusion_rt_test;
+
+namespace {
+
+struct BlockResult {
+  uint8_t scale;
+  uint8_t data[32];
+};
+
+/// Quantizes one 32-element f32 block as MXFP8 e4m3 rowwise.
+BlockResult quantize_block(const float (&x)[32], int32_t rounding, int32_t nan,
+                           int32_t format = FUSION_RT_FORMAT_MXFP8_E4M3) {
+  fusion_rt_quant_scheme s = scheme_of(format, FUSION_RT_ROWWISE);
+  s.scale_rounding = rounding;
+  s.nan_policy = nan;
+  QuantBuffers q;
+  q.alloc(s, 1, 32);
+  float in[32];
+  std::copy(std::begin(x), std::end(x), in);
+  fusion_rt_tensor t = view2d(in, FUSION_RT_F32, 1, 32);
+  fusion_rt_status st = fusion_rt_quantize(&t, &s, &q.out, nullptr, nullptr);
+  EXPECT_EQ(st, FUSION_RT_STATUS_SUCCESS) << fusion_rt_last_error_message();
+  BlockResult r;
+  r.scale = q.row_scales[0];
+  for (int i = 0; i < 32; ++i)
+    r.data[i] = q.row_code(0, i);
+  return r;
+}
+
+void fill(float (&x)[32], float v) {
+  for (float &e : x)
+    e = v;
+}
+
+const float kNaN = std::numeric_limits<float>::quiet_NaN();
+const float kInf = std::numeric_limits<float>::infinity();
+
+constexpr int32_t kModes[] = {FUSION_RT_SCALE_RCEIL, FUSION_RT_SCALE_FLOOR};
+constexpr int32_t kPolicies[] = {FUSION_RT_NAN_PROPAGATE, FUSION_RT_NAN_IGNORE};
+
+} // namespace
+
+TEST(SpecialValues, AllZero) {
+  float x[32];
+  fill(x, 0.f);
+  for (int32_t m : kModes)
+    for (int32_t p : kPolicies) {
+      BlockResult r = quantize_block(x, m, p);
+      EXPECT_EQ(r.scale, 0);
+      for (uint8_t d : r.data)
+        EXPECT_EQ(d, 0x00);
+    }
+}
+
+TEST(SpecialValues, AllSmallestNormal) {
+  float x[32];
+  fill(x, std::ldexp(1.f, -126));
+  for (int32_t m : kModes)
+    for (int32_t p : kPolicies) {
+      BlockResult r = quantize_block(x, m, p);
+      EXPECT_EQ(r.scale, 0);
+      for (uint8_t d : r.data)
+        EXPECT_EQ(d, 0x40); // 2.0
+    }
+}
+
+TEST(SpecialValues, OneAndInf) {
+  float x[32];
+  fill(x, 1.f);
+  x[5] = kInf;
+  for (int32_t m : kModes) {
+    BlockResult prop = quantize_block(x, m, FUSION_RT_NAN_PROPAGATE);
+    EXPECT_EQ(prop.scale, 255);
+    for (uint8_t d : prop.data)
+      EXPECT_EQ(d, 0x7f);
+    BlockResult ign = quantize_block(x, m, FUSION_RT_NAN_IGNORE);
+    EXPECT_EQ(ign.scale, 254); // saturated (TE)
+    EXPECT_EQ(ign.data[5], 0x7e); // Inf * 2^-127 = Inf -> satfinite 448
+    EXPECT_EQ(ign.data[0], 0x00); // 1.0 * 2^-127 -> 0
+  }
+}
+
+TEST(SpecialValues, OneAndNaN) {
+  float x[32];
+  fill(x, 1.f);
+  x[7] = kNaN;
+  for (int32_t m : kModes) {
+    BlockResult prop = quantize_block(x, m, FUSION_RT_NAN_PROPAGATE);
+    EXPECT_EQ(prop.scale, 255);
+    for (uint8_t d : prop.data)
+      EXPECT_EQ(d, 0x7f);
+    BlockResult ign = quantize_block(x, m, FUSION_RT_NAN_IGNORE);
+    EXPECT_EQ(ign.scale, 119);
+    EXPECT_EQ(ign.data[0], 0x78); // 256
+    EXPECT_EQ(ign.data[7], 0x7f);
+  }
+}
+
+TEST(SpecialValues, NegativeNaNEncodesAs7F) {
+  float x[32];
+  fill(x, 1.f);
+  x[3] = -kNaN;
+  BlockResult ign = quantize_block(x, FUSION_RT_SCALE_RCEIL, FUSION_RT_NAN_IGNORE);
+  EXPECT_EQ(ign.data[3], 0x7f); // not 0xFF
+  ign = quantize_block(x, FUSION_RT_SCALE_RCEIL, FUSION_RT_NAN_IGNORE,
+                       FUSION_RT_FORMAT_MXFP8_E5M2);
+  EXPECT_EQ(ign.data[3], 0x7f); // e5m2 too
+}
+
+TEST(SpecialValues, AllNaN) {
+  float x[32];
+  fill(x, kNaN);
+  for (int32_t m : kModes) {
+    BlockResult prop = quantize_block(x, m, FUSION_RT_NAN_PROPAGATE);
+    EXPECT_EQ(prop.scale, 255);
+    BlockResult ign = quantize_block(x, m, FUSION_RT_NAN_IGNORE);
+    EXPECT_EQ(ign.scale, 0); // amax of no element is 0
+    for (int i = 0; i < 32; ++i) {
+      EXPECT_EQ(prop.data[i], 0x7f);
+      EXPECT_EQ(ign.data[i], 0x7f);
+    }
+  }
+}
+
+TEST(SpecialValues, All448) {
+  float x[32];
+  fill(x, 448.f);
+  for (int32_t m : kModes)
+    for (int32_t p : kPolicies) {
+      BlockResult r = quantize_block(x, m, p);
+      EXPECT_EQ(r.scale, 127);
+      EXPECT_EQ(r.data[0], 0x7e);
+    }
+}
+
+TEST(SpecialValues, All464) {
+  float x[32];
+  fill(x, 464.f);
+  for (int32_t p : kPolicies) {
+    BlockResult rc = quantize_block(x, FUSION_RT_SCALE_RCEIL, p);
+    EXPECT_EQ(rc.scale, 128);
+    EXPECT_EQ(rc.data[0], 0x76); // 232 ties to even -> 224
+    BlockResult fl = quantize_block(x, FUSION_RT_SCALE_FLOOR, p);
+    EXPECT_EQ(fl.scale, 127);
+    EXPECT_EQ(fl.data[0], 0x7e); // 464 saturates to 448
+  }
+}
+
+TEST(SpecialValues, All480TorchaoExample) {
+  float x[32];
+  fill(x, 480.f);
+  BlockResult rc = quantize_block(x, FUSION_RT_SCALE_RCEIL, FUSION_RT_NAN_PROPAGATE);
+  EXPECT_EQ(rc.scale, 128);
+  EXPECT_EQ(rc.data[0], 0x77); // 240
+  BlockResult fl = quantize_block(x, FUSION_RT_SCALE_FLOOR, FUSION_RT_NAN_PROPAGATE);
+  EXPECT_EQ(fl.scale, 127);
+  EXPECT_EQ(fl.data[0], 0x7e); // 448
+}
+
+TEST(SpecialValues, Fp32Max) {
+  float x[32];
+  fill(x, FLT_MAX);
+  for (int32_t p : kPolicies) {
+    BlockResult rc = quantize_block(x, FUSION_RT_SCALE_RCEIL, p);
+    EXPECT_EQ(rc.scale, 247);
+    EXPECT_EQ(rc.data[0], 0x78);
+    BlockResult fl = quantize_block(x, FUSION_RT_SCALE_FLOOR, p);
+    EXPECT_EQ(fl.scale, 246);
+    EXPECT_EQ(fl.data[0], 0x7e);
+  }
+}
+
+TEST(SpecialValues, NegativeTinyKeepsSign) {
+  float x[32];
+  fill(x, 1.f);
+  x[9] = -fusion_rt::bf16_to_f32(0x0001); // -(bf16 min subnormal)
+  for (int32_t m : kModes)
+    for (int32_t p : kPolicies) {
+      BlockResult r = quantize_block(x, m, p);
+      EXPECT_EQ(r.scale, 119);
+      EXPECT_EQ(r.data[0], 0x78);
+      EXPECT_EQ(r.data[9], 0x80);
+    }
+}
+
+TEST(SpecialValues, NegativeZeroKept) {
+  float x[32];
+  fill(x, 1.f);
+  x[0] = -0.f;
+  for (int32_t m : kModes)
+    for (int32_t p : kPolicies) {
+      BlockResult r = quantize_block(x, m, p);
+      EXPECT_EQ(r.data[0], 0x80);
+      EXPECT_EQ(r.data[1], 0x78);
+    }
+}
+
+// torchao rceil_premature_bf16_lowers_scale: amax 0x40600001 (just above 3.5
+// = 448 * 2^-7): RCEIL must round up to 2^-6 (byte 121), where rounding amax
+// to bf16 first (3.5) would give 120.
+TEST(SpecialValues, PrematureBf16RceilVector) {
+  float x[32];
+  fill(x, 0.f);
+  x[0] = fusion_rt::bits_f32(0x40600001u);
+  for (int32_t p : kPolicies) {
+    BlockResult r = quantize_block(x, FUSION_RT_SCALE_RCEIL, p);
+    EXPECT_EQ(r.scale, 121);
+    EXPECT_EQ(r.data[0], 0x76); // 3.5000002 * 64 = 224.00001 -> 224
+  }
+}
+
+// torchao floor_premature_bf16_raises_scale: amax 0x43FFFFFF (just below
+// 512): FLOOR gives E = 135 -> 127, where bf16 rounding (512) would give 128.
+TEST(SpecialValues, PrematureBf16FloorVector) {
+  float x[32];
+  fill(x, 0.f);
+  x[0] = fusion_rt::bits_f32(0x43ffffffu);
+  for (int32_t p : kPolicies) {
+    BlockResult r = quantize_block(x, FUSION_RT_SCALE_FLOOR, p);
+    EXPECT_EQ(r.scale, 127);
+    EXPECT_EQ(r.data[0], 0x7e); // 511.99997 saturates to 448
+  }
+}
+
+// The subnormal-edge exception of kernels.md §1.2 errata: amax 0x04600001
+// gives amax * fp32(1/448) = 2^-127 exactly, so RCEIL byte 0.
+TEST(SpecialValues, SubnormalEdgeOfRceil) {
+  float x[32];
+  fill(x, 0.f);
+  x[0] = fusion_rt::bits_f32(0x04600001u);
+  BlockResult r = quantize_block(x, FUSION_RT_SCALE_RCEIL, FUSION_RT_NAN_PROPAGATE);
+  EXPECT_EQ(r.scale, 0);
+}
+
+// A partial block takes the amax of its valid elements only.
+TEST(SpecialValues, PartialBlockUsesValidElements) {
+  fusion_rt_quant_scheme s = scheme_of(FUSION_RT_FORMAT_MXFP8_E4M3, FUSION_RT_ROWWISE);
+  QuantBuffers q;
+  q.alloc(s, 1, 40);
+  std::vector<float> in(40, 1.f);
+  in[35] = 2.f; // the second block has 8 elements, amax 2
+  fusion_rt_tensor t = view2d(in.data(), FUSION_RT_F32, 1, 40);
+  ASSERT_EQ(fusion_rt_quantize(&t, &s, &q.out, nullptr, nullptr),
+            FUSION_RT_STATUS_SUCCESS);
+  EXPECT_EQ(q.row_scales[0], 119); // 1.0 -> 2^-8
+  EXPECT_EQ(q.row_scales[1], 120); // 2.0 -> 2^-7
+  EXPECT_EQ(q.row_code(0, 35), 0x78);
+}
