@@ -20,6 +20,18 @@ config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 config.substitutions.append(("%fusion_libs", config.fusion_lib_dir))
 config.substitutions.append(("%fusion_src", config.fusion_src_root))
 
+# Shared libraries for mlir-runner: the MLIR runner utils and the runtime's
+# C-interface wrappers (which pull in libfusion_rt).
+config.substitutions.append(
+    ("%mlir_runner_utils",
+     os.path.join(config.mlir_lib_dir, "libmlir_runner_utils" + config.llvm_shlib_ext)))
+config.substitutions.append(
+    ("%mlir_c_runner_utils",
+     os.path.join(config.mlir_lib_dir, "libmlir_c_runner_utils" + config.llvm_shlib_ext)))
+config.substitutions.append(
+    ("%fusion_rt_mlir",
+     os.path.join(config.fusion_lib_dir, "libfusion_rt_mlir" + config.llvm_shlib_ext)))
+
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 

@@ -4,6 +4,7 @@
 // upstream dialects, passes and extensions that its inputs and pipelines use.
 //
 //===----------------------------------------------------------------------===//
+#include "fusion/Conversion/FusionToRuntime/FusionToRuntime.h"
 #include "fusion/Dialect/Fusion/IR/FusionDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -17,6 +18,7 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   registry.insert<mlir::fusion::FusionDialect>();
+  mlir::fusion::registerBufferizableOpInterfaceExternalModels(registry);
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "fusion-opt: activation/quantize and paired-projection "
                   "fusion driver\n",

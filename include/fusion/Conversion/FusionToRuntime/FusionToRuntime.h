@@ -1,0 +1,26 @@
+//===- FusionToRuntime.h - fusion ops to runtime calls ----------*- C++ -*-===//
+//
+// fusion ops take part in one-shot bufferization: each op bufferizes to new
+// result buffers and one call into the runtime's C interface
+// (lib/ExecutionEngine/FusionRuntimeWrappers.cpp), whose status the IR
+// asserts.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSION_CONVERSION_FUSIONTORUNTIME_FUSIONTORUNTIME_H
+#define FUSION_CONVERSION_FUSIONTORUNTIME_FUSIONTORUNTIME_H
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::fusion {
+
+/// Registers the BufferizableOpInterface models of every fusion op.
+void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry);
+
+/// The runtime entry point (without the `_mlir_ciface_` prefix) a fusion op
+/// lowers to, e.g. "fusion_rt_mlir_quantize".
+StringRef getRuntimeEntryPoint(Operation *op);
+
+} // namespace mlir::fusion
+
+#endif // FUSION_CONVERSION_FUSIONTORUNTIME_FUSIONTORUNTIME_H
