@@ -102,6 +102,8 @@ FUSION_RT_HDI uint8_t f32_to_e4m3(float x) {
     return 0x7f;
   if (a >= 0x43e00000u) // |x| >= 448 (Inf included): satfinite
     return uint8_t(sign | 0x7eu);
+  if (a >= 0x3c800000u) // normal result: RNE on the 20 dropped bits
+    return uint8_t(sign | (((a + 0x7ffffu + ((a >> 20) & 1u)) >> 20) - (120u << 3)));
   uint32_t code = round_magnitude(a, 3, -6);
   if (code > 0x7eu) // (448, 464] rounds to 448 anyway; above would be NaN code
     code = 0x7eu;
@@ -125,8 +127,10 @@ FUSION_RT_HDI uint8_t f32_to_e5m2(float x) {
   uint32_t a = u & 0x7fffffffu;
   if (a > 0x7f800000u)
     return 0x7f;
-  if (a == 0x7f800000u)
+  if (a >= 0x47600000u) // |x| >= 57344 (Inf included): satfinite
     return uint8_t(sign | 0x7bu);
+  if (a >= 0x38800000u) // normal result: RNE on the 21 dropped bits
+    return uint8_t(sign | (((a + 0xfffffu + ((a >> 21) & 1u)) >> 21) - (112u << 2)));
   uint32_t code = round_magnitude(a, 2, -14);
   if (code > 0x7bu) // >= 61440 saturates to 57344
     code = 0x7bu;

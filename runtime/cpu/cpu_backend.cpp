@@ -20,6 +20,7 @@
 #include "common/scale.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <new>
 #include <thread>
@@ -131,60 +132,62 @@ struct Scratch {
   std::vector<float> mul2d;      ///< their encode factors
 };
 
-/// Computes rows [r0, r0+h) of the value matrix into s.vals (row-major,
-/// ld = cols); with `want_pre`, the fp32 values before intermediate rounding
-/// into s.pre.
-void compute_band(const Request &q, int64_t r0, int64_t h, Scratch &s,
-                  bool want_pre) {
+/// Computes row r of the value matrix into v[0, cols); with `pre`, the fp32
+/// values before intermediate rounding into pre[0, cols).
+void compute_row(const Request &q, int64_t r, float *v, float *pre, Scratch &s) {
   const int64_t n = q.cols;
-  for (int64_t i = 0; i < h; ++i) {
-    float *v = s.vals.data() + i * n;
-    float *pre = want_pre ? s.pre.data() + i * n : nullptr;
-    const int64_t r = r0 + i;
-    if (q.op == Op::Quantize) {
-      load_row(q.x, r, n, v);
-      if (pre)
-        std::memcpy(pre, v, size_t(n) * sizeof(float));
-      continue;
-    }
-    if (!q.gated) {
-      load_row(q.x, r, n, s.a.data());
-      if (q.backward)
-        load_row(q.grad, r, n, s.g.data());
-      for (int64_t j = 0; j < n; ++j) {
-        float e = q.backward
-                      ? act_backward(q.act_kind, s.a[j], s.g[j], q.params)
-                      : act_forward(q.act_kind, s.a[j], q.params);
-        if (pre)
-          pre[j] = e;
-        v[j] = round_to_intermediate(e, q.inter);
-      }
-      continue;
-    }
-    const int64_t k = q.x.cols;
-    load_row(q.x, r, k, s.a.data());
-    load_row(q.up, r, k, s.b.data());
-    if (!q.backward) {
-      for (int64_t j = 0; j < k; ++j) {
-        float e = gated_forward(q.act_kind, s.a[j], s.b[j], q.params);
-        if (pre)
-          pre[j] = e;
-        v[j] = round_to_intermediate(e, q.inter);
-      }
-      continue;
-    }
-    load_row(q.grad, r, k, s.g.data());
-    for (int64_t j = 0; j < k; ++j) {
-      float da, dg;
-      gated_backward(q.act_kind, s.a[j], s.b[j], s.g[j], q.params, da, dg);
-      if (pre) {
-        pre[j] = da;
-        pre[k + j] = dg;
-      }
-      v[j] = round_to_intermediate(da, q.inter);
-      v[k + j] = round_to_intermediate(dg, q.inter);
-    }
+  if (q.op == Op::Quantize) {
+    load_row(q.x, r, n, v);
+    if (pre)
+      std::memcpy(pre, v, size_t(n) * sizeof(float));
+    return;
   }
+  if (!q.gated) {
+    load_row(q.x, r, n, s.a.data());
+    if (q.backward)
+      load_row(q.grad, r, n, s.g.data());
+    for (int64_t j = 0; j < n; ++j) {
+      float e = q.backward ? act_backward(q.act_kind, s.a[j], s.g[j], q.params)
+                           : act_forward(q.act_kind, s.a[j], q.params);
+      if (pre)
+        pre[j] = e;
+      v[j] = round_to_intermediate(e, q.inter);
+    }
+    return;
+  }
+  const int64_t k = q.x.cols;
+  load_row(q.x, r, k, s.a.data());
+  load_row(q.up, r, k, s.b.data());
+  if (!q.backward) {
+    for (int64_t j = 0; j < k; ++j) {
+      float e = gated_forward(q.act_kind, s.a[j], s.b[j], q.params);
+      if (pre)
+        pre[j] = e;
+      v[j] = round_to_intermediate(e, q.inter);
+    }
+    return;
+  }
+  load_row(q.grad, r, k, s.g.data());
+  for (int64_t j = 0; j < k; ++j) {
+    float da, dg;
+    gated_backward(q.act_kind, s.a[j], s.b[j], s.g[j], q.params, da, dg);
+    if (pre) {
+      pre[j] = da;
+      pre[k + j] = dg;
+    }
+    v[j] = round_to_intermediate(da, q.inter);
+    v[k + j] = round_to_intermediate(dg, q.inter);
+  }
+}
+
+/// Computes band rows [i0, i1) (matrix rows r0 + i) into s.vals (row-major,
+/// ld = cols) and, with `want_pre`, their pre-rounding values into s.pre.
+void compute_band(const Request &q, int64_t r0, int64_t i0, int64_t i1,
+                  Scratch &s, bool want_pre) {
+  const int64_t n = q.cols;
+  for (int64_t i = i0; i < i1; ++i)
+    compute_row(q, r0 + i, s.vals.data() + i * n,
+                want_pre ? s.pre.data() + i * n : nullptr, s);
 }
 
 //===--- quantization context ----------------------------------------------===//
@@ -205,10 +208,8 @@ struct Amax {
   bool nan = false;
   inline void add(float x) {
     float a = f32_abs(x);
-    if (a > amax)
-      amax = a;
-    else if (a != a)
-      nan = true;
+    amax = a > amax ? a : amax; // NaN compares false: dropped
+    nan |= a != a;
   }
   /// Non-finite content that the PROPAGATE policy turns into a NaN block.
   bool nonfinite() const { return nan || f32_is_inf(amax); }
@@ -273,6 +274,45 @@ inline uint8_t encode(const Request &q, float x, float mul, uint32_t stream,
   return f32_to_e2m1(x * mul, sr, bits);
 }
 
+/// out[j] = f32_to_e4m3(x[j] * mul) for j < n, written so that the compiler
+/// vectorises it: the normal-range formula of convert.h with saturation and
+/// NaN as selects; results below the e4m3 normal range (rare, zeros
+/// included) are redone by the scalar conversion.
+void encode_e4m3_run(const float *x, int64_t n, float mul, char *out) {
+  int need_fix = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    const float v = x[j] * mul;
+    uint32_t u;
+    std::memcpy(&u, &v, 4);
+    const uint32_t a = u & 0x7fffffffu;
+    uint32_t c = ((a + 0x7ffffu + ((a >> 20) & 1u)) >> 20) - (120u << 3);
+    c = a >= 0x43e00000u ? 0x7eu : c;
+    c |= (u >> 24) & 0x80u;
+    c = a > 0x7f800000u ? 0x7fu : c;
+    need_fix |= a < 0x3c800000u ? 1 : 0;
+    out[j] = char(c);
+  }
+  if (need_fix)
+    for (int64_t j = 0; j < n; ++j)
+      if ((f32_bits(x[j] * mul) & 0x7fffffffu) < 0x3c800000u)
+        out[j] = char(f32_to_e4m3(x[j] * mul));
+}
+
+/// Amax over x[0, n), vectorisable: the NaN flag is an integer OR.
+Amax block_amax(const float *x, int64_t n) {
+  float m = 0.f;
+  int nan = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    const float a = std::fabs(x[j]);
+    m = a > m ? a : m;
+    nan |= a != a ? 1 : 0;
+  }
+  Amax r;
+  r.amax = m;
+  r.nan = nan != 0;
+  return r;
+}
+
 /// NVFP4 2D scales of the band: [ceil(h/16)][ceil(cols/16)].
 void nvfp4_2d_scales(const Request &q, const Globals &g, int64_t h,
                      const float *vals, uint8_t *s2d, float *mul2d) {
@@ -289,7 +329,59 @@ void nvfp4_2d_scales(const Request &q, const Globals &g, int64_t h,
     }
 }
 
-/// Quantizes band rows [r0, r0+h) held in `vals`.
+/// Rowwise block quantization of band rows [i0, i1) (MX, NVFP4); `vals`
+/// holds row i0 first. With 2D NVFP4 blocks the band's scales come from
+/// `s2d` / `mul2d`.
+void quantize_rows(const Request &q, const Globals &g, int64_t r0, int64_t i0,
+                   int64_t i1, const float *vals, const uint8_t *s2d,
+                   const float *mul2d) {
+  const int32_t f = q.scheme.format;
+  const int64_t n = q.cols, bs = block_of(f), nbc2d = ceil_div(n, 16);
+  const bool two_d = f == kNVFP4 && q.scheme.nvfp4_block == FUSION_RT_NVFP4_2D;
+  const int64_t seg = q.seg_cols, nseg = ceil_div(n, seg);
+  const int64_t blocks_per_seg = ceil_div(seg, bs);
+  const bool fast_byte = q.row_data.dtype != FUSION_RT_F4E2M1 &&
+                         q.row_data.cs == 1 && f == kMXFP8E4M3;
+  for (int64_t i = i0; i < i1; ++i) {
+    const int64_t r = r0 + i;
+    const float *row = vals + (i - i0) * n;
+    for (int64_t sg = 0; sg < nseg; ++sg) {
+      const int64_t c0 = sg * seg, c1 = std::min(n, c0 + seg);
+      for (int64_t b = 0; b < blocks_per_seg; ++b) {
+        const int64_t j0 = c0 + b * bs, j1 = std::min(c1, j0 + bs);
+        float mul;
+        uint8_t sb;
+        if (two_d) {
+          size_t idx = size_t((i / 16) * nbc2d + j0 / 16);
+          sb = s2d[idx];
+          mul = mul2d[idx];
+        } else {
+          sb = block_scale(q, g, block_amax(row + j0, j1 - j0), mul);
+        }
+        put_row_scale(q, r, sg * blocks_per_seg + b, sb);
+        if (fast_byte) {
+          encode_e4m3_run(row + j0, j1 - j0, mul,
+                          q.row_data.data + r * q.row_data.rs + j0);
+        } else {
+          for (int64_t j = j0; j < j1; ++j)
+            store_code(q.row_data, r, j,
+                       encode(q, row[j], mul, 0, uint64_t(r * n + j)));
+        }
+      }
+    }
+  }
+}
+
+/// True when rowwise blocks can be quantized row by row as they are
+/// produced (1D blocks of a block-scaled format).
+bool rowwise_per_row(const Request &q) {
+  const int32_t f = q.scheme.format;
+  return q.row_wise && !is_fp8_tensor(f) &&
+         !(f == kNVFP4 && q.scheme.nvfp4_block == FUSION_RT_NVFP4_2D);
+}
+
+/// Quantizes band rows [r0, r0+h) held in `vals`, except the rowwise blocks
+/// that rowwise_per_row() leaves to quantize_rows.
 void quantize_band(const Request &q, const Globals &g, int64_t r0, int64_t h,
                    const float *vals, Scratch &s) {
   const int32_t f = q.scheme.format;
@@ -316,45 +408,8 @@ void quantize_band(const Request &q, const Globals &g, int64_t r0, int64_t h,
   if (two_d)
     nvfp4_2d_scales(q, g, h, vals, s2d, mul2d);
   const int64_t nbc2d = ceil_div(n, 16);
-
-  if (q.row_wise) {
-    const int64_t seg = q.seg_cols, nseg = ceil_div(n, seg);
-    const int64_t blocks_per_seg = ceil_div(seg, bs);
-    const bool fast_byte = q.row_data.dtype != FUSION_RT_F4E2M1 &&
-                           q.row_data.cs == 1 && f == kMXFP8E4M3;
-    for (int64_t i = 0; i < h; ++i) {
-      const int64_t r = r0 + i;
-      const float *row = vals + i * n;
-      for (int64_t sg = 0; sg < nseg; ++sg) {
-        const int64_t c0 = sg * seg, c1 = std::min(n, c0 + seg);
-        for (int64_t b = 0; b < blocks_per_seg; ++b) {
-          const int64_t j0 = c0 + b * bs, j1 = std::min(c1, j0 + bs);
-          float mul;
-          uint8_t sb;
-          if (two_d) {
-            size_t idx = size_t((i / 16) * nbc2d + j0 / 16);
-            sb = s2d[idx];
-            mul = mul2d[idx];
-          } else {
-            Amax a;
-            for (int64_t j = j0; j < j1; ++j)
-              a.add(row[j]);
-            sb = block_scale(q, g, a, mul);
-          }
-          put_row_scale(q, r, sg * blocks_per_seg + b, sb);
-          if (fast_byte) {
-            char *out = q.row_data.data + r * q.row_data.rs;
-            for (int64_t j = j0; j < j1; ++j)
-              out[j] = char(f32_to_e4m3(row[j] * mul));
-          } else {
-            for (int64_t j = j0; j < j1; ++j)
-              store_code(q.row_data, r, j,
-                         encode(q, row[j], mul, 0, uint64_t(r * n + j)));
-          }
-        }
-      }
-    }
-  }
+  if (q.row_wise && !rowwise_per_row(q))
+    quantize_rows(q, g, r0, 0, h, vals, s2d, mul2d);
 
   if (q.col_wise) {
     for (int64_t j = 0; j < n; ++j)
@@ -421,11 +476,11 @@ template <typename Fn> void for_bands(int nthreads, int64_t nbands, Fn fn) {
 }
 
 void alloc_scratch(const Request &q, std::vector<Scratch> &scratch, int nthreads,
-                   bool want_pre) {
+                   bool want_pre, int64_t band_rows = kBand) {
   scratch.resize(size_t(nthreads));
   const size_t in_cols = size_t(q.gated ? q.x.cols : q.cols);
   for (auto &s : scratch) {
-    s.vals.resize(size_t(kBand * q.cols));
+    s.vals.resize(size_t(band_rows * q.cols));
     if (want_pre)
       s.pre.resize(size_t(kBand * q.cols));
     s.a.resize(in_cols);
@@ -465,8 +520,12 @@ void run_quantize(const Request &q) {
   const int64_t nbands = ceil_div(q.rows, kBand);
   const int nthreads = thread_count(q, nbands);
   const bool want_dbias = q.dbias != nullptr;
+  const bool per_row = rowwise_per_row(q);
+  // The 32-row band buffer is needed for colwise blocks, 2D blocks, FP8
+  // per-tensor data and dbias; rowwise 1D blocks alone go row by row.
+  const bool need_band = !per_row || q.col_wise || want_dbias;
   std::vector<Scratch> scratch;
-  alloc_scratch(q, scratch, nthreads, want_dbias);
+  alloc_scratch(q, scratch, nthreads, want_dbias, need_band ? kBand : 1);
   std::vector<float> partial(want_dbias ? size_t(nbands * q.cols) : 0);
 
   // Pass 1 (NVFP4, FP8 current scaling, requested amax): tensor amax of the
@@ -479,11 +538,11 @@ void run_quantize(const Request &q) {
     std::vector<float> amax_t(size_t(nthreads), 0.f);
     for_bands(nthreads, nbands, [&](int t, int64_t b0, int64_t b1) {
       Amax a;
-      for (int64_t b = b0; b < b1; ++b) {
-        int64_t r0 = b * kBand, h = std::min(kBand, q.rows - r0);
-        compute_band(q, r0, h, scratch[size_t(t)], false);
-        for (int64_t e = 0; e < h * q.cols; ++e)
-          a.add(scratch[size_t(t)].vals[size_t(e)]);
+      Scratch &s = scratch[size_t(t)];
+      for (int64_t r = b0 * kBand; r < std::min(q.rows, b1 * kBand); ++r) {
+        compute_row(q, r, s.vals.data(), nullptr, s);
+        for (int64_t j = 0; j < q.cols; ++j)
+          a.add(s.vals[size_t(j)]);
       }
       amax_t[size_t(t)] = a.amax;
     });
@@ -518,7 +577,20 @@ void run_quantize(const Request &q) {
     Scratch &s = scratch[size_t(t)];
     for (int64_t b = b0; b < b1; ++b) {
       int64_t r0 = b * kBand, h = std::min(kBand, q.rows - r0);
-      compute_band(q, r0, h, s, want_dbias);
+      if (!need_band) { // rowwise blocks only: one row at a time, in L1
+        for (int64_t i = 0; i < h; ++i) {
+          compute_row(q, r0 + i, s.vals.data(), nullptr, s);
+          quantize_rows(q, g, r0, i, i + 1, s.vals.data(), nullptr, nullptr);
+        }
+        continue;
+      }
+      // Rowwise blocks are quantized while the row is still in L1.
+      for (int64_t i = 0; i < h; ++i) {
+        compute_band(q, r0, i, i + 1, s, want_dbias);
+        if (per_row)
+          quantize_rows(q, g, r0, i, i + 1, s.vals.data() + i * q.cols, nullptr,
+                        nullptr);
+      }
       if (want_dbias)
         band_dbias(q, h, s, partial.data() + b * q.cols);
       quantize_band(q, g, r0, h, s.vals.data(), s);
@@ -548,7 +620,7 @@ void run_activation(const Request &q) {
     Scratch &s = scratch[size_t(t)];
     for (int64_t b = b0; b < b1; ++b) {
       int64_t r0 = b * kBand, h = std::min(kBand, q.rows - r0);
-      compute_band(q, r0, h, s, want_dbias);
+      compute_band(q, r0, 0, h, s, want_dbias);
       if (want_dbias)
         band_dbias(q, h, s, partial.data() + b * q.cols);
       for (int64_t i = 0; i < h; ++i)
