@@ -8,6 +8,9 @@
 //===----------------------------------------------------------------------===//
 #include "fusion_rt.h"
 #include "src/backend.h"
+#ifdef FUSION_RT_HAVE_CUDA
+#include "cuda/cuda_backend.h"
+#endif
 
 #include "common/layout.h"
 #include "common/scale.h"
@@ -500,11 +503,21 @@ fusion_rt_status dispatch(const Request &req, const fusion_rt_options *opt,
                           void *stream) {
   (void)stream;
 #ifdef FUSION_RT_HAVE_CUDA
-  // CUDA HOOK: device-pointer routing.
+  // CUDA HOOK: device-pointer routing. A request goes to CUDA when asked to,
+  // or (AUTO) when any of its pointers is device memory; the CPU backend
+  // never receives a device pointer.
   const int32_t backend = opt ? opt->backend : FUSION_RT_BACKEND_AUTO;
-  if (backend == FUSION_RT_BACKEND_CUDA ||
-      (backend == FUSION_RT_BACKEND_AUTO && cuda_is_device_pointer(req.x.data)))
-    return cuda_execute(req, stream);
+  const bool on_device = cuda_request_touches_device(req);
+  if (backend == FUSION_RT_BACKEND_CPU && on_device)
+    return fail(FUSION_RT_STATUS_BAD_VALUE,
+                "options->backend is FUSION_RT_BACKEND_CPU but a tensor is in "
+                "device memory");
+  if (backend == FUSION_RT_BACKEND_CUDA || on_device) {
+    fusion_rt_status st = cuda_execute(req, stream);
+    if (st != FUSION_RT_STATUS_SUCCESS)
+      return fail(st, "%s", cuda::error_detail());
+    return st;
+  }
 #else
   (void)opt;
 #endif
