@@ -7,7 +7,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "FUSION"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".test"]
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fusion_obj_root, "test")
@@ -16,9 +16,11 @@ config.test_exec_root = os.path.join(config.fusion_obj_root, "test")
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 config.substitutions.append(("%fusion_libs", config.fusion_lib_dir))
 config.substitutions.append(("%fusion_src", config.fusion_src_root))
+config.substitutions.append(("%fusion_obj_root", config.fusion_obj_root))
 
 # Shared libraries for mlir-runner: the MLIR runner utils and the runtime's
 # C-interface wrappers (which pull in libfusion_rt).
