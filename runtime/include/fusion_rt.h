@@ -219,8 +219,9 @@ typedef struct fusion_rt_activation {
  *  NVFP4 also writes amax (f32 [1], tensor amax) and scale_inv (f32 [1],
  *  the global decode scale S_dec = 1/S_enc, S_enc = min(2688/amax, FLT_MAX)).
  *  MX formats may request amax (f32 [1]) optionally.
- *  dbias           optional f32 [N]: column sums in f32 (row order) of the
- *                  fp32 values before rounding to the intermediate type.
+ *  dbias           optional f32 [N]: column sums in f32 of the fp32 values
+ *                  before rounding to the intermediate type, summed in row
+ *                  order within 32-row bands, then band by band.
  *  scale           input, FP8 delayed scaling only: f32 [1].
  *
  *  Gated forward quantizes [M, K]. Gated backward quantizes [M, 2K] =
