@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "fusion/Conversion/FusionToRuntime/FusionToRuntime.h"
 #include "fusion/Dialect/Fusion/IR/FusionDialect.h"
+#include "fusion/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -14,6 +15,8 @@
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+  mlir::fusion::registerFusionPasses();
+  mlir::fusion::registerFusionPipelines();
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);

@@ -1,0 +1,36 @@
+//===- Passes.h - fusion passes ---------------------------------*- C++ -*-===//
+//
+// Declarations of the fusion passes (generated from Passes.td) and of the
+// pass pipelines built from them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSION_TRANSFORMS_PASSES_H
+#define FUSION_TRANSFORMS_PASSES_H
+
+#include "fusion/Dialect/Fusion/IR/FusionDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace mlir::fusion {
+
+#define GEN_PASS_DECL
+#include "fusion/Transforms/Passes.h.inc"
+
+/// Adds, nested on func.func, the passes that normalise elementwise code and
+/// fuse activations with their quantizers: fusion-normalize-elementwise,
+/// canonicalize, cse, fusion-fuse-act-quantize.
+LogicalResult buildActQuantizePipeline(OpPassManager &pm);
+
+/// Registers the pipelines under their names (`fusion-act-quantize-pipeline`).
+void registerFusionPipelines();
+
+#define GEN_PASS_REGISTRATION
+#include "fusion/Transforms/Passes.h.inc"
+
+} // namespace mlir::fusion
+
+#endif // FUSION_TRANSFORMS_PASSES_H

@@ -1,0 +1,79 @@
+//===- Passes.td - fusion passes ---------------------------*- tablegen -*-===//
+//
+// The fusion passes. No `constructor`: -gen-pass-decls -name Fusion emits
+// create<Name>() (and create<Name>(<Name>Options) for passes with options)
+// and registerFusionPasses().
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSION_TRANSFORMS_PASSES_TD
+#define FUSION_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def NormalizeElementwise : Pass<"fusion-normalize-elementwise", "func::FuncOp"> {
+  let summary = "Bring elementwise tensor code into fused linalg.generic form";
+  let description = [{
+    Puts every elementwise computation into `linalg.generic` form and fuses
+    chains of them, so that an activation reaches
+    `fusion-fuse-act-quantize` as one expression tree in one body, however
+    the frontend wrote it:
+
+    * elementwise `arith` / `math` ops on ranked tensors become
+      `linalg.generic` (upstream `convert-elementwise-to-linalg` patterns);
+    * elementwise named linalg ops (`linalg.exp`, `linalg.mul`,
+      `linalg.elementwise`, `linalg.map`, ...) are generalized; contractions,
+      reductions and `linalg.fill` are left alone (unlike upstream
+      `linalg-generalize-named-ops`, which would also turn the projections
+      into generics);
+    * elementwise producers are fused into their consumer when that consumer
+      is their only user (upstream `linalg-fuse-elementwise-ops` patterns
+      with that control function), so an activation whose value is also
+      used elsewhere stays a separate op.
+
+    Run `canonicalize` and `cse` afterwards; the
+    `fusion-act-quantize-pipeline` pipeline does.
+  }];
+  let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect",
+                           "arith::ArithDialect"];
+}
+
+def FuseActQuantize : Pass<"fusion-fuse-act-quantize", "func::FuncOp"> {
+  let summary = "Fuse an activation and the fusion.quantize of its result";
+  let description = [{
+    For every `fusion.quantize` whose input is computed by an elementwise
+    `linalg.generic` that implements an activation (see
+    `lib/Analysis/ActivationMatcher.cpp` for the recognised forms), replaces
+    the activation and the quantizer with one `fusion.act_quantize` (relu,
+    gelu, gelu_tanh, silu, qgelu, srelu, identity, and their backward forms
+    grad * act'(x)) or `fusion.gated_act_quantize` (swiglu, geglu, reglu,
+    qgeglu, sreglu; gate and up as two tensors or as the halves of one
+    packed [M, 2K] tensor). A column-sum reduction of the quantized value
+    next to the quantizer is fused as the op's `dbias` result. The fused op
+    rounds the activation to the element type the graph stored it in (the
+    `via` type).
+
+    Admission rules, each reported in a structured remark
+    (category `fusion`, name `FuseActQuantize`; `passed`, or `missed` with
+    the rule as the reason):
+    "activation has another user", "unsupported activation" (and "geglu
+    with erf gelu is not supported by the runtime"), "unsupported input
+    element type", "unsupported shape", "unsupported quantization format
+    for fused activation". A declined candidate is left untouched.
+
+    Expects normalised input (`fusion-normalize-elementwise`, canonicalize,
+    cse); the `fusion-act-quantize-pipeline` pipeline runs them first.
+  }];
+  let dependentDialects = ["fusion::FusionDialect", "linalg::LinalgDialect",
+                           "tensor::TensorDialect", "arith::ArithDialect"];
+  let options = [
+    ListOption<"formats", "formats", "std::string",
+               "Quantization formats to fuse (default: every format the "
+               "runtime's fused entry points take)">
+  ];
+  let statistics = [
+    Statistic<"numFused", "num-fused", "Candidates fused">,
+    Statistic<"numDeclined", "num-declined", "Candidates declined">
+  ];
+}
+
+#endif // FUSION_TRANSFORMS_PASSES_TD

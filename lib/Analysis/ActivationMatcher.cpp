@@ -1,0 +1,1051 @@
+//===- ActivationMatcher.cpp - recognise activations in linalg bodies -----===//
+//
+// A linalg.generic body is expanded into a canonical polynomial whose
+// "atoms" are tensor leaves and exp / tanh / erf / sigmoid / step / other
+// functions of canonical polynomials. Two spellings of one activation give
+// the same polynomial up to constants, so the matcher compares the body with
+// the reference forms of runtime/common/activation.h instead of walking one
+// op chain (the brittleness that made IREE delete its SiLU matcher,
+// research/compiler.md §3.2). Rules that make the form canonical:
+//
+//  * a / c (constant c) is a * (1/c); a / m (m a monomial) uses negative
+//    exponents; other divisions become recip(b), and recip(k + c*exp(q)) is
+//    the sigmoid (1/k) * sigmoid(-(q + ln(c/k)));
+//  * exp(c + q) = e^c * exp(q); exp(q) * sigmoid(-q) = sigmoid(q);
+//  * comparisons become step functions: a > b is step(a - b), a >= b is
+//    1 - step(b - a); select(c, t, f) = f + (t - f) * c; max(a, b) =
+//    b + (a - b) * step(a - b) with the operands ordered canonically; the
+//    step argument is scaled so its leading coefficient is +-1, step^n = step;
+//  * extf / truncf are looked through (the rounding the graph applies to the
+//    activation result is kept separately, as the fused op's intermediate
+//    type).
+//
+// NaN-only differences are ignored (a select-based relu maps NaN to 0, the
+// runtime's relu propagates it; docs/passes.md).
+//
+//===----------------------------------------------------------------------===//
+#include "fusion/Analysis/ActivationMatcher.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <cmath>
+#include <cstdlib>
+
+using namespace mlir;
+using namespace mlir::fusion;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Canonical polynomials over atoms
+//===----------------------------------------------------------------------===//
+
+using AtomId = unsigned;
+/// Sorted (atom, exponent) pairs; the empty monomial is the constant 1.
+using Monomial = SmallVector<std::pair<AtomId, int>, 4>;
+struct Term {
+  Monomial mono;
+  double coef;
+};
+/// Terms sorted by monomial, no two equal monomials, no zero coefficient.
+using Poly = SmallVector<Term, 4>;
+
+enum class AtomKind : uint8_t { Leaf, Exp, Tanh, Erf, Sigmoid, Recip, Step, Func };
+
+/// Bit of an atom kind in a "which functions occur" mask.
+unsigned kindBit(AtomKind k) { return 1u << static_cast<unsigned>(k); }
+
+struct Atom {
+  AtomKind kind;
+  /// Leaf: the opaque pointer of the Value; Func: the op name.
+  const void *key;
+  Poly arg;
+};
+
+/// Relative tolerance of constant comparisons (torch-mlir's tanh-GELU
+/// constant is 2e-4 away from sqrt(2/pi)).
+constexpr double kRelTol = 1e-3;
+/// Polynomials larger than this are not activations.
+constexpr size_t kMaxTerms = 256;
+
+bool close(double a, double b) {
+  double d = std::fabs(a - b);
+  return d <= 1e-9 || d <= kRelTol * std::max(std::fabs(a), std::fabs(b));
+}
+
+bool polyClose(const Poly &a, const Poly &b) {
+  if (a.size() != b.size())
+    return false;
+  for (auto [x, y] : llvm::zip(a, b))
+    if (x.mono != y.mono || !close(x.coef, y.coef))
+      return false;
+  return true;
+}
+
+bool monoLess(const Monomial &a, const Monomial &b) {
+  return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
+}
+
+/// The polynomial algebra of one candidate: atoms are interned so that equal
+/// (within tolerance) functions of equal arguments get one id.
+class Algebra {
+public:
+  bool overflow = false;
+
+  const Atom &atom(AtomId id) const { return atoms[id]; }
+
+  std::optional<AtomId> find(AtomKind kind, const void *key,
+                             const Poly &arg) const {
+    for (auto [i, a] : llvm::enumerate(atoms))
+      if (a.kind == kind && a.key == key && polyClose(a.arg, arg))
+        return static_cast<AtomId>(i);
+    return std::nullopt;
+  }
+
+  AtomId intern(AtomKind kind, const void *key, Poly arg) {
+    if (std::optional<AtomId> id = find(kind, key, arg))
+      return *id;
+    atoms.push_back(Atom{kind, key, std::move(arg)});
+    return atoms.size() - 1;
+  }
+
+  static Poly constant(double c) {
+    Poly p;
+    if (c != 0.0)
+      p.push_back(Term{{}, c});
+    return p;
+  }
+
+  Poly atomPoly(AtomId id) { return Poly{Term{Monomial{{id, 1}}, 1.0}}; }
+
+  Poly leaf(const void *key) {
+    return atomPoly(intern(AtomKind::Leaf, key, Poly()));
+  }
+
+  static std::optional<double> getConstant(const Poly &p) {
+    if (p.empty())
+      return 0.0;
+    if (p.size() == 1 && p[0].mono.empty())
+      return p[0].coef;
+    return std::nullopt;
+  }
+
+  void normalize(Poly &p) {
+    llvm::stable_sort(
+        p, [](const Term &a, const Term &b) { return monoLess(a.mono, b.mono); });
+    Poly out;
+    for (Term &t : p) {
+      if (!out.empty() && out.back().mono == t.mono)
+        out.back().coef += t.coef;
+      else
+        out.push_back(std::move(t));
+    }
+    double maxAbs = 0;
+    for (const Term &t : out)
+      maxAbs = std::max(maxAbs, std::fabs(t.coef));
+    llvm::erase_if(out, [&](const Term &t) {
+      return t.coef == 0.0 || std::fabs(t.coef) <= 1e-7 * maxAbs;
+    });
+    if (out.size() > kMaxTerms)
+      overflow = true;
+    p = std::move(out);
+  }
+
+  Poly add(const Poly &a, const Poly &b) {
+    Poly r(a);
+    r.append(b.begin(), b.end());
+    normalize(r);
+    return r;
+  }
+
+  Poly scale(const Poly &a, double k) {
+    Poly r(a);
+    for (Term &t : r)
+      t.coef *= k;
+    normalize(r);
+    return r;
+  }
+
+  Poly sub(const Poly &a, const Poly &b) { return add(a, scale(b, -1.0)); }
+
+  Poly mul(const Poly &a, const Poly &b) {
+    Poly r;
+    if (a.size() * b.size() > 4 * kMaxTerms) {
+      overflow = true;
+      return r;
+    }
+    for (const Term &x : a)
+      for (const Term &y : b)
+        r.push_back(Term{mulMono(x.mono, y.mono), x.coef * y.coef});
+    normalize(r);
+    return r;
+  }
+
+  Poly pow(const Poly &a, int64_t n) {
+    if (n < 0)
+      return recip(pow(a, -n));
+    Poly r = constant(1.0);
+    for (int64_t i = 0; i < n && !overflow; ++i)
+      r = mul(r, a);
+    return r;
+  }
+
+  /// The leading coefficient of the first non-constant term (0 if none).
+  static double leadCoef(const Poly &p) {
+    for (const Term &t : p)
+      if (!t.mono.empty())
+        return t.coef;
+    return 0.0;
+  }
+
+  /// step(p) = 1 if p > 0 else 0.
+  Poly step(const Poly &p) {
+    if (std::optional<double> c = getConstant(p))
+      return constant(*c > 0 ? 1.0 : 0.0);
+    double lead = std::fabs(leadCoef(p));
+    return atomPoly(intern(AtomKind::Step, nullptr, scale(p, 1.0 / lead)));
+  }
+
+  Poly exp(const Poly &p) {
+    if (std::optional<double> c = getConstant(p))
+      return constant(std::exp(*c));
+    // exp(c + q) = e^c * exp(q).
+    double c0 = 0;
+    Poly q;
+    for (const Term &t : p) {
+      if (t.mono.empty())
+        c0 = t.coef;
+      else
+        q.push_back(t);
+    }
+    return scale(atomPoly(intern(AtomKind::Exp, nullptr, q)), std::exp(c0));
+  }
+
+  Poly sigmoid(const Poly &p) {
+    if (std::optional<double> c = getConstant(p))
+      return constant(1.0 / (1.0 + std::exp(-*c)));
+    return atomPoly(intern(AtomKind::Sigmoid, nullptr, p));
+  }
+
+  Poly tanh(const Poly &p) {
+    if (std::optional<double> c = getConstant(p))
+      return constant(std::tanh(*c));
+    return atomPoly(intern(AtomKind::Tanh, nullptr, p));
+  }
+
+  Poly erf(const Poly &p) {
+    if (std::optional<double> c = getConstant(p))
+      return constant(std::erf(*c));
+    return atomPoly(intern(AtomKind::Erf, nullptr, p));
+  }
+
+  /// An unknown function of `p` (sqrt, log, abs, ...), folded on constants.
+  Poly func(const void *name, const Poly &p,
+            llvm::function_ref<double(double)> fold) {
+    if (std::optional<double> c = getConstant(p))
+      return constant(fold(*c));
+    return atomPoly(intern(AtomKind::Func, name, p));
+  }
+
+  Poly recip(const Poly &b) {
+    if (std::optional<double> c = getConstant(b))
+      return constant(*c == 0.0 ? INFINITY : 1.0 / *c);
+    // A single monomial without step atoms: negate the exponents.
+    if (b.size() == 1 && llvm::none_of(b[0].mono, [&](auto f) {
+          return atoms[f.first].kind == AtomKind::Step;
+        })) {
+      Term t = b[0];
+      t.coef = 1.0 / t.coef;
+      for (auto &f : t.mono)
+        f.second = -f.second;
+      return Poly{t};
+    }
+    // k + c*exp(q) with k, c > 0: (1/k) * sigmoid(-(q + ln(c/k))).
+    if (b.size() == 2 && b[0].mono.empty() && b[1].mono.size() == 1 &&
+        b[1].mono[0].second == 1 &&
+        atoms[b[1].mono[0].first].kind == AtomKind::Exp && b[0].coef > 0 &&
+        b[1].coef > 0) {
+      double k = b[0].coef, c = b[1].coef;
+      Poly q = atoms[b[1].mono[0].first].arg;
+      Poly arg = scale(add(q, constant(std::log(c / k))), -1.0);
+      return scale(sigmoid(arg), 1.0 / k);
+    }
+    return atomPoly(intern(AtomKind::Recip, nullptr, b));
+  }
+
+  /// max(a, b) = b + (a - b) * step(a - b), a and b ordered so that the
+  /// difference has a positive leading coefficient.
+  Poly max(const Poly &a, const Poly &b) {
+    Poly d = sub(a, b);
+    if (std::optional<double> c = getConstant(d))
+      return *c > 0 ? a : b;
+    if (leadCoef(d) < 0)
+      return max(b, a);
+    return add(b, mul(d, step(d)));
+  }
+
+  Poly min(const Poly &a, const Poly &b) {
+    return scale(max(scale(a, -1.0), scale(b, -1.0)), -1.0);
+  }
+
+  /// Which atom kinds occur in `p`, arguments included.
+  unsigned kindMask(const Poly &p) const {
+    unsigned m = 0;
+    for (const Term &t : p)
+      for (auto f : t.mono) {
+        m |= kindBit(atoms[f.first].kind);
+        m |= kindMask(atoms[f.first].arg);
+      }
+    return m;
+  }
+
+private:
+  std::vector<Atom> atoms;
+
+  Monomial mulMono(const Monomial &a, const Monomial &b) {
+    Monomial r;
+    size_t i = 0, j = 0;
+    while (i < a.size() || j < b.size()) {
+      if (j == b.size() || (i < a.size() && a[i].first < b[j].first)) {
+        r.push_back(a[i++]);
+      } else if (i == a.size() || b[j].first < a[i].first) {
+        r.push_back(b[j++]);
+      } else {
+        int e = a[i].second + b[j].second;
+        if (atoms[a[i].first].kind == AtomKind::Step)
+          e = e > 0 ? 1 : e; // step^n = step
+        if (e != 0)
+          r.push_back({a[i].first, e});
+        ++i;
+        ++j;
+      }
+    }
+    // exp(q) * sigmoid(-q) = sigmoid(q).
+    for (size_t e = 0; e < r.size(); ++e) {
+      if (atoms[r[e].first].kind != AtomKind::Exp || r[e].second != 1)
+        continue;
+      for (size_t s = 0; s < r.size(); ++s) {
+        if (atoms[r[s].first].kind != AtomKind::Sigmoid || r[s].second != 1)
+          continue;
+        Poly negQ = atoms[r[e].first].arg;
+        for (Term &t : negQ)
+          t.coef = -t.coef;
+        if (!polyClose(atoms[r[s].first].arg, negQ))
+          continue;
+        AtomId sig = intern(AtomKind::Sigmoid, nullptr,
+                            Poly(atoms[r[e].first].arg));
+        Monomial out;
+        for (size_t k = 0; k < r.size(); ++k)
+          if (k != e && k != s)
+            out.push_back(r[k]);
+        Monomial sigMono{{sig, 1}};
+        return mulMono(out, sigMono);
+      }
+    }
+    return r;
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// From a linalg.generic body to a polynomial
+//===----------------------------------------------------------------------===//
+
+/// The scalar value a tensor holds everywhere, if it is a splat constant or
+/// a linalg.fill of a constant.
+std::optional<double> getSplatValue(Value tensor) {
+  if (auto cst = tensor.getDefiningOp<arith::ConstantOp>()) {
+    if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()))
+      if (dense.isSplat() && isa<FloatType>(dense.getElementType()))
+        return dense.getSplatValue<APFloat>().convertToDouble();
+    return std::nullopt;
+  }
+  if (auto fill = tensor.getDefiningOp<linalg::FillOp>()) {
+    FloatAttr f;
+    if (matchPattern(fill.getInputs()[0], m_Constant(&f)))
+      return f.getValueAsDouble();
+  }
+  return std::nullopt;
+}
+
+Value stripCasts(Value v) {
+  while (Operation *op = v.getDefiningOp()) {
+    if (!isa<arith::ExtFOp, arith::TruncFOp>(op))
+      break;
+    v = op->getOperand(0);
+  }
+  return v;
+}
+
+/// Expands the body of `generic` into a polynomial, with `hypothesis` (a
+/// tensor input or a scalar computed in the body) as the leaf x.
+class BodyExpander {
+public:
+  BodyExpander(linalg::GenericOp generic, Algebra &alg, Value hypothesis)
+      : generic(generic), alg(alg), hypothesis(hypothesis) {}
+
+  /// The failure that is independent of the hypothesis (an op the algebra
+  /// does not know); empty when the expansion worked.
+  std::string unsupported;
+
+  std::optional<Poly> expand(Value v) {
+    v = stripCasts(v);
+    auto it = memo.find(v);
+    if (it != memo.end())
+      return it->second;
+    std::optional<Poly> p = expandUncached(v);
+    if (alg.overflow) {
+      unsupported = "the expression is too large";
+      return std::nullopt;
+    }
+    if (p)
+      memo[v] = *p;
+    return p;
+  }
+
+private:
+  linalg::GenericOp generic;
+  Algebra &alg;
+  Value hypothesis;
+  DenseMap<Value, Poly> memo;
+
+  std::optional<Poly> fail(Operation *op, StringRef why = "") {
+    if (unsupported.empty())
+      unsupported = ("the body uses '" + op->getName().getStringRef() + "'" +
+                     (why.empty() ? "" : " " + why))
+                        .str();
+    return std::nullopt;
+  }
+
+  std::optional<Poly> expandBlockArg(BlockArgument arg) {
+    Block *body = generic.getBody();
+    if (arg.getOwner() != body)
+      return alg.leaf(arg.getAsOpaquePointer());
+    unsigned idx = arg.getArgNumber();
+    if (idx >= generic.getNumDpsInputs()) {
+      unsupported = "the body reads its output operand";
+      return std::nullopt;
+    }
+    OpOperand *operand = generic.getDpsInputOperand(idx);
+    if (std::optional<double> c = getSplatValue(operand->get()))
+      return Algebra::constant(*c);
+    if (generic.getMatchingIndexingMap(operand).isIdentity())
+      return alg.leaf(operand->get().getAsOpaquePointer());
+    return alg.leaf(arg.getAsOpaquePointer());
+  }
+
+  /// A comparison as a 0/1 step polynomial.
+  std::optional<Poly> expandCmp(arith::CmpFOp cmp) {
+    std::optional<Poly> a = expand(cmp.getLhs()), b = expand(cmp.getRhs());
+    if (!a || !b)
+      return std::nullopt;
+    using P = arith::CmpFPredicate;
+    switch (cmp.getPredicate()) {
+    case P::OGT:
+    case P::UGT:
+      return alg.step(alg.sub(*a, *b));
+    case P::OLT:
+    case P::ULT:
+      return alg.step(alg.sub(*b, *a));
+    case P::OGE:
+    case P::UGE:
+      return alg.sub(Algebra::constant(1), alg.step(alg.sub(*b, *a)));
+    case P::OLE:
+    case P::ULE:
+      return alg.sub(Algebra::constant(1), alg.step(alg.sub(*a, *b)));
+    default:
+      return fail(cmp, "with an equality predicate");
+    }
+  }
+
+  std::optional<Poly> expandUncached(Value v) {
+    if (hypothesis && v == hypothesis)
+      return alg.leaf(v.getAsOpaquePointer());
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return expandBlockArg(arg);
+    Operation *op = v.getDefiningOp();
+    FloatAttr fa;
+    if (matchPattern(v, m_Constant(&fa)))
+      return Algebra::constant(fa.getValueAsDouble());
+    if (op->getBlock() != generic.getBody())
+      return alg.leaf(v.getAsOpaquePointer());
+
+    auto unary = [&](auto fn) -> std::optional<Poly> {
+      std::optional<Poly> a = expand(op->getOperand(0));
+      if (!a)
+        return std::nullopt;
+      return fn(*a);
+    };
+    auto binary = [&](auto fn) -> std::optional<Poly> {
+      std::optional<Poly> a = expand(op->getOperand(0));
+      if (!a)
+        return std::nullopt;
+      std::optional<Poly> b = expand(op->getOperand(1));
+      if (!b)
+        return std::nullopt;
+      return fn(*a, *b);
+    };
+    const void *name = op->getName().getAsOpaquePointer();
+
+    if (isa<arith::AddFOp>(op))
+      return binary([&](auto &a, auto &b) { return alg.add(a, b); });
+    if (isa<arith::SubFOp>(op))
+      return binary([&](auto &a, auto &b) { return alg.sub(a, b); });
+    if (isa<arith::MulFOp>(op))
+      return binary([&](auto &a, auto &b) { return alg.mul(a, b); });
+    if (isa<arith::DivFOp>(op))
+      return binary(
+          [&](auto &a, auto &b) { return alg.mul(a, alg.recip(b)); });
+    if (isa<arith::NegFOp>(op))
+      return unary([&](auto &a) { return alg.scale(a, -1.0); });
+    if (isa<arith::MaximumFOp, arith::MaxNumFOp>(op))
+      return binary([&](auto &a, auto &b) { return alg.max(a, b); });
+    if (isa<arith::MinimumFOp, arith::MinNumFOp>(op))
+      return binary([&](auto &a, auto &b) { return alg.min(a, b); });
+    if (auto sel = dyn_cast<arith::SelectOp>(op)) {
+      auto cmp = sel.getCondition().getDefiningOp<arith::CmpFOp>();
+      if (!cmp)
+        return fail(op, "on a condition that is not an arith.cmpf");
+      std::optional<Poly> c = expandCmp(cmp);
+      std::optional<Poly> t = c ? expand(sel.getTrueValue()) : std::nullopt;
+      std::optional<Poly> f = t ? expand(sel.getFalseValue()) : std::nullopt;
+      if (!f)
+        return std::nullopt;
+      return alg.add(*f, alg.mul(alg.sub(*t, *f), *c));
+    }
+    if (auto toFp = dyn_cast<arith::UIToFPOp>(op)) {
+      if (auto cmp = toFp.getIn().getDefiningOp<arith::CmpFOp>())
+        return expandCmp(cmp);
+      return fail(op, "on a value that is not an arith.cmpf");
+    }
+    if (isa<math::ExpOp>(op))
+      return unary([&](auto &a) { return alg.exp(a); });
+    if (isa<math::Exp2Op>(op))
+      return unary([&](auto &a) { return alg.exp(alg.scale(a, M_LN2)); });
+    if (isa<math::ExpM1Op>(op))
+      return unary([&](auto &a) {
+        return alg.sub(alg.exp(a), Algebra::constant(1.0));
+      });
+    if (isa<math::TanhOp>(op))
+      return unary([&](auto &a) { return alg.tanh(a); });
+    if (isa<math::ErfOp>(op))
+      return unary([&](auto &a) { return alg.erf(a); });
+    if (isa<math::SqrtOp>(op))
+      return unary([&](auto &a) {
+        return alg.func(name, a, [](double x) { return std::sqrt(x); });
+      });
+    if (isa<math::RsqrtOp>(op))
+      return unary([&](auto &a) {
+        return alg.func(name, a, [](double x) { return 1.0 / std::sqrt(x); });
+      });
+    if (isa<math::LogOp>(op))
+      return unary([&](auto &a) {
+        return alg.func(name, a, [](double x) { return std::log(x); });
+      });
+    if (isa<math::Log1pOp>(op))
+      return unary([&](auto &a) {
+        return alg.func(name, a, [](double x) { return std::log1p(x); });
+      });
+    if (isa<math::AbsFOp>(op))
+      return unary([&](auto &a) {
+        return alg.func(name, a, [](double x) { return std::fabs(x); });
+      });
+    if (auto powi = dyn_cast<math::FPowIOp>(op)) {
+      APInt n;
+      if (!matchPattern(powi.getRhs(), m_ConstantInt(&n)) ||
+          std::llabs(n.getSExtValue()) > 8)
+        return fail(op, "with a non-constant or large exponent");
+      return unary([&](auto &a) { return alg.pow(a, n.getSExtValue()); });
+    }
+    if (auto powf = dyn_cast<math::PowFOp>(op)) {
+      FloatAttr e;
+      if (matchPattern(powf.getRhs(), m_Constant(&e))) {
+        double d = e.getValueAsDouble();
+        if (d == std::round(d) && std::fabs(d) <= 8)
+          return unary(
+              [&](auto &a) { return alg.pow(a, static_cast<int64_t>(d)); });
+      }
+      return fail(op, "with a non-integer exponent");
+    }
+    return fail(op);
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Reference forms (runtime/common/activation.h)
+//===----------------------------------------------------------------------===//
+
+constexpr double kSqrt2OverPi = 0.7978845608028654; // sqrt(2/pi)
+constexpr double kGeluCubic = 0.044715;
+constexpr double kInvSqrt2 = 0.7071067811865476;
+constexpr double kInvSqrt2Pi = 0.3989422804014327;
+constexpr double kQGeluAlpha = 1.702;
+
+struct RefBuilder {
+  Algebra &A;
+  Poly x;
+
+  Poly c(double v) { return Algebra::constant(v); }
+  Poly geluTanhArg() {
+    return A.add(A.scale(x, kSqrt2OverPi),
+                 A.scale(A.pow(x, 3), kSqrt2OverPi * kGeluCubic));
+  }
+  Poly relu() { return A.mul(x, A.step(x)); }
+  Poly reluGe() {
+    return A.sub(x, A.mul(x, A.step(A.scale(x, -1))));
+  }
+  Poly srelu() { return A.mul(A.pow(x, 2), A.step(x)); }
+  Poly sreluGe() {
+    Poly x2 = A.pow(x, 2);
+    return A.sub(x2, A.mul(x2, A.step(A.scale(x, -1))));
+  }
+  Poly geluErf() {
+    Poly half = A.scale(x, 0.5);
+    return A.add(half, A.mul(half, A.erf(A.scale(x, kInvSqrt2))));
+  }
+  Poly geluTanh() {
+    Poly half = A.scale(x, 0.5);
+    return A.add(half, A.mul(half, A.tanh(geluTanhArg())));
+  }
+  Poly geluTanhSigmoid() {
+    return A.mul(x, A.sigmoid(A.scale(geluTanhArg(), 2.0)));
+  }
+  Poly sigmoidGated(double alpha) {
+    return A.mul(x, A.sigmoid(A.scale(x, alpha)));
+  }
+  Poly dRelu() { return A.step(x); }
+  Poly dSrelu() { return A.mul(A.scale(x, 2.0), A.step(x)); }
+  Poly dGeluErf() {
+    Poly cdf = A.add(c(0.5), A.scale(A.erf(A.scale(x, kInvSqrt2)), 0.5));
+    Poly pdf = A.scale(A.exp(A.scale(A.pow(x, 2), -0.5)), kInvSqrt2Pi);
+    return A.add(cdf, A.mul(x, pdf));
+  }
+  Poly dGeluTanh() {
+    Poly t = A.tanh(geluTanhArg());
+    Poly left = A.add(c(0.5), A.scale(t, 0.5));
+    Poly sech2 = A.sub(c(1.0), A.mul(t, t));
+    Poly inner = A.add(c(kSqrt2OverPi),
+                       A.scale(A.pow(x, 2), 3 * kSqrt2OverPi * kGeluCubic));
+    return A.add(left, A.mul(A.scale(x, 0.5), A.mul(sech2, inner)));
+  }
+  Poly dSigmoidGated(double alpha) {
+    Poly s = A.sigmoid(A.scale(x, alpha));
+    Poly ax = A.scale(x, alpha);
+    return A.add(s, A.mul(ax, A.sub(s, A.mul(s, s))));
+  }
+};
+
+/// Slopes `alpha` of the sigmoid(alpha * x) atoms that occur in `p`.
+SmallVector<double> sigmoidSlopes(const Algebra &A, const Poly &p, AtomId x) {
+  SmallVector<double> slopes;
+  for (const Term &t : p)
+    for (auto f : t.mono) {
+      const Atom &a = A.atom(f.first);
+      if (a.kind != AtomKind::Sigmoid || a.arg.size() != 1)
+        continue;
+      const Term &arg = a.arg[0];
+      if (arg.mono.size() == 1 && arg.mono[0] == std::make_pair(x, 1) &&
+          !llvm::any_of(slopes, [&](double s) { return close(s, arg.coef); }))
+        slopes.push_back(arg.coef);
+    }
+  return slopes;
+}
+
+struct KindMatch {
+  ActivationKind kind;
+  std::optional<double> alpha;
+};
+
+/// The sigmoid-family kind for a slope: silu (1), the default qgelu (1.702)
+/// or qgelu with an explicit alpha.
+KindMatch sigmoidFamily(double alpha, ActivationKind silu,
+                        ActivationKind qgelu) {
+  if (close(alpha, 1.0))
+    return {silu, std::nullopt};
+  if (close(alpha, kQGeluAlpha))
+    return {qgelu, std::nullopt};
+  return {qgelu, alpha};
+}
+
+/// Forward non-gated forms of `p` in terms of leaf `x`.
+std::optional<KindMatch> matchForward(Algebra &A, const Poly &p, AtomId x,
+                                      bool gated, bool &geluErfGate) {
+  RefBuilder R{A, A.atomPoly(x)};
+  unsigned fnMask = A.kindMask(p) & ~kindBit(AtomKind::Leaf);
+  if (fnMask == kindBit(AtomKind::Step)) {
+    if (polyClose(p, R.relu()) || polyClose(p, R.reluGe()))
+      return KindMatch{gated ? ActivationKind::reglu : ActivationKind::relu,
+                       std::nullopt};
+    if (polyClose(p, R.srelu()) || polyClose(p, R.sreluGe()))
+      return KindMatch{gated ? ActivationKind::sreglu : ActivationKind::srelu,
+                       std::nullopt};
+  }
+  if (fnMask == kindBit(AtomKind::Erf) && polyClose(p, R.geluErf())) {
+    if (gated) {
+      geluErfGate = true;
+      return std::nullopt;
+    }
+    return KindMatch{ActivationKind::gelu, std::nullopt};
+  }
+  ActivationKind geluTanh =
+      gated ? ActivationKind::geglu : ActivationKind::gelu_tanh;
+  if (fnMask == kindBit(AtomKind::Tanh) && polyClose(p, R.geluTanh()))
+    return KindMatch{geluTanh, std::nullopt};
+  if (fnMask == kindBit(AtomKind::Sigmoid)) {
+    if (polyClose(p, R.geluTanhSigmoid()))
+      return KindMatch{geluTanh, std::nullopt};
+    for (double alpha : sigmoidSlopes(A, p, x))
+      if (polyClose(p, R.sigmoidGated(alpha)))
+        return gated ? sigmoidFamily(alpha, ActivationKind::swiglu,
+                                     ActivationKind::qgeglu)
+                     : sigmoidFamily(alpha, ActivationKind::silu,
+                                     ActivationKind::qgelu);
+  }
+  return std::nullopt;
+}
+
+/// Derivative forms act'(x) of `q` (the backward value divided by grad).
+std::optional<KindMatch> matchDerivative(Algebra &A, const Poly &q, AtomId x) {
+  RefBuilder R{A, A.atomPoly(x)};
+  unsigned fnMask = A.kindMask(q) & ~kindBit(AtomKind::Leaf);
+  if (fnMask == kindBit(AtomKind::Step)) {
+    if (polyClose(q, R.dRelu()))
+      return KindMatch{ActivationKind::relu, std::nullopt};
+    if (polyClose(q, R.dSrelu()))
+      return KindMatch{ActivationKind::srelu, std::nullopt};
+  }
+  if (fnMask == (kindBit(AtomKind::Erf) | kindBit(AtomKind::Exp)) &&
+      polyClose(q, R.dGeluErf()))
+    return KindMatch{ActivationKind::gelu, std::nullopt};
+  if (fnMask == kindBit(AtomKind::Tanh) && polyClose(q, R.dGeluTanh()))
+    return KindMatch{ActivationKind::gelu_tanh, std::nullopt};
+  if (fnMask == kindBit(AtomKind::Sigmoid))
+    for (double alpha : sigmoidSlopes(A, q, x))
+      if (polyClose(q, R.dSigmoidGated(alpha)))
+        return sigmoidFamily(alpha, ActivationKind::silu,
+                             ActivationKind::qgelu);
+  return std::nullopt;
+}
+
+/// Leaves (other than `x`) that occur with exponent 1 in every term of `p`
+/// and nowhere inside an atom's argument: candidates for grad or up.
+SmallVector<AtomId> commonLinearLeaves(const Algebra &A, const Poly &p,
+                                       AtomId x) {
+  SmallVector<AtomId> result;
+  if (p.empty())
+    return result;
+  for (auto f : p[0].mono) {
+    if (f.first == x || f.second != 1 ||
+        A.atom(f.first).kind != AtomKind::Leaf)
+      continue;
+    bool everywhere = llvm::all_of(p, [&](const Term &t) {
+      return llvm::is_contained(t.mono, std::make_pair(f.first, 1));
+    });
+    if (everywhere)
+      result.push_back(f.first);
+  }
+  return result;
+}
+
+/// `p` with one power of `leaf` divided out of every term.
+Poly divideLeaf(Algebra &A, const Poly &p, AtomId leaf) {
+  Poly q;
+  for (const Term &t : p) {
+    Term u = t;
+    llvm::erase_if(u.mono, [&](auto f) { return f.first == leaf; });
+    q.push_back(std::move(u));
+  }
+  A.normalize(q);
+  return q;
+}
+
+bool isSupportedFloat(Type t) { return isa<FloatType>(t); }
+
+/// The tensor that a leaf atom stands for, if it is an identity-mapped input
+/// of the generic.
+Value leafTensor(linalg::GenericOp g, const Algebra &A, AtomId id) {
+  const void *key = A.atom(id).key;
+  for (OpOperand *in : g.getDpsInputOperands())
+    if (in->get().getAsOpaquePointer() == key &&
+        g.getMatchingIndexingMap(in).isIdentity())
+      return in->get();
+  return Value();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Public entry points
+//===----------------------------------------------------------------------===//
+
+std::string mlir::fusion::activationName(ActivationKind kind, bool backward) {
+  return ((backward ? "d" : "") + stringifyActivationKind(kind)).str();
+}
+
+ActivationMatchResult mlir::fusion::matchActivation(Value value) {
+  ActivationMatchResult result;
+  result.reason = "unsupported activation";
+  auto res = dyn_cast<OpResult>(value);
+  auto generic = res ? dyn_cast<linalg::GenericOp>(res.getOwner())
+                     : linalg::GenericOp();
+  if (!generic) {
+    result.detail = "the value is not computed by a linalg.generic";
+    return result;
+  }
+  if (generic.getNumParallelLoops() != generic.getNumLoops() ||
+      !generic.getIndexingMapMatchingResult(res).isIdentity()) {
+    result.detail = "the linalg.generic is not elementwise";
+    return result;
+  }
+  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+  Value root = yield.getOperand(res.getResultNumber());
+
+  // Hypotheses for x: identity-mapped tensor inputs first, then values
+  // computed in the body (an input the frontend fused into the activation).
+  SmallVector<Value> hypotheses;
+  for (OpOperand *in : generic.getDpsInputOperands()) {
+    if (!generic.getMatchingIndexingMap(in).isIdentity() ||
+        getSplatValue(in->get()) ||
+        llvm::is_contained(hypotheses, in->get()))
+      continue;
+    hypotheses.push_back(in->get());
+  }
+  size_t numTensorHypotheses = hypotheses.size();
+  Value strippedRoot = stripCasts(root);
+  for (Operation &op : generic.getBody()->without_terminator()) {
+    if (op.getNumResults() != 1 || op.hasTrait<OpTrait::ConstantLike>() ||
+        isa<arith::ExtFOp, arith::TruncFOp>(op) ||
+        !isSupportedFloat(op.getResult(0).getType()) ||
+        op.getResult(0) == strippedRoot)
+      continue;
+    hypotheses.push_back(op.getResult(0));
+    if (hypotheses.size() > numTensorHypotheses + 64)
+      break;
+  }
+
+  bool geluErfGate = false;
+  for (auto [i, hyp] : llvm::enumerate(hypotheses)) {
+    bool tensorHyp = i < numTensorHypotheses;
+    Algebra A;
+    // A tensor hypothesis is reached through the block arguments; a scalar
+    // one is the value itself.
+    BodyExpander expander(generic, A, tensorHyp ? Value() : hyp);
+    std::optional<Poly> p = expander.expand(root);
+    if (!p) {
+      if (!expander.unsupported.empty()) {
+        result.detail = expander.unsupported;
+        return result;
+      }
+      continue;
+    }
+    std::optional<AtomId> x =
+        A.find(AtomKind::Leaf, hyp.getAsOpaquePointer(), Poly());
+    if (!x)
+      continue;
+
+    ActivationMatch m;
+    m.generic = generic;
+    m.resultIndex = res.getResultNumber();
+    if (tensorHyp)
+      m.input = hyp;
+    else
+      m.inputScalar = hyp;
+    auto accept = [&](const KindMatch &k, bool backward) {
+      m.kind = k.kind;
+      m.alpha = k.alpha;
+      m.backward = backward;
+      result.match = m;
+      result.reason.clear();
+      return result;
+    };
+
+    // Identity: a cast of a tensor input.
+    if (tensorHyp && p->size() == 1 && p->front().coef == 1.0 &&
+        p->front().mono == Monomial{{*x, 1}})
+      return accept({ActivationKind::identity, std::nullopt}, false);
+
+    bool unusedGeluErf = false;
+    if (std::optional<KindMatch> k =
+            matchForward(A, *p, *x, /*gated=*/false, unusedGeluErf))
+      return accept(*k, false);
+
+    for (AtomId leaf : commonLinearLeaves(A, *p, *x)) {
+      Value other = leafTensor(generic, A, leaf);
+      if (!other)
+        continue;
+      Poly q = divideLeaf(A, *p, leaf);
+      if (std::optional<KindMatch> k = matchDerivative(A, q, *x)) {
+        m.grad = other;
+        return accept(*k, true);
+      }
+      if (!tensorHyp)
+        continue;
+      if (std::optional<KindMatch> k =
+              matchForward(A, q, *x, /*gated=*/true, geluErfGate)) {
+        m.up = other;
+        return accept(*k, false);
+      }
+    }
+  }
+  if (geluErfGate) {
+    result.reason = "geglu with erf gelu is not supported by the runtime";
+    result.detail = "the gate uses the exact (erf) GELU; the runtime's geglu "
+                    "uses the tanh approximation";
+    return result;
+  }
+  result.detail = "the body matches no supported activation form";
+  return result;
+}
+
+/// True if `ofr` is the size of dimension `dim` of `source`.
+static bool isDimOf(OpFoldResult ofr, Value source, int64_t dim) {
+  auto type = cast<RankedTensorType>(source.getType());
+  if (std::optional<int64_t> c = getConstantIntValue(ofr))
+    return !type.isDynamicDim(dim) && *c == type.getDimSize(dim);
+  auto v = dyn_cast<Value>(ofr);
+  auto dimOp = v ? v.getDefiningOp<tensor::DimOp>() : tensor::DimOp();
+  return dimOp && dimOp.getSource() == source &&
+         dimOp.getConstantIndex() == dim;
+}
+
+/// True if `ofr` is half of the size of dimension `dim` of `source`.
+static bool isHalfDimOf(OpFoldResult ofr, Value source, int64_t dim) {
+  auto type = cast<RankedTensorType>(source.getType());
+  if (std::optional<int64_t> c = getConstantIntValue(ofr))
+    return !type.isDynamicDim(dim) && 2 * *c == type.getDimSize(dim);
+  auto v = dyn_cast<Value>(ofr);
+  Operation *op = v ? v.getDefiningOp() : nullptr;
+  if (!op || !isa<arith::DivUIOp, arith::DivSIOp, arith::FloorDivSIOp,
+                  arith::ShRUIOp>(op))
+    return false;
+  std::optional<int64_t> k = getConstantIntValue(op->getOperand(1));
+  int64_t want = isa<arith::ShRUIOp>(op) ? 1 : 2;
+  return k && *k == want && isDimOf(op->getOperand(0), source, dim);
+}
+
+static bool sameOfr(OpFoldResult a, OpFoldResult b) {
+  std::optional<int64_t> ca = getConstantIntValue(a),
+                         cb = getConstantIntValue(b);
+  if (ca || cb)
+    return ca && cb && *ca == *cb;
+  return cast<Value>(a) == cast<Value>(b);
+}
+
+Value mlir::fusion::matchPackedGateUp(Value gate, Value up) {
+  auto g = gate.getDefiningOp<tensor::ExtractSliceOp>();
+  auto u = up.getDefiningOp<tensor::ExtractSliceOp>();
+  if (!g || !u || g.getSource() != u.getSource())
+    return Value();
+  Value source = g.getSource();
+  int64_t rank = g.getSourceType().getRank();
+  if (rank < 1 || g.getResultType().getRank() != rank ||
+      u.getResultType().getRank() != rank)
+    return Value();
+  SmallVector<OpFoldResult> strides = g.getMixedStrides();
+  llvm::append_range(strides, u.getMixedStrides());
+  for (OpFoldResult s : strides)
+    if (getConstantIntValue(s) != 1)
+      return Value();
+  auto gOff = g.getMixedOffsets(), uOff = u.getMixedOffsets();
+  auto gSize = g.getMixedSizes(), uSize = u.getMixedSizes();
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    if (getConstantIntValue(gOff[d]) != 0 ||
+        getConstantIntValue(uOff[d]) != 0 || !isDimOf(gSize[d], source, d) ||
+        !isDimOf(uSize[d], source, d))
+      return Value();
+  int64_t last = rank - 1;
+  if (getConstantIntValue(gOff[last]) != 0 ||
+      !isHalfDimOf(gSize[last], source, last) ||
+      !sameOfr(uSize[last], gSize[last]) || !sameOfr(uOff[last], gSize[last]))
+    return Value();
+  return source;
+}
+
+/// True if the body of a reduction is `acc + extf?(in)` (either order).
+static bool isAddIntoAccumulator(Block &body, Value in, Value acc) {
+  auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
+  if (!yield || yield.getNumOperands() != 1)
+    return false;
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  Value a = add.getLhs(), b = add.getRhs();
+  auto isIn = [&](Value v) {
+    if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+      v = ext.getIn();
+    return v == in;
+  };
+  return (isIn(a) && b == acc) || (isIn(b) && a == acc);
+}
+
+static bool isZeroInit(Value init) {
+  std::optional<double> c = getSplatValue(init);
+  return c && *c == 0.0;
+}
+
+bool mlir::fusion::isDbiasReduction(Operation *op, Value value,
+                                    std::string &reason) {
+  auto valueType = cast<RankedTensorType>(value.getType());
+  Value init;
+  Block *body = nullptr;
+  Value in, acc;
+  if (auto reduce = dyn_cast<linalg::ReduceOp>(op)) {
+    if (reduce.getInputs().size() != 1 || reduce.getInputs()[0] != value ||
+        reduce.getInits().size() != 1)
+      return false;
+    if (valueType.getRank() != 2 || reduce.getDimensions() != ArrayRef<int64_t>{0}) {
+      reason = "the reduction is not a sum over the rows of a rank-2 tensor";
+      return false;
+    }
+    init = reduce.getInits()[0];
+    body = &reduce.getCombiner().front();
+    in = body->getArgument(0);
+    acc = body->getArgument(1);
+  } else if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+    if (generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+        generic.getDpsInputOperand(0)->get() != value)
+      return false;
+    if (generic.getNumReductionLoops() != 1 || generic.getNumLoops() != 2 ||
+        valueType.getRank() != 2) {
+      reason = "the reduction is not a sum over the rows of a rank-2 tensor";
+      return false;
+    }
+    AffineMap inMap = generic.getMatchingIndexingMap(generic.getDpsInputOperand(0));
+    AffineMap outMap = generic.getMatchingIndexingMap(generic.getDpsInitOperand(0));
+    auto iters = generic.getIteratorTypesArray();
+    unsigned parallel = iters[0] == utils::IteratorType::parallel ? 0 : 1;
+    if (!inMap.isPermutation() || outMap.getNumResults() != 1 ||
+        !outMap.getResult(0).isFunctionOfDim(parallel) ||
+        !inMap.getResult(1).isFunctionOfDim(parallel)) {
+      reason = "the reduction does not sum over the rows";
+      return false;
+    }
+    init = generic.getDpsInitOperand(0)->get();
+    body = generic.getBody();
+    in = body->getArgument(0);
+    acc = body->getArgument(1);
+  } else {
+    return false;
+  }
+  auto initType = cast<RankedTensorType>(init.getType());
+  if (!initType.getElementType().isF32()) {
+    reason = "the reduction does not accumulate in f32";
+    return false;
+  }
+  if (!isZeroInit(init)) {
+    reason = "the reduction does not start from zero";
+    return false;
+  }
+  if (!isAddIntoAccumulator(*body, in, acc)) {
+    reason = "the reduction is not a sum";
+    return false;
+  }
+  return true;
+}

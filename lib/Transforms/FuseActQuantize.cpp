@@ -1,0 +1,344 @@
+//===- FuseActQuantize.cpp - fuse activation and quantize ----------------===//
+//
+// Implements `fusion-fuse-act-quantize`. Every fusion.quantize is a
+// candidate: the activation that computes its input is recognised by the
+// ActivationMatcher, the admission rules below are checked in order, and the
+// candidate gets one structured remark (`passed`, or `missed` with the rule
+// that failed). A declined candidate is left untouched.
+//
+// Admission rules (docs/passes.md):
+//   "no activation to fuse"          the input is not an activation's result
+//                                    (and no dbias reduction sits next to it)
+//   "unsupported activation"         the body matches no supported form
+//   "geglu with erf gelu is not supported by the runtime"
+//   "activation has another user"    besides the quantize (a dbias reduction
+//                                    only counts as fusable for backward or
+//                                    identity non-gated activations)
+//   "unsupported input element type" inputs must be bf16, f16 or f32, grad
+//                                    and up of the input's type
+//   "unsupported shape"              ranks 1..4 (fusion_rt.h views)
+//   "unsupported quantization format for fused activation"
+//                                    the scheme's format is not in `formats`
+//
+//===----------------------------------------------------------------------===//
+#include "fusion/Transforms/Passes.h"
+
+#include "fusion/Analysis/ActivationMatcher.h"
+#include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Remarks.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::fusion {
+#define GEN_PASS_DEF_FUSEACTQUANTIZE
+#include "fusion/Transforms/Passes.h.inc"
+} // namespace mlir::fusion
+
+using namespace mlir;
+using namespace mlir::fusion;
+
+namespace {
+
+/// A candidate that passed the rules, with everything the rewrite needs.
+struct Plan {
+  ActivationMatch act;
+  /// The reduction whose result becomes the fused op's dbias result.
+  Operation *dbias = nullptr;
+};
+
+/// True for the element types the runtime's entry points read.
+bool isRuntimeFloat(Type t) { return t.isBF16() || t.isF16() || t.isF32(); }
+
+/// The value to materialise for an activation input computed inside the
+/// generic: the input itself, or its rounding when the body rounds it (to
+/// keep that rounding, which the matcher looked through).
+Value roundedInput(Value scalar) {
+  if (scalar.hasOneUse())
+    if (auto trunc = dyn_cast<arith::TruncFOp>(*scalar.getUsers().begin()))
+      return trunc.getResult();
+  return scalar;
+}
+
+/// Builds a linalg.generic that computes `scalar` (a value of `generic`'s
+/// body) as a tensor of the iteration space, cloning only the ops it needs.
+Value materializeInput(OpBuilder &b, linalg::GenericOp generic,
+                       unsigned resultIndex, Value scalar) {
+  Location loc = generic.getLoc();
+  Block *body = generic.getBody();
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> worklist{scalar};
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val().getDefiningOp();
+    if (!op || op->getBlock() != body || !slice.insert(op))
+      continue;
+    llvm::append_range(worklist, op->getOperands());
+  }
+  Value init = generic.getDpsInitOperand(resultIndex)->get();
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, init);
+  Value empty = tensor::EmptyOp::create(b, loc, sizes, scalar.getType());
+  SmallVector<AffineMap> maps;
+  for (OpOperand *in : generic.getDpsInputOperands())
+    maps.push_back(generic.getMatchingIndexingMap(in));
+  maps.push_back(
+      generic.getIndexingMapMatchingResult(generic->getResult(resultIndex)));
+  auto newGeneric = linalg::GenericOp::create(
+      b, loc, TypeRange{empty.getType()}, generic.getDpsInputs(),
+      ValueRange{empty}, maps, generic.getIteratorTypesArray(),
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        IRMapping mapping;
+        for (unsigned i = 0, e = generic.getNumDpsInputs(); i < e; ++i)
+          mapping.map(body->getArgument(i), args[i]);
+        for (Operation &op : body->without_terminator())
+          if (slice.contains(&op))
+            nb.clone(op, mapping);
+        linalg::YieldOp::create(nb, l, mapping.lookupOrDefault(scalar));
+      });
+  return newGeneric.getResult(0);
+}
+
+/// Erases `ops` and then every producer that became trivially dead.
+void eraseWithDeadProducers(ArrayRef<Operation *> ops) {
+  SmallVector<Operation *> worklist;
+  llvm::SmallPtrSet<Operation *, 8> erased;
+  auto erase = [&](Operation *op) {
+    for (Value v : op->getOperands())
+      if (Operation *def = v.getDefiningOp())
+        worklist.push_back(def);
+    // Constants captured by a generic's body die with it.
+    visitUsedValuesDefinedAbove(op->getRegions(), [&](OpOperand *use) {
+      if (Operation *def = use->get().getDefiningOp())
+        worklist.push_back(def);
+    });
+    erased.insert(op);
+    op->erase();
+  };
+  for (Operation *op : ops)
+    if (op)
+      erase(op);
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!erased.contains(op) && op->use_empty() && isOpTriviallyDead(op))
+      erase(op);
+  }
+}
+
+struct FuseActQuantizePass
+    : public fusion::impl::FuseActQuantizeBase<FuseActQuantizePass> {
+  using FuseActQuantizeBase::FuseActQuantizeBase;
+
+  void runOnOperation() override;
+
+private:
+  SmallVector<QuantFormat> allowedFormats;
+
+  remark::RemarkOpts remarkOpts(StringRef function) const {
+    return remark::RemarkOpts::name("FuseActQuantize")
+        .category("fusion")
+        .function(function);
+  }
+
+  void decline(QuantizeOp q, StringRef function, StringRef rule,
+               StringRef detail) {
+    ++numDeclined;
+    remark::missed(q.getLoc(), remarkOpts(function))
+        << remark::reason("{0}", rule.str())
+        << remark::add("{0}", detail.str());
+  }
+
+  void processQuantize(QuantizeOp q, StringRef function, DominanceInfo &dom);
+};
+
+void FuseActQuantizePass::runOnOperation() {
+  func::FuncOp func = getOperation();
+  allowedFormats.clear();
+  for (const std::string &name : formats) {
+    std::optional<QuantFormat> f = symbolizeQuantFormat(name);
+    if (!f) {
+      func.emitError() << "fusion-fuse-act-quantize: unknown format '" << name
+                       << "' in 'formats'";
+      return signalPassFailure();
+    }
+    allowedFormats.push_back(*f);
+  }
+  SmallVector<QuantizeOp> quantizers;
+  func.walk([&](QuantizeOp q) { quantizers.push_back(q); });
+  DominanceInfo &dom = getAnalysis<DominanceInfo>();
+  for (QuantizeOp q : quantizers)
+    processQuantize(q, func.getSymName(), dom);
+}
+
+void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
+                                          DominanceInfo &dom) {
+  Value value = q.getInput();
+  auto valueType = cast<RankedTensorType>(value.getType());
+
+  // Other users of the quantized value; one of them may be a dbias
+  // reduction.
+  SmallVector<Operation *> others;
+  for (Operation *user : value.getUsers())
+    if (user != q.getOperation() && !llvm::is_contained(others, user))
+      others.push_back(user);
+  std::string dbiasWhy;
+  Operation *dbias = nullptr;
+  if (others.size() == 1 && others[0]->getBlock() == q->getBlock() &&
+      isDbiasReduction(others[0], value, dbiasWhy))
+    dbias = others[0];
+
+  ActivationMatchResult matched = matchActivation(value);
+  Plan plan;
+  if (matched.match) {
+    plan.act = *matched.match;
+    bool dbiasFusable = !plan.act.up && (plan.act.backward ||
+                                         plan.act.kind ==
+                                             ActivationKind::identity);
+    if (!others.empty() && !(dbias && dbiasFusable)) {
+      std::string detail =
+          "'" + others[0]->getName().getStringRef().str() + "' also uses it";
+      if (dbias && plan.act.up)
+        detail = "the runtime has no dbias for gated activations";
+      else if (dbias)
+        detail = "a dbias reduction fuses only with a backward or identity "
+                 "activation, not " +
+                 activationName(plan.act.kind, plan.act.backward);
+      else if (!dbiasWhy.empty())
+        detail = "the reduction is not a dbias: " + dbiasWhy;
+      return decline(q, function, "activation has another user", detail);
+    }
+    plan.dbias = dbias;
+  } else if (dbias) {
+    // quantize + dbias of a value that is not a recognised activation.
+    plan.act.kind = ActivationKind::identity;
+    plan.act.input = value;
+    plan.dbias = dbias;
+  } else if (value.getDefiningOp<linalg::GenericOp>()) {
+    return decline(q, function, matched.reason, matched.detail);
+  } else {
+    std::string detail = "the quantized value is not computed by an "
+                         "elementwise linalg.generic";
+    if (!dbiasWhy.empty())
+      detail += "; the reduction next to it is not a dbias: " + dbiasWhy;
+    return decline(q, function, "no activation to fuse", detail);
+  }
+  ActivationMatch &act = plan.act;
+
+  // Element types.
+  Type inputElem = act.input ? getElementTypeOrSelf(act.input.getType())
+                             : roundedInput(act.inputScalar).getType();
+  if (!isRuntimeFloat(inputElem)) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << "input element type " << inputElem << " (the runtime reads bf16, "
+       << "f16 or f32)";
+    return decline(q, function, "unsupported input element type", s);
+  }
+  if (act.grad && getElementTypeOrSelf(act.grad.getType()) != inputElem)
+    return decline(q, function, "unsupported input element type",
+                   "grad and input have different element types");
+  if (act.up && act.up.getType() != act.input.getType())
+    return decline(q, function, "unsupported input element type",
+                   "gate and up have different types");
+
+  // Shapes: fusion_rt.h views have rank 1..4.
+  if (valueType.getRank() < 1 || valueType.getRank() > 4)
+    return decline(q, function, "unsupported shape",
+                   "rank " + std::to_string(valueType.getRank()) +
+                       " (the runtime takes ranks 1 to 4)");
+
+  // Format.
+  QuantSchemeAttr scheme = q.getScheme();
+  if (!allowedFormats.empty() &&
+      !llvm::is_contained(allowedFormats, scheme.getFormat()))
+    return decline(q, function,
+                   "unsupported quantization format for fused activation",
+                   ("format " + stringifyQuantFormat(scheme.getFormat()) +
+                    " is not in 'formats'")
+                       .str());
+
+  // Where the fused op goes: before the quantize or the dbias reduction,
+  // whichever comes first; every operand must dominate that point.
+  Operation *anchor = q;
+  if (plan.dbias && plan.dbias->isBeforeInBlock(q))
+    anchor = plan.dbias;
+  SmallVector<Value> operands{act.input, act.grad, act.up, q.getScale(),
+                              q.getRng()};
+  if (act.inputScalar)
+    llvm::append_range(operands, act.generic.getDpsInputs());
+  for (Value v : operands)
+    if (v && !dom.properlyDominates(v, anchor))
+      return decline(q, function, "activation has another user",
+                     "an operand is defined after the quantize");
+
+  // Rewrite.
+  OpBuilder b(anchor);
+  Location loc = q.getLoc();
+  MLIRContext *ctx = &getContext();
+  Value input = act.input;
+  if (!input)
+    input = materializeInput(b, act.generic, act.resultIndex,
+                             roundedInput(act.inputScalar));
+  ActivationAttr actAttr = ActivationAttr::get(ctx, act.kind, act.backward);
+  if (act.alpha)
+    actAttr = ActivationAttr::get(
+        ctx, act.kind, act.backward, actAttr.getLimit(), actAttr.getOffset(),
+        llvm::APFloat(static_cast<double>(static_cast<float>(*act.alpha))));
+  TypeAttr intermediate = TypeAttr::get(valueType.getElementType());
+  SmallVector<Type> resultTypes(q->getResultTypes());
+
+  Operation *fused;
+  std::string form;
+  if (act.up) {
+    SmallVector<Value, 2> inputs;
+    if (Value packed = matchPackedGateUp(input, act.up)) {
+      inputs.push_back(packed);
+      form = " from a packed [gate | up] tensor";
+    } else {
+      inputs = {input, act.up};
+      form = " from gate and up tensors";
+    }
+    fused = GatedActQuantizeOp::create(b, loc, resultTypes, actAttr, inputs,
+                                       Value(), q.getScale(), q.getRng(),
+                                       scheme, intermediate);
+  } else {
+    if (plan.dbias)
+      resultTypes.push_back(plan.dbias->getResult(0).getType());
+    fused = ActQuantizeOp::create(
+        b, loc, resultTypes, actAttr, input, act.grad, q.getScale(),
+        q.getRng(), scheme, intermediate,
+        plan.dbias ? b.getUnitAttr() : UnitAttr());
+    if (plan.dbias)
+      form = " with dbias";
+  }
+  LogicalResult verified = success();
+  {
+    // The rules above imply a valid op; a failure here is a bug, reported as
+    // a decline rather than as invalid IR.
+    ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
+    verified = mlir::verify(fused);
+  }
+  if (failed(verified)) {
+    fused->erase();
+    return decline(q, function, "unsupported shape",
+                   "the fused op would not verify");
+  }
+
+  q->replaceAllUsesWith(fused->getResults().take_front(q->getNumResults()));
+  if (plan.dbias)
+    plan.dbias->getResult(0).replaceAllUsesWith(fused->getResults().back());
+  SmallVector<Operation *> dead{q.getOperation(), plan.dbias};
+  if (act.generic && act.generic->use_empty())
+    dead.push_back(act.generic);
+  eraseWithDeadProducers(dead);
+
+  ++numFused;
+  std::string what = activationName(act.kind, act.backward);
+  remark::passed(loc, remarkOpts(function))
+      << remark::add("fused {0} and quantize into {1}{2}", what,
+                     fused->getName().getStringRef().str(), form);
+}
+
+} // namespace

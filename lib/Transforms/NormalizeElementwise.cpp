@@ -1,0 +1,70 @@
+//===- NormalizeElementwise.cpp - elementwise code into fused generics ----===//
+//
+// Implements `fusion-normalize-elementwise`: the normalisation that lets the
+// activation matcher see one expression tree per activation. It reuses the
+// upstream patterns (elementwise ops to linalg, named op generalisation,
+// elementwise fusion) but restricts generalisation to elementwise named ops
+// and fuses a producer only into its sole consumer.
+//
+//===----------------------------------------------------------------------===//
+#include "fusion/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::fusion {
+#define GEN_PASS_DEF_NORMALIZEELEMENTWISE
+#include "fusion/Transforms/Passes.h.inc"
+} // namespace mlir::fusion
+
+using namespace mlir;
+
+namespace {
+
+/// Generalizes elementwise named linalg ops (linalg.exp, linalg.mul,
+/// linalg.elementwise, linalg.map, ...). Contractions, reductions and fills
+/// keep their named form.
+struct GeneralizeElementwiseNamedOp
+    : public OpInterfaceRewritePattern<linalg::LinalgOp> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    if (isa<linalg::GenericOp, linalg::FillOp>(op.getOperation()) ||
+        !op.hasPureTensorSemantics() || !linalg::isElementwise(op))
+      return failure();
+    return linalg::generalizeNamedOp(rewriter, op);
+  }
+};
+
+struct NormalizeElementwisePass
+    : public fusion::impl::NormalizeElementwiseBase<NormalizeElementwisePass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    RewritePatternSet patterns(ctx);
+    linalg::populateElementwiseToLinalgConversionPatterns(patterns);
+    patterns.add<GeneralizeElementwiseNamedOp>(ctx);
+    // Fuse a producer only when every use of it is in this consumer: a value
+    // that is also used elsewhere (an activation feeding a dbias reduction,
+    // or a second consumer) keeps its own op. `tensor.dim` users do not
+    // count: with dynamic shapes the fusion patterns themselves create them,
+    // and they fold onto the producer's init (DimOp canonicalization).
+    linalg::populateElementwiseOpsFusionPatterns(
+        patterns, [](OpOperand *fused) {
+          Operation *producer = fused->get().getDefiningOp();
+          Operation *consumer = fused->getOwner();
+          return producer && llvm::all_of(producer->getUsers(),
+                                          [&](Operation *u) {
+                                            return u == consumer ||
+                                                   isa<tensor::DimOp>(u);
+                                          });
+        });
+    tensor::DimOp::getCanonicalizationPatterns(patterns, ctx);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

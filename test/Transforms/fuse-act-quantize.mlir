@@ -1,0 +1,563 @@
+// RUN: fusion-opt %s --fusion-act-quantize-pipeline | FileCheck %s
+// RUN: fusion-opt %s --fusion-act-quantize-pipeline --remarks-filter=fusion -verify-diagnostics -o /dev/null
+// RUN: fusion-opt %s --pass-pipeline='builtin.module(func.func(fusion-normalize-elementwise,canonicalize,cse,fusion-fuse-act-quantize,fusion-fuse-act-quantize))' | FileCheck %s
+// RUN: fusion-opt %s --fusion-act-quantize-pipeline -o %t.once.mlir
+// RUN: fusion-opt %t.once.mlir --fusion-fuse-act-quantize -o %t.twice.mlir
+// RUN: diff %t.once.mlir %t.twice.mlir
+
+// Forward, non-gated activations, each in several spellings (arith/math on
+// tensors, named linalg ops, linalg.generic bodies as torch-mlir writes
+// them), and the candidates the pass must decline. Gated forms:
+// fuse-act-quantize-gated.mlir; backward and dbias:
+// fuse-act-quantize-backward.mlir; the `formats` option:
+// fuse-act-quantize-formats.mlir.
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+!x = tensor<4x64xbf16>
+!xf = tensor<4x64xf32>
+!d = tensor<4x64xf8E4M3FN>
+!s = tensor<4x2xf8E8M0FNU>
+
+//===----------------------------------------------------------------------===//
+// silu
+//===----------------------------------------------------------------------===//
+
+/// x / (1 + exp(-x)) written with arith/math on tensors, computed in f32.
+// CHECK-LABEL: func.func @silu_arith_div
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xbf16>)
+//       CHECK: %[[Q:.*]]:2 = fusion.act_quantize #fusion.act<silu> %[[X]] as quant<mxfp8_e4m3, rowwise> via bf16
+//   CHECK-NOT: fusion.quantize
+//       CHECK: return %[[Q]]#0, %[[Q]]#1
+func.func @silu_arith_div(%x: !x) -> (!d, !s) {
+  %xf = arith.extf %x : !x to !xf
+  %n = arith.negf %xf : !xf
+  %e = math.exp %n : !xf
+  %one = arith.constant dense<1.0> : !xf
+  %den = arith.addf %one, %e : !xf
+  %y = arith.divf %xf, %den : !xf
+  %t = arith.truncf %y : !xf to !x
+  // expected-remark @below {{[Passed] FuseActQuantize | Category:fusion | Function=silu_arith_div | Remark="fused silu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %t as quant<mxfp8_e4m3, rowwise> : (!x) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// x * sigmoid(x), sigmoid = 1 / (exp(-x) + 1) with a scalar constant, in
+/// one linalg.generic.
+// CHECK-LABEL: func.func @silu_generic_mul_sigmoid
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xbf16>)
+//       CHECK: fusion.act_quantize #fusion.act<silu> %[[X]] as quant<mxfp8_e4m3, rowwise> via bf16
+func.func @silu_generic_mul_sigmoid(%x: !x) -> (!d, !s) {
+  %init = tensor.empty() : !x
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : !x) outs(%init : !x) {
+  ^bb0(%in: bf16, %out: bf16):
+    %f = arith.extf %in : bf16 to f32
+    %n = arith.negf %f : f32
+    %e = math.exp %n : f32
+    %c1 = arith.constant 1.0 : f32
+    %den = arith.addf %e, %c1 : f32
+    %sig = arith.divf %c1, %den : f32
+    %m = arith.mulf %sig, %f : f32
+    %t = arith.truncf %m : f32 to bf16
+    linalg.yield %t : bf16
+  } -> !x
+  // expected-remark @below {{Remark="fused silu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!x) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// torch-mlir's decomposition: a sigmoid generic (negf, exp, addf, divf)
+/// then a mul generic, each rounding to bf16; computed in bf16 tensors.
+// CHECK-LABEL: func.func @silu_torch_two_generics
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xbf16>)
+//       CHECK: fusion.act_quantize #fusion.act<silu> %[[X]] as quant<mxfp8_e4m3, rowwise> via bf16
+func.func @silu_torch_two_generics(%x: !x) -> (!d, !s) {
+  %init = tensor.empty() : !x
+  %sig = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : !x) outs(%init : !x) {
+  ^bb0(%in: bf16, %out: bf16):
+    %n = arith.negf %in : bf16
+    %e = math.exp %n : bf16
+    %c1 = arith.constant 1.0 : bf16
+    %den = arith.addf %e, %c1 : bf16
+    %r = arith.divf %c1, %den : bf16
+    linalg.yield %r : bf16
+  } -> !x
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sig : !x, !x) outs(%init : !x) {
+  ^bb0(%a: bf16, %b: bf16, %out: bf16):
+    %m = arith.mulf %a, %b : bf16
+    linalg.yield %m : bf16
+  } -> !x
+  // expected-remark @below {{Remark="fused silu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!x) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// Named linalg ops: linalg.negf, linalg.exp, linalg.add with a filled
+/// tensor of ones, linalg.div, linalg.elementwise mul.
+// CHECK-LABEL: func.func @silu_named_linalg
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>)
+//       CHECK: fusion.act_quantize #fusion.act<silu> %[[X]] as quant<mxfp8_e4m3, rowwise> via f32
+func.func @silu_named_linalg(%x: !xf) -> (!d, !s) {
+  %init = tensor.empty() : !xf
+  %c1 = arith.constant 1.0 : f32
+  %ones = linalg.fill ins(%c1 : f32) outs(%init : !xf) -> !xf
+  %n = linalg.negf ins(%x : !xf) outs(%init : !xf) -> !xf
+  %e = linalg.exp ins(%n : !xf) outs(%init : !xf) -> !xf
+  %den = linalg.add ins(%ones, %e : !xf, !xf) outs(%init : !xf) -> !xf
+  %sig = linalg.div ins(%ones, %den : !xf, !xf) outs(%init : !xf) -> !xf
+  %y = linalg.elementwise kind=#linalg.elementwise_kind<mul> ins(%x, %sig : !xf, !xf) outs(%init : !xf) -> !xf
+  // expected-remark @below {{Remark="fused silu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// sigmoid written as exp(x) / (1 + exp(x)).
+// CHECK-LABEL: func.func @silu_exp_over_one_plus_exp
+//       CHECK: fusion.act_quantize #fusion.act<silu>
+func.func @silu_exp_over_one_plus_exp(%x: !xf) -> (!d, !s) {
+  %e = math.exp %x : !xf
+  %one = arith.constant dense<1.0> : !xf
+  %den = arith.addf %e, %one : !xf
+  %sig = arith.divf %e, %den : !xf
+  %y = arith.mulf %x, %sig : !xf
+  // expected-remark @below {{Remark="fused silu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// Dynamic shapes.
+// CHECK-LABEL: func.func @silu_dynamic
+//  CHECK-SAME: (%[[X:.*]]: tensor<?x?xbf16>)
+//       CHECK: fusion.act_quantize #fusion.act<silu> %[[X]] as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>)
+func.func @silu_dynamic(%x: tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>) {
+  %xf = arith.extf %x : tensor<?x?xbf16> to tensor<?x?xf32>
+  %n = arith.negf %xf : tensor<?x?xf32>
+  %e = math.exp %n : tensor<?x?xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %x, %c0 : tensor<?x?xbf16>
+  %k = tensor.dim %x, %c1 : tensor<?x?xbf16>
+  %init = tensor.empty(%m, %k) : tensor<?x?xf32>
+  %one = arith.constant 1.0 : f32
+  %ones = linalg.fill ins(%one : f32) outs(%init : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %den = arith.addf %ones, %e : tensor<?x?xf32>
+  %y = arith.divf %xf, %den : tensor<?x?xf32>
+  %t = arith.truncf %y : tensor<?x?xf32> to tensor<?x?xbf16>
+  // expected-remark @below {{Remark="fused silu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %t as quant<mxfp8_e4m3, rowwise> : (tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>)
+  return %q#0, %q#1 : tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>
+}
+
+//===----------------------------------------------------------------------===//
+// gelu (erf)
+//===----------------------------------------------------------------------===//
+
+/// torch-mlir's exact GELU: x * (0.5 * (1 + erf((x - 0) / sqrt(2)))), with
+/// sqrt(2) computed in IR, after a bias add that elementwise fusion merges
+/// into the same body: the bias add is materialised on its own.
+// CHECK-LABEL: func.func @gelu_torch_with_bias
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>, %[[B:.*]]: tensor<64xf32>)
+//       CHECK: %[[XB:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[B]] : tensor<4x64xf32>, tensor<64xf32>)
+//       CHECK:   arith.addf
+//   CHECK-NOT:   math.erf
+//       CHECK: fusion.act_quantize #fusion.act<gelu> %[[XB]] as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<4x64xf32>)
+func.func @gelu_torch_with_bias(%x: !xf, %b: tensor<64xf32>) -> (!d, !s) {
+  %init = tensor.empty() : !xf
+  %xb = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : !xf, tensor<64xf32>) outs(%init : !xf) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %s = arith.addf %in, %bias : f32
+    linalg.yield %s : f32
+  } -> !xf
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%xb : !xf) outs(%init : !xf) {
+  ^bb0(%in: f32, %out: f32):
+    %c0 = arith.constant 0.0 : f32
+    %c1 = arith.constant 1.0 : f32
+    %c2 = arith.constant 2.0 : f32
+    %ch = arith.constant 0.5 : f32
+    %s2 = math.sqrt %c2 : f32
+    %xm = arith.subf %in, %c0 : f32
+    %xd = arith.divf %xm, %s2 : f32
+    %er = math.erf %xd : f32
+    %a = arith.addf %c1, %er : f32
+    %h = arith.mulf %ch, %a : f32
+    %r = arith.mulf %in, %h : f32
+    linalg.yield %r : f32
+  } -> !xf
+  %t = arith.truncf %y : !xf to !x
+  // expected-remark @below {{Remark="fused gelu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %t as quant<mxfp8_e4m3, rowwise> : (!x) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// 0.5 * x * (1 + erf(x * 0.70710678)) on tensors, splat constants.
+// CHECK-LABEL: func.func @gelu_arith
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>)
+//       CHECK: fusion.act_quantize #fusion.act<gelu> %[[X]]
+func.func @gelu_arith(%x: !xf) -> (!d, !s) {
+  %k = arith.constant dense<0.70710678> : !xf
+  %half = arith.constant dense<0.5> : !xf
+  %one = arith.constant dense<1.0> : !xf
+  %xs = arith.mulf %x, %k : !xf
+  %er = math.erf %xs : !xf
+  %a = arith.addf %er, %one : !xf
+  %hx = arith.mulf %half, %x : !xf
+  %y = arith.mulf %hx, %a : !xf
+  // expected-remark @below {{Remark="fused gelu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// Named linalg ops, distributed: x*0.5 + (x*0.5) * erf(x / sqrt2).
+// CHECK-LABEL: func.func @gelu_named_linalg_distributed
+//       CHECK: fusion.act_quantize #fusion.act<gelu>
+func.func @gelu_named_linalg_distributed(%x: !xf) -> (!d, !s) {
+  %init = tensor.empty() : !xf
+  %c = arith.constant 1.41421356 : f32
+  %ch = arith.constant 0.5 : f32
+  %sq = linalg.fill ins(%c : f32) outs(%init : !xf) -> !xf
+  %hf = linalg.fill ins(%ch : f32) outs(%init : !xf) -> !xf
+  %xd = linalg.div ins(%x, %sq : !xf, !xf) outs(%init : !xf) -> !xf
+  %er = linalg.erf ins(%xd : !xf) outs(%init : !xf) -> !xf
+  %hx = linalg.mul ins(%x, %hf : !xf, !xf) outs(%init : !xf) -> !xf
+  %p = linalg.mul ins(%hx, %er : !xf, !xf) outs(%init : !xf) -> !xf
+  %y = linalg.add ins(%hx, %p : !xf, !xf) outs(%init : !xf) -> !xf
+  // expected-remark @below {{Remark="fused gelu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+//===----------------------------------------------------------------------===//
+// gelu_tanh
+//===----------------------------------------------------------------------===//
+
+/// torch-mlir's tanh GELU: fpowi x^3 and its constant 0.7977240352174656
+/// (not sqrt(2/pi) = 0.79788456...; accepted within the tolerance).
+// CHECK-LABEL: func.func @gelu_tanh_torch
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xbf16>)
+//       CHECK: fusion.act_quantize #fusion.act<gelu_tanh> %[[X]] as quant<mxfp8_e4m3, rowwise> via bf16
+func.func @gelu_tanh_torch(%x: !x) -> (!d, !s) {
+  %init = tensor.empty() : !x
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : !x) outs(%init : !x) {
+  ^bb0(%in: bf16, %out: bf16):
+    %f = arith.extf %in : bf16 to f32
+    %c3 = arith.constant 3 : i32
+    %cube = math.fpowi %f, %c3 : f32, i32
+    %kk = arith.constant 0.044715 : f32
+    %kb = arith.constant 0.7977240352174656 : f32
+    %c1 = arith.constant 1.0 : f32
+    %ch = arith.constant 0.5 : f32
+    %t1 = arith.mulf %cube, %kk : f32
+    %inner = arith.addf %f, %t1 : f32
+    %arg = arith.mulf %kb, %inner : f32
+    %th = math.tanh %arg : f32
+    %a = arith.addf %th, %c1 : f32
+    %hx = arith.mulf %f, %ch : f32
+    %r = arith.mulf %hx, %a : f32
+    %t = arith.truncf %r : f32 to bf16
+    linalg.yield %t : bf16
+  } -> !x
+  // expected-remark @below {{Remark="fused gelu_tanh and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!x) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// TransformerEngine's form: c * (0.5 + 0.5 * tanh(c * (0.79788456 +
+/// 0.03567741 * c * c))), on tensors.
+// CHECK-LABEL: func.func @gelu_tanh_te
+//       CHECK: fusion.act_quantize #fusion.act<gelu_tanh>
+func.func @gelu_tanh_te(%x: !xf) -> (!d, !s) {
+  %k0 = arith.constant dense<0.79788456> : !xf
+  %k1 = arith.constant dense<0.03567741> : !xf
+  %h = arith.constant dense<0.5> : !xf
+  %xx = arith.mulf %x, %x : !xf
+  %a = arith.mulf %k1, %xx : !xf
+  %b = arith.addf %k0, %a : !xf
+  %c = arith.mulf %x, %b : !xf
+  %t = math.tanh %c : !xf
+  %ht = arith.mulf %h, %t : !xf
+  %s = arith.addf %h, %ht : !xf
+  %y = arith.mulf %x, %s : !xf
+  // expected-remark @below {{Remark="fused gelu_tanh and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// The sigmoid form x * sigmoid(1.5957691 * (x + 0.044715 * x^3)).
+// CHECK-LABEL: func.func @gelu_tanh_sigmoid_form
+//       CHECK: fusion.act_quantize #fusion.act<gelu_tanh>
+func.func @gelu_tanh_sigmoid_form(%x: !xf) -> (!d, !s) {
+  %init = tensor.empty() : !xf
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : !xf) outs(%init : !xf) {
+  ^bb0(%in: f32, %out: f32):
+    %c3 = arith.constant 3.0 : f32
+    %cube = math.powf %in, %c3 : f32
+    %kk = arith.constant 0.044715 : f32
+    %k2 = arith.constant -1.5957691 : f32
+    %c1 = arith.constant 1.0 : f32
+    %t1 = arith.mulf %kk, %cube : f32
+    %inner = arith.addf %t1, %in : f32
+    %arg = arith.mulf %inner, %k2 : f32
+    %e = math.exp %arg : f32
+    %den = arith.addf %c1, %e : f32
+    %r = arith.divf %in, %den : f32
+    linalg.yield %r : f32
+  } -> !xf
+  // expected-remark @below {{Remark="fused gelu_tanh and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+//===----------------------------------------------------------------------===//
+// relu, srelu, qgelu, identity
+//===----------------------------------------------------------------------===//
+
+/// arith.maximumf(x, 0) on tensors.
+// CHECK-LABEL: func.func @relu_maximumf
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xbf16>)
+//       CHECK: fusion.act_quantize #fusion.act<relu> %[[X]] as quant<mxfp8_e4m3, rowwise> via bf16
+func.func @relu_maximumf(%x: !x) -> (!d, !s) {
+  %z = arith.constant dense<0.0> : !x
+  %y = arith.maximumf %z, %x : !x
+  // expected-remark @below {{Remark="fused relu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!x) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// select(x > 0, x, 0) in a generic.
+// CHECK-LABEL: func.func @relu_select
+//       CHECK: fusion.act_quantize #fusion.act<relu>
+func.func @relu_select(%x: !xf) -> (!d, !s) {
+  %init = tensor.empty() : !xf
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : !xf) outs(%init : !xf) {
+  ^bb0(%in: f32, %out: f32):
+    %c0 = arith.constant 0.0 : f32
+    %p = arith.cmpf ugt, %in, %c0 : f32
+    %r = arith.select %p, %in, %c0 : f32
+    linalg.yield %r : f32
+  } -> !xf
+  // expected-remark @below {{Remark="fused relu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// select(x < 0, 0, x) (the other orientation, >= at zero) with linalg.max
+/// left for a different spelling below.
+// CHECK-LABEL: func.func @relu_select_lt
+//       CHECK: fusion.act_quantize #fusion.act<relu>
+func.func @relu_select_lt(%x: !xf) -> (!d, !s) {
+  %z = arith.constant dense<0.0> : !xf
+  %p = arith.cmpf olt, %x, %z : !xf
+  %y = arith.select %p, %z, %x : tensor<4x64xi1>, !xf
+  // expected-remark @below {{Remark="fused relu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// linalg.max with a zero fill.
+// CHECK-LABEL: func.func @relu_linalg_max
+//       CHECK: fusion.act_quantize #fusion.act<relu>
+func.func @relu_linalg_max(%x: !xf) -> (!d, !s) {
+  %init = tensor.empty() : !xf
+  %c0 = arith.constant 0.0 : f32
+  %z = linalg.fill ins(%c0 : f32) outs(%init : !xf) -> !xf
+  %y = linalg.max ins(%x, %z : !xf, !xf) outs(%init : !xf) -> !xf
+  // expected-remark @below {{Remark="fused relu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// relu(x) * relu(x).
+// CHECK-LABEL: func.func @srelu_square_of_relu
+//       CHECK: fusion.act_quantize #fusion.act<srelu>
+func.func @srelu_square_of_relu(%x: !xf) -> (!d, !s) {
+  %z = arith.constant dense<0.0> : !xf
+  %r = arith.maximumf %x, %z : !xf
+  %y = arith.mulf %r, %r : !xf
+  // expected-remark @below {{Remark="fused srelu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// select(x > 0, x * x, 0).
+// CHECK-LABEL: func.func @srelu_select
+//       CHECK: fusion.act_quantize #fusion.act<srelu>
+func.func @srelu_select(%x: !xf) -> (!d, !s) {
+  %init = tensor.empty() : !xf
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : !xf) outs(%init : !xf) {
+  ^bb0(%in: f32, %out: f32):
+    %c0 = arith.constant 0.0 : f32
+    %p = arith.cmpf ogt, %in, %c0 : f32
+    %sq = arith.mulf %in, %in : f32
+    %r = arith.select %p, %sq, %c0 : f32
+    linalg.yield %r : f32
+  } -> !xf
+  // expected-remark @below {{Remark="fused srelu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// x * sigmoid(1.702 * x).
+// CHECK-LABEL: func.func @qgelu
+//       CHECK: fusion.act_quantize #fusion.act<qgelu> %{{.*}} as
+func.func @qgelu(%x: !xf) -> (!d, !s) {
+  %a = arith.constant dense<1.702> : !xf
+  %one = arith.constant dense<1.0> : !xf
+  %ax = arith.mulf %a, %x : !xf
+  %n = arith.negf %ax : !xf
+  %e = math.exp %n : !xf
+  %den = arith.addf %e, %one : !xf
+  %sig = arith.divf %one, %den : !xf
+  %y = arith.mulf %x, %sig : !xf
+  // expected-remark @below {{Remark="fused qgelu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// x * sigmoid(2x) looks like silu but is not: it is the quick-GELU family
+/// with slope 2, which the runtime computes exactly (alpha = 2).
+// CHECK-LABEL: func.func @silu_lookalike_sigmoid_2x_is_qgelu
+//   CHECK-NOT: #fusion.act<silu>
+//       CHECK: fusion.act_quantize #fusion.act<qgelu, alpha = 2.0{{0*}}{{(e\+00)?}}>
+func.func @silu_lookalike_sigmoid_2x_is_qgelu(%x: !xf) -> (!d, !s) {
+  %two = arith.constant dense<2.0> : !xf
+  %one = arith.constant dense<1.0> : !xf
+  %ax = arith.mulf %x, %two : !xf
+  %n = arith.negf %ax : !xf
+  %e = math.exp %n : !xf
+  %den = arith.addf %e, %one : !xf
+  %y = arith.divf %x, %den : !xf
+  // expected-remark @below {{Remark="fused qgelu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// A cast to bf16 before the quantizer: identity, rounded via bf16.
+// CHECK-LABEL: func.func @identity_cast
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>)
+//       CHECK: fusion.act_quantize #fusion.act<identity> %[[X]] as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<4x64xf32>)
+func.func @identity_cast(%x: !xf) -> (!d, !s) {
+  %t = arith.truncf %x : !xf to !x
+  // expected-remark @below {{Remark="fused identity and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %t as quant<mxfp8_e4m3, rowwise> : (!x) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// Rank 3 (collapsed onto rows by the runtime) with FP8 per-tensor scaling.
+// CHECK-LABEL: func.func @gelu_tanh_rank3_fp8
+//       CHECK: fusion.act_quantize #fusion.act<gelu_tanh> %{{.*}} as quant<fp8_e4m3, rowwise
+func.func @gelu_tanh_rank3_fp8(%x: tensor<2x4x64xf32>) -> (tensor<2x4x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) {
+  %k0 = arith.constant dense<0.7978845608> : tensor<2x4x64xf32>
+  %k1 = arith.constant dense<0.044715> : tensor<2x4x64xf32>
+  %h = arith.constant dense<0.5> : tensor<2x4x64xf32>
+  %one = arith.constant dense<1.0> : tensor<2x4x64xf32>
+  %x2 = arith.mulf %x, %x : tensor<2x4x64xf32>
+  %x3 = arith.mulf %x2, %x : tensor<2x4x64xf32>
+  %a = arith.mulf %k1, %x3 : tensor<2x4x64xf32>
+  %b = arith.addf %x, %a : tensor<2x4x64xf32>
+  %c = arith.mulf %k0, %b : tensor<2x4x64xf32>
+  %t = math.tanh %c : tensor<2x4x64xf32>
+  %s = arith.addf %one, %t : tensor<2x4x64xf32>
+  %hx = arith.mulf %h, %x : tensor<2x4x64xf32>
+  %y = arith.mulf %hx, %s : tensor<2x4x64xf32>
+  // expected-remark @below {{Remark="fused gelu_tanh and quantize into fusion.act_quantize"}}
+  %q:3 = fusion.quantize %y as quant<fp8_e4m3, rowwise, block = tensor> : (tensor<2x4x64xf32>) -> (tensor<2x4x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  return %q#0, %q#1, %q#2 : tensor<2x4x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// Declined candidates
+//===----------------------------------------------------------------------===//
+
+/// The activation value is also returned: fusing would lose it.
+// CHECK-LABEL: func.func @negative_extra_consumer
+//       CHECK: linalg.generic
+//       CHECK: fusion.quantize
+//   CHECK-NOT: fusion.act_quantize
+func.func @negative_extra_consumer(%x: !xf) -> (!d, !s, !xf) {
+  %z = arith.constant dense<0.0> : !xf
+  %y = arith.maximumf %x, %z : !xf
+  // expected-remark @below {{[Missed] FuseActQuantize | Category:fusion | Function=negative_extra_consumer | Reason="activation has another user"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  return %q#0, %q#1, %y : !d, !s, !xf
+}
+
+/// tanh(x) is not an activation the runtime fuses.
+// CHECK-LABEL: func.func @negative_unsupported_tanh
+//       CHECK: fusion.quantize
+func.func @negative_unsupported_tanh(%x: !xf) -> (!d, !s) {
+  %y = math.tanh %x : !xf
+  // expected-remark @below {{Reason="unsupported activation"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// x * sigmoid(x + 1) looks like silu but shifts the sigmoid.
+// CHECK-LABEL: func.func @negative_silu_lookalike_shifted_sigmoid
+//       CHECK: fusion.quantize
+func.func @negative_silu_lookalike_shifted_sigmoid(%x: !xf) -> (!d, !s) {
+  %one = arith.constant dense<1.0> : !xf
+  %x1 = arith.addf %x, %one : !xf
+  %n = arith.negf %x1 : !xf
+  %e = math.exp %n : !xf
+  %den = arith.addf %e, %one : !xf
+  %y = arith.divf %x, %den : !xf
+  // expected-remark @below {{Reason="unsupported activation"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// x * sigmoid(y) with two different tensors is GLU (sigmoid gate), which
+/// the runtime does not have.
+// CHECK-LABEL: func.func @negative_glu_sigmoid_gate
+//       CHECK: fusion.quantize
+func.func @negative_glu_sigmoid_gate(%x: !xf, %g: !xf) -> (!d, !s) {
+  %one = arith.constant dense<1.0> : !xf
+  %n = arith.negf %g : !xf
+  %e = math.exp %n : !xf
+  %den = arith.addf %e, %one : !xf
+  %y = arith.divf %x, %den : !xf
+  // expected-remark @below {{Reason="unsupported activation"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// The activation input is f64: the runtime reads bf16, f16 or f32 only.
+// CHECK-LABEL: func.func @negative_f64_input
+//       CHECK: fusion.quantize
+func.func @negative_f64_input(%x: tensor<4x64xf64>) -> (!d, !s) {
+  %z = arith.constant dense<0.0> : tensor<4x64xf64>
+  %r = arith.maximumf %x, %z : tensor<4x64xf64>
+  %y = arith.truncf %r : tensor<4x64xf64> to !xf
+  // expected-remark @below {{Reason="unsupported input element type"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// Rank 5: the runtime's tensor views have rank 4 at most.
+// CHECK-LABEL: func.func @negative_rank5
+//       CHECK: fusion.quantize
+func.func @negative_rank5(%x: tensor<1x1x2x4x64xf32>) -> (tensor<1x1x2x4x64xf8E4M3FN>, tensor<1x1x2x4x2xf8E8M0FNU>) {
+  %z = arith.constant dense<0.0> : tensor<1x1x2x4x64xf32>
+  %y = arith.maximumf %x, %z : tensor<1x1x2x4x64xf32>
+  // expected-remark @below {{Reason="unsupported shape"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (tensor<1x1x2x4x64xf32>) -> (tensor<1x1x2x4x64xf8E4M3FN>, tensor<1x1x2x4x2xf8E8M0FNU>)
+  return %q#0, %q#1 : tensor<1x1x2x4x64xf8E4M3FN>, tensor<1x1x2x4x2xf8E8M0FNU>
+}
+
+/// A quantizer of a function argument has nothing to fuse.
+// CHECK-LABEL: func.func @negative_no_activation
+//       CHECK: fusion.quantize
+func.func @negative_no_activation(%x: !x) -> (!d, !s) {
+  // expected-remark @below {{Reason="no activation to fuse"}}
+  %q:2 = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> : (!x) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
