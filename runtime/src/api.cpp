@@ -137,6 +137,9 @@ fusion_rt_status to_mat(const fusion_rt_tensor *t, const char *name, Mat &out) {
         return fail(FUSION_RT_STATUS_BAD_SHAPE, "%s: the row count overflows", name);
     }
   }
+  int64_t count;
+  if (__builtin_mul_overflow(m.rows, m.cols, &count) || count > (int64_t(1) << 50))
+    return fail(FUSION_RT_STATUS_BAD_SHAPE, "%s: the element count overflows", name);
   if (bits >= 16 && reinterpret_cast<uintptr_t>(t->data) % uintptr_t(bits / 8))
     return fail(FUSION_RT_STATUS_MISALIGNED,
                 "%s.data is not aligned to its %lld-byte %s elements", name,
