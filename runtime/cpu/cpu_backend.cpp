@@ -458,6 +458,7 @@ template <typename Fn> void for_bands(int nthreads, int64_t nbands, Fn fn) {
   // A worker that cannot be started leaves its bands to the calling thread,
   // which then needs that worker's scratch: run them one after another.
   std::vector<int> inline_runs;
+  inline_runs.reserve(size_t(nthreads));
   for (int t = 1; t < nthreads; ++t) {
     int64_t b0 = std::min(nbands, t * per), b1 = std::min(nbands, b0 + per);
     try {
