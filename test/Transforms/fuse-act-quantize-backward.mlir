@@ -1,0 +1,284 @@
+// RUN: fusion-opt %s --fusion-act-quantize-pipeline | FileCheck %s
+// RUN: fusion-opt %s --fusion-act-quantize-pipeline --remarks-filter=fusion -verify-diagnostics -o /dev/null
+// RUN: fusion-opt %s --fusion-act-quantize-pipeline -o %t.once.mlir
+// RUN: fusion-opt %t.once.mlir --fusion-fuse-act-quantize -o %t.twice.mlir
+// RUN: diff %t.once.mlir %t.twice.mlir
+
+// Backward activations grad * act'(x), as the autograd decompositions write
+// them, and the dbias reduction (column sums of the quantized value).
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#cols = affine_map<(d0, d1) -> (d1)>
+!x = tensor<4x64xbf16>
+!xf = tensor<4x64xf32>
+!d = tensor<4x64xf8E4M3FN>
+!s = tensor<4x2xf8E8M0FNU>
+
+/// torch's threshold_backward: select(x <= 0, 0, grad).
+// CHECK-LABEL: func.func @drelu_threshold_backward
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xbf16>, %[[DY:.*]]: tensor<4x64xbf16>)
+//       CHECK: fusion.act_quantize #fusion.act<drelu> %[[X]] grad %[[DY]] as quant<mxfp8_e4m3, rowwise> via bf16
+func.func @drelu_threshold_backward(%x: !x, %dy: !x) -> (!d, !s) {
+  %z = arith.constant dense<0.0> : !x
+  %p = arith.cmpf ole, %x, %z : !x
+  %y = arith.select %p, %z, %dy : tensor<4x64xi1>, !x
+  // expected-remark @below {{Remark="fused drelu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!x) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// torch's gelu_backward (exact): grad * (cdf + x * pdf).
+// CHECK-LABEL: func.func @dgelu_erf
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xbf16>, %[[DY:.*]]: tensor<4x64xbf16>)
+//       CHECK: fusion.act_quantize #fusion.act<dgelu> %[[X]] grad %[[DY]] as quant<mxfp8_e4m3, rowwise> via bf16
+func.func @dgelu_erf(%x: !x, %dy: !x) -> (!d, !s) {
+  %init = tensor.empty() : !x
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %dy : !x, !x) outs(%init : !x) {
+  ^bb0(%xi: bf16, %gi: bf16, %out: bf16):
+    %f = arith.extf %xi : bf16 to f32
+    %g = arith.extf %gi : bf16 to f32
+    %ka = arith.constant 0.70710678118654757 : f32
+    %kb = arith.constant 0.3989422804014327 : f32
+    %c1 = arith.constant 1.0 : f32
+    %ch = arith.constant 0.5 : f32
+    %cmh = arith.constant -0.5 : f32
+    %xa = arith.mulf %f, %ka : f32
+    %er = math.erf %xa : f32
+    %a = arith.addf %c1, %er : f32
+    %cdf = arith.mulf %ch, %a : f32
+    %xx = arith.mulf %f, %f : f32
+    %xxh = arith.mulf %xx, %cmh : f32
+    %ex = math.exp %xxh : f32
+    %pdf = arith.mulf %kb, %ex : f32
+    %xpdf = arith.mulf %f, %pdf : f32
+    %sum = arith.addf %cdf, %xpdf : f32
+    %r = arith.mulf %g, %sum : f32
+    %t = arith.truncf %r : f32 to bf16
+    linalg.yield %t : bf16
+  } -> !x
+  // expected-remark @below {{Remark="fused dgelu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!x) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// torch's gelu_backward (tanh), on tensors.
+// CHECK-LABEL: func.func @dgelu_tanh_torch
+//       CHECK: fusion.act_quantize #fusion.act<dgelu_tanh> %{{.*}} grad %{{.*}} as
+func.func @dgelu_tanh_torch(%x: !xf, %dy: !xf) -> (!d, !s) {
+  %kb = arith.constant dense<0.7978845608028654> : !xf
+  %kk = arith.constant dense<0.044715> : !xf
+  %k3 = arith.constant dense<3.0> : !xf
+  %one = arith.constant dense<1.0> : !xf
+  %h = arith.constant dense<0.5> : !xf
+  %x2 = arith.mulf %x, %x : !xf
+  %x3 = arith.mulf %x2, %x : !xf
+  %a = arith.mulf %kk, %x3 : !xf
+  %b = arith.addf %x, %a : !xf
+  %inner = arith.mulf %kb, %b : !xf
+  %t = math.tanh %inner : !xf
+  %left = arith.mulf %h, %x : !xf
+  %right = arith.addf %one, %t : !xf
+  %ld = arith.mulf %h, %right : !xf
+  %tt = arith.mulf %t, %t : !xf
+  %rd = arith.subf %one, %tt : !xf
+  %k3k = arith.mulf %k3, %kk : !xf
+  %k3kx2 = arith.mulf %k3k, %x2 : !xf
+  %id0 = arith.addf %one, %k3kx2 : !xf
+  %id = arith.mulf %kb, %id0 : !xf
+  %p0 = arith.mulf %left, %rd : !xf
+  %p1 = arith.mulf %p0, %id : !xf
+  %sum = arith.addf %ld, %p1 : !xf
+  %y = arith.mulf %dy, %sum : !xf
+  // expected-remark @below {{Remark="fused dgelu_tanh and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// torch's silu_backward: grad * sigmoid * (1 + x * (1 - sigmoid)), with
+/// dynamic shapes.
+// CHECK-LABEL: func.func @dsilu_dynamic
+//  CHECK-SAME: (%[[X:.*]]: tensor<?x64xf32>, %[[DY:.*]]: tensor<?x64xf32>)
+//       CHECK: fusion.act_quantize #fusion.act<dsilu> %[[X]] grad %[[DY]] as quant<mxfp8_e4m3, rowwise> via f32 : (tensor<?x64xf32>, tensor<?x64xf32>) -> (tensor<?x64xf8E4M3FN>, tensor<?x2xf8E8M0FNU>)
+func.func @dsilu_dynamic(%x: tensor<?x64xf32>, %dy: tensor<?x64xf32>) -> (tensor<?x64xf8E4M3FN>, tensor<?x2xf8E8M0FNU>) {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?x64xf32>
+  %init = tensor.empty(%m) : tensor<?x64xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %dy : tensor<?x64xf32>, tensor<?x64xf32>) outs(%init : tensor<?x64xf32>) {
+  ^bb0(%xi: f32, %g: f32, %out: f32):
+    %c1 = arith.constant 1.0 : f32
+    %n = arith.negf %xi : f32
+    %e = math.exp %n : f32
+    %den = arith.addf %c1, %e : f32
+    %sig = arith.divf %c1, %den : f32
+    %oms = arith.subf %c1, %sig : f32
+    %xo = arith.mulf %xi, %oms : f32
+    %a = arith.addf %c1, %xo : f32
+    %gs = arith.mulf %g, %sig : f32
+    %r = arith.mulf %gs, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<?x64xf32>
+  // expected-remark @below {{Remark="fused dsilu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (tensor<?x64xf32>) -> (tensor<?x64xf8E4M3FN>, tensor<?x2xf8E8M0FNU>)
+  return %q#0, %q#1 : tensor<?x64xf8E4M3FN>, tensor<?x2xf8E8M0FNU>
+}
+
+/// Squared relu backward: grad * 2 * relu(x).
+// CHECK-LABEL: func.func @dsrelu
+//       CHECK: fusion.act_quantize #fusion.act<dsrelu>
+func.func @dsrelu(%x: !xf, %dy: !xf) -> (!d, !s) {
+  %z = arith.constant dense<0.0> : !xf
+  %two = arith.constant dense<2.0> : !xf
+  %r = arith.maximumf %x, %z : !xf
+  %r2 = arith.mulf %two, %r : !xf
+  %y = arith.mulf %r2, %dy : !xf
+  // expected-remark @below {{Remark="fused dsrelu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// TransformerEngine's dqgelu: grad * (alpha x s (1 - s) + s), s = sigmoid(alpha x).
+// CHECK-LABEL: func.func @dqgelu
+//       CHECK: fusion.act_quantize #fusion.act<dqgelu>
+func.func @dqgelu(%x: !xf, %dy: !xf) -> (!d, !s) {
+  %al = arith.constant dense<1.702> : !xf
+  %one = arith.constant dense<1.0> : !xf
+  %ax = arith.mulf %al, %x : !xf
+  %n = arith.negf %ax : !xf
+  %e = math.exp %n : !xf
+  %den = arith.addf %one, %e : !xf
+  %s = arith.divf %one, %den : !xf
+  %oms = arith.subf %one, %s : !xf
+  %t0 = arith.mulf %ax, %s : !xf
+  %t1 = arith.mulf %t0, %oms : !xf
+  %dact = arith.addf %t1, %s : !xf
+  %y = arith.mulf %dy, %dact : !xf
+  // expected-remark @below {{Remark="fused dqgelu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+//===----------------------------------------------------------------------===//
+// dbias
+//===----------------------------------------------------------------------===//
+
+/// dgelu_tanh (TransformerEngine's form) whose result is quantized and
+/// summed over rows by a linalg.reduce in f32.
+// CHECK-LABEL: func.func @dgelu_tanh_dbias_reduce
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xbf16>, %[[DY:.*]]: tensor<4x64xbf16>)
+//       CHECK: %[[Q:.*]]:3 = fusion.act_quantize #fusion.act<dgelu_tanh> %[[X]] grad %[[DY]] as quant<mxfp8_e4m3, rowwise> via bf16 dbias : (tensor<4x64xbf16>, tensor<4x64xbf16>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>, tensor<64xf32>)
+//   CHECK-NOT: linalg.reduce
+//       CHECK: return %[[Q]]#0, %[[Q]]#1, %[[Q]]#2
+func.func @dgelu_tanh_dbias_reduce(%x: !x, %dy: !x) -> (!d, !s, tensor<64xf32>) {
+  %init = tensor.empty() : !x
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %dy : !x, !x) outs(%init : !x) {
+  ^bb0(%xi: bf16, %gi: bf16, %out: bf16):
+    %c = arith.extf %xi : bf16 to f32
+    %g = arith.extf %gi : bf16 to f32
+    %k0 = arith.constant 0.79788456 : f32
+    %k1 = arith.constant 0.044715 : f32
+    %k2 = arith.constant 0.1070322243 : f32
+    %c1 = arith.constant 1.0 : f32
+    %ch = arith.constant 0.5 : f32
+    %cc = arith.mulf %c, %c : f32
+    %a = arith.mulf %k1, %cc : f32
+    %b = arith.addf %c1, %a : f32
+    %kc = arith.mulf %k0, %c : f32
+    %arg = arith.mulf %kc, %b : f32
+    %t = math.tanh %arg : f32
+    %tt = arith.mulf %t, %t : f32
+    %sech = arith.subf %c1, %tt : f32
+    %p = arith.mulf %k2, %cc : f32
+    %q0 = arith.addf %k0, %p : f32
+    %q1 = arith.mulf %sech, %q0 : f32
+    %hc = arith.mulf %ch, %c : f32
+    %l = arith.mulf %hc, %q1 : f32
+    %opt = arith.addf %c1, %t : f32
+    %r0 = arith.mulf %ch, %opt : f32
+    %dact = arith.addf %l, %r0 : f32
+    %r = arith.mulf %g, %dact : f32
+    %tr = arith.truncf %r : f32 to bf16
+    linalg.yield %tr : bf16
+  } -> !x
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %db = linalg.reduce ins(%y : !x) outs(%acc : tensor<64xf32>) dimensions = [0]
+    (%in: bf16, %sum: f32) {
+      %inf = arith.extf %in : bf16 to f32
+      %n = arith.addf %sum, %inf : f32
+      linalg.yield %n : f32
+    }
+  // expected-remark @below {{Remark="fused dgelu_tanh and quantize into fusion.act_quantize with dbias"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!x) -> (!d, !s)
+  return %q#0, %q#1, %db : !d, !s, tensor<64xf32>
+}
+
+/// quantize + dbias of a gradient that no activation produced: identity
+/// with dbias (TransformerEngine's quantize_dbias); the reduction is a
+/// linalg.generic written before the quantizer.
+// CHECK-LABEL: func.func @identity_dbias_generic
+//  CHECK-SAME: (%[[DY:.*]]: tensor<4x64xbf16>)
+//       CHECK: %[[Q:.*]]:3 = fusion.act_quantize #fusion.act<identity> %[[DY]] as quant<mxfp8_e4m3, rowwise> via bf16 dbias
+//       CHECK: return %[[Q]]#0, %[[Q]]#1, %[[Q]]#2
+func.func @identity_dbias_generic(%dy: !x) -> (!d, !s, tensor<64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %db = linalg.generic {indexing_maps = [#id, #cols], iterator_types = ["reduction", "parallel"]}
+      ins(%dy : !x) outs(%acc : tensor<64xf32>) {
+  ^bb0(%in: bf16, %sum: f32):
+    %inf = arith.extf %in : bf16 to f32
+    %n = arith.addf %inf, %sum : f32
+    linalg.yield %n : f32
+  } -> tensor<64xf32>
+  // expected-remark @below {{Remark="fused identity and quantize into fusion.act_quantize with dbias"}}
+  %q:2 = fusion.quantize %dy as quant<mxfp8_e4m3, rowwise> : (!x) -> (!d, !s)
+  return %q#0, %q#1, %db : !d, !s, tensor<64xf32>
+}
+
+/// A forward activation's column sums are no dbias: the op takes dbias only
+/// with backward or identity activations, so the reduction is another user.
+// CHECK-LABEL: func.func @negative_forward_with_column_sum
+//   CHECK-DAG: linalg.reduce
+//   CHECK-DAG: fusion.quantize
+//   CHECK-NOT: fusion.act_quantize
+func.func @negative_forward_with_column_sum(%x: !xf) -> (!d, !s, tensor<64xf32>) {
+  %z = arith.constant dense<0.0> : !xf
+  %y = arith.maximumf %x, %z : !xf
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %db = linalg.reduce ins(%y : !xf) outs(%acc : tensor<64xf32>) dimensions = [0]
+    (%in: f32, %sum: f32) {
+      %n = arith.addf %in, %sum : f32
+      linalg.yield %n : f32
+    }
+  // expected-remark @below {{Reason="activation has another user", Remark="a dbias reduction fuses only with a backward or identity activation, not relu"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  return %q#0, %q#1, %db : !d, !s, tensor<64xf32>
+}
+
+/// The column sums accumulate in bf16, not f32 as the fused dbias does.
+// CHECK-LABEL: func.func @negative_dbias_bf16_accumulator
+//   CHECK-DAG: linalg.reduce
+//   CHECK-DAG: fusion.quantize
+//   CHECK-NOT: fusion.act_quantize
+func.func @negative_dbias_bf16_accumulator(%x: !x, %dy: !x) -> (!d, !s, tensor<64xbf16>) {
+  %z = arith.constant dense<0.0> : !x
+  %p = arith.cmpf ogt, %x, %z : !x
+  %y = arith.select %p, %dy, %z : tensor<4x64xi1>, !x
+  %zero = arith.constant 0.0 : bf16
+  %e = tensor.empty() : tensor<64xbf16>
+  %acc = linalg.fill ins(%zero : bf16) outs(%e : tensor<64xbf16>) -> tensor<64xbf16>
+  %db = linalg.reduce ins(%y : !x) outs(%acc : tensor<64xbf16>) dimensions = [0]
+    (%in: bf16, %sum: bf16) {
+      %n = arith.addf %in, %sum : bf16
+      linalg.yield %n : bf16
+    }
+  // expected-remark @below {{Reason="activation has another user", Remark="the reduction is not a dbias: the reduction does not accumulate in f32"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!x) -> (!d, !s)
+  return %q#0, %q#1, %db : !d, !s, tensor<64xbf16>
+}

@@ -1,0 +1,242 @@
+// RUN: fusion-opt %s --fusion-act-quantize-pipeline | FileCheck %s
+// RUN: fusion-opt %s --fusion-act-quantize-pipeline --remarks-filter=fusion -verify-diagnostics -o /dev/null
+// RUN: fusion-opt %s --fusion-act-quantize-pipeline -o %t.once.mlir
+// RUN: fusion-opt %t.once.mlir --fusion-fuse-act-quantize -o %t.twice.mlir
+// RUN: diff %t.once.mlir %t.twice.mlir
+
+// Gated activations act(gate) * up, from two tensors and from the two
+// halves of one packed [M, 2K] tensor.
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+!h = tensor<4x64xbf16>
+!hf = tensor<4x64xf32>
+!p = tensor<4x128xbf16>
+!d = tensor<4x64xf8E4M3FN>
+!s = tensor<4x2xf8E8M0FNU>
+
+/// SwiGLU from two tensors, as torch-mlir lowers silu(gate) * up: a sigmoid
+/// generic, a mul generic, a mul generic.
+// CHECK-LABEL: func.func @swiglu_two_tensors
+//  CHECK-SAME: (%[[G:.*]]: tensor<4x64xbf16>, %[[U:.*]]: tensor<4x64xbf16>)
+//       CHECK: %[[Q:.*]]:2 = fusion.gated_act_quantize #fusion.act<swiglu> %[[G]], %[[U]] as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<4x64xbf16>, tensor<4x64xbf16>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>)
+//       CHECK: return %[[Q]]#0, %[[Q]]#1
+func.func @swiglu_two_tensors(%gate: !h, %up: !h) -> (!d, !s) {
+  %init = tensor.empty() : !h
+  %sig = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%gate : !h) outs(%init : !h) {
+  ^bb0(%in: bf16, %out: bf16):
+    %f = arith.extf %in : bf16 to f32
+    %n = arith.negf %f : f32
+    %e = math.exp %n : f32
+    %c1 = arith.constant 1.0 : f32
+    %den = arith.addf %e, %c1 : f32
+    %r = arith.divf %c1, %den : f32
+    %t = arith.truncf %r : f32 to bf16
+    linalg.yield %t : bf16
+  } -> !h
+  %silu = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%gate, %sig : !h, !h) outs(%init : !h) {
+  ^bb0(%a: bf16, %b: bf16, %out: bf16):
+    %m = arith.mulf %a, %b : bf16
+    linalg.yield %m : bf16
+  } -> !h
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%silu, %up : !h, !h) outs(%init : !h) {
+  ^bb0(%a: bf16, %b: bf16, %out: bf16):
+    %m = arith.mulf %b, %a : bf16
+    linalg.yield %m : bf16
+  } -> !h
+  // expected-remark @below {{Remark="fused swiglu and quantize into fusion.gated_act_quantize from gate and up tensors"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!h) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// SwiGLU from one packed [gate | up] tensor split with tensor.extract_slice
+/// (torch.chunk), arith on tensors.
+// CHECK-LABEL: func.func @swiglu_packed
+//  CHECK-SAME: (%[[P:.*]]: tensor<4x128xbf16>)
+//   CHECK-NOT: tensor.extract_slice
+//       CHECK: fusion.gated_act_quantize #fusion.act<swiglu> %[[P]] as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<4x128xbf16>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>)
+func.func @swiglu_packed(%gu: !p) -> (!d, !s) {
+  %gate = tensor.extract_slice %gu[0, 0] [4, 64] [1, 1] : !p to !h
+  %up = tensor.extract_slice %gu[0, 64] [4, 64] [1, 1] : !p to !h
+  %g = arith.extf %gate : !h to !hf
+  %u = arith.extf %up : !h to !hf
+  %n = arith.negf %g : !hf
+  %e = math.exp %n : !hf
+  %one = arith.constant dense<1.0> : !hf
+  %den = arith.addf %one, %e : !hf
+  %silu = arith.divf %g, %den : !hf
+  %y = arith.mulf %silu, %u : !hf
+  %t = arith.truncf %y : !hf to !h
+  // expected-remark @below {{Remark="fused swiglu and quantize into fusion.gated_act_quantize from a packed [gate | up] tensor"}}
+  %q:2 = fusion.quantize %t as quant<mxfp8_e4m3, rowwise> : (!h) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// [up | gate] order: the halves are swapped, so the packed form does not
+/// apply; the two slices become the two inputs.
+// CHECK-LABEL: func.func @swiglu_packed_up_first
+//  CHECK-SAME: (%[[P:.*]]: tensor<4x128xbf16>)
+//   CHECK-DAG: %[[U:.*]] = tensor.extract_slice %[[P]][0, 0] [4, 64] [1, 1]
+//   CHECK-DAG: %[[G:.*]] = tensor.extract_slice %[[P]][0, 64] [4, 64] [1, 1]
+//       CHECK: fusion.gated_act_quantize #fusion.act<swiglu> %[[G]], %[[U]] as
+func.func @swiglu_packed_up_first(%ug: !p) -> (!d, !s) {
+  %up = tensor.extract_slice %ug[0, 0] [4, 64] [1, 1] : !p to !h
+  %gate = tensor.extract_slice %ug[0, 64] [4, 64] [1, 1] : !p to !h
+  %n = arith.negf %gate : !h
+  %e = math.exp %n : !h
+  %one = arith.constant dense<1.0> : !h
+  %den = arith.addf %one, %e : !h
+  %sig = arith.divf %one, %den : !h
+  %gs = arith.mulf %gate, %sig : !h
+  %y = arith.mulf %up, %gs : !h
+  // expected-remark @below {{Remark="fused swiglu and quantize into fusion.gated_act_quantize from gate and up tensors"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!h) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// Packed and dynamic: the halves are [0, K) and [K, 2K) with K = dim / 2.
+// CHECK-LABEL: func.func @swiglu_packed_dynamic
+//  CHECK-SAME: (%[[P:.*]]: tensor<?x?xbf16>)
+//       CHECK: fusion.gated_act_quantize #fusion.act<swiglu> %[[P]] as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>)
+func.func @swiglu_packed_dynamic(%gu: tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %m = tensor.dim %gu, %c0 : tensor<?x?xbf16>
+  %w = tensor.dim %gu, %c1 : tensor<?x?xbf16>
+  %k = arith.divui %w, %c2 : index
+  %gate = tensor.extract_slice %gu[0, 0] [%m, %k] [1, 1] : tensor<?x?xbf16> to tensor<?x?xbf16>
+  %up = tensor.extract_slice %gu[0, %k] [%m, %k] [1, 1] : tensor<?x?xbf16> to tensor<?x?xbf16>
+  %init = tensor.empty(%m, %k) : tensor<?x?xbf16>
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%gate, %up : tensor<?x?xbf16>, tensor<?x?xbf16>) outs(%init : tensor<?x?xbf16>) {
+  ^bb0(%a: bf16, %b: bf16, %out: bf16):
+    %f = arith.extf %a : bf16 to f32
+    %g = arith.extf %b : bf16 to f32
+    %n = arith.negf %f : f32
+    %e = math.exp %n : f32
+    %one = arith.constant 1.0 : f32
+    %den = arith.addf %e, %one : f32
+    %s = arith.divf %f, %den : f32
+    %r = arith.mulf %s, %g : f32
+    %t = arith.truncf %r : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<?x?xbf16>
+  // expected-remark @below {{Remark="fused swiglu and quantize into fusion.gated_act_quantize from a packed [gate | up] tensor"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>)
+  return %q#0, %q#1 : tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>
+}
+
+/// GeGLU with the tanh GELU (the runtime's and TransformerEngine's geglu).
+// CHECK-LABEL: func.func @geglu_tanh
+//       CHECK: fusion.gated_act_quantize #fusion.act<geglu>
+func.func @geglu_tanh(%gate: !hf, %up: !hf) -> (!d, !s) {
+  %k0 = arith.constant dense<0.7978845608> : !hf
+  %k1 = arith.constant dense<0.044715> : !hf
+  %h = arith.constant dense<0.5> : !hf
+  %one = arith.constant dense<1.0> : !hf
+  %x2 = arith.mulf %gate, %gate : !hf
+  %x3 = arith.mulf %x2, %gate : !hf
+  %a = arith.mulf %k1, %x3 : !hf
+  %b = arith.addf %gate, %a : !hf
+  %c = arith.mulf %k0, %b : !hf
+  %t = math.tanh %c : !hf
+  %s = arith.addf %one, %t : !hf
+  %hx = arith.mulf %h, %gate : !hf
+  %gelu = arith.mulf %hx, %s : !hf
+  %y = arith.mulf %gelu, %up : !hf
+  // expected-remark @below {{Remark="fused geglu and quantize into fusion.gated_act_quantize from gate and up tensors"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!hf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// ReGLU: relu(gate) * up.
+// CHECK-LABEL: func.func @reglu
+//       CHECK: fusion.gated_act_quantize #fusion.act<reglu>
+func.func @reglu(%gate: !hf, %up: !hf) -> (!d, !s) {
+  %z = arith.constant dense<0.0> : !hf
+  %r = arith.maximumf %gate, %z : !hf
+  %y = arith.mulf %up, %r : !hf
+  // expected-remark @below {{Remark="fused reglu and quantize into fusion.gated_act_quantize from gate and up tensors"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!hf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// SReGLU: relu(gate)^2 * up.
+// CHECK-LABEL: func.func @sreglu
+//       CHECK: fusion.gated_act_quantize #fusion.act<sreglu>
+func.func @sreglu(%gate: !hf, %up: !hf) -> (!d, !s) {
+  %z = arith.constant dense<0.0> : !hf
+  %r = arith.maximumf %gate, %z : !hf
+  %r2 = arith.mulf %r, %r : !hf
+  %y = arith.mulf %r2, %up : !hf
+  // expected-remark @below {{Remark="fused sreglu and quantize into fusion.gated_act_quantize from gate and up tensors"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!hf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// QGeGLU: gate * sigmoid(1.702 gate) * up.
+// CHECK-LABEL: func.func @qgeglu
+//       CHECK: fusion.gated_act_quantize #fusion.act<qgeglu> %{{.*}}, %{{.*}} as
+func.func @qgeglu(%gate: !hf, %up: !hf) -> (!d, !s) {
+  %a = arith.constant dense<-1.702> : !hf
+  %one = arith.constant dense<1.0> : !hf
+  %ax = arith.mulf %gate, %a : !hf
+  %e = math.exp %ax : !hf
+  %den = arith.addf %e, %one : !hf
+  %gu = arith.mulf %gate, %up : !hf
+  %y = arith.divf %gu, %den : !hf
+  // expected-remark @below {{Remark="fused qgeglu and quantize into fusion.gated_act_quantize from gate and up tensors"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!hf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// The gate uses the exact (erf) GELU, but the runtime's geglu uses the
+/// tanh approximation (as TransformerEngine): fusing would change numerics.
+// CHECK-LABEL: func.func @negative_geglu_erf
+//       CHECK: fusion.quantize
+//   CHECK-NOT: fusion.gated_act_quantize
+func.func @negative_geglu_erf(%gate: !hf, %up: !hf) -> (!d, !s) {
+  %k = arith.constant dense<0.70710678> : !hf
+  %half = arith.constant dense<0.5> : !hf
+  %one = arith.constant dense<1.0> : !hf
+  %xs = arith.mulf %gate, %k : !hf
+  %er = math.erf %xs : !hf
+  %a = arith.addf %er, %one : !hf
+  %hx = arith.mulf %half, %gate : !hf
+  %gelu = arith.mulf %hx, %a : !hf
+  %y = arith.mulf %gelu, %up : !hf
+  // expected-remark @below {{[Missed] FuseActQuantize | Category:fusion | Function=negative_geglu_erf | Reason="geglu with erf gelu is not supported by the runtime"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!hf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// Gate and up of different element types: the runtime takes one type.
+// CHECK-LABEL: func.func @negative_gate_up_types_differ
+//       CHECK: fusion.quantize
+func.func @negative_gate_up_types_differ(%gate: !hf, %up: !h) -> (!d, !s) {
+  %z = arith.constant dense<0.0> : !hf
+  %r = arith.maximumf %gate, %z : !hf
+  %u = arith.extf %up : !h to !hf
+  %y = arith.mulf %u, %r : !hf
+  // expected-remark @below {{Reason="unsupported input element type", Remark="gate and up have different types"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!hf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// The SwiGLU value is also returned.
+// CHECK-LABEL: func.func @negative_swiglu_extra_consumer
+//       CHECK: fusion.quantize
+func.func @negative_swiglu_extra_consumer(%gate: !hf, %up: !hf) -> (!d, !s, !hf) {
+  %one = arith.constant dense<1.0> : !hf
+  %n = arith.negf %gate : !hf
+  %e = math.exp %n : !hf
+  %den = arith.addf %one, %e : !hf
+  %silu = arith.divf %gate, %den : !hf
+  %y = arith.mulf %silu, %up : !hf
+  // expected-remark @below {{Reason="activation has another user"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!hf) -> (!d, !s)
+  return %q#0, %q#1, %y : !d, !s, !hf
+}

@@ -1,0 +1,77 @@
+// RUN: fusion-opt %s --fusion-normalize-elementwise --canonicalize --cse | FileCheck %s
+
+// Elementwise code, however written, ends up as one linalg.generic per
+// expression tree; contractions and fills keep their named form.
+
+!x = tensor<4x64xf32>
+
+/// arith/math on tensors after a matmul with a transposed weight: the matmul
+/// stays, the sigmoid and the product become one generic.
+// CHECK-LABEL: func.func @matmul_then_silu
+//       CHECK: linalg.fill
+//       CHECK: %[[MM:.*]] = linalg.matmul indexing_maps
+//       CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[MM]] : tensor<4x64xf32>)
+//  CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+//  CHECK-NEXT:   %[[N:.*]] = arith.negf %[[IN]]
+//  CHECK-NEXT:   %[[E:.*]] = math.exp %[[N]]
+//  CHECK-NEXT:   %[[D:.*]] = arith.addf %[[E]]
+//  CHECK-NEXT:   %[[S:.*]] = arith.divf %[[IN]], %[[D]]
+//  CHECK-NEXT:   linalg.yield %[[S]]
+//   CHECK-NOT: linalg.generic
+//       CHECK: return %[[G]]
+func.func @matmul_then_silu(%a: tensor<4x32xf32>, %w: tensor<64x32xf32>) -> !x {
+  %e = tensor.empty() : !x
+  %c0 = arith.constant 0.0 : f32
+  %z = linalg.fill ins(%c0 : f32) outs(%e : !x) -> !x
+  %mm = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%a, %w : tensor<4x32xf32>, tensor<64x32xf32>) outs(%z : !x) -> !x
+  %n = arith.negf %mm : !x
+  %ex = math.exp %n : !x
+  %one = arith.constant dense<1.0> : !x
+  %den = arith.addf %ex, %one : !x
+  %y = arith.divf %mm, %den : !x
+  return %y : !x
+}
+
+/// Named elementwise ops (linalg.exp, linalg.elementwise) are generalized
+/// and fused.
+// CHECK-LABEL: func.func @named_elementwise
+//       CHECK: linalg.generic
+//   CHECK-DAG:   math.exp
+//   CHECK-DAG:   arith.mulf
+//   CHECK-NOT: linalg.generic
+//   CHECK-NOT: linalg.exp
+func.func @named_elementwise(%x: !x) -> !x {
+  %e = tensor.empty() : !x
+  %ex = linalg.exp ins(%x : !x) outs(%e : !x) -> !x
+  %y = linalg.elementwise kind=#linalg.elementwise_kind<mul> ins(%ex, %x : !x, !x) outs(%e : !x) -> !x
+  return %y : !x
+}
+
+/// A producer with a second user keeps its own generic.
+// CHECK-LABEL: func.func @shared_producer_not_fused
+//       CHECK: %[[R:.*]] = linalg.generic
+//       CHECK:   arith.maximumf
+//       CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%[[R]]
+//       CHECK:   arith.mulf
+//       CHECK: return %[[R]], %[[S]]
+func.func @shared_producer_not_fused(%x: !x) -> (!x, !x) {
+  %z = arith.constant dense<0.0> : !x
+  %r = arith.maximumf %x, %z : !x
+  %s = arith.mulf %r, %r : !x
+  return %r, %s : !x, !x
+}
+
+/// Dynamic shapes: the tensor.dim ops that fusion creates do not block it.
+// CHECK-LABEL: func.func @dynamic_chain
+//       CHECK: linalg.generic
+//       CHECK:   arith.extf
+//       CHECK:   math.tanh
+//       CHECK:   arith.truncf
+//   CHECK-NOT: linalg.generic
+func.func @dynamic_chain(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
+  %f = arith.extf %x : tensor<?x?xbf16> to tensor<?x?xf32>
+  %t = math.tanh %f : tensor<?x?xf32>
+  %y = arith.truncf %t : tensor<?x?xf32> to tensor<?x?xbf16>
+  return %y : tensor<?x?xbf16>
+}
