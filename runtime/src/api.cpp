@@ -530,6 +530,143 @@ fusion_rt_status dispatch(const Request &req, const fusion_rt_options *opt,
   return st;
 }
 
+/// A bias or scale of a paired epilogue: absent (data NULL), or [H] (rank 1,
+/// or rank 2 [1, H]) of F32 or the input dtype.
+fusion_rt_status get_epilogue_vector(const fusion_rt_tensor &t, const char *name,
+                                     int32_t in_dtype, int64_t h, Mat &out) {
+  out = Mat{};
+  if (!t.data)
+    return FUSION_RT_STATUS_SUCCESS;
+  FUSION_RT_TRY(to_mat(&t, name, out));
+  if (out.dtype != FUSION_RT_F32 && out.dtype != in_dtype)
+    return fail(FUSION_RT_STATUS_BAD_DTYPE, "%s has dtype %s, expected F32 or %s",
+                name, dtype_name(out.dtype), dtype_name(in_dtype));
+  if (out.rows != 1 || out.cols != h)
+    return fail(FUSION_RT_STATUS_BAD_SHAPE,
+                "%s has shape [%lld, %lld], expected [%lld] (one value per "
+                "output column)",
+                name, (long long)out.rows, (long long)out.cols, (long long)h);
+  return FUSION_RT_STATUS_SUCCESS;
+}
+
+/// Validates epilogue i of a paired projection with h output columns.
+fusion_rt_status check_paired_epilogue(const fusion_rt_epilogue &e, int i,
+                                       bool gated, int32_t in_dtype, int64_t h,
+                                       PairedRequest &req) {
+  char name[48];
+  if (!in_range(e.kind, FUSION_RT_EPILOGUE_NONE,
+                FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE))
+    return fail(FUSION_RT_STATUS_BAD_VALUE,
+                "desc->epilogue%d.kind = %d is not a fusion_rt_epilogue_kind", i,
+                int(e.kind));
+  if (gated && e.kind != FUSION_RT_EPILOGUE_NONE &&
+      e.kind != FUSION_RT_EPILOGUE_BIAS)
+    return fail(FUSION_RT_STATUS_BAD_VALUE,
+                "desc->epilogue%d.kind = %d: a gated pair takes NONE or BIAS "
+                "epilogues (the gated activation is the epilogue)",
+                i, int(e.kind));
+  req.epi_kind[i] = e.kind;
+  std::snprintf(name, sizeof name, "desc->epilogue%d.bias", i);
+  if (e.kind == FUSION_RT_EPILOGUE_NONE && e.bias.data)
+    return fail(FUSION_RT_STATUS_BAD_VALUE, "%s is given but epilogue%d.kind is NONE",
+                name, i);
+  if (e.kind == FUSION_RT_EPILOGUE_BIAS && !e.bias.data)
+    return fail(FUSION_RT_STATUS_NULL_POINTER,
+                "%s.data is NULL but epilogue%d.kind is BIAS", name, i);
+  FUSION_RT_TRY(get_epilogue_vector(e.bias, name, in_dtype, h, req.bias[i]));
+  std::snprintf(name, sizeof name, "desc->epilogue%d.scale", i);
+  if (e.kind != FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE && e.scale.data)
+    return fail(FUSION_RT_STATUS_BAD_VALUE,
+                "%s is given but only SOFTPLUS_BIAS_SCALE reads a scale", name);
+  return get_epilogue_vector(e.scale, name, in_dtype, h, req.scale[i]);
+}
+
+/// Validates a paired-projection descriptor into `req`.
+fusion_rt_status check_paired(const fusion_rt_paired_projection *d,
+                              PairedRequest &req) {
+  if (!d)
+    return fail(FUSION_RT_STATUS_NULL_POINTER, "desc is NULL");
+  if (d->accumulate_dtype != FUSION_RT_F32)
+    return fail(FUSION_RT_STATUS_BAD_DTYPE,
+                "desc->accumulate_dtype = %d: only F32 accumulation is supported",
+                int(d->accumulate_dtype));
+  const bool gated = d->gated_kind != -1;
+  if (gated && !(in_range(d->gated_kind, 0, FUSION_RT_ACT_CLAMPED_SWIGLU) &&
+                 act_is_gated(d->gated_kind)))
+    return fail(FUSION_RT_STATUS_BAD_VALUE,
+                "desc->gated_kind = %d is neither -1 nor a gated fusion_rt_act_kind",
+                int(d->gated_kind));
+  req.gated_kind = d->gated_kind;
+  FUSION_RT_TRY(get_float_input(&d->lhs, "desc->lhs", req.lhs));
+  const int32_t dt = req.lhs.dtype;
+  const int64_t m = req.lhs.rows, k = req.lhs.cols;
+  const fusion_rt_tensor *ws[2] = {&d->weight0, &d->weight1};
+  const char *wname[2] = {"desc->weight0", "desc->weight1"};
+  for (int i = 0; i < 2; ++i) {
+    Mat &w = req.w[i];
+    FUSION_RT_TRY(to_mat(ws[i], wname[i], w));
+    if (w.dtype != dt)
+      return fail(FUSION_RT_STATUS_BAD_DTYPE,
+                  "%s has dtype %s but desc->lhs has %s (they must match)",
+                  wname[i], dtype_name(w.dtype), dtype_name(dt));
+    if (w.cols != k)
+      return fail(FUSION_RT_STATUS_BAD_SHAPE,
+                  "%s is [%lld, %lld]: its K (%lld) differs from desc->lhs's K "
+                  "(%lld)",
+                  wname[i], (long long)w.rows, (long long)w.cols,
+                  (long long)w.cols, (long long)k);
+  }
+  if (gated && req.w[0].rows != req.w[1].rows)
+    return fail(FUSION_RT_STATUS_BAD_SHAPE,
+                "desc->weight1 has %lld rows but a gated pair needs as many as "
+                "desc->weight0 (%lld)",
+                (long long)req.w[1].rows, (long long)req.w[0].rows);
+  FUSION_RT_TRY(check_paired_epilogue(d->epilogue0, 0, gated, dt, req.w[0].rows, req));
+  FUSION_RT_TRY(check_paired_epilogue(d->epilogue1, 1, gated, dt, req.w[1].rows, req));
+  const fusion_rt_tensor *os[2] = {&d->out0, &d->out1};
+  const char *oname[2] = {"desc->out0", "desc->out1"};
+  for (int i = 0; i < 2; ++i) {
+    if (i == 1 && gated) {
+      FUSION_RT_TRY(must_be_absent(d->out1, "desc->out1",
+                                   "a gated pair has one result (out0)"));
+      continue;
+    }
+    FUSION_RT_TRY(get_float_input(os[i], oname[i], req.out[i]));
+    if (req.out[i].rows != m || req.out[i].cols != req.w[i].rows)
+      return fail(FUSION_RT_STATUS_BAD_SHAPE,
+                  "%s has shape [%lld, %lld], expected [%lld, %lld] (lhs rows x "
+                  "weight%d rows)",
+                  oname[i], (long long)req.out[i].rows, (long long)req.out[i].cols,
+                  (long long)m, (long long)req.w[i].rows, i);
+  }
+  return FUSION_RT_STATUS_SUCCESS;
+}
+
+fusion_rt_status dispatch_paired(const PairedRequest &req,
+                                 const fusion_rt_options *opt, void *stream) {
+  (void)stream;
+#ifdef FUSION_RT_HAVE_CUDA
+  const int32_t backend = opt ? opt->backend : FUSION_RT_BACKEND_AUTO;
+  const bool on_device = cuda_paired_touches_device(req);
+  if (backend == FUSION_RT_BACKEND_CPU && on_device)
+    return fail(FUSION_RT_STATUS_BAD_VALUE,
+                "options->backend is FUSION_RT_BACKEND_CPU but a tensor is in "
+                "device memory");
+  if (backend == FUSION_RT_BACKEND_CUDA || on_device) {
+    fusion_rt_status st = cuda_paired_execute(req, stream);
+    if (st != FUSION_RT_STATUS_SUCCESS)
+      return fail(st, "%s", cuda_paired_error_detail());
+    return st;
+  }
+#else
+  (void)opt;
+#endif
+  fusion_rt_status st = cpu_paired_execute(req);
+  if (st == FUSION_RT_STATUS_OUT_OF_MEMORY)
+    return fail(st, "the CPU backend could not allocate its scratch buffers");
+  return st;
+}
+
 void clear_error() { g_last_error[0] = '\0'; }
 
 } // namespace
@@ -776,14 +913,10 @@ fusion_rt_status
 fusion_rt_paired_projection_run(const fusion_rt_paired_projection *desc,
                                 const fusion_rt_options *options, void *stream) {
   clear_error();
-  (void)stream;
-  int threads;
-  FUSION_RT_TRY(check_options(options, threads));
-  if (!desc)
-    return fail(FUSION_RT_STATUS_NULL_POINTER, "desc is NULL");
-  return fail(FUSION_RT_STATUS_UNSUPPORTED,
-              "fusion_rt_paired_projection_run is not implemented yet (paired "
-              "projection issue)");
+  PairedRequest req;
+  FUSION_RT_TRY(check_options(options, req.num_threads));
+  FUSION_RT_TRY(check_paired(desc, req));
+  return dispatch_paired(req, options, stream);
 }
 
 } // extern "C"

@@ -71,11 +71,35 @@ struct Request {
 /// OUT_OF_MEMORY (then nothing was written).
 fusion_rt_status cpu_execute(const Request &req);
 
+/// A validated fusion_rt_paired_projection (api.cpp): lhs [M, K], w[i]
+/// [H_i, K] (any strides), out[i] [M, H_i]; bias / scale are [1, H_i] views
+/// of F32 or the input dtype, absent when data == NULL. With gated_kind >= 0
+/// (a gated fusion_rt_act_kind) H_0 == H_1, both epilogues are NONE or BIAS
+/// and only out[0] is present. Semantics: docs/paired-projections.md.
+struct PairedRequest {
+  Mat lhs;
+  Mat w[2];
+  int32_t epi_kind[2] = {0, 0}; ///< fusion_rt_epilogue_kind
+  Mat bias[2], scale[2];
+  int32_t gated_kind = -1;
+  Mat out[2];
+  int num_threads = 0;
+};
+
+/// The CPU reference of the paired projection (f32, sequential over K).
+fusion_rt_status cpu_paired_execute(const PairedRequest &req);
+
 #ifdef FUSION_RT_HAVE_CUDA
 /// True when `ptr` is device (or managed) memory.
 bool cuda_is_device_pointer(const void *ptr);
 /// Executes a validated request on the device, on `stream`.
 fusion_rt_status cuda_execute(const Request &req, void *stream);
+/// True when any data pointer of `req` is device (or managed) memory.
+bool cuda_paired_touches_device(const PairedRequest &req);
+/// Executes a validated paired projection on the device, on `stream`; on
+/// failure the message is in cuda_paired_error_detail().
+fusion_rt_status cuda_paired_execute(const PairedRequest &req, void *stream);
+const char *cuda_paired_error_detail();
 #endif
 
 } // namespace fusion_rt

@@ -1,0 +1,66 @@
+//===- epilogue.h - paired-projection epilogues shared by CPU and CUDA -*- C++ -*-===//
+//
+// The elementwise epilogues of fusion_rt_paired_projection_run, applied in
+// fp32 to the fp32 accumulation y of one output element. Both backends call
+// these functions, so the two differ only in the accumulation order of y
+// (docs/paired-projections.md) and, for the transcendental kinds, in the
+// libm (glibc vs CUDA) results of expf / log1pf (one ulp at most).
+//
+// Formulas (b = bias[n] when given, otherwise no add; s = scale[n] when
+// given, otherwise no multiply):
+//   NONE                  y
+//   BIAS                  y + b
+//   SIGMOID               sigmoid(y + b)          = 1 / (1 + expf(-(y + b)))
+//   SILU                  silu(y + b)             = t * sigmoid(t)
+//   SOFTPLUS_BIAS_SCALE   softplus(y + b) * s     softplus as torch's
+//                         F.softplus(beta=1, threshold=20):
+//                         t > 20 ? t : log1pf(expf(t))
+// Gated pairs: out = gated_forward(kind, y0 + b0, y1 + b1) (activation.h).
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSION_RT_COMMON_EPILOGUE_H
+#define FUSION_RT_COMMON_EPILOGUE_H
+
+#include "common/activation.h"
+#include "common/hd.h"
+#include <math.h>
+
+namespace fusion_rt {
+
+/// Epilogue kinds; values equal fusion_rt_epilogue_kind of fusion_rt.h.
+enum EpilogueKind : int32_t {
+  kEpiNone = 0,
+  kEpiBias = 1,
+  kEpiSigmoid = 2,
+  kEpiSilu = 3,
+  kEpiSoftplusBiasScale = 4
+};
+
+/// torch.nn.functional.softplus with beta 1 and threshold 20 (linear above
+/// the threshold; NaN propagates through log1pf(expf(NaN))).
+FUSION_RT_HDI float softplus_torch(float x) {
+  return x > 20.f ? x : log1pf(expf(x));
+}
+
+/// Applies epilogue `kind` to the fp32 accumulation `y`; `b` and `s` are the
+/// bias and scale of the output column (ignored unless has_bias / has_scale).
+FUSION_RT_HDI float apply_epilogue(int32_t kind, float y, bool has_bias, float b,
+                                   bool has_scale, float s) {
+  const float t = has_bias ? y + b : y;
+  switch (kind) {
+  case kEpiSigmoid:
+    return act_sigmoid(t);
+  case kEpiSilu:
+    return act_silu(t);
+  case kEpiSoftplusBiasScale: {
+    const float sp = softplus_torch(t);
+    return has_scale ? sp * s : sp;
+  }
+  default: // NONE, BIAS
+    return t;
+  }
+}
+
+} // namespace fusion_rt
+
+#endif // FUSION_RT_COMMON_EPILOGUE_H

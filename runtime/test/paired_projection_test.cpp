@@ -1,0 +1,483 @@
+//===- paired_projection_test.cpp - CPU reference and validation of the paired projection -===//
+//
+// fusion_rt_paired_projection_run on host memory (the CPU reference):
+//  - against an independent fp64 reference for every epilogue, gated kind,
+//    input and output dtype (norm-wise relative error, f32 outputs <= 1e-5);
+//  - bit for bit against the documented order (sequential fp32 over K);
+//  - strided and transposed weight views, thread-count independence,
+//    softplus threshold, empty shapes;
+//  - every validation path: status, a message naming the argument, and no
+//    output element written.
+//
+//===----------------------------------------------------------------------===//
+#include "test_util.h"
+
+#include "common/convert.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+using namespace fusion_rt_test;
+
+namespace {
+
+double sigmoid_d(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+double softplus_d(double x) { return x > 20.0 ? x : std::log1p(std::exp(x)); }
+
+double epilogue_d(int kind, double y, bool hb, double b, bool hs, double s) {
+  const double t = hb ? y + b : y;
+  switch (kind) {
+  case FUSION_RT_EPILOGUE_SIGMOID:
+    return sigmoid_d(t);
+  case FUSION_RT_EPILOGUE_SILU:
+    return t * sigmoid_d(t);
+  case FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE:
+    return softplus_d(t) * (hs ? s : 1.0);
+  default:
+    return t;
+  }
+}
+
+double gated_d(int kind, double a, double g) {
+  switch (kind) {
+  case FUSION_RT_ACT_SWIGLU:
+    return a * sigmoid_d(a) * g;
+  case FUSION_RT_ACT_REGLU:
+    return (a > 0 ? a : 0) * g;
+  case FUSION_RT_ACT_GEGLU:
+    return a * (0.5 + 0.5 * std::tanh(a * (0.7978845608028654 +
+                                            0.035677408136300125 * a * a))) *
+           g;
+  default:
+    return NAN;
+  }
+}
+
+/// A paired projection on host buffers: lhs [M, K], w0 [H0, K], w1 [H1, K],
+/// epilogue vectors, outputs filled with a sentinel.
+struct Pair {
+  int64_t m, k, h0, h1;
+  int32_t dt, out_dt0 = FUSION_RT_F32, out_dt1 = FUSION_RT_F32;
+  HostMatrix lhs, w0, w1, b0, s0, b1, s1, o0, o1;
+  fusion_rt_paired_projection d{};
+  bool transposed_w1 = false;
+
+  Pair(int64_t m_, int64_t k_, int64_t h0_, int64_t h1_, int32_t dt_,
+       uint32_t seed = 7, int32_t od0 = FUSION_RT_F32, int32_t od1 = FUSION_RT_F32,
+       bool transpose_w1 = false)
+      : m(m_), k(k_), h0(h0_), h1(h1_), dt(dt_), out_dt0(od0), out_dt1(od1),
+        transposed_w1(transpose_w1) {
+    lhs = make_matrix(random_values(m * k, seed, false), m, k, dt);
+    w0 = make_matrix(scaled(random_values(h0 * k, seed + 1, false)), h0, k, dt, k + 8);
+    if (transpose_w1) // stored [K, H1]; the view is its transpose
+      w1 = make_matrix(scaled(random_values(h1 * k, seed + 2, false)), k, h1, dt);
+    else
+      w1 = make_matrix(scaled(random_values(h1 * k, seed + 2, false)), h1, k, dt);
+    b0 = make_matrix(random_values(h0, seed + 3, false), 1, h0, FUSION_RT_F32);
+    s0 = make_matrix(random_values(h0, seed + 4, false), 1, h0, FUSION_RT_F32);
+    b1 = make_matrix(random_values(h1, seed + 5, false), 1, h1, dt);
+    s1 = make_matrix(random_values(h1, seed + 6, false), 1, h1, dt);
+    o0 = make_matrix(std::vector<float>(size_t(m * h0), 0.f), m, h0, out_dt0);
+    o1 = make_matrix(std::vector<float>(size_t(m * h1), 0.f), m, h1, out_dt1);
+    poison();
+    d.lhs = lhs.view();
+    d.weight0 = w0.view();
+    d.weight1 = w1.view();
+    if (transpose_w1)
+      d.weight1 = view2d(w1.bytes.data(), dt, h1, k, 1, h1);
+    d.gated_kind = -1;
+    d.accumulate_dtype = FUSION_RT_F32;
+    d.epilogue0.kind = FUSION_RT_EPILOGUE_SIGMOID;
+    d.epilogue1.kind = FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE;
+    d.epilogue1.bias = view1d(b1.bytes.data(), dt, h1);
+    d.epilogue1.scale = view1d(s1.bytes.data(), dt, h1);
+    d.out0 = o0.view();
+    d.out1 = o1.view();
+  }
+  /// Weights ~ N(0, 1/K) so that y ~ N(0, 1): the epilogues see their
+  /// interesting range.
+  std::vector<float> scaled(std::vector<float> v) const {
+    const float f = 1.f / std::sqrt(float(k > 0 ? k : 1));
+    for (float &x : v)
+      x *= f;
+    return v;
+  }
+  void poison() {
+    std::fill(o0.bytes.begin(), o0.bytes.end(), 0xAB);
+    std::fill(o1.bytes.begin(), o1.bytes.end(), 0xAB);
+  }
+  bool untouched() const {
+    for (uint8_t b : o0.bytes)
+      if (b != 0xAB)
+        return false;
+    for (uint8_t b : o1.bytes)
+      if (b != 0xAB)
+        return false;
+    return true;
+  }
+  float w1_at(int64_t n, int64_t j) const {
+    return transposed_w1 ? w1.at(j, n) : w1.at(n, j);
+  }
+  double y_d(int i, int64_t r, int64_t n) const {
+    double acc = 0;
+    for (int64_t j = 0; j < k; ++j)
+      acc += double(lhs.at(r, j)) * double(i == 0 ? w0.at(n, j) : w1_at(n, j));
+    return acc;
+  }
+  float y_f(int i, int64_t r, int64_t n) const {
+    float acc = 0.f;
+    for (int64_t j = 0; j < k; ++j) {
+      const float p = lhs.at(r, j) * (i == 0 ? w0.at(n, j) : w1_at(n, j));
+      acc = acc + p;
+    }
+    return acc;
+  }
+  fusion_rt_status run(const fusion_rt_options *opt = nullptr) {
+    return fusion_rt_paired_projection_run(&d, opt, nullptr);
+  }
+};
+
+/// The epilogue's bias / scale of output i, column n, from the descriptor.
+struct Vec {
+  bool has;
+  const HostMatrix *m;
+  double at(int64_t n) const { return has ? double(m->at(0, n)) : 0.0; }
+};
+
+/// Norm-wise relative error of output i against the fp64 reference.
+double rel_err(const Pair &p, int i) {
+  const fusion_rt_epilogue &e = i == 0 ? p.d.epilogue0 : p.d.epilogue1;
+  const HostMatrix &o = i == 0 ? p.o0 : p.o1;
+  const int64_t h = i == 0 ? p.h0 : p.h1;
+  Vec b{e.bias.data != nullptr, i == 0 ? &p.b0 : &p.b1};
+  Vec s{e.scale.data != nullptr, i == 0 ? &p.s0 : &p.s1};
+  double num = 0, den = 0;
+  for (int64_t r = 0; r < p.m; ++r)
+    for (int64_t n = 0; n < h; ++n) {
+      double ref;
+      if (p.d.gated_kind >= 0) {
+        Vec b1{p.d.epilogue1.bias.data != nullptr, &p.b1};
+        ref = gated_d(p.d.gated_kind, p.y_d(0, r, n) + b.at(n),
+                      p.y_d(1, r, n) + b1.at(n));
+      } else {
+        ref = epilogue_d(e.kind, p.y_d(i, r, n), b.has, b.at(n), s.has, s.at(n));
+      }
+      const double got = o.at(r, n);
+      if (std::isnan(got))
+        return INFINITY;
+      num += (got - ref) * (got - ref);
+      den += ref * ref;
+    }
+  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+const int32_t kDtypes[] = {FUSION_RT_BF16, FUSION_RT_F16, FUSION_RT_F32};
+
+} // namespace
+
+TEST(PairedProjectionCpu, EveryEpilogueAndDtypeMatchesFp64) {
+  for (int32_t dt : kDtypes)
+    for (int k0 = 0; k0 <= 4; ++k0)
+      for (int k1 = 0; k1 <= 4; ++k1) {
+        Pair p(5, 300, 17, 9, dt, 11 + k0 * 5 + k1);
+        p.d.epilogue0.kind = k0;
+        p.d.epilogue1.kind = k1;
+        // bias: f32 on out0, the input dtype on out1; scale likewise.
+        p.d.epilogue0.bias = k0 != 0 ? view1d(p.b0.bytes.data(), FUSION_RT_F32, p.h0)
+                                     : fusion_rt_tensor{};
+        p.d.epilogue0.scale = k0 == 4 ? view1d(p.s0.bytes.data(), FUSION_RT_F32, p.h0)
+                                      : fusion_rt_tensor{};
+        p.d.epilogue1.bias =
+            k1 != 0 && k1 != 2 ? view1d(p.b1.bytes.data(), dt, p.h1) : fusion_rt_tensor{};
+        p.d.epilogue1.scale =
+            k1 == 4 ? view1d(p.s1.bytes.data(), dt, p.h1) : fusion_rt_tensor{};
+        ASSERT_EQ(p.run(), FUSION_RT_STATUS_SUCCESS)
+            << fusion_rt_last_error_message();
+        EXPECT_LE(rel_err(p, 0), 1e-5) << "dtype " << dt << " epilogue " << k0;
+        EXPECT_LE(rel_err(p, 1), 1e-5) << "dtype " << dt << " epilogue " << k1;
+      }
+}
+
+TEST(PairedProjectionCpu, AccumulationOrderIsSequentialFp32) {
+  for (int32_t dt : kDtypes) {
+    Pair p(3, 1000, 8, 8, dt, 99);
+    p.d.epilogue0.kind = FUSION_RT_EPILOGUE_NONE;
+    p.d.epilogue1 = fusion_rt_epilogue{};
+    ASSERT_EQ(p.run(), FUSION_RT_STATUS_SUCCESS) << fusion_rt_last_error_message();
+    for (int64_t r = 0; r < p.m; ++r)
+      for (int64_t n = 0; n < 8; ++n) {
+        const float y0 = p.y_f(0, r, n), y1 = p.y_f(1, r, n);
+        EXPECT_EQ(fusion_rt::f32_bits(p.o0.at(r, n)), fusion_rt::f32_bits(y0));
+        EXPECT_EQ(fusion_rt::f32_bits(p.o1.at(r, n)), fusion_rt::f32_bits(y1));
+      }
+  }
+}
+
+TEST(PairedProjectionCpu, OutputDtypesRoundOnce) {
+  Pair p(4, 256, 16, 16, FUSION_RT_BF16, 5, FUSION_RT_BF16, FUSION_RT_F16);
+  ASSERT_EQ(p.run(), FUSION_RT_STATUS_SUCCESS) << fusion_rt_last_error_message();
+  Pair f(4, 256, 16, 16, FUSION_RT_BF16, 5);
+  ASSERT_EQ(f.run(), FUSION_RT_STATUS_SUCCESS) << fusion_rt_last_error_message();
+  for (int64_t r = 0; r < 4; ++r)
+    for (int64_t n = 0; n < 16; ++n) {
+      EXPECT_EQ(p.o0.at(r, n), fusion_rt::bf16_to_f32(fusion_rt::f32_to_bf16(f.o0.at(r, n))));
+      EXPECT_EQ(p.o1.at(r, n), fusion_rt::f16_to_f32(fusion_rt::f32_to_f16(f.o1.at(r, n))));
+    }
+}
+
+TEST(PairedProjectionCpu, TransposedWeightViewGivesTheSameBits) {
+  for (int32_t dt : kDtypes) {
+    Pair a(6, 200, 12, 20, dt, 3);
+    Pair b(6, 200, 12, 20, dt, 3, FUSION_RT_F32, FUSION_RT_F32, true);
+    // Same values: copy a's w1 into b's transposed storage.
+    for (int64_t n = 0; n < 20; ++n)
+      for (int64_t j = 0; j < 200; ++j)
+        b.w1.set(j, n, a.w1.at(n, j));
+    ASSERT_EQ(a.run(), FUSION_RT_STATUS_SUCCESS) << fusion_rt_last_error_message();
+    ASSERT_EQ(b.run(), FUSION_RT_STATUS_SUCCESS) << fusion_rt_last_error_message();
+    EXPECT_EQ(a.o1.bytes, b.o1.bytes);
+    EXPECT_EQ(a.o0.bytes, b.o0.bytes);
+  }
+}
+
+TEST(PairedProjectionCpu, GatedKindsMatchFp64) {
+  for (int32_t dt : kDtypes)
+    for (int32_t kind : {FUSION_RT_ACT_SWIGLU, FUSION_RT_ACT_GEGLU, FUSION_RT_ACT_REGLU}) {
+      Pair p(4, 384, 24, 24, dt, 21 + kind);
+      p.d.gated_kind = kind;
+      p.d.epilogue0 = fusion_rt_epilogue{};
+      p.d.epilogue1 = fusion_rt_epilogue{};
+      p.d.epilogue1.kind = FUSION_RT_EPILOGUE_BIAS;
+      p.d.epilogue1.bias = view1d(p.b1.bytes.data(), dt, p.h1);
+      p.d.out1 = fusion_rt_tensor{};
+      ASSERT_EQ(p.run(), FUSION_RT_STATUS_SUCCESS) << fusion_rt_last_error_message();
+      // GeGLU is TE's tanh approximation (the reference uses its constants).
+      EXPECT_LE(rel_err(p, 0), 1e-5) << "kind " << kind << " dtype " << dt;
+      EXPECT_TRUE(std::all_of(p.o1.bytes.begin(), p.o1.bytes.end(),
+                              [](uint8_t b) { return b == 0xAB; }));
+    }
+}
+
+TEST(PairedProjectionCpu, SoftplusThresholdIsTorchs) {
+  // K = 1, lhs = 1, w = y: out = softplus(y + 0) exactly as torch.
+  const float ys[] = {-30.f, -1.f, 0.f, 19.99f, 20.f, 20.0001f, 25.f, NAN};
+  for (float y : ys) {
+    float x = 1.f, w0 = y, w1 = y, o0 = 0, o1 = 0;
+    fusion_rt_paired_projection d{};
+    d.lhs = view2d(&x, FUSION_RT_F32, 1, 1);
+    d.weight0 = view2d(&w0, FUSION_RT_F32, 1, 1);
+    d.weight1 = view2d(&w1, FUSION_RT_F32, 1, 1);
+    d.epilogue0.kind = FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE;
+    d.epilogue1.kind = FUSION_RT_EPILOGUE_SIGMOID;
+    d.gated_kind = -1;
+    d.accumulate_dtype = FUSION_RT_F32;
+    d.out0 = view2d(&o0, FUSION_RT_F32, 1, 1);
+    d.out1 = view2d(&o1, FUSION_RT_F32, 1, 1);
+    ASSERT_EQ(fusion_rt_paired_projection_run(&d, nullptr, nullptr),
+              FUSION_RT_STATUS_SUCCESS);
+    const float want = y > 20.f ? y : log1pf(expf(y));
+    if (std::isnan(y)) {
+      EXPECT_TRUE(std::isnan(o0));
+      EXPECT_TRUE(std::isnan(o1));
+    } else {
+      EXPECT_EQ(fusion_rt::f32_bits(o0), fusion_rt::f32_bits(want)) << y;
+      EXPECT_NEAR(o0, softplus_d(y), 2e-7 * std::fabs(softplus_d(y)) + 1e-30) << y;
+      EXPECT_NEAR(o1, sigmoid_d(y), 1e-7) << y;
+    }
+  }
+}
+
+TEST(PairedProjectionCpu, ThreadCountDoesNotChangeBits) {
+  Pair a(64, 512, 32, 32, FUSION_RT_BF16, 8), b(64, 512, 32, 32, FUSION_RT_BF16, 8);
+  fusion_rt_options one{FUSION_RT_BACKEND_CPU, 1}, four{FUSION_RT_BACKEND_AUTO, 4};
+  ASSERT_EQ(a.run(&one), FUSION_RT_STATUS_SUCCESS) << fusion_rt_last_error_message();
+  ASSERT_EQ(b.run(&four), FUSION_RT_STATUS_SUCCESS) << fusion_rt_last_error_message();
+  EXPECT_EQ(a.o0.bytes, b.o0.bytes);
+  EXPECT_EQ(a.o1.bytes, b.o1.bytes);
+}
+
+TEST(PairedProjectionCpu, EmptyShapes) {
+  { // M = 0: nothing to write, success.
+    Pair p(0, 64, 4, 4, FUSION_RT_F32);
+    EXPECT_EQ(p.run(), FUSION_RT_STATUS_SUCCESS) << fusion_rt_last_error_message();
+  }
+  { // K = 0: y = 0, the epilogue still applies.
+    Pair p(2, 0, 3, 3, FUSION_RT_F32);
+    p.d.epilogue1 = fusion_rt_epilogue{};
+    p.d.lhs.strides[0] = 1; // [M, 0] views: any nonzero row stride
+    p.d.weight1.strides[0] = 1;
+    ASSERT_EQ(p.run(), FUSION_RT_STATUS_SUCCESS) << fusion_rt_last_error_message();
+    for (int64_t r = 0; r < 2; ++r)
+      for (int64_t n = 0; n < 3; ++n) {
+        EXPECT_EQ(p.o0.at(r, n), 0.5f);
+        EXPECT_EQ(p.o1.at(r, n), 0.f);
+      }
+  }
+}
+
+//===--- validation -------------------------------------------------------===//
+
+namespace {
+struct PCase {
+  const char *name;
+  std::function<void(Pair &)> breakit;
+  fusion_rt_status status;
+  const char *mentions;
+};
+} // namespace
+
+TEST(PairedProjectionValidation, EveryBrokenArgumentIsReportedAndNothingWritten) {
+  const PCase cases[] = {
+      {"null lhs data", [](Pair &p) { p.d.lhs.data = nullptr; },
+       FUSION_RT_STATUS_NULL_POINTER, "desc->lhs.data"},
+      {"null weight0", [](Pair &p) { p.d.weight0.data = nullptr; },
+       FUSION_RT_STATUS_NULL_POINTER, "desc->weight0.data"},
+      {"null weight1", [](Pair &p) { p.d.weight1.data = nullptr; },
+       FUSION_RT_STATUS_NULL_POINTER, "desc->weight1.data"},
+      {"null out0", [](Pair &p) { p.d.out0.data = nullptr; },
+       FUSION_RT_STATUS_NULL_POINTER, "desc->out0.data"},
+      {"null out1", [](Pair &p) { p.d.out1.data = nullptr; },
+       FUSION_RT_STATUS_NULL_POINTER, "desc->out1.data"},
+      {"lhs dtype not float", [](Pair &p) { p.d.lhs.dtype = FUSION_RT_F8E4M3; },
+       FUSION_RT_STATUS_BAD_DTYPE, "desc->lhs"},
+      {"lhs dtype invalid", [](Pair &p) { p.d.lhs.dtype = 77; },
+       FUSION_RT_STATUS_BAD_DTYPE, "desc->lhs.dtype"},
+      {"weight0 dtype mismatch", [](Pair &p) { p.d.weight0.dtype = FUSION_RT_F16; },
+       FUSION_RT_STATUS_BAD_DTYPE, "desc->weight0"},
+      {"weight1 dtype mismatch", [](Pair &p) { p.d.weight1.dtype = FUSION_RT_F16; },
+       FUSION_RT_STATUS_BAD_DTYPE, "desc->weight1"},
+      {"weight0 K mismatch", [](Pair &p) { p.d.weight0.sizes[1] = p.k - 1; },
+       FUSION_RT_STATUS_BAD_SHAPE, "desc->weight0"},
+      {"weight1 K mismatch", [](Pair &p) { p.d.weight1.sizes[1] = p.k + 1; },
+       FUSION_RT_STATUS_BAD_SHAPE, "desc->weight1"},
+      {"misaligned weight0",
+       [](Pair &p) { p.d.weight0.data = static_cast<char *>(p.d.weight0.data) + 1; },
+       FUSION_RT_STATUS_MISALIGNED, "desc->weight0.data"},
+      {"misaligned weight1",
+       [](Pair &p) { p.d.weight1.data = static_cast<char *>(p.d.weight1.data) + 1; },
+       FUSION_RT_STATUS_MISALIGNED, "desc->weight1.data"},
+      {"misaligned lhs",
+       [](Pair &p) { p.d.lhs.data = static_cast<char *>(p.d.lhs.data) + 1; },
+       FUSION_RT_STATUS_MISALIGNED, "desc->lhs.data"},
+      {"misaligned out0",
+       [](Pair &p) { p.d.out0.data = static_cast<char *>(p.d.out0.data) + 2; },
+       FUSION_RT_STATUS_MISALIGNED, "desc->out0.data"},
+      {"weight rank 0", [](Pair &p) { p.d.weight0.rank = 0; },
+       FUSION_RT_STATUS_BAD_SHAPE, "desc->weight0.rank"},
+      {"weight negative stride", [](Pair &p) { p.d.weight1.strides[0] = -3; },
+       FUSION_RT_STATUS_BAD_SHAPE, "desc->weight1.strides[0]"},
+      {"lhs negative size", [](Pair &p) { p.d.lhs.sizes[0] = -1; },
+       FUSION_RT_STATUS_BAD_SHAPE, "desc->lhs.sizes[0]"},
+      {"out0 rows", [](Pair &p) { p.d.out0.sizes[0] = p.m + 1; },
+       FUSION_RT_STATUS_BAD_SHAPE, "desc->out0"},
+      {"out1 cols", [](Pair &p) { p.d.out1.sizes[1] = p.h1 - 1; },
+       FUSION_RT_STATUS_BAD_SHAPE, "desc->out1"},
+      {"out0 dtype", [](Pair &p) { p.d.out0.dtype = FUSION_RT_F8E5M2; },
+       FUSION_RT_STATUS_BAD_DTYPE, "desc->out0"},
+      {"accumulate dtype", [](Pair &p) { p.d.accumulate_dtype = FUSION_RT_BF16; },
+       FUSION_RT_STATUS_BAD_DTYPE, "desc->accumulate_dtype"},
+      {"gated kind not gated", [](Pair &p) { p.d.gated_kind = FUSION_RT_ACT_SILU; },
+       FUSION_RT_STATUS_BAD_VALUE, "desc->gated_kind"},
+      {"gated kind range", [](Pair &p) { p.d.gated_kind = 40; },
+       FUSION_RT_STATUS_BAD_VALUE, "desc->gated_kind"},
+      {"gated with different H",
+       [](Pair &p) {
+         p.d.gated_kind = FUSION_RT_ACT_SWIGLU;
+         p.d.epilogue0 = fusion_rt_epilogue{};
+         p.d.epilogue1 = fusion_rt_epilogue{};
+         p.d.out1 = fusion_rt_tensor{};
+       },
+       FUSION_RT_STATUS_BAD_SHAPE, "desc->weight1"},
+      {"gated with a sigmoid epilogue",
+       [](Pair &p) {
+         p.d.gated_kind = FUSION_RT_ACT_SWIGLU;
+         p.d.weight1 = p.d.weight0;
+         p.d.epilogue1 = fusion_rt_epilogue{};
+         p.d.out1 = fusion_rt_tensor{};
+       },
+       FUSION_RT_STATUS_BAD_VALUE, "desc->epilogue0.kind"},
+      {"gated with out1",
+       [](Pair &p) {
+         p.d.gated_kind = FUSION_RT_ACT_SWIGLU;
+         p.d.weight1 = p.d.weight0;
+         p.d.epilogue0 = fusion_rt_epilogue{};
+         p.d.epilogue1 = fusion_rt_epilogue{};
+       },
+       FUSION_RT_STATUS_BAD_VALUE, "desc->out1"},
+      {"epilogue kind range", [](Pair &p) { p.d.epilogue1.kind = 5; },
+       FUSION_RT_STATUS_BAD_VALUE, "desc->epilogue1.kind"},
+      {"epilogue kind negative", [](Pair &p) { p.d.epilogue0.kind = -1; },
+       FUSION_RT_STATUS_BAD_VALUE, "desc->epilogue0.kind"},
+      {"bias missing for BIAS",
+       [](Pair &p) {
+         p.d.epilogue1.kind = FUSION_RT_EPILOGUE_BIAS;
+         p.d.epilogue1.bias.data = nullptr;
+         p.d.epilogue1.scale = fusion_rt_tensor{};
+       },
+       FUSION_RT_STATUS_NULL_POINTER, "desc->epilogue1.bias"},
+      {"bias given to NONE",
+       [](Pair &p) {
+         p.d.epilogue1.kind = FUSION_RT_EPILOGUE_NONE;
+         p.d.epilogue1.scale = fusion_rt_tensor{};
+       },
+       FUSION_RT_STATUS_BAD_VALUE, "desc->epilogue1.bias"},
+      {"scale given to SIGMOID",
+       [](Pair &p) { p.d.epilogue1.kind = FUSION_RT_EPILOGUE_SIGMOID; },
+       FUSION_RT_STATUS_BAD_VALUE, "desc->epilogue1.scale"},
+      {"bias length", [](Pair &p) { p.d.epilogue1.bias.sizes[0] = p.h1 + 1; },
+       FUSION_RT_STATUS_BAD_SHAPE, "desc->epilogue1.bias"},
+      {"scale length", [](Pair &p) { p.d.epilogue1.scale.sizes[0] = p.h1 - 1; },
+       FUSION_RT_STATUS_BAD_SHAPE, "desc->epilogue1.scale"},
+      {"bias dtype", [](Pair &p) { p.d.epilogue1.bias.dtype = FUSION_RT_F16; },
+       FUSION_RT_STATUS_BAD_DTYPE, "desc->epilogue1.bias"},
+      {"scale dtype", [](Pair &p) { p.d.epilogue1.scale.dtype = FUSION_RT_E8M0; },
+       FUSION_RT_STATUS_BAD_DTYPE, "desc->epilogue1.scale"},
+      {"bias rank 2 wrong rows",
+       [](Pair &p) {
+         p.d.epilogue1.bias = view2d(p.b1.bytes.data(), p.dt, 2, p.h1 / 2);
+       },
+       FUSION_RT_STATUS_BAD_SHAPE, "desc->epilogue1.bias"},
+      {"misaligned bias",
+       [](Pair &p) {
+         p.d.epilogue1.bias.data = static_cast<char *>(p.d.epilogue1.bias.data) + 1;
+       },
+       FUSION_RT_STATUS_MISALIGNED, "desc->epilogue1.bias.data"},
+  };
+  for (const PCase &c : cases) {
+    Pair p(4, 64, 8, 6, FUSION_RT_BF16);
+    c.breakit(p);
+    EXPECT_EQ(p.run(), c.status) << c.name << ": " << fusion_rt_last_error_message();
+    EXPECT_NE(std::string(fusion_rt_last_error_message()).find(c.mentions),
+              std::string::npos)
+        << c.name << ": message '" << fusion_rt_last_error_message()
+        << "' does not mention '" << c.mentions << "'";
+    EXPECT_TRUE(p.untouched()) << c.name;
+  }
+}
+
+TEST(PairedProjectionValidation, NullDescriptorAndBadOptions) {
+  EXPECT_EQ(fusion_rt_paired_projection_run(nullptr, nullptr, nullptr),
+            FUSION_RT_STATUS_NULL_POINTER);
+  EXPECT_NE(std::string(fusion_rt_last_error_message()).find("desc"),
+            std::string::npos);
+  Pair p(2, 32, 4, 4, FUSION_RT_F32);
+  fusion_rt_options bad{7, 0};
+  EXPECT_EQ(p.run(&bad), FUSION_RT_STATUS_BAD_VALUE);
+  EXPECT_NE(std::string(fusion_rt_last_error_message()).find("options->backend"),
+            std::string::npos);
+  fusion_rt_options neg{FUSION_RT_BACKEND_AUTO, -1};
+  EXPECT_EQ(p.run(&neg), FUSION_RT_STATUS_BAD_VALUE);
+  EXPECT_TRUE(p.untouched());
+  if (!fusion_rt_has_cuda()) {
+    fusion_rt_options cuda{FUSION_RT_BACKEND_CUDA, 0};
+    EXPECT_EQ(p.run(&cuda), FUSION_RT_STATUS_UNSUPPORTED);
+    EXPECT_TRUE(p.untouched());
+  }
+  EXPECT_EQ(p.run(), FUSION_RT_STATUS_SUCCESS);
+  EXPECT_STREQ(fusion_rt_last_error_message(), "");
+}
