@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "fusion/Conversion/FusionToRuntime/FusionToRuntime.h"
 #include "fusion/Dialect/Fusion/IR/FusionDialect.h"
+#include "fusion/Pipelines/FusionPipeline.h"
 #include "fusion/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -17,6 +18,7 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::fusion::registerFusionPasses();
   mlir::fusion::registerFusionPipelines();
+  mlir::fusion::registerFusionPipeline();
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);

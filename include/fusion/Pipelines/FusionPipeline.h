@@ -1,0 +1,51 @@
+//===- FusionPipeline.h - the end-to-end fusion pipeline --------*- C++ -*-===//
+//
+// `fusion-pipeline`: frontend tensor IR → normalise → fuse → bufferise (fusion
+// ops become runtime calls) → LLVM dialect, ready for mlir-runner (JIT) or
+// mlir-translate + llc (AOT).
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSION_PIPELINES_FUSIONPIPELINE_H
+#define FUSION_PIPELINES_FUSIONPIPELINE_H
+
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+class OpPassManager;
+namespace fusion {
+
+/// Options of `fusion-pipeline`.
+struct FusionPipelineOptions
+    : public PassPipelineOptions<FusionPipelineOptions> {
+  PassOptions::Option<bool> fuseActQuantize{
+      *this, "fuse-act-quantize",
+      llvm::cl::desc("Fuse activations with their quantizers"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> fusePairedProjections{
+      *this, "fuse-paired-projections",
+      llvm::cl::desc("Fuse pairs of projections of one input"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> lowerToLLVM{
+      *this, "lower-to-llvm",
+      llvm::cl::desc("Bufferise and lower to the LLVM dialect (off: stop "
+                     "after fusion, on tensors)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> genericAlloc{
+      *this, "generic-alloc",
+      llvm::cl::desc("Allocate buffers through _mlir_memref_to_llvm_alloc / "
+                     "_mlir_memref_to_llvm_free, so the host program decides "
+                     "where they live (e.g. CUDA managed memory)"),
+      llvm::cl::init(false)};
+};
+
+/// Adds the stages of `fusion-pipeline` to `pm` (anchored on builtin.module).
+void buildFusionPipeline(OpPassManager &pm,
+                         const FusionPipelineOptions &options);
+
+/// Registers `fusion-pipeline`.
+void registerFusionPipeline();
+
+} // namespace fusion
+} // namespace mlir
+
+#endif // FUSION_PIPELINES_FUSIONPIPELINE_H

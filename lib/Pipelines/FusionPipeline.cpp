@@ -1,0 +1,76 @@
+//===- FusionPipeline.cpp - the end-to-end fusion pipeline ----------------===//
+//
+// One named pipeline from frontend tensor IR to the LLVM dialect. Switching a
+// fusion off leaves every other stage as it is, so the fused and unfused
+// programs differ only in the fusion (the JIT tests compare the two).
+//
+//===----------------------------------------------------------------------===//
+#include "fusion/Pipelines/FusionPipeline.h"
+#include "fusion/Transforms/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mlir::fusion::buildFusionPipeline(OpPassManager &pm,
+                                       const FusionPipelineOptions &options) {
+  // Normalise and fuse, per function.
+  OpPassManager &fpm = pm.nest<func::FuncOp>();
+  fpm.addPass(createNormalizeElementwise());
+  fpm.addPass(createCanonicalizerPass());
+  fpm.addPass(createCSEPass());
+  if (options.fuseActQuantize)
+    fpm.addPass(createFuseActQuantize());
+  if (!options.lowerToLLVM)
+    return;
+
+  // Bufferise: fusion ops become runtime calls on fresh buffers.
+  bufferization::OneShotBufferizePassOptions bufOpts;
+  bufOpts.bufferizeFunctionBoundaries = true;
+  bufOpts.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufOpts));
+  bufferization::BufferDeallocationPipelineOptions deallocOpts;
+  bufferization::buildBufferDeallocationPipeline(pm, deallocOpts);
+
+  // Lower what is left (unfused linalg code, the runtime calls) to LLVM.
+  pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  // bf16/f16 roundings of the unfused graph expand to integer code, so the
+  // JIT needs no compiler-rt conversion routines.
+  arith::ArithExpandOpsPassOptions expandOpts;
+  expandOpts.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expandOpts));
+  pm.addPass(createConvertMathToLibmPass());
+  FinalizeMemRefToLLVMConversionPassOptions memrefOpts;
+  memrefOpts.useGenericFunctions = options.genericAlloc;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOpts));
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::fusion::registerFusionPipeline() {
+  PassPipelineRegistration<FusionPipelineOptions>(
+      "fusion-pipeline",
+      "Frontend tensor IR to the LLVM dialect: normalise, fuse "
+      "(act->quantize, paired projections), bufferise (fusion ops become "
+      "runtime calls), lower",
+      buildFusionPipeline);
+}
