@@ -180,8 +180,8 @@ parseEnumValue(AsmParser &parser, StringRef key, EnumT &result,
 Attribute QuantSchemeAttr::parse(AsmParser &parser, Type) {
   MLIRContext *ctx = parser.getContext();
   SMLoc startLoc = parser.getCurrentLocation();
-  QuantFormat format;
-  QuantDirection direction;
+  QuantFormat format = QuantFormat::mxfp8_e4m3;
+  QuantDirection direction = QuantDirection::rowwise;
   if (parser.parseLess() ||
       parseEnumValue(parser, "format", format, symbolizeQuantFormat) ||
       parser.parseComma() ||
