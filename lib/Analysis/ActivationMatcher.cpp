@@ -34,6 +34,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <cmath>
@@ -819,8 +820,18 @@ ActivationMatchResult mlir::fusion::matchActivation(Value value) {
   }
   size_t numTensorHypotheses = hypotheses.size();
   Value strippedRoot = stripCasts(root);
-  for (Operation &op : generic.getBody()->without_terminator()) {
-    if (op.getNumResults() != 1 || op.hasTrait<OpTrait::ConstantLike>() ||
+  // Body values that depend on an input (not only on constants).
+  Block *body = generic.getBody();
+  llvm::SmallPtrSet<Operation *, 16> dependsOnInput;
+  for (Operation &op : body->without_terminator())
+    if (llvm::any_of(op.getOperands(), [&](Value v) {
+          if (auto arg = dyn_cast<BlockArgument>(v))
+            return arg.getOwner() == body;
+          return dependsOnInput.contains(v.getDefiningOp());
+        }))
+      dependsOnInput.insert(&op);
+  for (Operation &op : body->without_terminator()) {
+    if (op.getNumResults() != 1 || !dependsOnInput.contains(&op) ||
         isa<arith::ExtFOp, arith::TruncFOp>(op) ||
         !isSupportedFloat(op.getResult(0).getType()) ||
         op.getResult(0) == strippedRoot)

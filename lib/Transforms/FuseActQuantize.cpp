@@ -64,6 +64,29 @@ Value roundedInput(Value scalar) {
   return scalar;
 }
 
+/// If the body of `generic` rounds the identity-mapped input `tensor`
+/// (arith.truncf of its block argument, possibly after an extf), returns the
+/// rounded scalar. The matcher looks through that rounding, but the fused op
+/// must read the rounded values, as the unfused graph did: the caller then
+/// materialises the rounded tensor.
+Value roundedLeaf(linalg::GenericOp generic, Value tensor) {
+  for (OpOperand *in : generic.getDpsInputOperands()) {
+    if (in->get() != tensor || !generic.getMatchingIndexingMap(in).isIdentity())
+      continue;
+    SmallVector<Value> frontier{generic.getMatchingBlockArgument(in)};
+    while (!frontier.empty()) {
+      Value v = frontier.pop_back_val();
+      for (Operation *user : v.getUsers()) {
+        if (auto trunc = dyn_cast<arith::TruncFOp>(user))
+          return trunc.getResult();
+        if (isa<arith::ExtFOp>(user))
+          frontier.push_back(user->getResult(0));
+      }
+    }
+  }
+  return Value();
+}
+
 /// Builds a linalg.generic that computes `scalar` (a value of `generic`'s
 /// body) as a tensor of the iteration space, cloning only the ops it needs.
 Value materializeInput(OpBuilder &b, linalg::GenericOp generic,
@@ -78,21 +101,34 @@ Value materializeInput(OpBuilder &b, linalg::GenericOp generic,
       continue;
     llvm::append_range(worklist, op->getOperands());
   }
+  // Only the inputs that the slice reads.
+  SmallVector<unsigned> usedInputs;
+  for (unsigned i = 0, e = generic.getNumDpsInputs(); i < e; ++i) {
+    BlockArgument arg = body->getArgument(i);
+    if (arg == scalar || llvm::any_of(arg.getUsers(), [&](Operation *u) {
+          return slice.contains(u);
+        }))
+      usedInputs.push_back(i);
+  }
   Value init = generic.getDpsInitOperand(resultIndex)->get();
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, init);
   Value empty = tensor::EmptyOp::create(b, loc, sizes, scalar.getType());
   SmallVector<AffineMap> maps;
-  for (OpOperand *in : generic.getDpsInputOperands())
+  SmallVector<Value> inputs;
+  for (unsigned i : usedInputs) {
+    OpOperand *in = generic.getDpsInputOperand(i);
+    inputs.push_back(in->get());
     maps.push_back(generic.getMatchingIndexingMap(in));
+  }
   maps.push_back(
       generic.getIndexingMapMatchingResult(generic->getResult(resultIndex)));
   auto newGeneric = linalg::GenericOp::create(
-      b, loc, TypeRange{empty.getType()}, generic.getDpsInputs(),
-      ValueRange{empty}, maps, generic.getIteratorTypesArray(),
+      b, loc, TypeRange{empty.getType()}, inputs, ValueRange{empty}, maps,
+      generic.getIteratorTypesArray(),
       [&](OpBuilder &nb, Location l, ValueRange args) {
         IRMapping mapping;
-        for (unsigned i = 0, e = generic.getNumDpsInputs(); i < e; ++i)
-          mapping.map(body->getArgument(i), args[i]);
+        for (auto [k, i] : llvm::enumerate(usedInputs))
+          mapping.map(body->getArgument(i), args[k]);
         for (Operation &op : body->without_terminator())
           if (slice.contains(&op))
             nb.clone(op, mapping);
@@ -226,8 +262,17 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
   }
   ActivationMatch &act = plan.act;
 
-  // Element types.
-  Type inputElem = act.input ? getElementTypeOrSelf(act.input.getType())
+  // Element types the fused op will read (a leaf the body rounds is read
+  // rounded).
+  // (For identity the body's rounding is the intermediate rounding itself.)
+  bool isIdentity = act.kind == ActivationKind::identity;
+  auto readType = [&](Value tensor) -> Type {
+    if (act.generic && !isIdentity)
+      if (Value rounded = roundedLeaf(act.generic, tensor))
+        return rounded.getType();
+    return getElementTypeOrSelf(tensor.getType());
+  };
+  Type inputElem = act.input ? readType(act.input)
                              : roundedInput(act.inputScalar).getType();
   if (!isRuntimeFloat(inputElem)) {
     std::string s;
@@ -236,10 +281,12 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
        << "f16 or f32)";
     return decline(q, function, "unsupported input element type", s);
   }
-  if (act.grad && getElementTypeOrSelf(act.grad.getType()) != inputElem)
+  if (act.grad && readType(act.grad) != inputElem)
     return decline(q, function, "unsupported input element type",
                    "grad and input have different element types");
-  if (act.up && act.up.getType() != act.input.getType())
+  if (act.up && (readType(act.up) != inputElem ||
+                 cast<ShapedType>(act.up.getType()).getShape() !=
+                     cast<ShapedType>(act.input.getType()).getShape()))
     return decline(q, function, "unsupported input element type",
                    "gate and up have different types");
 
@@ -277,10 +324,21 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
   OpBuilder b(anchor);
   Location loc = q.getLoc();
   MLIRContext *ctx = &getContext();
-  Value input = act.input;
-  if (!input)
-    input = materializeInput(b, act.generic, act.resultIndex,
-                             roundedInput(act.inputScalar));
+  // The tensors the fused op reads: the matched leaves, or the values the
+  // body computes (or rounds) from them, materialised.
+  auto operandFor = [&](Value tensor) -> Value {
+    if (!tensor || !act.generic || isIdentity)
+      return tensor;
+    if (Value rounded = roundedLeaf(act.generic, tensor))
+      return materializeInput(b, act.generic, act.resultIndex, rounded);
+    return tensor;
+  };
+  Value input = act.input
+                    ? operandFor(act.input)
+                    : materializeInput(b, act.generic, act.resultIndex,
+                                       roundedInput(act.inputScalar));
+  Value grad = operandFor(act.grad);
+  Value up = operandFor(act.up);
   ActivationAttr actAttr = ActivationAttr::get(ctx, act.kind, act.backward);
   if (act.alpha)
     actAttr = ActivationAttr::get(
@@ -291,13 +349,13 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
 
   Operation *fused;
   std::string form;
-  if (act.up) {
+  if (up) {
     SmallVector<Value, 2> inputs;
-    if (Value packed = matchPackedGateUp(input, act.up)) {
+    if (Value packed = matchPackedGateUp(input, up)) {
       inputs.push_back(packed);
       form = " from a packed [gate | up] tensor";
     } else {
-      inputs = {input, act.up};
+      inputs = {input, up};
       form = " from gate and up tensors";
     }
     fused = GatedActQuantizeOp::create(b, loc, resultTypes, actAttr, inputs,
@@ -307,7 +365,7 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
     if (plan.dbias)
       resultTypes.push_back(plan.dbias->getResult(0).getType());
     fused = ActQuantizeOp::create(
-        b, loc, resultTypes, actAttr, input, act.grad, q.getScale(),
+        b, loc, resultTypes, actAttr, input, grad, q.getScale(),
         q.getRng(), scheme, intermediate,
         plan.dbias ? b.getUnitAttr() : UnitAttr());
     if (plan.dbias)
@@ -321,7 +379,13 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
     verified = mlir::verify(fused);
   }
   if (failed(verified)) {
+    SmallVector<Value> made{input, grad, up};
     fused->erase();
+    for (auto [mine, matched] : llvm::zip(made, SmallVector<Value>{
+                                                    act.input, act.grad,
+                                                    act.up}))
+      if (mine && mine != matched && mine.use_empty())
+        eraseWithDeadProducers({mine.getDefiningOp()});
     return decline(q, function, "unsupported shape",
                    "the fused op would not verify");
   }
