@@ -64,13 +64,19 @@ FUSION_RT_HDI float act_srelu(float c) {
 }
 FUSION_RT_HDI float act_dsrelu(float c) { return fmaxf(2.f * c, 0.f); }
 
+/// erf rounded once to fp32: evaluated in double, where the CPU's and the
+/// GPU's erf agree to well below an fp32 ulp, so both sides get the same
+/// fp32 value. (With erff itself, libm and CUDA differ by an ulp near -1, and
+/// 1 + erf cancels that into up to 128 bf16 ulps of GELU for x < -4.5.)
+FUSION_RT_HDI float act_erf(float z) { return float(erf(double(z))); }
+
 /// Exact GELU: x*0.5*(1+erf(x/sqrt(2))).
 FUSION_RT_HDI float act_gelu_erf(float x) {
-  return x * 0.5f * (1.f + erff(x * 0.70710678f));
+  return x * 0.5f * (1.f + act_erf(x * 0.70710678f));
 }
 /// d/dx of the exact GELU: Phi(x) + x*phi(x).
 FUSION_RT_HDI float act_dgelu_erf(float x) {
-  return 0.5f * (1.f + erff(x * 0.70710678f)) +
+  return 0.5f * (1.f + act_erf(x * 0.70710678f)) +
          x * 0.3989422804f * expf(-0.5f * x * x);
 }
 

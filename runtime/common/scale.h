@@ -112,12 +112,15 @@ FUSION_RT_HDI uint8_t mx_encode(float x, float r, int32_t format,
 
 /// Global encode scale S_enc = min(448*6/amax, FLT_MAX); 1 when amax == 0 or
 /// S_enc == 0 (amax = Inf). `amax` is the NaN-ignoring tensor amax.
+/// The special cases are decided on the bits: GCC 13 at -O2 folds the
+/// float-compare form of this function wrongly for subnormal amax.
 FUSION_RT_HDI float nvfp4_global_encode_scale(float amax) {
-  float s = 2688.0f / amax;
-  if (f32_is_nan(s) || s > kF32Max)
-    s = kF32Max;
-  if (amax == 0.0f || s == 0.0f)
-    s = 1.0f;
+  const uint32_t a = f32_bits(amax) & 0x7fffffffu;
+  if (a == 0 || a == 0x7f800000u) // amax == 0, or 2688/Inf == 0
+    return 1.0f;
+  const float s = 2688.0f / amax;
+  if ((f32_bits(s) & 0x7fffffffu) >= 0x7f800000u) // Inf (or NaN amax)
+    return kF32Max;
   return s;
 }
 
