@@ -5,11 +5,13 @@
 // cleverness; it shares every formula with the CUDA kernels through
 // runtime/common/.
 //
-// Structure: the matrix to quantize is produced 32 rows at a time (a "band",
-// one MX colwise block high) into an fp32 buffer by a value source (input
-// load, activation, gated activation), then the band is quantized rowwise
-// and/or colwise. Bands are independent, so worker threads take contiguous
-// runs of bands; results do not depend on the thread count.
+// Structure: a value source (input load, activation, gated activation)
+// produces the fp32 rows of the matrix to quantize. Rowwise 1D blocks are
+// quantized as soon as their row exists; colwise blocks, 2D blocks, FP8
+// per-tensor data and dbias work on a 32-row "band" buffer (one MX colwise
+// block high). Bands are independent, so worker threads take contiguous runs
+// of bands; results do not depend on the thread count. NVFP4 and FP8 current
+// scaling first run an amax pass over the values.
 //
 //===----------------------------------------------------------------------===//
 #include "src/backend.h"
