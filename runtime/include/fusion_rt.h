@@ -376,15 +376,19 @@ fusion_rt_activation_apply(const fusion_rt_tensor *input,
 /** Dequantize one copy (FUSION_RT_ROWWISE or FUSION_RT_COLWISE, never BOTH)
  *  of a quantized tensor described by `scheme` and `quantized` into `output`
  *  (F32/BF16/F16) of the logical [M, N] shape (colwise TRANSPOSED copies are
- *  dequantized as [N, M]). */
+ *  dequantized as [N, M]). Reads that copy's data and scales; FP8 per tensor
+ *  and NVFP4 also read scale_inv (NVFP4 also requires amax to be given).
+ *  MX: x = q * 2^(s-127); NVFP4: x = q * e4m3(s) * S_dec; FP8: x = q *
+ *  scale_inv. Gated-backward outputs (split scales) are not handled. */
 FUSION_RT_API fusion_rt_status
 fusion_rt_dequantize(const fusion_rt_quant_scheme *scheme,
                      const fusion_rt_quant_outputs *quantized,
                      int32_t direction, const fusion_rt_tensor *output,
                      const fusion_rt_options *options, void *stream);
 
-/** Paired projections (issue: paired projection fusion). Declared for the
- *  lowering; returns FUSION_RT_STATUS_UNSUPPORTED until implemented. */
+/** Paired projections: both results of `desc` from one read of the LHS
+ *  (CPU reference in runtime/cpu/paired_projection.cpp; epilogue math in
+ *  runtime/common/epilogue.h). */
 FUSION_RT_API fusion_rt_status
 fusion_rt_paired_projection_run(const fusion_rt_paired_projection *desc,
                                 const fusion_rt_options *options,
