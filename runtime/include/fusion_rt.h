@@ -215,10 +215,13 @@ typedef struct fusion_rt_activation {
  *                  swizzled [rup(N,128), rup(nb(M),4)] with r = data column,
  *                  c = row block (same formula).
  *  Scales are E8M0 (MX) or F8E4M3 (NVFP4). FP8 per tensor has no block
- *  scales: scale_inv (f32 [1]) = 1/scale and amax (f32 [1]).
+ *  scales: scale_inv (f32 [1], required) = 1/scale, amax (f32 [1], optional).
  *  NVFP4 also writes amax (f32 [1], tensor amax) and scale_inv (f32 [1],
- *  the global decode scale S_dec = 1/S_enc, S_enc = min(2688/amax, FLT_MAX)).
- *  MX formats may request amax (f32 [1]) optionally.
+ *  the global decode scale S_dec = 1/S_enc, S_enc = min(2688/amax, FLT_MAX)),
+ *  both required. MX formats may request amax (f32 [1]) optionally. Every
+ *  amax is the NaN-ignoring tensor amax of the quantized values.
+ *  Every view must have exactly its shape (strides are free, except that
+ *  swizzled scales are contiguous); fusion_rt_quant_shapes_for() gives them.
  *  dbias           optional f32 [N]: column sums in f32 of the fp32 values
  *                  before rounding to the intermediate type, summed in row
  *                  order within 32-row bands, then band by band.
