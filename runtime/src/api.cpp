@@ -121,7 +121,7 @@ fusion_rt_status to_mat(const fusion_rt_tensor *t, const char *name, Mat &out) {
   m.cs = t->strides[r - 1];
   if (r == 1) {
     m.rows = 1;
-    m.rs = m.cols * m.cs;
+    m.rs = m.cols; // unused: row 0 only
   } else {
     m.rows = t->sizes[r - 2];
     m.rs = t->strides[r - 2];
