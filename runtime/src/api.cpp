@@ -125,7 +125,10 @@ fusion_rt_status to_mat(const fusion_rt_tensor *t, const char *name, Mat &out) {
   } else {
     m.rows = t->sizes[r - 2];
     m.rs = t->strides[r - 2];
-    int64_t expect = m.rs * m.rows;
+    int64_t expect;
+    if (__builtin_mul_overflow(m.rs, m.rows, &expect))
+      return fail(FUSION_RT_STATUS_BAD_SHAPE, "%s: the extent of the view overflows",
+                  name);
     for (int i = r - 3; i >= 0; --i) {
       if (t->sizes[i] > 1 && t->strides[i] != expect)
         return fail(FUSION_RT_STATUS_BAD_SHAPE,
