@@ -1,0 +1,90 @@
+//===- launch.cuh - launch configuration of the tile engine -------*- CUDA -*-===//
+//
+// Grid sizing for mx_quantize_kernel: a persistent grid of (SMs x resident
+// blocks per SM) blocks of 128 threads, read off the device once per kernel,
+// capped by the number of warp tiles. Included by the three kernel-family
+// files, each of which instantiates only its own sources.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSION_RT_CUDA_LAUNCH_CUH
+#define FUSION_RT_CUDA_LAUNCH_CUH
+
+#include "cuda/mx_kernel.cuh"
+
+#include <cuda_runtime.h>
+
+namespace fusion_rt {
+namespace cuda {
+
+constexpr int kThreads = 128;
+
+/// Multiprocessors of the current device (cached per device ordinal).
+int device_sm_count();
+
+/// Launches mx_quantize_kernel<Src, DIR> over p.tiles warp tiles.
+template <typename Src, int DIR>
+cudaError_t launch_tiles(const KParams &p_in, cudaStream_t stream) {
+  KParams p = p_in;
+  p.tiles_x = (p.K + (32 / Src::G) * Src::VEC - 1) / ((32 / Src::G) * Src::VEC);
+  p.tiles = (p.M + 31) / 32 * p.tiles_x;
+  static int per_sm = [] {
+    int n = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &n, mx_quantize_kernel<Src, DIR>, kThreads, 0) != cudaSuccess ||
+        n < 1)
+      n = 1;
+    return n;
+  }();
+  const int64_t want = (p.tiles + kThreads / 32 - 1) / (kThreads / 32);
+  const int64_t cap = int64_t(device_sm_count()) * per_sm;
+  const int grid = int(want < cap ? want : cap);
+  if (grid <= 0)
+    return cudaSuccess;
+  mx_quantize_kernel<Src, DIR><<<grid, kThreads, 0, stream>>>(p);
+  return cudaGetLastError();
+}
+
+/// Dispatches on the direction (kRow, kCol, kBoth).
+template <typename Src>
+cudaError_t launch_dir(const KParams &p, int dir, cudaStream_t stream) {
+  switch (dir) {
+  case kRow:
+    return launch_tiles<Src, kRow>(p, stream);
+  case kCol:
+    return launch_tiles<Src, kCol>(p, stream);
+  default:
+    return launch_tiles<Src, kBoth>(p, stream);
+  }
+}
+
+/// Dispatches on the input element type (FUSION_RT_BF16 / F16 / F32).
+template <template <typename> class SrcT>
+cudaError_t launch_typed(const KParams &p, int dir, int dtype,
+                         cudaStream_t stream) {
+  switch (dtype) {
+  case FUSION_RT_BF16:
+    return launch_dir<SrcT<BF16T>>(p, dir, stream);
+  case FUSION_RT_F16:
+    return launch_dir<SrcT<F16T>>(p, dir, stream);
+  default:
+    return launch_dir<SrcT<F32T>>(p, dir, stream);
+  }
+}
+
+/// Vector bytes per load of each family (for the host's alignment checks).
+int plain_vec(int dtype);
+constexpr int kActVec = 4;
+constexpr int kGatedFwdVec = 4;
+constexpr int kGatedBwdVec = 2;
+
+/// Family launchers, one per .cu file.
+cudaError_t launch_quantize(const KParams &p, int dir, int dtype, cudaStream_t s);
+cudaError_t launch_act(const KParams &p, bool backward, int dir, int dtype,
+                       cudaStream_t s);
+cudaError_t launch_gated(const KParams &p, bool backward, int dir, int dtype,
+                         cudaStream_t s);
+
+} // namespace cuda
+} // namespace fusion_rt
+
+#endif // FUSION_RT_CUDA_LAUNCH_CUH

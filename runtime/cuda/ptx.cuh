@@ -1,0 +1,162 @@
+//===- ptx.cuh - PTX / conversion helpers of the CUDA kernels -----*- CUDA -*-===//
+//
+// The few instructions the kernels issue by hand: 16-byte streaming loads,
+// the fp32 -> e4m3x2 / e5m2x2 conversions, the fp32 -> bf16 / f16 roundings
+// and, on Blackwell (sm_100a / sm_120a), the fp32 -> ue8m0 conversion.
+//
+// Every hardware conversion here is used only where it is bit-identical to
+// the shared numerics (runtime/common/convert.h, scale.h): that identity was
+// checked on the H200 over all bf16 patterns and 400 000 random fp32 values
+// (research/kernels.md §1 errata) and is re-checked by the GPU tests
+// (runtime/test/gpu/), which compare every kernel with the CPU backend.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSION_RT_CUDA_PTX_CUH
+#define FUSION_RT_CUDA_PTX_CUH
+
+#include "common/convert.h"
+#include "common/scale.h"
+#include "fusion_rt.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+namespace fusion_rt {
+namespace cuda {
+
+/// True when this device pass has the Blackwell ue8m0 conversion.
+#if defined(__CUDA_ARCH_FEAT_SM100_ALL) || defined(__CUDA_ARCH_FEAT_SM101_ALL) || \
+    defined(__CUDA_ARCH_FEAT_SM103_ALL) || defined(__CUDA_ARCH_FEAT_SM120_ALL) || \
+    defined(__CUDA_ARCH_FEAT_SM121_ALL)
+#define FUSION_RT_HAVE_UE8M0_CVT 1
+#else
+#define FUSION_RT_HAVE_UE8M0_CVT 0
+#endif
+
+//===--- loads and stores ---------------------------------------------------===//
+
+/// 16-byte read-only streaming load (no L1 allocation: each byte is read once).
+__device__ __forceinline__ uint4 ldg_stream16(const void *p) {
+  uint4 v;
+  asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p));
+  return v;
+}
+/// 8-byte read-only streaming load.
+__device__ __forceinline__ uint2 ldg_stream8(const void *p) {
+  uint2 v;
+  asm volatile("ld.global.nc.L1::no_allocate.v2.u32 {%0,%1}, [%2];"
+               : "=r"(v.x), "=r"(v.y)
+               : "l"(p));
+  return v;
+}
+/// 4-byte read-only streaming load.
+__device__ __forceinline__ uint32_t ldg_stream4(const void *p) {
+  uint32_t v;
+  asm volatile("ld.global.nc.L1::no_allocate.u32 %0, [%1];" : "=r"(v) : "l"(p));
+  return v;
+}
+
+//===--- element conversions --------------------------------------------------===//
+
+/// Two fp32 -> two e4m3 codes (lo in the low byte), RNE, satfinite; NaN ->
+/// 0x7F whatever its sign (= common/convert.h f32_to_e4m3).
+__device__ __forceinline__ uint32_t cvt_e4m3x2(float lo, float hi) {
+  uint16_t r;
+  asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+/// Two fp32 -> two e5m2 codes (= common/convert.h f32_to_e5m2).
+__device__ __forceinline__ uint32_t cvt_e5m2x2(float lo, float hi) {
+  uint16_t r;
+  asm("cvt.rn.satfinite.e5m2x2.f32 %0, %1, %2;" : "=h"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+
+/// fp32 rounded to the intermediate type and widened back: the hardware
+/// cvt.rn.bf16.f32 / cvt.rn.f16.f32 equal common/convert.h's software
+/// rounding (NaN -> 0x7FFF for both), so this equals round_to_intermediate.
+__device__ __forceinline__ float round_inter(float x, int32_t inter) {
+  if (inter == kInterBF16)
+    return __bfloat162float(__float2bfloat16_rn(x));
+  if (inter == kInterF16) {
+    // cvt.rn.f16.f32 gives the canonical NaN 0x7FFF, like f32_to_f16.
+    return __half2float(__float2half_rn(x));
+  }
+  return x;
+}
+
+//===--- scales ---------------------------------------------------------------===//
+
+/// The MX scale byte of a block from its amax bits (see mx_scale_byte in
+/// common/scale.h). `amax_bits` is the largest |x| bit pattern of the block's
+/// valid elements; NaN patterns (> 0x7F800000) only reach here under the
+/// PROPAGATE policy, where the byte is 255. On Blackwell the RCEIL rounding
+/// uses cvt.rp.satfinite.ue8m0x2.f32, identical to e8m0_roundup(v, true) on
+/// its domain here (v finite >= 0 or +Inf): round up, 0 -> 0, (0, 2^-127] -> 0,
+/// (2^-127, 2^-126) -> 1, > 2^127 and Inf -> 254.
+__device__ __forceinline__ uint8_t block_scale_byte(uint32_t amax_bits,
+                                                    int32_t format,
+                                                    int32_t rounding,
+                                                    bool propagate) {
+  const bool has_nan = amax_bits > 0x7f800000u;
+  const float amax = bits_f32(amax_bits);
+#if FUSION_RT_HAVE_UE8M0_CVT
+  if (rounding == FUSION_RT_SCALE_RCEIL &&
+      !(propagate && amax_bits >= 0x7f800000u)) {
+    uint16_t r;
+    asm("cvt.rp.satfinite.ue8m0x2.f32 %0, %1, %2;"
+        : "=h"(r)
+        : "f"(0.0f), "f"(amax * mx_max_rcp(format)));
+    return uint8_t(r & 0xffu);
+  }
+#endif
+  return mx_scale_byte(amax, has_nan, format, rounding, propagate);
+}
+
+//===--- packed 16-bit unpacking ---------------------------------------------===//
+
+// The unpacking is `asm volatile` on purpose: the kernels read each stored
+// row several times (amax, colwise codes, rowwise codes), and without the
+// barrier the compiler keeps every unpacked fp32 value live between those
+// passes (twice the registers, spills) instead of re-deriving it in one op.
+
+/// The low / high element of a packed pair of bf16 as fp32 (exact).
+__device__ __forceinline__ float bf16_lo(uint32_t w) {
+  float f;
+  asm volatile("shl.b32 %0, %1, 16;" : "=f"(f) : "r"(w));
+  return f;
+}
+__device__ __forceinline__ float bf16_hi(uint32_t w) {
+  float f;
+  asm volatile("and.b32 %0, %1, 0xffff0000;" : "=f"(f) : "r"(w));
+  return f;
+}
+/// The low / high element of a packed pair of f16 as fp32 (exact).
+__device__ __forceinline__ float f16_lo(uint32_t w) {
+  float f;
+  asm volatile("{.reg .b16 l, h; mov.b32 {l, h}, %1; cvt.f32.f16 %0, l;}"
+               : "=f"(f)
+               : "r"(w));
+  return f;
+}
+__device__ __forceinline__ float f16_hi(uint32_t w) {
+  float f;
+  asm volatile("{.reg .b16 l, h; mov.b32 {l, h}, %1; cvt.f32.f16 %0, h;}"
+               : "=f"(f)
+               : "r"(w));
+  return f;
+}
+/// An fp32 value the compiler must re-derive at each use (see above).
+__device__ __forceinline__ float reread(float x) {
+  float f;
+  asm volatile("mov.b32 %0, %1;" : "=f"(f) : "f"(x));
+  return f;
+}
+
+} // namespace cuda
+} // namespace fusion_rt
+
+#endif // FUSION_RT_CUDA_PTX_CUH
