@@ -666,11 +666,16 @@ struct KindMatch {
 
 /// The sigmoid-family kind for a slope: silu (1), the default qgelu (1.702)
 /// or qgelu with an explicit alpha.
+/// The slope is a parameter of qgelu, so it is kept exactly rather than
+/// snapped to the nearest known kind within the constant tolerance.
 KindMatch sigmoidFamily(double alpha, ActivationKind silu,
                         ActivationKind qgelu) {
-  if (close(alpha, 1.0))
+  auto same = [](double a, double b) {
+    return std::fabs(a - b) <= 1e-6 * std::fabs(b);
+  };
+  if (same(alpha, 1.0))
     return {silu, std::nullopt};
-  if (close(alpha, kQGeluAlpha))
+  if (same(alpha, kQGeluAlpha))
     return {qgelu, std::nullopt};
   return {qgelu, alpha};
 }
@@ -808,6 +813,18 @@ ActivationMatchResult mlir::fusion::matchActivation(Value value) {
   auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
   Value root = yield.getOperand(res.getResultNumber());
 
+  // The rounding the graph applies to the activation result: the narrowest
+  // float type on the cast chain between the arithmetic and the yield.
+  Type intermediate = root.getType();
+  for (Value v = root; Operation *op = v.getDefiningOp();) {
+    if (!isa<arith::ExtFOp, arith::TruncFOp>(op))
+      break;
+    v = op->getOperand(0);
+    if (cast<FloatType>(v.getType()).getWidth() <
+        cast<FloatType>(intermediate).getWidth())
+      intermediate = v.getType();
+  }
+
   // Hypotheses for x: identity-mapped tensor inputs first, then values
   // computed in the body (an input the frontend fused into the activation).
   SmallVector<Value> hypotheses;
@@ -862,6 +879,7 @@ ActivationMatchResult mlir::fusion::matchActivation(Value value) {
       continue;
 
     ActivationMatch m;
+    m.intermediate = intermediate;
     m.generic = generic;
     m.resultIndex = res.getResultNumber();
     if (tensorHyp)

@@ -290,6 +290,16 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
     return decline(q, function, "unsupported input element type",
                    "gate and up have different types");
 
+  Type intermediate =
+      act.intermediate ? act.intermediate : valueType.getElementType();
+  if (!isRuntimeFloat(intermediate)) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << "the activation is rounded to " << intermediate
+       << " (the runtime rounds to bf16, f16 or f32)";
+    return decline(q, function, "unsupported input element type", s);
+  }
+
   // Shapes: fusion_rt.h views have rank 1..4.
   if (valueType.getRank() < 1 || valueType.getRank() > 4)
     return decline(q, function, "unsupported shape",
@@ -344,7 +354,7 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
     actAttr = ActivationAttr::get(
         ctx, act.kind, act.backward, actAttr.getLimit(), actAttr.getOffset(),
         llvm::APFloat(static_cast<double>(static_cast<float>(*act.alpha))));
-  TypeAttr intermediate = TypeAttr::get(valueType.getElementType());
+  TypeAttr intermediateAttr = TypeAttr::get(intermediate);
   SmallVector<Type> resultTypes(q->getResultTypes());
 
   Operation *fused;
@@ -360,13 +370,13 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
     }
     fused = GatedActQuantizeOp::create(b, loc, resultTypes, actAttr, inputs,
                                        Value(), q.getScale(), q.getRng(),
-                                       scheme, intermediate);
+                                       scheme, intermediateAttr);
   } else {
     if (plan.dbias)
       resultTypes.push_back(plan.dbias->getResult(0).getType());
     fused = ActQuantizeOp::create(
         b, loc, resultTypes, actAttr, input, grad, q.getScale(),
-        q.getRng(), scheme, intermediate,
+        q.getRng(), scheme, intermediateAttr,
         plan.dbias ? b.getUnitAttr() : UnitAttr());
     if (plan.dbias)
       form = " with dbias";

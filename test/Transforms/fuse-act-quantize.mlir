@@ -561,3 +561,36 @@ func.func @negative_no_activation(%x: !x) -> (!d, !s) {
   %q:2 = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> : (!x) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
+
+/// The graph rounds the activation to bf16 and widens it again before the
+/// quantizer: the fused op rounds via bf16 (the narrowest type on the way).
+// CHECK-LABEL: func.func @silu_rounded_then_widened
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>)
+//       CHECK: fusion.act_quantize #fusion.act<silu> %[[X]] as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<4x64xf32>)
+func.func @silu_rounded_then_widened(%x: !xf) -> (!d, !s) {
+  %one = arith.constant dense<1.0> : !xf
+  %n = arith.negf %x : !xf
+  %e = math.exp %n : !xf
+  %den = arith.addf %one, %e : !xf
+  %y = arith.divf %x, %den : !xf
+  %t = arith.truncf %y : !xf to !x
+  %w = arith.extf %t : !x to !xf
+  // expected-remark @below {{Remark="fused silu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %w as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// x * sigmoid(1.7 x): the slope is kept exactly (qgelu's default is 1.702).
+// CHECK-LABEL: func.func @qgelu_slope_kept_exactly
+//       CHECK: fusion.act_quantize #fusion.act<qgelu, alpha = 1.7{{0*}}{{.*}}>
+func.func @qgelu_slope_kept_exactly(%x: !xf) -> (!d, !s) {
+  %a = arith.constant dense<-1.7> : !xf
+  %one = arith.constant dense<1.0> : !xf
+  %ax = arith.mulf %a, %x : !xf
+  %e = math.exp %ax : !xf
+  %den = arith.addf %e, %one : !xf
+  %y = arith.divf %x, %den : !xf
+  // expected-remark @below {{Remark="fused qgelu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}

@@ -49,6 +49,9 @@ struct ActivationMatch {
   Value up;
   /// Backward kinds: the incoming gradient tensor.
   Value grad;
+  /// The element type the graph rounds the activation result to before the
+  /// quantizer (the narrowest type on the cast chain to the yield).
+  Type intermediate;
 };
 
 /// Outcome of `matchActivation`: a match, or the reason there is none.
