@@ -1,31 +1,841 @@
-//===- paired_projection.cu - CUDA paired projection (placeholder) -*- CUDA -*-===//
+//===- paired_projection.cu - CUDA paired projection (GDN gates, gate/up) -*- CUDA -*-===//
 //
-// The CUDA kernels of fusion_rt_paired_projection_run land here; until then
-// device pointers are reported as UNSUPPORTED (nothing written).
+// fusion_rt_paired_projection_run on device memory. Three paths, chosen per
+// call (docs/paired-projections.md has the measurements behind the choice):
+//
+//  gemv     M <= gemv_max_m tokens, 16-byte-loadable views. ONE launch:
+//           paired_gemv_kernel reads lhs once per CTA slice, streams both
+//           weights with 16-byte loads, splits K over a thread-block cluster
+//           of S CTAs (S <= 8) so that ~all SMs are busy even at 2 x 32 rows,
+//           reduces the S partial sums through distributed shared memory and
+//           applies both epilogues in the same launch. No workspace, no
+//           atomics: the result is deterministic.
+//  blas     larger M: cuBLAS (one strided-batched GemmEx when both weights
+//           share shape and layout, else two GemmEx) into an fp32 workspace
+//           (stream-ordered allocation), then paired_epilogue_kernel.
+//  generic  any strides (views cuBLAS cannot take, K not a multiple of the
+//           vector width): one thread per output, sequential fp32 over K
+//           with separate multiply and add — bit-identical to the CPU
+//           reference's accumulation.
+//
+// Bytes the gemv path must move: (H0 + H1) * K * esize weights + M * K * esize
+// lhs (L2 serves the re-reads by other row groups) + outputs. At the GDN
+// shapes that is 0.25-1 MiB, under 0.3 us of HBM time: the kernel is latency
+// bound, which is why one launch and a full machine matter more than bytes.
+//
+// Everything is stream-ordered and capturable in CUDA graphs, except that the
+// first call on a device creates the cuBLAS handle (do it before capturing).
+//
+// Debug / benchmark overrides (environment, read per call):
+//   FUSION_RT_PAIRED_PATH        auto | gemv | blas | generic
+//   FUSION_RT_PAIRED_GEMV_MAX_M  largest M that takes the gemv path
+//   FUSION_RT_PAIRED_SPLIT       cluster size S (1..8) of the gemv path
+//   FUSION_RT_PAIRED_RPW         weight rows per warp of the gemv path (1, 2)
 //
 //===----------------------------------------------------------------------===//
+#include "common/convert.h"
+#include "common/epilogue.h"
 #include "src/backend.h"
 
+#include <cooperative_groups.h>
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <type_traits>
+
+namespace cg = cooperative_groups;
+
 namespace fusion_rt {
+namespace paired {
+namespace {
+
+thread_local char g_detail[512] = "";
+
+fusion_rt_status fail(fusion_rt_status st, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+fusion_rt_status fail(fusion_rt_status st, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(g_detail, sizeof g_detail, fmt, ap);
+  va_end(ap);
+  return st;
+}
+
+fusion_rt_status cuda_fail(cudaError_t e, const char *what) {
+  cudaGetLastError();
+  return fail(FUSION_RT_STATUS_BACKEND_ERROR, "CUDA backend: %s failed: %s", what,
+              cudaGetErrorString(e));
+}
+
+/// Largest M the gemv path takes by default. Measured on the H200
+/// (docs/paired-projections.md, "selector").
+constexpr int64_t kGemvMaxM = 64;
+constexpr int kThreads = 128; ///< 4 warps per CTA
+constexpr int kWarps = kThreads / 32;
+constexpr int kMaxCluster = 8; ///< portable cluster size
+
+//===--- parameters ---------------------------------------------------------===//
+
+/// One output's epilogue and destination.
+struct OutParams {
+  void *ptr = nullptr;
+  int64_t rs = 0, cs = 0;
+  int32_t dtype = FUSION_RT_F32;
+  int32_t kind = 0;
+  const void *bias = nullptr;
+  int64_t bias_cs = 0;
+  int32_t bias_dtype = FUSION_RT_F32;
+  const void *scale = nullptr;
+  int64_t scale_cs = 0;
+  int32_t scale_dtype = FUSION_RT_F32;
+};
+
+struct Params {
+  const char *x = nullptr; ///< lhs [M, K]
+  int64_t x_rs = 0, x_cs = 0;
+  const char *w[2] = {nullptr, nullptr}; ///< weights [H_i, K]
+  int64_t w_rs[2] = {0, 0}, w_cs[2] = {0, 0};
+  int64_t M = 0, K = 0;
+  int64_t H[2] = {0, 0};
+  int32_t gated_kind = -1;
+  OutParams out[2];
+  // gemv path
+  int64_t chunks = 0;         ///< K / VEC
+  int64_t chunks_per_cta = 0; ///< of one cluster rank
+  int64_t units = 0;          ///< warp units (rows / RPW, or gated H0)
+  // blas path: fp32 y_i [M, H_i] row-major
+  const float *y[2] = {nullptr, nullptr};
+};
+
+//===--- element access ------------------------------------------------------===//
+
+__device__ __forceinline__ float load_elem(const void *p, int32_t dtype, int64_t i) {
+  if (dtype == FUSION_RT_F32)
+    return static_cast<const float *>(p)[i];
+  const uint16_t h = static_cast<const uint16_t *>(p)[i];
+  return dtype == FUSION_RT_BF16 ? bf16_to_f32(h) : f16_to_f32(h);
+}
+
+/// Epilogue of output `o`, column n, applied to fp32 `y`, stored at (m, n).
+__device__ __forceinline__ void finish(const OutParams &o, int64_t m, int64_t n,
+                                       float v) {
+  const int64_t off = m * o.rs + n * o.cs;
+  if (o.dtype == FUSION_RT_F32)
+    static_cast<float *>(o.ptr)[off] = v;
+  else if (o.dtype == FUSION_RT_BF16)
+    static_cast<uint16_t *>(o.ptr)[off] = f32_to_bf16(v);
+  else
+    static_cast<uint16_t *>(o.ptr)[off] = f32_to_f16(v);
+}
+
+__device__ __forceinline__ float epilogue_of(const OutParams &o, int64_t n, float y) {
+  const bool hb = o.bias != nullptr, hs = o.scale != nullptr;
+  const float b = hb ? load_elem(o.bias, o.bias_dtype, n * o.bias_cs) : 0.f;
+  const float s = hs ? load_elem(o.scale, o.scale_dtype, n * o.scale_cs) : 1.f;
+  return apply_epilogue(o.kind, y, hb, b, hs, s);
+}
+
+/// Gated output n of token m from y0 (gate) and y1 (up).
+__device__ __forceinline__ float gated_of(const Params &p, int64_t n, float a,
+                                          float g) {
+  const OutParams &o0 = p.out[0], &o1 = p.out[1];
+  if (o0.bias)
+    a = a + load_elem(o0.bias, o0.bias_dtype, n * o0.bias_cs);
+  if (o1.bias)
+    g = g + load_elem(o1.bias, o1.bias_dtype, n * o1.bias_cs);
+  return gated_forward(p.gated_kind, a, g, ActParams{});
+}
+
+//===--- 16-byte vectors ------------------------------------------------------===//
+
+/// 16-byte read-only load that does not allocate in L1 (weights: read once).
+__device__ __forceinline__ uint4 ld_stream(const void *ptr) {
+  uint4 v;
+  asm("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
+      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+      : "l"(ptr));
+  return v;
+}
+/// 16-byte read-only load through L1 (lhs: re-read by the 4 warps of a CTA).
+__device__ __forceinline__ uint4 ld_cached(const void *ptr) {
+  return __ldg(static_cast<const uint4 *>(ptr));
+}
+
+template <typename T> struct Vec;
+template <> struct Vec<__nv_bfloat16> {
+  static constexpr int N = 8;
+  static __device__ __forceinline__ void to_f32(const uint4 &u, float (&f)[8]) {
+    const uint32_t w[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      f[2 * i] = __uint_as_float(w[i] << 16);
+      f[2 * i + 1] = __uint_as_float(w[i] & 0xffff0000u);
+    }
+  }
+};
+template <> struct Vec<__half> {
+  static constexpr int N = 8;
+  static __device__ __forceinline__ void to_f32(const uint4 &u, float (&f)[8]) {
+    const uint32_t w[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      __half2 h;
+      memcpy(&h, &w[i], 4);
+      const float2 t = __half22float2(h);
+      f[2 * i] = t.x;
+      f[2 * i + 1] = t.y;
+    }
+  }
+};
+template <> struct Vec<float> {
+  static constexpr int N = 4;
+  static __device__ __forceinline__ void to_f32(const uint4 &u, float (&f)[4]) {
+    f[0] = __uint_as_float(u.x);
+    f[1] = __uint_as_float(u.y);
+    f[2] = __uint_as_float(u.z);
+    f[3] = __uint_as_float(u.w);
+  }
+};
+
+/// Shared-state-space address of `ptr` (a __shared__ object of this CTA).
+__device__ __forceinline__ uint32_t smem_addr(const void *ptr) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(ptr));
+}
+
+/// fp32 at shared address `addr` of cluster rank `rank` (distributed shared
+/// memory: mapa + ld.shared::cluster, never a generic address).
+__device__ __forceinline__ float ld_dsmem(uint32_t addr, uint32_t rank) {
+  uint32_t remote;
+  float v;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+               : "=r"(remote)
+               : "r"(addr), "r"(rank));
+  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(remote) : "memory");
+  return v;
+}
+
+constexpr int ilog2(int v) { return v <= 1 ? 0 : 1 + ilog2(v / 2); }
+
+/// Warp reduce-scatter of V <= 32 values per lane: returns the sum over the
+/// 32 lanes of value index (lane >> (5 - log2 V)). Butterfly: stage s
+/// exchanges half of the remaining values with lane ^ (16 >> s); the last
+/// 5 - log2 V stages add whole values. V + 4 shuffles instead of 5 V.
+/// Stage of warp_reduce_scatter with C values left: lanes with bit `O` set
+/// keep the upper half, the others the lower half; each adds the half its
+/// partner lane (lane ^ O) sends. Recursion keeps every index compile-time.
+template <int V, int C, int O>
+__device__ __forceinline__ void reduce_stage(float (&v)[V], int lane) {
+  if constexpr (C > 1) {
+    const bool upper = (lane & O) != 0;
+#pragma unroll
+    for (int j = 0; j < C / 2; ++j) {
+      const float send = upper ? v[j] : v[j + C / 2];
+      const float keep = upper ? v[j + C / 2] : v[j];
+      v[j] = keep + __shfl_xor_sync(0xffffffffu, send, O);
+    }
+    reduce_stage<V, C / 2, O / 2>(v, lane);
+  }
+}
+
+/// Warp reduce-scatter of V <= 32 values per lane: returns the sum over the
+/// 32 lanes of value index (lane >> (5 - log2 V)). Butterfly: stage s
+/// exchanges half of the remaining values with lane ^ (16 >> s); the last
+/// 5 - log2 V stages add whole values. V + 4 shuffles instead of 5 V.
+template <int V>
+__device__ __forceinline__ float warp_reduce_scatter(float (&v)[V], int lane) {
+  constexpr int L = ilog2(V);
+  static_assert((1 << L) == V && V <= 32, "V must be a power of two <= 32");
+  reduce_stage<V, V, 16>(v, lane);
+  float r = v[0];
+#pragma unroll
+  for (int o = 16 >> L; o >= 1; o >>= 1)
+    r += __shfl_xor_sync(0xffffffffu, r, o);
+  return r;
+}
+
+//===--- gemv path --------------------------------------------------------------===//
+
+/// Grid (S, G, Z), cluster (S, 1, 1), 128 threads. Warp unit u = blockIdx.y *
+/// 4 + warp owns RPW weight rows (non-gated: rows u*RPW .. of [w0; w1];
+/// gated: w0[u] and w1[u]) and token tile blockIdx.z * MT .. + MT; cluster
+/// rank r covers chunks [r, r+1) * chunks_per_cta of K (VEC elements each),
+/// lane l the chunks l, l + 32, ... of that slice.
+///
+/// Accumulation order of one output: per lane, sequential fma over its
+/// chunks (8 or 4 elements each, in k order); then the butterfly over the 32
+/// lanes (warp_reduce_scatter); then the S cluster ranks added in rank order
+/// starting from 0.
+template <typename T, int MT, int RPW>
+__global__ void __launch_bounds__(kThreads, 1)
+    paired_gemv_kernel(const __grid_constant__ Params p) {
+  using VT = Vec<T>;
+  constexpr int VEC = VT::N;
+  constexpr int V = RPW * MT; // partial sums per lane
+  __shared__ float part[kWarps * V];
+
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int64_t unit = int64_t(blockIdx.y) * kWarps + warp;
+  const bool gated = p.gated_kind >= 0;
+  const int64_t m0 = int64_t(blockIdx.z) * MT;
+  cg::cluster_group cluster = cg::this_cluster();
+  const int S = int(cluster.num_blocks());
+  const int rank = int(cluster.block_rank());
+
+  // Rows of this warp (nullptr: no row).
+  const char *wrow[RPW];
+#pragma unroll
+  for (int i = 0; i < RPW; ++i) {
+    wrow[i] = nullptr;
+    if (unit < p.units) {
+      int64_t r;
+      int wi;
+      if (gated) {
+        wi = i;
+        r = unit;
+      } else {
+        r = unit * RPW + i;
+        wi = r < p.H[0] ? 0 : 1;
+        r = wi == 0 ? r : r - p.H[0];
+        if (r >= p.H[1] && wi == 1)
+          r = -1;
+      }
+      if (r >= 0)
+        wrow[i] = p.w[wi] + r * p.w_rs[wi] * int64_t(sizeof(T));
+    }
+  }
+  const char *xrow[MT];
+#pragma unroll
+  for (int t = 0; t < MT; ++t)
+    xrow[t] = m0 + t < p.M ? p.x + (m0 + t) * p.x_rs * int64_t(sizeof(T)) : nullptr;
+
+  float acc[V];
+#pragma unroll
+  for (int v = 0; v < V; ++v)
+    acc[v] = 0.f;
+
+  const int64_t c0 = int64_t(rank) * p.chunks_per_cta;
+  int64_t c1 = c0 + p.chunks_per_cta;
+  if (c1 > p.chunks)
+    c1 = p.chunks;
+#pragma unroll 2
+  for (int64_t c = c0 + lane; c < c1; c += 32) {
+    const int64_t boff = c * VEC * int64_t(sizeof(T));
+    uint4 wr[RPW], xr[MT];
+#pragma unroll
+    for (int i = 0; i < RPW; ++i)
+      wr[i] = wrow[i] ? ld_stream(wrow[i] + boff) : make_uint4(0, 0, 0, 0);
+#pragma unroll
+    for (int t = 0; t < MT; ++t)
+      xr[t] = xrow[t] ? ld_cached(xrow[t] + boff) : make_uint4(0, 0, 0, 0);
+    float wf[RPW][VEC];
+#pragma unroll
+    for (int i = 0; i < RPW; ++i)
+      VT::to_f32(wr[i], wf[i]);
+#pragma unroll
+    for (int t = 0; t < MT; ++t) {
+      float xf[VEC];
+      VT::to_f32(xr[t], xf);
+#pragma unroll
+      for (int i = 0; i < RPW; ++i)
+#pragma unroll
+        for (int e = 0; e < VEC; ++e)
+          acc[i * MT + t] = __fmaf_rn(xf[e], wf[i][e], acc[i * MT + t]);
+    }
+  }
+
+  const float r = warp_reduce_scatter<V>(acc, lane);
+  constexpr int kShift = 5 - ilog2(V);
+  if ((lane & ((1 << kShift) - 1)) == 0)
+    part[warp * V + (lane >> kShift)] = r;
+  cluster.sync();
+
+  // Output o = warp * V + i * MT + t of this CTA's tile; rank o % S finishes it.
+  for (int o = threadIdx.x; o < kWarps * V; o += kThreads) {
+    if (o % S != rank)
+      continue;
+    const int w = o / V, v = o % V, i = v / MT, t = v % MT;
+    const int64_t u = int64_t(blockIdx.y) * kWarps + w, m = m0 + t;
+    if (u >= p.units || m >= p.M || (gated && i != 0))
+      continue;
+    float y = 0.f, y1 = 0.f;
+    const uint32_t a0 = smem_addr(&part[o]);
+    for (int s = 0; s < S; ++s) {
+      y += ld_dsmem(a0, uint32_t(s));
+      if (gated)
+        y1 += ld_dsmem(a0 + MT * uint32_t(sizeof(float)), uint32_t(s));
+    }
+    if (gated) {
+      finish(p.out[0], m, u, gated_of(p, u, y, y1));
+    } else {
+      int64_t row = u * RPW + i;
+      const int oi = row < p.H[0] ? 0 : 1;
+      row = oi == 0 ? row : row - p.H[0];
+      if (oi == 1 && row >= p.H[1])
+        continue;
+      finish(p.out[oi], m, row, epilogue_of(p.out[oi], row, y));
+    }
+  }
+  cluster.sync(); // keep this CTA's partials alive until every rank read them
+}
+
+//===--- blas and generic paths -------------------------------------------------===//
+
+/// One thread per output element of the blas path: reads the fp32 GEMM
+/// results y_i [M, H_i] and applies the epilogues.
+__global__ void paired_epilogue_kernel(const __grid_constant__ Params p) {
+  const bool gated = p.gated_kind >= 0;
+  const int64_t n0 = p.M * p.H[0];
+  const int64_t total = gated ? n0 : n0 + p.M * p.H[1];
+  for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
+       e += int64_t(gridDim.x) * blockDim.x) {
+    const int oi = e < n0 ? 0 : 1;
+    const int64_t le = oi == 0 ? e : e - n0;
+    const int64_t m = le / p.H[oi], n = le % p.H[oi];
+    if (gated)
+      finish(p.out[0], m, n, gated_of(p, n, p.y[0][le], p.y[1][le]));
+    else
+      finish(p.out[oi], m, n, epilogue_of(p.out[oi], n, p.y[oi][le]));
+  }
+}
+
+/// One thread per output element, any strides, sequential fp32 over K with
+/// separate multiply and add (the CPU reference's order, bit for bit).
+template <typename T>
+__global__ void paired_generic_kernel(const __grid_constant__ Params p) {
+  const bool gated = p.gated_kind >= 0;
+  const int64_t n0 = p.M * p.H[0];
+  const int64_t total = gated ? n0 : n0 + p.M * p.H[1];
+  constexpr int32_t kDt = sizeof(T) == 4 ? FUSION_RT_F32
+                          : std::is_same<T, __nv_bfloat16>::value ? FUSION_RT_BF16
+                                                                  : FUSION_RT_F16;
+  auto dot = [&](int wi, int64_t m, int64_t n) {
+    float acc = 0.f;
+    const T *x = reinterpret_cast<const T *>(p.x) + m * p.x_rs;
+    const T *w = reinterpret_cast<const T *>(p.w[wi]) + n * p.w_rs[wi];
+    for (int64_t k = 0; k < p.K; ++k)
+      acc = __fadd_rn(acc, __fmul_rn(load_elem(x, kDt, k * p.x_cs),
+                                     load_elem(w, kDt, k * p.w_cs[wi])));
+    return acc;
+  };
+  for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
+       e += int64_t(gridDim.x) * blockDim.x) {
+    const int oi = e < n0 ? 0 : 1;
+    const int64_t le = oi == 0 ? e : e - n0;
+    const int64_t m = le / p.H[oi], n = le % p.H[oi];
+    if (gated)
+      finish(p.out[0], m, n, gated_of(p, n, dot(0, m, n), dot(1, m, n)));
+    else
+      finish(p.out[oi], m, n, epilogue_of(p.out[oi], n, dot(oi, m, n)));
+  }
+}
+
+//===--- host side ----------------------------------------------------------------===//
+
+int sm_count() {
+  static int cache[64] = {0};
+  int dev = 0;
+  cudaGetDevice(&dev);
+  if (dev < 0 || dev >= 64)
+    dev = 0;
+  if (!cache[dev]) {
+    int n = 0;
+    cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev);
+    cache[dev] = n > 0 ? n : 1;
+  }
+  return cache[dev];
+}
+
+int64_t env_int(const char *name, int64_t dflt) {
+  const char *s = std::getenv(name);
+  if (!s || !*s)
+    return dflt;
+  char *end = nullptr;
+  const long long v = std::strtoll(s, &end, 10);
+  return end && *end == '\0' ? int64_t(v) : dflt;
+}
+
+int64_t esize_of(int32_t dt) { return dt == FUSION_RT_F32 ? 4 : 2; }
+
+bool aligned16(const void *ptr) {
+  return (reinterpret_cast<uintptr_t>(ptr) & 15u) == 0;
+}
+
+/// 16-byte loads along the rows of a [rows, K] view.
+bool vec_rows(const Mat &a, int64_t es) {
+  return (a.cs == 1 || a.cols <= 1) && aligned16(a.data) &&
+         ((a.rs * es) % 16 == 0 || a.rows <= 1);
+}
+
+template <typename T, int MT>
+cudaError_t launch_gemv_mt(const Params &p, int rpw, dim3 grid, int S,
+                           cudaStream_t stream) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = grid;
+  cfg.blockDim = dim3(kThreads);
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = unsigned(S);
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  if (rpw == 2)
+    return cudaLaunchKernelEx(&cfg, paired_gemv_kernel<T, MT, 2>, p);
+  return cudaLaunchKernelEx(&cfg, paired_gemv_kernel<T, MT, 1>, p);
+}
+
+template <typename T>
+cudaError_t launch_gemv_t(const Params &p, int mt, int rpw, dim3 grid, int S,
+                          cudaStream_t stream) {
+  switch (mt) {
+  case 1:
+    return launch_gemv_mt<T, 1>(p, rpw, grid, S, stream);
+  case 2:
+    return launch_gemv_mt<T, 2>(p, rpw, grid, S, stream);
+  case 4:
+    return launch_gemv_mt<T, 4>(p, rpw, grid, S, stream);
+  case 8:
+    return launch_gemv_mt<T, 8>(p, rpw, grid, S, stream);
+  default:
+    return launch_gemv_mt<T, 16>(p, rpw, grid, S, stream);
+  }
+}
+
+/// The gemv path. Returns cudaErrorNotSupported when the launch shape does
+/// not fit (the caller then takes another path).
+cudaError_t launch_gemv(Params p, int32_t dt, cudaStream_t stream) {
+  const int64_t es = esize_of(dt), vec = 16 / es;
+  const bool gated = p.gated_kind >= 0;
+  int64_t mt = 1;
+  while (mt < p.M && mt < 16)
+    mt *= 2;
+  const int64_t z = (p.M + mt - 1) / mt;
+  int rpw = gated ? 2 : int(env_int("FUSION_RT_PAIRED_RPW", 1));
+  if (rpw != 2)
+    rpw = 1;
+  const int64_t rows = p.H[0] + (gated ? 0 : p.H[1]);
+  p.units = gated ? p.H[0] : (rows + rpw - 1) / rpw;
+  const int64_t g = (p.units + kWarps - 1) / kWarps;
+  if (z > 65535 || g > 65535 || g == 0)
+    return cudaErrorNotSupported;
+  p.chunks = p.K / vec;
+  const int64_t sms = sm_count();
+  int64_t S = sms / (g * z);
+  const int64_t by_k = (p.chunks + 31) / 32; // each rank >= 32 chunks
+  S = S < by_k ? S : by_k;
+  S = env_int("FUSION_RT_PAIRED_SPLIT", S);
+  S = S < 1 ? 1 : (S > kMaxCluster ? kMaxCluster : S);
+  // Whole lanes per rank: chunks per rank rounded up to a multiple of 32.
+  int64_t cpc = (p.chunks + S - 1) / S;
+  cpc = (cpc + 31) / 32 * 32;
+  if (cpc == 0)
+    cpc = 32;
+  p.chunks_per_cta = cpc;
+  const dim3 grid{unsigned(S), unsigned(g), unsigned(z)};
+  switch (dt) {
+  case FUSION_RT_BF16:
+    return launch_gemv_t<__nv_bfloat16>(p, int(mt), rpw, grid, int(S), stream);
+  case FUSION_RT_F16:
+    return launch_gemv_t<__half>(p, int(mt), rpw, grid, int(S), stream);
+  default:
+    return launch_gemv_t<float>(p, int(mt), rpw, grid, int(S), stream);
+  }
+}
+
+cudaError_t launch_generic(const Params &p, int32_t dt, cudaStream_t stream) {
+  const int64_t total = p.M * (p.H[0] + (p.gated_kind >= 0 ? 0 : p.H[1]));
+  if (total == 0)
+    return cudaSuccess;
+  int64_t blocks = (total + 127) / 128;
+  const int64_t cap = int64_t(sm_count()) * 16;
+  blocks = blocks < cap ? blocks : cap;
+  switch (dt) {
+  case FUSION_RT_BF16:
+    paired_generic_kernel<__nv_bfloat16><<<unsigned(blocks), 128, 0, stream>>>(p);
+    break;
+  case FUSION_RT_F16:
+    paired_generic_kernel<__half><<<unsigned(blocks), 128, 0, stream>>>(p);
+    break;
+  default:
+    paired_generic_kernel<float><<<unsigned(blocks), 128, 0, stream>>>(p);
+  }
+  return cudaGetLastError();
+}
+
+//===--- cuBLAS -------------------------------------------------------------------===//
+
+/// One cuBLAS handle per (thread, device): handles are not safe to share
+/// between threads that set different streams.
+cublasHandle_t blas_handle(cublasStatus_t &st) {
+  static thread_local cublasHandle_t handles[64] = {};
+  int dev = 0;
+  cudaGetDevice(&dev);
+  if (dev < 0 || dev >= 64)
+    dev = 0;
+  st = CUBLAS_STATUS_SUCCESS;
+  if (!handles[dev])
+    st = cublasCreate(&handles[dev]);
+  return st == CUBLAS_STATUS_SUCCESS ? handles[dev] : nullptr;
+}
+
+cudaDataType_t blas_type(int32_t dt) {
+  return dt == FUSION_RT_BF16 ? CUDA_R_16BF : dt == FUSION_RT_F16 ? CUDA_R_16F
+                                                                  : CUDA_R_32F;
+}
+
+/// How one [rows, K] operand is handed to cuBLAS (column-major): op and
+/// leading dimension. `ok` false when neither stride is 1 (or ld too small).
+struct BlasOperand {
+  bool ok = false;
+  cublasOperation_t op = CUBLAS_OP_N;
+  int64_t ld = 0;
+};
+
+/// For y^T = A * B with A the weight (H x K after op) and B = lhs^T (K x M
+/// after op): a row-major [rows, K] view with unit column stride is a
+/// column-major K x rows matrix, used transposed for A and as-is for B.
+BlasOperand blas_operand(const Mat &a, bool is_weight) {
+  BlasOperand o;
+  const int64_t lim = int64_t(1) << 31;
+  if ((a.cs == 1 || a.cols <= 1) && (a.rs >= a.cols || a.rows <= 1)) {
+    o.ok = true;
+    o.op = is_weight ? CUBLAS_OP_T : CUBLAS_OP_N;
+    o.ld = a.rows <= 1 ? (a.cols > 1 ? a.cols : 1) : a.rs;
+  } else if ((a.rs == 1 || a.rows <= 1) && (a.cs >= a.rows || a.cols <= 1)) {
+    o.ok = true;
+    o.op = is_weight ? CUBLAS_OP_N : CUBLAS_OP_T;
+    o.ld = a.cols <= 1 ? (a.rows > 1 ? a.rows : 1) : a.cs;
+  }
+  if (o.ld >= lim)
+    o.ok = false;
+  return o;
+}
+
+cudaError_t launch_epilogue(const Params &p, cudaStream_t stream) {
+  const int64_t total = p.M * (p.H[0] + (p.gated_kind >= 0 ? 0 : p.H[1]));
+  if (total == 0)
+    return cudaSuccess;
+  int64_t blocks = (total + 255) / 256;
+  const int64_t cap = int64_t(sm_count()) * 8;
+  blocks = blocks < cap ? blocks : cap;
+  paired_epilogue_kernel<<<unsigned(blocks), 256, 0, stream>>>(p);
+  return cudaGetLastError();
+}
+
+/// The blas path. Returns UNSUPPORTED (nothing launched) when cuBLAS cannot
+/// take the views.
+fusion_rt_status run_blas(Params p, const PairedRequest &q, cudaStream_t stream) {
+  const int32_t dt = q.lhs.dtype;
+  const int64_t lim = int64_t(1) << 31;
+  if (p.K < 1 || p.M >= lim || p.K >= lim || p.H[0] >= lim || p.H[1] >= lim)
+    return FUSION_RT_STATUS_UNSUPPORTED;
+  const BlasOperand bx = blas_operand(q.lhs, false);
+  const BlasOperand bw0 = blas_operand(q.w[0], true);
+  const BlasOperand bw1 = blas_operand(q.w[1], true);
+  if (!bx.ok || !bw0.ok || !bw1.ok)
+    return FUSION_RT_STATUS_UNSUPPORTED;
+  cublasStatus_t bst;
+  cublasHandle_t h = blas_handle(bst);
+  if (!h)
+    return fail(FUSION_RT_STATUS_BACKEND_ERROR,
+                "CUDA backend: cublasCreate failed (status %d)", int(bst));
+  if ((bst = cublasSetStream(h, stream)) != CUBLAS_STATUS_SUCCESS)
+    return fail(FUSION_RT_STATUS_BACKEND_ERROR,
+                "CUDA backend: cublasSetStream failed (status %d)", int(bst));
+  const int64_t n0 = p.M * p.H[0], n1 = p.M * p.H[1];
+  float *ws = nullptr;
+  cudaError_t e = cudaMallocAsync(reinterpret_cast<void **>(&ws),
+                                  size_t(n0 + n1 > 0 ? n0 + n1 : 1) * sizeof(float),
+                                  stream);
+  if (e != cudaSuccess)
+    return cuda_fail(e, "cudaMallocAsync(paired projection workspace)");
+  const float alpha = 1.f, beta = 0.f;
+  const cudaDataType_t ct = blas_type(dt);
+  const int64_t es = esize_of(dt);
+  float *y[2] = {ws, ws + n0};
+  // One strided-batched call when both weights have the same shape and
+  // layout: batch stride = the distance between the two weight pointers.
+  const bool same = p.H[0] == p.H[1] && bw0.op == bw1.op && bw0.ld == bw1.ld &&
+                    p.H[0] > 0 && p.M > 0;
+  const ptrdiff_t dist = (q.w[1].data - q.w[0].data) / es;
+  if (same && (q.w[1].data - q.w[0].data) % es == 0 && dist != 0) {
+    const int lo = dist > 0 ? 0 : 1; // batch 0 = the lower weight pointer
+    p.y[lo] = ws;
+    p.y[1 - lo] = ws + n0;
+    bst = cublasGemmStridedBatchedEx(
+        h, bw0.op, bx.op, int(p.H[0]), int(p.M), int(p.K), &alpha, q.w[lo].data, ct,
+        int(bw0.ld), (long long)(dist > 0 ? dist : -dist), q.lhs.data, ct, int(bx.ld),
+        0LL, &beta, ws, CUDA_R_32F, int(p.H[0]), (long long)n0, 2,
+        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  } else {
+    bst = CUBLAS_STATUS_SUCCESS;
+    for (int i = 0; i < 2 && bst == CUBLAS_STATUS_SUCCESS; ++i) {
+      p.y[i] = y[i];
+      if (p.H[i] == 0 || p.M == 0)
+        continue;
+      const BlasOperand &bw = i == 0 ? bw0 : bw1;
+      bst = cublasGemmEx(h, bw.op, bx.op, int(p.H[i]), int(p.M), int(p.K), &alpha,
+                         q.w[i].data, ct, int(bw.ld), q.lhs.data, ct, int(bx.ld),
+                         &beta, y[i], CUDA_R_32F, int(p.H[i]), CUBLAS_COMPUTE_32F,
+                         CUBLAS_GEMM_DEFAULT);
+    }
+  }
+  if (bst != CUBLAS_STATUS_SUCCESS) {
+    cudaFreeAsync(ws, stream);
+    return fail(FUSION_RT_STATUS_BACKEND_ERROR,
+                "CUDA backend: cuBLAS GEMM failed (status %d)", int(bst));
+  }
+  e = launch_epilogue(p, stream);
+  cudaFreeAsync(ws, stream);
+  if (e != cudaSuccess)
+    return cuda_fail(e, "the paired epilogue kernel launch");
+  return FUSION_RT_STATUS_SUCCESS;
+}
+
+/// 0: memory of `device`; 1: not device memory; 2: another device's.
+int where(const void *ptr, int device) {
+  cudaPointerAttributes a;
+  if (cudaPointerGetAttributes(&a, ptr) != cudaSuccess) {
+    cudaGetLastError();
+    return 1;
+  }
+  if (a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged)
+    return 1;
+  return (a.type == cudaMemoryTypeDevice && a.device != device) ? 2 : 0;
+}
+
+OutParams out_params(const PairedRequest &q, int i) {
+  OutParams o;
+  o.ptr = q.out[i].data;
+  o.rs = q.out[i].rs;
+  o.cs = q.out[i].cs;
+  o.dtype = q.out[i].dtype;
+  o.kind = q.epi_kind[i];
+  if (q.bias[i].present()) {
+    o.bias = q.bias[i].data;
+    o.bias_cs = q.bias[i].cs;
+    o.bias_dtype = q.bias[i].dtype;
+  }
+  if (q.scale[i].present()) {
+    o.scale = q.scale[i].data;
+    o.scale_cs = q.scale[i].cs;
+    o.scale_dtype = q.scale[i].dtype;
+  }
+  return o;
+}
+
+} // namespace
+} // namespace paired
+
+using namespace paired;
+
+// Declared in src/backend.h under FUSION_RT_HAVE_CUDA, which the kernels'
+// object library does not define; defined in cuda_backend.cu.
+bool cuda_is_device_pointer(const void *ptr);
 
 bool cuda_paired_touches_device(const PairedRequest &q) {
-  const void *ptrs[] = {q.lhs.data,    q.w[0].data,   q.w[1].data,
-                        q.bias[0].data, q.bias[1].data, q.scale[0].data,
-                        q.scale[1].data, q.out[0].data, q.out[1].data};
-  for (const void *p : ptrs)
-    if (p && cuda_is_device_pointer(p))
+  const void *ptrs[] = {q.lhs.data,     q.w[0].data,     q.w[1].data,
+                        q.bias[0].data, q.bias[1].data,  q.scale[0].data,
+                        q.scale[1].data, q.out[0].data,  q.out[1].data};
+  for (const void *ptr : ptrs)
+    if (ptr && cuda_is_device_pointer(ptr))
       return true;
   return false;
 }
 
-const char *cuda_paired_error_detail() {
-  return "the CUDA backend does not implement the paired projection yet";
-}
+const char *cuda_paired_error_detail() { return paired::g_detail; }
 
-fusion_rt_status cuda_paired_execute(const PairedRequest &, void *) {
-  return FUSION_RT_STATUS_UNSUPPORTED;
+fusion_rt_status cuda_paired_execute(const PairedRequest &q, void *stream_ptr) {
+  paired::g_detail[0] = '\0';
+  cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
+  int dev = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e != cudaSuccess)
+    return cuda_fail(e, "cudaGetDevice");
+  struct Named {
+    const void *ptr;
+    const char *name;
+  } ptrs[] = {{q.lhs.data, "desc->lhs"},
+              {q.w[0].data, "desc->weight0"},
+              {q.w[1].data, "desc->weight1"},
+              {q.bias[0].data, "desc->epilogue0.bias"},
+              {q.scale[0].data, "desc->epilogue0.scale"},
+              {q.bias[1].data, "desc->epilogue1.bias"},
+              {q.scale[1].data, "desc->epilogue1.scale"},
+              {q.out[0].data, "desc->out0"},
+              {q.out[1].data, "desc->out1"}};
+  for (const Named &n : ptrs) {
+    if (!n.ptr)
+      continue;
+    const int w = where(n.ptr, dev);
+    if (w == 1)
+      return fail(FUSION_RT_STATUS_BAD_VALUE,
+                  "%s is host memory but the call runs on the CUDA backend: "
+                  "all pointers of one call must be device memory (or all "
+                  "host memory for the CPU backend)",
+                  n.name);
+    if (w == 2)
+      return fail(FUSION_RT_STATUS_BAD_VALUE,
+                  "%s is memory of another device than the current one (%d)",
+                  n.name, dev);
+  }
+  if (q.lhs.rows == 0)
+    return FUSION_RT_STATUS_SUCCESS;
+
+  Params p;
+  const int32_t dt = q.lhs.dtype;
+  p.x = q.lhs.data;
+  p.x_rs = q.lhs.rs;
+  p.x_cs = q.lhs.cs;
+  for (int i = 0; i < 2; ++i) {
+    p.w[i] = q.w[i].data;
+    p.w_rs[i] = q.w[i].rs;
+    p.w_cs[i] = q.w[i].cs;
+    p.H[i] = q.w[i].rows;
+  }
+  p.M = q.lhs.rows;
+  p.K = q.lhs.cols;
+  p.gated_kind = q.gated_kind;
+  p.out[0] = out_params(q, 0);
+  if (q.gated_kind >= 0) // bias of the up half rides on out[1]
+    p.out[1].bias = q.bias[1].data, p.out[1].bias_cs = q.bias[1].cs,
+    p.out[1].bias_dtype = q.bias[1].dtype;
+  else
+    p.out[1] = out_params(q, 1);
+
+  const int64_t es = esize_of(dt), vec = 16 / es;
+  const char *path = std::getenv("FUSION_RT_PAIRED_PATH");
+  const bool force_gemv = path && !std::strcmp(path, "gemv");
+  const bool force_blas = path && !std::strcmp(path, "blas");
+  const bool force_generic = path && !std::strcmp(path, "generic");
+  const int64_t max_m = env_int("FUSION_RT_PAIRED_GEMV_MAX_M", kGemvMaxM);
+  const bool vec_ok = p.K > 0 && p.K % vec == 0 && vec_rows(q.lhs, es) &&
+                      vec_rows(q.w[0], es) && vec_rows(q.w[1], es);
+
+  if (!force_generic && !force_blas && vec_ok && (force_gemv || p.M <= max_m)) {
+    e = launch_gemv(p, dt, stream);
+    if (e == cudaSuccess)
+      return FUSION_RT_STATUS_SUCCESS;
+    if (e != cudaErrorNotSupported)
+      return cuda_fail(e, "the paired gemv kernel launch");
+    cudaGetLastError();
+  }
+  if (!force_generic) {
+    const fusion_rt_status st = run_blas(p, q, stream);
+    if (st != FUSION_RT_STATUS_UNSUPPORTED)
+      return st;
+  }
+  e = launch_generic(p, dt, stream);
+  if (e != cudaSuccess)
+    return cuda_fail(e, "the paired generic kernel launch");
+  return FUSION_RT_STATUS_SUCCESS;
 }
 
 } // namespace fusion_rt
