@@ -785,6 +785,217 @@ Value leafTensor(linalg::GenericOp g, const Algebra &A, AtomId id) {
   return Value();
 }
 
+//===----------------------------------------------------------------------===//
+// Numeric cross-check
+//===----------------------------------------------------------------------===//
+
+/// Evaluates the body in double precision with the leaves bound to numbers:
+/// a second, independent opinion on what the body computes, so that a bug in
+/// the canonical form cannot turn into a miscompile.
+class BodyEvaluator {
+public:
+  BodyEvaluator(linalg::GenericOp generic, const DenseMap<Value, double> &leaves)
+      : generic(generic), leaves(leaves) {}
+
+  std::optional<double> eval(Value v) {
+    auto it = memo.find(v);
+    if (it != memo.end())
+      return it->second;
+    std::optional<double> r = evalUncached(v);
+    if (r)
+      memo[v] = *r;
+    return r;
+  }
+
+private:
+  linalg::GenericOp generic;
+  const DenseMap<Value, double> &leaves;
+  DenseMap<Value, double> memo;
+
+  std::optional<double> evalUncached(Value v) {
+    auto leaf = leaves.find(v);
+    if (leaf != leaves.end())
+      return leaf->second;
+    FloatAttr fa;
+    if (matchPattern(v, m_Constant(&fa)))
+      return fa.getValueAsDouble();
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() != generic.getBody() ||
+          arg.getArgNumber() >= generic.getNumDpsInputs())
+        return std::nullopt;
+      OpOperand *in = generic.getDpsInputOperand(arg.getArgNumber());
+      if (std::optional<double> c = getSplatValue(in->get()))
+        return c;
+      auto t = leaves.find(in->get());
+      if (t != leaves.end())
+        return t->second;
+      return std::nullopt;
+    }
+    Operation *op = v.getDefiningOp();
+    SmallVector<double, 3> a;
+    for (Value operand : op->getOperands()) {
+      if (isa<IntegerType>(operand.getType()) &&
+          !isa<arith::SelectOp, arith::UIToFPOp>(op)) {
+        APInt n;
+        if (!matchPattern(operand, m_ConstantInt(&n)))
+          return std::nullopt;
+        a.push_back(static_cast<double>(n.getSExtValue()));
+        continue;
+      }
+      std::optional<double> x = eval(operand);
+      if (!x)
+        return std::nullopt;
+      a.push_back(*x);
+    }
+    if (isa<arith::ExtFOp, arith::TruncFOp, arith::UIToFPOp>(op))
+      return a[0];
+    if (isa<arith::AddFOp>(op))
+      return a[0] + a[1];
+    if (isa<arith::SubFOp>(op))
+      return a[0] - a[1];
+    if (isa<arith::MulFOp>(op))
+      return a[0] * a[1];
+    if (isa<arith::DivFOp>(op))
+      return a[0] / a[1];
+    if (isa<arith::NegFOp>(op))
+      return -a[0];
+    if (isa<arith::MaximumFOp, arith::MaxNumFOp>(op))
+      return std::max(a[0], a[1]);
+    if (isa<arith::MinimumFOp, arith::MinNumFOp>(op))
+      return std::min(a[0], a[1]);
+    if (isa<arith::SelectOp>(op))
+      return a[0] != 0.0 ? a[1] : a[2];
+    if (auto cmp = dyn_cast<arith::CmpFOp>(op)) {
+      using P = arith::CmpFPredicate;
+      switch (cmp.getPredicate()) {
+      case P::OGT:
+      case P::UGT:
+        return a[0] > a[1] ? 1.0 : 0.0;
+      case P::OGE:
+      case P::UGE:
+        return a[0] >= a[1] ? 1.0 : 0.0;
+      case P::OLT:
+      case P::ULT:
+        return a[0] < a[1] ? 1.0 : 0.0;
+      case P::OLE:
+      case P::ULE:
+        return a[0] <= a[1] ? 1.0 : 0.0;
+      default:
+        return std::nullopt;
+      }
+    }
+    if (isa<math::ExpOp>(op))
+      return std::exp(a[0]);
+    if (isa<math::Exp2Op>(op))
+      return std::exp2(a[0]);
+    if (isa<math::ExpM1Op>(op))
+      return std::expm1(a[0]);
+    if (isa<math::TanhOp>(op))
+      return std::tanh(a[0]);
+    if (isa<math::ErfOp>(op))
+      return std::erf(a[0]);
+    if (isa<math::SqrtOp>(op))
+      return std::sqrt(a[0]);
+    if (isa<math::RsqrtOp>(op))
+      return 1.0 / std::sqrt(a[0]);
+    if (isa<math::LogOp>(op))
+      return std::log(a[0]);
+    if (isa<math::Log1pOp>(op))
+      return std::log1p(a[0]);
+    if (isa<math::AbsFOp>(op))
+      return std::fabs(a[0]);
+    if (isa<math::FPowIOp, math::PowFOp>(op))
+      return std::pow(a[0], a[1]);
+    return std::nullopt;
+  }
+};
+
+double refSigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+
+/// The runtime's activations (runtime/common/activation.h) in double.
+double refForward(ActivationKind kind, double x, double alpha) {
+  switch (kind) {
+  case ActivationKind::identity:
+    return x;
+  case ActivationKind::relu:
+  case ActivationKind::reglu:
+    return x > 0 ? x : 0;
+  case ActivationKind::srelu:
+  case ActivationKind::sreglu:
+    return x > 0 ? x * x : 0;
+  case ActivationKind::gelu:
+    return 0.5 * x * (1 + std::erf(x * kInvSqrt2));
+  case ActivationKind::gelu_tanh:
+  case ActivationKind::geglu:
+    return 0.5 * x *
+           (1 + std::tanh(kSqrt2OverPi * (x + kGeluCubic * x * x * x)));
+  case ActivationKind::silu:
+  case ActivationKind::swiglu:
+    return x * refSigmoid(x);
+  case ActivationKind::qgelu:
+  case ActivationKind::qgeglu:
+    return x * refSigmoid(alpha * x);
+  default:
+    return NAN;
+  }
+}
+
+double refDerivative(ActivationKind kind, double x, double alpha) {
+  switch (kind) {
+  case ActivationKind::relu:
+    return x > 0 ? 1 : 0;
+  case ActivationKind::srelu:
+    return x > 0 ? 2 * x : 0;
+  case ActivationKind::gelu:
+    return 0.5 * (1 + std::erf(x * kInvSqrt2)) +
+           x * kInvSqrt2Pi * std::exp(-0.5 * x * x);
+  case ActivationKind::gelu_tanh: {
+    double t = std::tanh(kSqrt2OverPi * (x + kGeluCubic * x * x * x));
+    return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * kSqrt2OverPi *
+                               (1 + 3 * kGeluCubic * x * x);
+  }
+  case ActivationKind::silu:
+  case ActivationKind::qgelu: {
+    double a = kind == ActivationKind::silu ? 1.0 : alpha;
+    double s = refSigmoid(a * x);
+    return s + a * x * s * (1 - s);
+  }
+  default:
+    return NAN;
+  }
+}
+
+/// True if the body computes, at a set of sample points, what the runtime
+/// computes for `m` (within a tolerance that covers the accepted constant
+/// differences and intermediate roundings).
+bool agreesNumerically(const ActivationMatch &m, Value root, Value xLeaf) {
+  static const double xs[] = {-6.0, -3.1, -2.2, -1.3, -0.7, -0.15, 0.2,
+                              0.45, 0.9,  1.6,  2.4,  3.3,  5.1};
+  static const double gs[] = {0.7, -1.3};
+  double alpha = m.alpha ? *m.alpha : kQGeluAlpha;
+  for (double x : xs)
+    for (double other : gs) {
+      DenseMap<Value, double> leaves;
+      leaves[xLeaf] = x;
+      if (m.grad)
+        leaves[m.grad] = other;
+      if (m.up)
+        leaves[m.up] = other;
+      BodyEvaluator evaluator(m.generic, leaves);
+      std::optional<double> got = evaluator.eval(root);
+      if (!got)
+        return false;
+      double want = m.backward ? other * refDerivative(m.kind, x, alpha)
+                               : refForward(m.kind, x, alpha);
+      if (m.up)
+        want *= other;
+      if (!(std::fabs(*got - want) <=
+            1e-2 * std::max(std::fabs(*got), std::fabs(want)) + 1e-4))
+        return false;
+    }
+  return true;
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -859,6 +1070,7 @@ ActivationMatchResult mlir::fusion::matchActivation(Value value) {
   }
 
   bool geluErfGate = false;
+  bool sawCrossCheckFailure = false;
   for (auto [i, hyp] : llvm::enumerate(hypotheses)) {
     bool tensorHyp = i < numTensorHypotheses;
     Algebra A;
@@ -886,24 +1098,31 @@ ActivationMatchResult mlir::fusion::matchActivation(Value value) {
       m.input = hyp;
     else
       m.inputScalar = hyp;
+    bool crossCheckFailed = false;
     auto accept = [&](const KindMatch &k, bool backward) {
       m.kind = k.kind;
       m.alpha = k.alpha;
       m.backward = backward;
+      if (!agreesNumerically(m, root, hyp)) {
+        crossCheckFailed = true;
+        return false;
+      }
       result.match = m;
       result.reason.clear();
-      return result;
+      return true;
     };
 
     // Identity: a cast of a tensor input.
     if (tensorHyp && p->size() == 1 && p->front().coef == 1.0 &&
-        p->front().mono == Monomial{{*x, 1}})
-      return accept({ActivationKind::identity, std::nullopt}, false);
+        p->front().mono == Monomial{{*x, 1}} &&
+        accept({ActivationKind::identity, std::nullopt}, false))
+      return result;
 
     bool unusedGeluErf = false;
     if (std::optional<KindMatch> k =
             matchForward(A, *p, *x, /*gated=*/false, unusedGeluErf))
-      return accept(*k, false);
+      if (accept(*k, false))
+        return result;
 
     for (AtomId leaf : commonLinearLeaves(A, *p, *x)) {
       Value other = leafTensor(generic, A, leaf);
@@ -912,16 +1131,27 @@ ActivationMatchResult mlir::fusion::matchActivation(Value value) {
       Poly q = divideLeaf(A, *p, leaf);
       if (std::optional<KindMatch> k = matchDerivative(A, q, *x)) {
         m.grad = other;
-        return accept(*k, true);
+        if (accept(*k, true))
+          return result;
+        m.grad = Value();
       }
       if (!tensorHyp)
         continue;
       if (std::optional<KindMatch> k =
               matchForward(A, q, *x, /*gated=*/true, geluErfGate)) {
         m.up = other;
-        return accept(*k, false);
+        if (accept(*k, false))
+          return result;
+        m.up = Value();
       }
     }
+    if (crossCheckFailed)
+      sawCrossCheckFailure = true;
+  }
+  if (sawCrossCheckFailure) {
+    result.detail = "a recognised form failed the numeric cross-check "
+                    "(please report: the canonical form has a bug)";
+    return result;
   }
   if (geluErfGate) {
     result.reason = "geglu with erf gelu is not supported by the runtime";
