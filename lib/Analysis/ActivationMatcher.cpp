@@ -102,6 +102,7 @@ public:
   bool overflow = false;
 
   const Atom &atom(AtomId id) const { return atoms[id]; }
+  size_t numAtoms() const { return atoms.size(); }
 
   std::optional<AtomId> find(AtomKind kind, const void *key,
                              const Poly &arg) const {
@@ -996,6 +997,62 @@ bool agreesNumerically(const ActivationMatch &m, Value root, Value xLeaf) {
   return true;
 }
 
+/// GPT-OSS's clamped SwiGLU (runtime/common/activation.h gated_forward):
+/// min(g, limit) * sigmoid(alpha * min(g, limit)) * (clamp(u, -limit, limit)
+/// + offset). Its canonical form depends on how the clamps are spelled, so
+/// the parameters are read off the atoms (limit from step(g - limit), alpha
+/// from the sigmoid's slope, offset from one evaluation) and the whole
+/// function is then confirmed numerically on a grid that crosses the clamps.
+struct ClampedParams {
+  double limit, offset, alpha;
+};
+
+std::optional<ClampedParams>
+matchClampedSwiglu(const Algebra &A, AtomId g, linalg::GenericOp generic,
+                   Value root, Value gate, Value up) {
+  std::optional<double> limit, alpha;
+  for (AtomId id = 0, e = A.numAtoms(); id < e; ++id) {
+    const Atom &a = A.atom(id);
+    if (a.kind == AtomKind::Step && a.arg.size() == 2 &&
+        a.arg[0].mono.empty() && a.arg[1].mono == Monomial{{g, 1}} &&
+        a.arg[1].coef == 1.0 && a.arg[0].coef < 0)
+      limit = -a.arg[0].coef;
+    if (a.kind == AtomKind::Sigmoid)
+      for (const Term &t : a.arg)
+        if (t.mono == Monomial{{g, 1}} && t.coef > 0)
+          alpha = t.coef;
+  }
+  if (!limit || !alpha)
+    return std::nullopt;
+  auto evalAt = [&](double gv, double uv) -> std::optional<double> {
+    DenseMap<Value, double> leaves;
+    leaves[gate] = gv;
+    leaves[up] = uv;
+    BodyEvaluator evaluator(generic, leaves);
+    return evaluator.eval(root);
+  };
+  double g0 = std::min(1.0, *limit / 2);
+  std::optional<double> out0 = evalAt(g0, 0.0);
+  if (!out0)
+    return std::nullopt;
+  double offset = *out0 / (g0 * refSigmoid(*alpha * g0));
+  ClampedParams params{*limit, offset, *alpha};
+  const double L = *limit;
+  const double gs[] = {-6.0, -1.3, -0.2, 0.4, 1.1, L - 0.5, L + 0.5, L + 3};
+  const double us[] = {-L - 2, -L + 0.5, -0.8, 0.3, 1.7, L - 0.3, L + 1.5};
+  for (double gv : gs)
+    for (double uv : us) {
+      std::optional<double> got = evalAt(gv, uv);
+      double a = std::min(gv, L);
+      double uc = uv < -L ? -L : std::min(uv, L);
+      double want = a * refSigmoid(*alpha * a) * (uc + offset);
+      if (!got || !(std::fabs(*got - want) <=
+                    1e-3 * std::max(std::fabs(*got), std::fabs(want)) + 1e-6))
+        return std::nullopt;
+    }
+  return params;
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -1143,6 +1200,27 @@ ActivationMatchResult mlir::fusion::matchActivation(Value value) {
         if (accept(*k, false))
           return result;
         m.up = Value();
+      }
+    }
+    // The clamped SwiGLU: `up` sits inside the clamps, not as a factor.
+    if (tensorHyp) {
+      for (Value other : ArrayRef<Value>(hypotheses).take_front(
+               numTensorHypotheses)) {
+        if (other == hyp ||
+            !A.find(AtomKind::Leaf, other.getAsOpaquePointer(), Poly()))
+          continue;
+        if (std::optional<ClampedParams> c =
+                matchClampedSwiglu(A, *x, generic, root, hyp, other)) {
+          m.kind = ActivationKind::clamped_swiglu;
+          m.up = other;
+          m.limit = c->limit;
+          m.offset = c->offset;
+          if (std::fabs(c->alpha - kQGeluAlpha) > 1e-6 * kQGeluAlpha)
+            m.alpha = c->alpha;
+          result.match = m;
+          result.reason.clear();
+          return result;
+        }
       }
     }
     if (crossCheckFailed)

@@ -349,11 +349,17 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
                                        roundedInput(act.inputScalar));
   Value grad = operandFor(act.grad);
   Value up = operandFor(act.up);
+  // Parameters are passed to the runtime as f32: keep their f32 values.
+  auto param = [](std::optional<double> v, const llvm::APFloat &def) {
+    return v ? llvm::APFloat(static_cast<double>(static_cast<float>(*v)))
+             : def;
+  };
   ActivationAttr actAttr = ActivationAttr::get(ctx, act.kind, act.backward);
-  if (act.alpha)
-    actAttr = ActivationAttr::get(
-        ctx, act.kind, act.backward, actAttr.getLimit(), actAttr.getOffset(),
-        llvm::APFloat(static_cast<double>(static_cast<float>(*act.alpha))));
+  if (act.alpha || act.limit || act.offset)
+    actAttr = ActivationAttr::get(ctx, act.kind, act.backward,
+                                  param(act.limit, actAttr.getLimit()),
+                                  param(act.offset, actAttr.getOffset()),
+                                  param(act.alpha, actAttr.getAlpha()));
   TypeAttr intermediateAttr = TypeAttr::get(intermediate);
   SmallVector<Type> resultTypes(q->getResultTypes());
 

@@ -240,3 +240,93 @@ func.func @negative_swiglu_extra_consumer(%gate: !hf, %up: !hf) -> (!d, !s, !hf)
   %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!hf) -> (!d, !s)
   return %q#0, %q#1, %y : !d, !s, !hf
 }
+
+/// GPT-OSS's clamped SwiGLU as torch writes it: glu = gate.clamp(max=7),
+/// lin = up.clamp(-7, 7), glu * sigmoid(1.702 glu) * (lin + 1). The gate and
+/// up halves are interleaved (x[..., ::2], x[..., 1::2]), so they reach the
+/// fused op as two strided slices.
+// CHECK-LABEL: func.func @clamped_swiglu_gpt_oss
+//  CHECK-SAME: (%[[P:.*]]: tensor<4x128xbf16>)
+//   CHECK-DAG: %[[G:.*]] = tensor.extract_slice %[[P]][0, 0] [4, 64] [1, 2]
+//   CHECK-DAG: %[[U:.*]] = tensor.extract_slice %[[P]][0, 1] [4, 64] [1, 2]
+//       CHECK: fusion.gated_act_quantize #fusion.act<clamped_swiglu> %[[G]], %[[U]] as quant<mxfp8_e4m3, rowwise> via bf16
+func.func @clamped_swiglu_gpt_oss(%x: !p) -> (!d, !s) {
+  %gate = tensor.extract_slice %x[0, 0] [4, 64] [1, 2] : !p to !h
+  %up = tensor.extract_slice %x[0, 1] [4, 64] [1, 2] : !p to !h
+  %g = arith.extf %gate : !h to !hf
+  %u = arith.extf %up : !h to !hf
+  %lim = arith.constant dense<7.0> : !hf
+  %nlim = arith.constant dense<-7.0> : !hf
+  %alpha = arith.constant dense<1.702> : !hf
+  %one = arith.constant dense<1.0> : !hf
+  %glu = arith.minimumf %g, %lim : !hf
+  %l0 = arith.minimumf %u, %lim : !hf
+  %lin = arith.maximumf %l0, %nlim : !hf
+  %ag = arith.mulf %alpha, %glu : !hf
+  %n = arith.negf %ag : !hf
+  %e = math.exp %n : !hf
+  %den = arith.addf %one, %e : !hf
+  %sig = arith.divf %one, %den : !hf
+  %out_glu = arith.mulf %glu, %sig : !hf
+  %lin1 = arith.addf %lin, %one : !hf
+  %y = arith.mulf %out_glu, %lin1 : !hf
+  %t = arith.truncf %y : !hf to !h
+  // expected-remark @below {{Remark="fused clamped_swiglu and quantize into fusion.gated_act_quantize from gate and up tensors"}}
+  %q:2 = fusion.quantize %t as quant<mxfp8_e4m3, rowwise> : (!h) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// The same with select-based clamps, limit 10, offset 0.5, slope 1.5: the
+/// parameters are read off the body.
+// CHECK-LABEL: func.func @clamped_swiglu_params
+//       CHECK: fusion.gated_act_quantize #fusion.act<clamped_swiglu, limit = 1.0{{0*}}e+01, offset = 5.0{{0*}}e-01, alpha = 1.5{{0*}}e+00>
+func.func @clamped_swiglu_params(%gate: !hf, %up: !hf) -> (!d, !s) {
+  %init = tensor.empty() : !hf
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%gate, %up : !hf, !hf) outs(%init : !hf) {
+  ^bb0(%g: f32, %u: f32, %out: f32):
+    %lim = arith.constant 10.0 : f32
+    %nlim = arith.constant -10.0 : f32
+    %alpha = arith.constant 1.5 : f32
+    %off = arith.constant 0.5 : f32
+    %c1 = arith.constant 1.0 : f32
+    %pg = arith.cmpf ogt, %g, %lim : f32
+    %glu = arith.select %pg, %lim, %g : f32
+    %pu = arith.cmpf olt, %u, %nlim : f32
+    %u0 = arith.select %pu, %nlim, %u : f32
+    %lin = arith.minimumf %u0, %lim : f32
+    %ag = arith.mulf %glu, %alpha : f32
+    %n = arith.negf %ag : f32
+    %e = math.exp %n : f32
+    %den = arith.addf %e, %c1 : f32
+    %act = arith.divf %glu, %den : f32
+    %lo = arith.addf %off, %lin : f32
+    %r = arith.mulf %act, %lo : f32
+    linalg.yield %r : f32
+  } -> !hf
+  // expected-remark @below {{Remark="fused clamped_swiglu and quantize into fusion.gated_act_quantize from gate and up tensors"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!hf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// Like the clamped SwiGLU but the up half is only clamped from above: not
+/// the runtime's function (which clamps both sides), so it is declined.
+// CHECK-LABEL: func.func @negative_clamped_swiglu_one_sided
+//       CHECK: fusion.quantize
+func.func @negative_clamped_swiglu_one_sided(%gate: !hf, %up: !hf) -> (!d, !s) {
+  %lim = arith.constant dense<7.0> : !hf
+  %alpha = arith.constant dense<1.702> : !hf
+  %one = arith.constant dense<1.0> : !hf
+  %glu = arith.minimumf %gate, %lim : !hf
+  %lin = arith.minimumf %up, %lim : !hf
+  %ag = arith.mulf %alpha, %glu : !hf
+  %n = arith.negf %ag : !hf
+  %e = math.exp %n : !hf
+  %den = arith.addf %one, %e : !hf
+  %act = arith.divf %glu, %den : !hf
+  %lin1 = arith.addf %lin, %one : !hf
+  %y = arith.mulf %act, %lin1 : !hf
+  // expected-remark @below {{Reason="unsupported activation"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!hf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}

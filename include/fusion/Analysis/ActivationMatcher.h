@@ -36,8 +36,11 @@ struct ActivationMatch {
 
   ActivationKind kind = ActivationKind::identity;
   bool backward = false;
-  /// Sigmoid slope of qgelu / qgeglu when it is not the default 1.702.
+  /// Sigmoid slope of qgelu / qgeglu / clamped_swiglu when it is not the
+  /// default 1.702.
   std::optional<double> alpha;
+  /// clamped_swiglu: the clamp limit and the offset added to the up half.
+  std::optional<double> limit, offset;
 
   /// The activation input x (non-gated) or the gate (gated) as a tensor of
   /// the iteration space. Null when x is computed inside `generic` itself
