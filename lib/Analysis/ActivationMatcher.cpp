@@ -59,7 +59,7 @@ struct Term {
 /// Terms sorted by monomial, no two equal monomials, no zero coefficient.
 using Poly = SmallVector<Term, 4>;
 
-enum class AtomKind : uint8_t { Leaf, Exp, Tanh, Erf, Sigmoid, Recip, Step, Func };
+enum class AtomKind : uint8_t { Leaf, Exp, Erf, Sigmoid, Recip, Step, Func };
 
 /// Bit of an atom kind in a "which functions occur" mask.
 unsigned kindBit(AtomKind k) { return 1u << static_cast<unsigned>(k); }
@@ -237,10 +237,13 @@ public:
     return atomPoly(intern(AtomKind::Sigmoid, nullptr, p));
   }
 
+  /// tanh(q) = 2 sigmoid(2q) - 1: one canonical form for the tanh and the
+  /// sigmoid spellings (gelu_tanh as x*sigmoid(2k(x + c x^3)), sigmoid as
+  /// 0.5 + 0.5 tanh(x/2)).
   Poly tanh(const Poly &p) {
     if (std::optional<double> c = getConstant(p))
       return constant(std::tanh(*c));
-    return atomPoly(intern(AtomKind::Tanh, nullptr, p));
+    return sub(scale(sigmoid(scale(p, 2.0)), 2.0), constant(1.0));
   }
 
   Poly erf(const Poly &p) {
@@ -616,9 +619,6 @@ struct RefBuilder {
     Poly half = A.scale(x, 0.5);
     return A.add(half, A.mul(half, A.tanh(geluTanhArg())));
   }
-  Poly geluTanhSigmoid() {
-    return A.mul(x, A.sigmoid(A.scale(geluTanhArg(), 2.0)));
-  }
   Poly sigmoidGated(double alpha) {
     return A.mul(x, A.sigmoid(A.scale(x, alpha)));
   }
@@ -703,10 +703,8 @@ std::optional<KindMatch> matchForward(Algebra &A, const Poly &p, AtomId x,
   }
   ActivationKind geluTanh =
       gated ? ActivationKind::geglu : ActivationKind::gelu_tanh;
-  if (fnMask == kindBit(AtomKind::Tanh) && polyClose(p, R.geluTanh()))
-    return KindMatch{geluTanh, std::nullopt};
   if (fnMask == kindBit(AtomKind::Sigmoid)) {
-    if (polyClose(p, R.geluTanhSigmoid()))
+    if (polyClose(p, R.geluTanh()))
       return KindMatch{geluTanh, std::nullopt};
     for (double alpha : sigmoidSlopes(A, p, x))
       if (polyClose(p, R.sigmoidGated(alpha)))
@@ -731,7 +729,7 @@ std::optional<KindMatch> matchDerivative(Algebra &A, const Poly &q, AtomId x) {
   if (fnMask == (kindBit(AtomKind::Erf) | kindBit(AtomKind::Exp)) &&
       polyClose(q, R.dGeluErf()))
     return KindMatch{ActivationKind::gelu, std::nullopt};
-  if (fnMask == kindBit(AtomKind::Tanh) && polyClose(q, R.dGeluTanh()))
+  if (fnMask == kindBit(AtomKind::Sigmoid) && polyClose(q, R.dGeluTanh()))
     return KindMatch{ActivationKind::gelu_tanh, std::nullopt};
   if (fnMask == kindBit(AtomKind::Sigmoid))
     for (double alpha : sigmoidSlopes(A, q, x))

@@ -128,6 +128,21 @@ func.func @silu_exp_over_one_plus_exp(%x: !xf) -> (!d, !s) {
   return %q#0, %q#1 : !d, !s
 }
 
+/// sigmoid written through tanh: x * (0.5 + 0.5 * tanh(x / 2)).
+// CHECK-LABEL: func.func @silu_tanh_sigmoid
+//       CHECK: fusion.act_quantize #fusion.act<silu>
+func.func @silu_tanh_sigmoid(%x: !xf) -> (!d, !s) {
+  %h = arith.constant dense<0.5> : !xf
+  %hx = arith.mulf %x, %h : !xf
+  %t = math.tanh %hx : !xf
+  %ht = arith.mulf %h, %t : !xf
+  %sig = arith.addf %ht, %h : !xf
+  %y = arith.mulf %sig, %x : !xf
+  // expected-remark @below {{Remark="fused silu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
 /// Dynamic shapes.
 // CHECK-LABEL: func.func @silu_dynamic
 //  CHECK-SAME: (%[[X:.*]]: tensor<?x?xbf16>)
