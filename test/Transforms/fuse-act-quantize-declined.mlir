@@ -1,0 +1,80 @@
+// RUN: fusion-opt %s -o %t.input.mlir
+// RUN: fusion-opt %s --fusion-fuse-act-quantize -o %t.after.mlir
+// RUN: diff %t.input.mlir %t.after.mlir
+// RUN: fusion-opt %s --fusion-fuse-act-quantize --remarks-filter=fusion -verify-diagnostics -o /dev/null
+// RUN: fusion-opt %s --fusion-fuse-act-quantize --remarks-filter=fusion --remark-policy=final -o /dev/null 2>&1 | FileCheck %s
+
+// A declined candidate leaves the IR exactly as it was: the pass alone on
+// these (already normalised) candidates prints the input unchanged.
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+
+// CHECK-DAG: Function=negative_transposed_input | Reason="unsupported activation"
+// CHECK-DAG: Function=negative_two_quantizers | Reason="activation has another user", Remark="'fusion.quantize' also uses it"
+// CHECK-DAG: Function=negative_reads_output | Reason="unsupported activation", Remark="the body reads its output operand"
+// CHECK-DAG: Function=negative_log | Reason="unsupported activation", Remark="the body matches no supported activation form"
+
+/// relu of a transposed read: the fused op reads its input in the result's
+/// layout, so this is not an elementwise activation of a tensor.
+func.func @negative_transposed_input(%x: tensor<64x4xf32>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>) {
+  %init = tensor.empty() : tensor<4x64xf32>
+  %y = linalg.generic {indexing_maps = [#tr, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<64x4xf32>) outs(%init : tensor<4x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c0 = arith.constant 0.0 : f32
+    %r = arith.maximumf %in, %c0 : f32
+    linalg.yield %r : f32
+  } -> tensor<4x64xf32>
+  // expected-remark @below {{Reason="unsupported activation"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (tensor<4x64xf32>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>)
+  return %q#0, %q#1 : tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>
+}
+
+/// Two quantizers of one activation (rowwise and colwise written
+/// separately): fusing either would recompute the activation for the other.
+func.func @negative_two_quantizers(%x: tensor<64x64xf32>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>, tensor<64x64xf8E4M3FN>, tensor<2x64xf8E8M0FNU>) {
+  %init = tensor.empty() : tensor<64x64xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<64x64xf32>) outs(%init : tensor<64x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c0 = arith.constant 0.0 : f32
+    %r = arith.maximumf %in, %c0 : f32
+    linalg.yield %r : f32
+  } -> tensor<64x64xf32>
+  // expected-remark @below {{Reason="activation has another user"}}
+  %r:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (tensor<64x64xf32>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
+  // expected-remark @below {{Reason="activation has another user"}}
+  %c:2 = fusion.quantize %y as quant<mxfp8_e4m3, colwise> : (tensor<64x64xf32>) -> (tensor<64x64xf8E4M3FN>, tensor<2x64xf8E8M0FNU>)
+  return %r#0, %r#1, %c#0, %c#1 : tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>, tensor<64x64xf8E4M3FN>, tensor<2x64xf8E8M0FNU>
+}
+
+/// The body accumulates into its output operand.
+func.func @negative_reads_output(%x: tensor<4x64xf32>, %acc: tensor<4x64xf32>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>) {
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x64xf32>) outs(%acc : tensor<4x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c0 = arith.constant 0.0 : f32
+    %r = arith.maximumf %in, %c0 : f32
+    %s = arith.addf %r, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<4x64xf32>
+  // expected-remark @below {{Remark="the body reads its output operand"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (tensor<4x64xf32>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>)
+  return %q#0, %q#1 : tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>
+}
+
+/// log(1 + exp(x)) (softplus) is no activation the runtime fuses.
+func.func @negative_log(%x: tensor<4x64xf32>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>) {
+  %init = tensor.empty() : tensor<4x64xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x64xf32>) outs(%init : tensor<4x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    %l = math.log1p %e : f32
+    linalg.yield %l : f32
+  } -> tensor<4x64xf32>
+  // expected-remark @below {{Reason="unsupported activation"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (tensor<4x64xf32>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>)
+  return %q#0, %q#1 : tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>
+}
