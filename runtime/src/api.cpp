@@ -505,34 +505,6 @@ fusion_rt_status check_gated_inputs(const fusion_rt_tensor *input,
   return FUSION_RT_STATUS_SUCCESS;
 }
 
-fusion_rt_status dispatch(const Request &req, const fusion_rt_options *opt,
-                          void *stream) {
-  (void)stream;
-#ifdef FUSION_RT_HAVE_CUDA
-  // CUDA HOOK: device-pointer routing. A request goes to CUDA when asked to,
-  // or (AUTO) when any of its pointers is device memory; the CPU backend
-  // never receives a device pointer.
-  const int32_t backend = opt ? opt->backend : FUSION_RT_BACKEND_AUTO;
-  const bool on_device = cuda_request_touches_device(req);
-  if (backend == FUSION_RT_BACKEND_CPU && on_device)
-    return fail(FUSION_RT_STATUS_BAD_VALUE,
-                "options->backend is FUSION_RT_BACKEND_CPU but a tensor is in "
-                "device memory");
-  if (backend == FUSION_RT_BACKEND_CUDA || on_device) {
-    fusion_rt_status st = cuda_execute(req, stream);
-    if (st != FUSION_RT_STATUS_SUCCESS)
-      return fail(st, "%s", cuda::error_detail());
-    return st;
-  }
-#else
-  (void)opt;
-#endif
-  fusion_rt_status st = cpu_execute(req);
-  if (st == FUSION_RT_STATUS_OUT_OF_MEMORY)
-    return fail(st, "the CPU backend could not allocate its scratch buffers");
-  return st;
-}
-
 /// A bias or scale of a paired epilogue: absent (data NULL), or [H] (rank 1,
 /// or rank 2 [1, H]) of F32 or the input dtype.
 fusion_rt_status get_epilogue_vector(const fusion_rt_tensor &t, const char *name,
@@ -645,26 +617,48 @@ fusion_rt_status check_paired(const fusion_rt_paired_projection *d,
   return FUSION_RT_STATUS_SUCCESS;
 }
 
-fusion_rt_status dispatch_paired(const PairedRequest &req,
-                                 const fusion_rt_options *opt, void *stream) {
+// The backends of each kind of request, by overload, for dispatch().
+fusion_rt_status run_cpu(const Request &req) { return cpu_execute(req); }
+fusion_rt_status run_cpu(const PairedRequest &req) {
+  return cpu_paired_execute(req);
+}
+#ifdef FUSION_RT_HAVE_CUDA
+bool on_device(const Request &req) { return cuda_request_touches_device(req); }
+bool on_device(const PairedRequest &req) {
+  return cuda_paired_touches_device(req);
+}
+fusion_rt_status run_cuda(const Request &req, void *stream) {
+  fusion_rt_status st = cuda_execute(req, stream);
+  return st == FUSION_RT_STATUS_SUCCESS ? st : fail(st, "%s", cuda::error_detail());
+}
+fusion_rt_status run_cuda(const PairedRequest &req, void *stream) {
+  fusion_rt_status st = cuda_paired_execute(req, stream);
+  return st == FUSION_RT_STATUS_SUCCESS ? st
+                                        : fail(st, "%s", cuda_paired_error_detail());
+}
+#endif
+
+/// Runs a validated request on its backend.
+template <typename R>
+fusion_rt_status dispatch(const R &req, const fusion_rt_options *opt,
+                          void *stream) {
   (void)stream;
 #ifdef FUSION_RT_HAVE_CUDA
+  // CUDA HOOK: device-pointer routing. A request goes to CUDA when asked to,
+  // or (AUTO) when any of its pointers is device memory; the CPU backend
+  // never receives a device pointer.
   const int32_t backend = opt ? opt->backend : FUSION_RT_BACKEND_AUTO;
-  const bool on_device = cuda_paired_touches_device(req);
-  if (backend == FUSION_RT_BACKEND_CPU && on_device)
+  const bool device = on_device(req);
+  if (backend == FUSION_RT_BACKEND_CPU && device)
     return fail(FUSION_RT_STATUS_BAD_VALUE,
                 "options->backend is FUSION_RT_BACKEND_CPU but a tensor is in "
                 "device memory");
-  if (backend == FUSION_RT_BACKEND_CUDA || on_device) {
-    fusion_rt_status st = cuda_paired_execute(req, stream);
-    if (st != FUSION_RT_STATUS_SUCCESS)
-      return fail(st, "%s", cuda_paired_error_detail());
-    return st;
-  }
+  if (backend == FUSION_RT_BACKEND_CUDA || device)
+    return run_cuda(req, stream);
 #else
   (void)opt;
 #endif
-  fusion_rt_status st = cpu_paired_execute(req);
+  fusion_rt_status st = run_cpu(req);
   if (st == FUSION_RT_STATUS_OUT_OF_MEMORY)
     return fail(st, "the CPU backend could not allocate its scratch buffers");
   return st;
@@ -919,7 +913,7 @@ fusion_rt_paired_projection_run(const fusion_rt_paired_projection *desc,
   PairedRequest req;
   FUSION_RT_TRY(check_options(options, req.num_threads));
   FUSION_RT_TRY(check_paired(desc, req));
-  return dispatch_paired(req, options, stream);
+  return dispatch(req, options, stream);
 }
 
 } // extern "C"
