@@ -571,18 +571,34 @@ cudaError_t launch_generic(const Params &p, int32_t dt, cudaStream_t stream) {
 
 //===--- cuBLAS -------------------------------------------------------------------===//
 
-/// One cuBLAS handle per (thread, device): handles are not safe to share
-/// between threads that set different streams.
-cublasHandle_t blas_handle(cublasStatus_t &st) {
+/// cuBLAS workspace of each handle: allocated once with the handle, so that
+/// a call captured in a CUDA graph allocates nothing inside cuBLAS.
+constexpr size_t kBlasWorkspace = size_t(32) << 20;
+
+/// One cuBLAS handle (and workspace) per (thread, device): handles are not
+/// safe to share between threads that set different streams. Created by the
+/// first blas-path call on the device, which must not be inside a capture.
+cublasHandle_t blas_handle(cublasStatus_t &st, void *&workspace) {
   static thread_local cublasHandle_t handles[64] = {};
+  static thread_local void *spaces[64] = {};
   int dev = 0;
   cudaGetDevice(&dev);
   if (dev < 0 || dev >= 64)
     dev = 0;
   st = CUBLAS_STATUS_SUCCESS;
-  if (!handles[dev])
+  if (!handles[dev]) {
     st = cublasCreate(&handles[dev]);
-  return st == CUBLAS_STATUS_SUCCESS ? handles[dev] : nullptr;
+    if (st != CUBLAS_STATUS_SUCCESS) {
+      handles[dev] = nullptr;
+      return nullptr;
+    }
+    if (cudaMalloc(&spaces[dev], kBlasWorkspace) != cudaSuccess) {
+      cudaGetLastError();
+      spaces[dev] = nullptr;
+    }
+  }
+  workspace = spaces[dev];
+  return handles[dev];
 }
 
 cudaDataType_t blas_type(int32_t dt) {
@@ -642,13 +658,19 @@ fusion_rt_status run_blas(Params p, const PairedRequest &q, cudaStream_t stream)
   if (!bx.ok || !bw0.ok || !bw1.ok)
     return FUSION_RT_STATUS_UNSUPPORTED;
   cublasStatus_t bst;
-  cublasHandle_t h = blas_handle(bst);
+  void *blas_ws = nullptr;
+  cublasHandle_t h = blas_handle(bst, blas_ws);
   if (!h)
     return fail(FUSION_RT_STATUS_BACKEND_ERROR,
                 "CUDA backend: cublasCreate failed (status %d)", int(bst));
-  if ((bst = cublasSetStream(h, stream)) != CUBLAS_STATUS_SUCCESS)
+  // cublasSetStream resets the workspace to cuBLAS's own: set ours after it.
+  if ((bst = cublasSetStream(h, stream)) != CUBLAS_STATUS_SUCCESS ||
+      (blas_ws && (bst = cublasSetWorkspace(h, blas_ws, kBlasWorkspace)) !=
+                      CUBLAS_STATUS_SUCCESS))
     return fail(FUSION_RT_STATUS_BACKEND_ERROR,
-                "CUDA backend: cublasSetStream failed (status %d)", int(bst));
+                "CUDA backend: cublasSetStream / cublasSetWorkspace failed "
+                "(status %d)",
+                int(bst));
   const int64_t n0 = p.M * p.H[0], n1 = p.M * p.H[1];
   float *ws = nullptr;
   cudaError_t e = cudaMallocAsync(reinterpret_cast<void **>(&ws),

@@ -1,0 +1,467 @@
+#!/usr/bin/env python3
+"""Paired projection benchmark on the H200: the fused GDN gate pair
+(beta = sigmoid(x Wb^T), g = A * softplus(x Wa^T + dt_bias), f32 outputs, bf16
+x and weights) through the runtime's C ABI, against its peers, in one run.
+
+Arms (every one captured in a CUDA graph of R back-to-back calls; each call
+reads a different copy of the weights, R copies >= 128 MiB, so the weights
+come from HBM as they do in a model where other layers evict them):
+  ours            fusion_rt_paired_projection_run (the selector's choice)
+  ours-gemv       FUSION_RT_PAIRED_PATH=gemv  (selector measurement)
+  ours-blas       FUSION_RT_PAIRED_PATH=blas  (selector measurement)
+  eager           F.linear x2 + sigmoid / add / softplus / mul (HF-style)
+  concat+triton   one F.linear with the concatenated [2H, K] weight + a fused
+                  Triton gating kernel (vLLM's fused_gdn_gating, ported)
+  compile         torch.compile(eager) default mode (static shapes)
+  compile-maxat   torch.compile(eager, mode="max-autotune-no-cudagraphs")
+Per-call time = median over 15 replays of (replay time / R).
+
+Also: accuracy of every arm against an fp64 reference (norm-wise relative
+error, max over the two outputs), the graph-launch floor (one tiny kernel),
+the copy ceiling, the gemv launch variants (cluster size S, rows per warp).
+
+Usage: paired_bench.py --lib path/to/libfusion_rt.so --out DIR [--budget S]
+Writes DIR/paired_bench.{csv,md,png}, DIR/paired_selector.csv,
+DIR/paired_variants.csv. --budget: seconds after which the remaining
+torch.compile arms are skipped (reported as not run).
+"""
+import argparse
+import ctypes
+import datetime
+import math
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+import triton
+import triton.language as tl
+
+T0 = time.time()
+
+# ---------------------------------------------------------------- C ABI ----
+
+
+class Tensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int32),
+                ("rank", ctypes.c_int32), ("sizes", ctypes.c_int64 * 4),
+                ("strides", ctypes.c_int64 * 4)]
+
+
+class Epilogue(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_int32), ("reserved0", ctypes.c_int32),
+                ("bias", Tensor), ("scale", Tensor)]
+
+
+class Paired(ctypes.Structure):
+    _fields_ = [("lhs", Tensor), ("weight0", Tensor), ("weight1", Tensor),
+                ("epilogue0", Epilogue), ("epilogue1", Epilogue),
+                ("gated_kind", ctypes.c_int32), ("accumulate_dtype", ctypes.c_int32),
+                ("out0", Tensor), ("out1", Tensor)]
+
+
+DT = {torch.bfloat16: 0, torch.float16: 1, torch.float32: 2}
+EPI_SIGMOID, EPI_SOFTPLUS_BIAS_SCALE = 2, 4
+
+
+def tview(t):
+    v = Tensor()
+    v.data = t.data_ptr()
+    v.dtype = DT[t.dtype]
+    v.rank = t.dim()
+    for i in range(t.dim()):
+        v.sizes[i] = t.shape[i]
+        v.strides[i] = t.stride(i)
+    return v
+
+
+def load_lib(path):
+    lib = ctypes.CDLL(path)
+    lib.fusion_rt_paired_projection_run.argtypes = [
+        ctypes.POINTER(Paired), ctypes.c_void_p, ctypes.c_void_p]
+    lib.fusion_rt_paired_projection_run.restype = ctypes.c_int
+    lib.fusion_rt_last_error_message.restype = ctypes.c_char_p
+    assert lib.fusion_rt_has_cuda() == 1, "libfusion_rt built without CUDA"
+    return lib
+
+
+def gdn_desc(x, wb, wa, dt_bias, A, beta, g):
+    d = Paired()
+    d.lhs = tview(x)
+    d.weight0 = tview(wb)
+    d.weight1 = tview(wa)
+    d.epilogue0.kind = EPI_SIGMOID
+    d.epilogue1.kind = EPI_SOFTPLUS_BIAS_SCALE
+    d.epilogue1.bias = tview(dt_bias)
+    d.epilogue1.scale = tview(A)
+    d.gated_kind = -1
+    d.accumulate_dtype = 2
+    d.out0 = tview(beta)
+    d.out1 = tview(g)
+    return d
+
+
+# ---------------------------------------------------------------- peers ----
+
+
+def eager(x, wb, wa, dt_bias, A):
+    b = F.linear(x, wb)
+    a = F.linear(x, wa)
+    beta = torch.sigmoid(b.float())
+    g = A * F.softplus(a.float() + dt_bias)
+    return beta, g
+
+
+@triton.jit
+def gdn_gating_kernel(ba_ptr, A_ptr, dt_ptr, g_ptr, beta_ptr, H, stride_row,
+                      BLK: tl.constexpr):
+    # vLLM's fused_gdn_gating (beta=1, threshold=20), with A = -exp(A_log)
+    # precomputed and b / a the two halves of one [N, 2H] GEMM output.
+    t = tl.program_id(0)
+    offs = tl.program_id(1) * BLK + tl.arange(0, BLK)
+    mask = offs < H
+    b = tl.load(ba_ptr + t * stride_row + offs, mask=mask).to(tl.float32)
+    a = tl.load(ba_ptr + t * stride_row + H + offs, mask=mask).to(tl.float32)
+    A = tl.load(A_ptr + offs, mask=mask)
+    dt = tl.load(dt_ptr + offs, mask=mask)
+    xx = a + dt
+    sp = tl.where(xx <= 20.0, tl.log(1.0 + tl.exp(xx)), xx)
+    tl.store(g_ptr + t * H + offs, A * sp, mask=mask)
+    tl.store(beta_ptr + t * H + offs, tl.sigmoid(b), mask=mask)
+
+
+def concat_triton(x, wba, dt_bias, A):
+    n, h = x.shape[0], wba.shape[0] // 2
+    ba = F.linear(x, wba)
+    beta = torch.empty(n, h, device=x.device, dtype=torch.float32)
+    g = torch.empty(n, h, device=x.device, dtype=torch.float32)
+    gdn_gating_kernel[(n, triton.cdiv(h, 8))](ba, A, dt_bias, g, beta, h,
+                                              ba.stride(0), BLK=8, num_warps=1)
+    return beta, g
+
+
+# --------------------------------------------------------------- timing ----
+
+
+def time_calls(calls, reps=15, warm=3):
+    """Median per-call µs of a CUDA graph replaying `calls` (closures)."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for c in calls[:3]:
+            c()
+    torch.cuda.current_stream().wait_stream(s)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g, capture_error_mode="relaxed"):
+        for c in calls:
+            c()
+    for _ in range(warm):
+        g.replay()
+    torch.cuda.synchronize()
+    ts = []
+    e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    for _ in range(reps):
+        e0.record()
+        g.replay()
+        e1.record()
+        e1.synchronize()
+        ts.append(e0.elapsed_time(e1) * 1000.0 / len(calls))
+    del g
+    return statistics.median(ts)
+
+
+def rel_err(got, ref):
+    got, ref = got.double(), ref.double()
+    if torch.isnan(got).any():
+        return float("inf")
+    return (torch.linalg.norm(got - ref) / torch.linalg.norm(ref)).item()
+
+
+# ------------------------------------------------------------------ main ----
+
+
+SHAPES = [(2048, 32), (5120, 48), (4096, 64)]  # (K, H)
+NS = [1, 2, 4, 8, 16, 128, 2048]
+SEL_NS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048]
+TARGET = {1: 2.5, 2: 3.5, 4: 3.5, 8: 3.5, 16: 3.5}  # µs at (2048, 32)
+
+
+class Setup:
+    """Rotated weight copies and the inputs of one (K, H, N) point."""
+
+    def __init__(self, K, H, N, seed=0):
+        gen = torch.Generator(device="cuda").manual_seed(seed)
+        pair_bytes = 2 * H * K * 2
+        self.R = max(64, math.ceil((128 << 20) / pair_bytes))
+        self.K, self.H, self.N = K, H, N
+        # Wall[i] = [Wb; Wa] ([2H, K]): Wb / Wa are views, the concat arm
+        # reads Wall[i] itself (same bytes, same values).
+        self.Wall = (torch.randn(self.R, 2 * H, K, device="cuda", generator=gen) /
+                     math.sqrt(K)).to(torch.bfloat16)
+        self.x = torch.randn(N, K, device="cuda", generator=gen).to(torch.bfloat16)
+        self.dt_bias = torch.randn(H, device="cuda", generator=gen)
+        self.A = -torch.exp(torch.randn(H, device="cuda", generator=gen))
+
+    def wb(self, i):
+        return self.Wall[i, :self.H]
+
+    def wa(self, i):
+        return self.Wall[i, self.H:]
+
+    def reference(self):
+        """fp64 outputs of weight set 0."""
+        x = self.x.double()
+        b = x @ self.wb(0).double().T
+        a = x @ self.wa(0).double().T
+        beta = torch.sigmoid(b)
+        t = a + self.dt_bias.double()
+        g = self.A.double() * torch.where(t > 20, t, torch.log1p(torch.exp(t)))
+        return beta, g
+
+
+def ours_calls(lib, su, path=None, env=None):
+    """Closures calling the runtime on each weight copy; env applied at capture."""
+    beta = torch.empty(su.N, su.H, device="cuda")
+    g = torch.empty(su.N, su.H, device="cuda")
+    descs = [gdn_desc(su.x, su.wb(i), su.wa(i), su.dt_bias, su.A, beta, g)
+             for i in range(su.R)]
+
+    def mk(d):
+        def call():
+            st = lib.fusion_rt_paired_projection_run(
+                ctypes.byref(d), None, ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
+            if st != 0:
+                raise RuntimeError("fusion_rt: %d %s" % (st, lib.fusion_rt_last_error_message()))
+        return call
+    return [mk(d) for d in descs], (beta, g)
+
+
+def with_env(env, fn):
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update({k: str(v) for k, v in env.items()})
+    try:
+        return fn()
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def bench_ours(lib, su, env):
+    def run():
+        calls, outs = ours_calls(lib, su)
+        calls[0]()
+        torch.cuda.synchronize()
+        ref = su.reference()
+        err = max(rel_err(outs[0], ref[0]), rel_err(outs[1], ref[1]))
+        return time_calls(calls), err
+    return with_env(env, run)
+
+
+def bench_torch(fn, su, concat=False):
+    if concat:
+        calls = [(lambda i=i: fn(su.x, su.Wall[i], su.dt_bias, su.A)) for i in range(su.R)]
+    else:
+        calls = [(lambda i=i: fn(su.x, su.wb(i), su.wa(i), su.dt_bias, su.A))
+                 for i in range(su.R)]
+    out = calls[0]()
+    torch.cuda.synchronize()
+    ref = su.reference()
+    err = max(rel_err(out[0], ref[0]), rel_err(out[1], ref[1]))
+    return time_calls(calls), err
+
+
+def floors():
+    t = torch.zeros(1, device="cuda")
+    launch = time_calls([(lambda: t.add_(1.0))] * 200)
+    a = torch.empty(1 << 30, dtype=torch.int16, device="cuda")
+    b = torch.empty_like(a)
+    for _ in range(3):
+        b.copy_(a)
+    torch.cuda.synchronize()
+    e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    ts = []
+    for _ in range(10):
+        e0.record()
+        b.copy_(a)
+        e1.record()
+        e1.synchronize()
+        ts.append(e0.elapsed_time(e1) / 1000.0)
+    bw = 2 * a.numel() * 2 / statistics.median(ts) / 1e9
+    del a, b
+    torch.cuda.empty_cache()
+    return launch, bw
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lib", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--budget", type=float, default=1e9)
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    lib = load_lib(args.lib)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    for name in ("cache_size_limit", "recompile_limit"):  # renamed across versions
+        try:
+            setattr(torch._dynamo.config, name, 256)
+        except Exception:
+            pass
+    torch._dynamo.config.automatic_dynamic_shapes = False  # static, per-N kernels
+    dev = torch.cuda.get_device_properties(0)
+    print("device: %s, %d SMs, torch %s, triton %s" %
+          (dev.name, dev.multi_processor_count, torch.__version__, triton.__version__))
+
+    launch, copy_bw = floors()
+    print("graph-launched tiny kernel: %.2f us/call; copy ceiling %.0f GB/s" % (launch, copy_bw))
+
+    rows = []  # (K, H, N, arm, us, err)
+
+    def add(K, H, N, arm, us, err):
+        rows.append((K, H, N, arm, us, err))
+        print("  K=%5d H=%3d N=%5d %-14s %9.2f us  err %.2e" % (K, H, N, arm, us, err),
+              flush=True)
+
+    # 1. ours (selector), the selector measurement, eager, concat+triton.
+    sel = []
+    for K, H in SHAPES:
+        for N in sorted(set(NS) | set(SEL_NS)):
+            su = Setup(K, H, N)
+            tg, eg = bench_ours(lib, su, {"FUSION_RT_PAIRED_PATH": "gemv"})
+            tb, eb = bench_ours(lib, su, {"FUSION_RT_PAIRED_PATH": "blas"})
+            sel.append((K, H, N, tg, tb, eg, eb))
+            print("  selector K=%d H=%d N=%d gemv %.2f us (err %.1e) blas %.2f us (err %.1e)"
+                  % (K, H, N, tg, eg, tb, eb), flush=True)
+            if N in NS:
+                t, e = bench_ours(lib, su, {})
+                add(K, H, N, "ours", t, e)
+                add(K, H, N, "eager", *bench_torch(eager, su))
+                add(K, H, N, "concat+triton", *bench_torch(concat_triton, su, concat=True))
+            del su
+            torch.cuda.empty_cache()
+    with open(os.path.join(args.out, "paired_selector.csv"), "w") as f:
+        f.write("K,H,N,gemv_us,blas_us,gemv_err,blas_err\n")
+        for r in sel:
+            f.write("%d,%d,%d,%.3f,%.3f,%.3g,%.3g\n" % r)
+
+    # 2. gemv launch variants: cluster size S and rows per warp.
+    var = []
+    for K, H in SHAPES:
+        for N in (1, 16):
+            su = Setup(K, H, N)
+            for rpw in (1, 2):
+                for S in (0, 1, 2, 4, 8):
+                    env = {"FUSION_RT_PAIRED_PATH": "gemv", "FUSION_RT_PAIRED_RPW": rpw}
+                    if S:
+                        env["FUSION_RT_PAIRED_SPLIT"] = S
+                    t, e = bench_ours(lib, su, env)
+                    var.append((K, H, N, rpw, S, t, e))
+            del su
+            torch.cuda.empty_cache()
+    with open(os.path.join(args.out, "paired_variants.csv"), "w") as f:
+        f.write("K,H,N,rows_per_warp,split(0=auto),us,err\n")
+        for r in var:
+            f.write("%d,%d,%d,%d,%d,%.3f,%.3g\n" % r)
+    print("variants (K,H,N,rpw,S,us):", " ".join("%d/%d/%d/%d/%d:%.2f" % r[:6] for r in var))
+
+    write_outputs(args, rows, launch, copy_bw, dev)  # in case the compile arms time out
+
+    # 3. torch.compile arms (static shapes, one compile per N): both modes at
+    # the main shape first, then the other shapes; skipped past the budget.
+    order = [(m, a, sh) for sh in SHAPES[:1]
+             for m, a in ((None, "compile"), ("max-autotune-no-cudagraphs", "compile-maxat"))]
+    order += [(m, a, sh) for m, a in ((None, "compile"),
+                                      ("max-autotune-no-cudagraphs", "compile-maxat"))
+              for sh in SHAPES[1:]]
+    for mode, arm, (K, H) in order:
+        if True:
+            fn = torch.compile(eager, mode=mode) if mode else torch.compile(eager)
+            for N in NS:
+                if time.time() - T0 > args.budget:
+                    print("  budget reached: %s K=%d H=%d N=%d not run" % (arm, K, H, N))
+                    add(K, H, N, arm, float("nan"), float("nan"))
+                    continue
+                su = Setup(K, H, N)
+                try:
+                    add(K, H, N, arm, *bench_torch(fn, su))
+                except Exception as ex:  # report, keep going
+                    print("  %s failed at K=%d H=%d N=%d: %r" % (arm, K, H, N, ex))
+                    add(K, H, N, arm, float("nan"), float("nan"))
+                del su
+                torch.cuda.empty_cache()
+            write_outputs(args, rows, launch, copy_bw, dev)  # partial results early
+    write_outputs(args, rows, launch, copy_bw, dev)
+    print("total %.0f s" % (time.time() - T0))
+
+
+def write_outputs(args, rows, launch, copy_bw, dev):
+    arms = ["ours", "eager", "concat+triton", "compile", "compile-maxat"]
+    peers = arms[1:]
+    by = {(K, H, N, a): (t, e) for K, H, N, a, t, e in rows}
+    with open(os.path.join(args.out, "paired_bench.csv"), "w") as f:
+        f.write("K,H,N,arm,us_per_call,rel_err_vs_fp64\n")
+        for K, H, N, a, t, e in rows:
+            f.write("%d,%d,%d,%s,%.3f,%.3g\n" % (K, H, N, a, t, e))
+    date = datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC")
+    lines = []
+    lines.append("Machine: %s (%d SMs), torch %s, triton %s, %s. Graph-launched tiny "
+                 "kernel %.2f us; copy ceiling %.0f GB/s."
+                 % (dev.name, dev.multi_processor_count, torch.__version__,
+                    triton.__version__, date, launch, copy_bw))
+    lines.append("")
+    lines.append("| K, H | N | ours | eager | concat+triton | compile | compile max-autotune | "
+                 "best peer | ours / best | target | err ours | err best peer |")
+    lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for K, H in SHAPES:
+        for N in NS:
+            if (K, H, N, "ours") not in by:
+                continue
+            vals = {a: by.get((K, H, N, a), (float("nan"), float("nan"))) for a in arms}
+            pv = [(vals[a][0], a) for a in peers if not math.isnan(vals[a][0])]
+            best_t, best_a = min(pv) if pv else (float("nan"), "-")
+            ours = vals["ours"][0]
+            tgt = TARGET.get(N) if (K, H) == (2048, 32) else None
+            tgt_s = ("%.1f" % tgt) if tgt else "≤ best peer"
+            lines.append("| %d, %d | %d | **%.2f** | %s | %s | %s | %s | %.2f (%s) | %.2f | %s | %.1e | %.1e |" % (
+                K, H, N, ours,
+                *["%.2f" % vals[a][0] if not math.isnan(vals[a][0]) else "not run" for a in peers],
+                best_t, best_a, ours / best_t if best_t == best_t else float("nan"), tgt_s,
+                vals["ours"][1], vals[best_a][1] if best_a in vals else float("nan")))
+    with open(os.path.join(args.out, "paired_bench.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, axs = plt.subplots(1, 3, figsize=(16, 4.8))
+        for ax, (K, H) in zip(axs, SHAPES):
+            for a in arms:
+                pts = [(N, by[(K, H, N, a)][0]) for N in NS
+                       if (K, H, N, a) in by and not math.isnan(by[(K, H, N, a)][0])]
+                if pts:
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=a,
+                            linewidth=2.5 if a == "ours" else 1.2)
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xlabel("tokens N")
+            ax.set_ylabel("us per call (CUDA graph, weights cold)")
+            ax.set_title("GDN gates K=%d, H=%d (bf16 in, f32 out)" % (K, H))
+            ax.grid(True, which="both", alpha=0.3)
+        axs[0].legend()
+        fig.suptitle("fusion_rt_paired_projection_run vs peers, %s, %s" % (dev.name, date))
+        fig.tight_layout()
+        fig.savefig(os.path.join(args.out, "paired_bench.png"), dpi=110)
+    except Exception as ex:
+        print("plot failed: %r" % ex)
+
+
+if __name__ == "__main__":
+    main()
