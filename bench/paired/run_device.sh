@@ -19,11 +19,11 @@ export LD_LIBRARY_PATH=$PWD/$B/lib:/usr/local/cuda/lib64:${CUBLAS_DIR}:${LD_LIBR
   ldd "$B/lib/libfusion_rt.so" | grep -E "cublas|not found"
 } > "$OUT/env.txt" 2>&1
 cat "$OUT/env.txt"
-timeout 150 "$B/cuda/fusion_rt_paired_gpu_tests" > "$OUT/gpu_test.log" 2>&1
+timeout 90 "$B/cuda/fusion_rt_paired_gpu_tests" > "$OUT/gpu_test.log" 2>&1
 echo "gpu tests rc=$?" | tee -a "$OUT/gpu_test.log"
 grep -E "^FAIL|worst|checks" "$OUT/gpu_test.log" | head -30
-PYTHONUNBUFFERED=1 timeout "${BENCH_TIMEOUT:-240}" python3 bench/paired/paired_bench.py \
-  --lib "$B/lib/libfusion_rt.so" --out "$OUT" --budget "${BUDGET:-170}" \
+PYTHONUNBUFFERED=1 timeout "${BENCH_TIMEOUT:-200}" python3 bench/paired/paired_bench.py \
+  --lib "$B/lib/libfusion_rt.so" --out "$OUT" --budget "${BUDGET:-150}" \
   > "$OUT/bench.log" 2>&1
 echo "bench rc=$?"
 grep -E "device:|graph-launched|budget|failed|Error|error" "$OUT/bench.log" | head -20
