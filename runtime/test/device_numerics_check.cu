@@ -30,74 +30,57 @@ namespace {
 
 constexpr int kConvOutputs = 14;
 
-/// Per input: our conversions, the hardware's, and scale helpers.
+/// The header functions under test for input `i` (bits `u`), written to the
+/// even columns and 8..13 of `o`; the same code runs on device and host.
+FUSION_RT_HD void header_columns(uint32_t u, int64_t i, uint32_t *o) {
+  const float x = bits_f32(u);
+  o[0] = f32_to_e4m3(x);
+  o[2] = f32_to_e5m2(x);
+  o[4] = f32_to_bf16(x);
+  o[6] = f32_to_f16(x);
+  o[8] = f32_to_e2m1(x);
+  // MX element step with a scale byte derived from the input's own bits.
+  const uint8_t b = uint8_t(u >> 7);
+  o[9] = mx_encode(x, mx_reciprocal(b), kMXFP8E4M3) |
+         (uint32_t(mx_scale_byte(f32_abs(x), f32_is_nan(x), kMXFP8E4M3,
+                                 int32_t(i & 1), (i & 2) != 0))
+          << 8);
+  const float s_enc = nvfp4_global_encode_scale(f32_abs(x));
+  o[10] = f32_bits(s_enc);
+  o[11] = nvfp4_block_scale(f32_abs(x) * 0.75f, nvfp4_block_scale_factor(s_enc)) |
+          (uint32_t(f32_to_e2m1(x, true, u * 2654435761u)) << 8);
+  o[12] = f32_bits(fp8_scale_from_amax(f32_abs(x), 448.f, (i & 4) ? 1e-30f : 0.f,
+                                       (i & 8) != 0));
+  o[13] = f32_bits(nvfp4_encode_factor(uint8_t(u), nvfp4_global_decode_scale(s_enc)));
+}
+
+/// Per input: the header functions, and the hardware conversions in the odd
+/// columns 1, 3, 5, 7.
 __global__ void conversions_kernel(const uint32_t *in, int64_t n, uint32_t *out) {
   int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
   if (i >= n)
     return;
   const float x = __uint_as_float(in[i]);
   uint32_t *o = out + i * kConvOutputs;
-  o[0] = f32_to_e4m3(x);
+  header_columns(in[i], i, o);
   o[1] = __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E4M3);
-  o[2] = f32_to_e5m2(x);
   o[3] = __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E5M2);
-  o[4] = f32_to_bf16(x);
   o[5] = __bfloat16_as_ushort(__float2bfloat16_rn(x));
-  o[6] = f32_to_f16(x);
   o[7] = __half_as_ushort(__float2half_rn(x));
-  o[8] = f32_to_e2m1(x);
-  // MX element step with a scale byte derived from the input's own bits.
-  const uint8_t b = uint8_t(in[i] >> 7);
-  o[9] = mx_encode(x, mx_reciprocal(b), kMXFP8E4M3) |
-         (uint32_t(mx_scale_byte(f32_abs(x), f32_is_nan(x), kMXFP8E4M3,
-                                 int32_t(i & 1), (i & 2) != 0))
-          << 8);
-  const float s_enc = nvfp4_global_encode_scale(f32_abs(x));
-  o[10] = __float_as_uint(s_enc);
-  o[11] = nvfp4_block_scale(f32_abs(x) * 0.75f, nvfp4_block_scale_factor(s_enc)) |
-          (uint32_t(f32_to_e2m1(x, true, in[i] * 2654435761u)) << 8);
-  o[12] = __float_as_uint(fp8_scale_from_amax(f32_abs(x), 448.f, (i & 4) ? 1e-30f : 0.f,
-                                              (i & 8) != 0));
-  o[13] = __float_as_uint(
-      nvfp4_encode_factor(uint8_t(in[i]), nvfp4_global_decode_scale(s_enc)));
 }
 
 void conversions_host(const uint32_t *in, int64_t n, uint32_t *out) {
-  for (int64_t i = 0; i < n; ++i) {
-    const float x = bits_f32(in[i]);
-    uint32_t *o = out + i * kConvOutputs;
-    o[0] = f32_to_e4m3(x);
-    o[2] = f32_to_e5m2(x);
-    o[4] = f32_to_bf16(x);
-    o[6] = f32_to_f16(x);
-    o[8] = f32_to_e2m1(x);
-    const uint8_t b = uint8_t(in[i] >> 7);
-    o[9] = mx_encode(x, mx_reciprocal(b), kMXFP8E4M3) |
-           (uint32_t(mx_scale_byte(f32_abs(x), f32_is_nan(x), kMXFP8E4M3,
-                                   int32_t(i & 1), (i & 2) != 0))
-            << 8);
-    const float s_enc = nvfp4_global_encode_scale(f32_abs(x));
-    o[10] = f32_bits(s_enc);
-    o[11] = nvfp4_block_scale(f32_abs(x) * 0.75f, nvfp4_block_scale_factor(s_enc)) |
-            (uint32_t(f32_to_e2m1(x, true, in[i] * 2654435761u)) << 8);
-    o[12] = f32_bits(fp8_scale_from_amax(f32_abs(x), 448.f, (i & 4) ? 1e-30f : 0.f,
-                                         (i & 8) != 0));
-    o[13] = f32_bits(
-        nvfp4_encode_factor(uint8_t(in[i]), nvfp4_global_decode_scale(s_enc)));
-  }
+  for (int64_t i = 0; i < n; ++i)
+    header_columns(in[i], i, out + i * kConvOutputs);
 }
 
 constexpr int kActs = 7 + 2 * 6; // non-gated fwd+bwd kinds 0..6, gated fwd/bwd
 
-/// Per bf16 input x: every activation, rounded to bf16 (gated: up = 0.75,
-/// grad = -1.25).
-__global__ void activations_kernel(int64_t n, uint16_t *out) {
-  int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
-  if (i >= n)
-    return;
-  const float x = bf16_to_f32(uint16_t(i));
+/// Every activation of bf16 input pattern h, rounded to bf16 (gated: up =
+/// 0.75, grad = -1.25); the same code runs on device and host.
+FUSION_RT_HD void activation_columns(uint16_t h, uint16_t *o) {
+  const float x = bf16_to_f32(h);
   ActParams p;
-  uint16_t *o = out + i * (kActs + 7);
   for (int k = 0; k <= kActSRelu; ++k) {
     o[k] = f32_to_bf16(act_forward(k, x, p));
     o[kActs + k] = f32_to_bf16(act_backward(k, x, -1.25f, p));
@@ -107,27 +90,18 @@ __global__ void activations_kernel(int64_t n, uint16_t *out) {
     o[7 + 2 * g] = f32_to_bf16(gated_forward(kActSwiGLU + g, x, 0.75f, p));
     gated_backward(kActSwiGLU + g, x, 0.75f, -1.25f, p, da, dg);
     o[8 + 2 * g] = f32_to_bf16(da);
-    (void)dg;
   }
 }
 
+__global__ void activations_kernel(int64_t n, uint16_t *out) {
+  int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i < n)
+    activation_columns(uint16_t(i), out + i * (kActs + 7));
+}
+
 void activations_host(int64_t n, uint16_t *out) {
-  for (int64_t i = 0; i < n; ++i) {
-    const float x = bf16_to_f32(uint16_t(i));
-    ActParams p;
-    uint16_t *o = out + i * (kActs + 7);
-    for (int k = 0; k <= kActSRelu; ++k) {
-      o[k] = f32_to_bf16(act_forward(k, x, p));
-      o[kActs + k] = f32_to_bf16(act_backward(k, x, -1.25f, p));
-    }
-    for (int g = 0; g < 6; ++g) {
-      float da, dg;
-      o[7 + 2 * g] = f32_to_bf16(gated_forward(kActSwiGLU + g, x, 0.75f, p));
-      gated_backward(kActSwiGLU + g, x, 0.75f, -1.25f, p, da, dg);
-      o[8 + 2 * g] = f32_to_bf16(da);
-      (void)dg;
-    }
-  }
+  for (int64_t i = 0; i < n; ++i)
+    activation_columns(uint16_t(i), out + i * (kActs + 7));
 }
 
 /// Distance in bf16 ulps between two bf16 patterns (same sign assumed
