@@ -173,7 +173,7 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--no-autotune", action="store_true")
     ap.add_argument("--skip-tests", action="store_true")
-    ap.add_argument("--budget-s", type=float, default=400.0,
+    ap.add_argument("--budget-s", type=float, default=300.0,
                     help="skip max-autotune arms past this many seconds, "
                          "torch.compile arms 60 s later (eager/torchao always run)")
     args = ap.parse_args()
@@ -270,6 +270,7 @@ def main():
         run_arms("mxfp8_both", q_both, sets, m, n, both, ao_both, autotune=tune)
         del sets
         torch.cuda.empty_cache()
+        write_outputs(args, rows, copy_gbps, test_summary, dev, has_ao, quiet=True)
 
     gshapes = [s for s in GSHAPES if not args.quick or s[0] == 4096]
     for m, k in gshapes:
@@ -287,6 +288,7 @@ def main():
         run_arms("dgelu_dbias_mxfp8_both", dgelu_dbias_q, sets, m, k, nbytes, autotune=False)
         del sets
         torch.cuda.empty_cache()
+        write_outputs(args, rows, copy_gbps, test_summary, dev, has_ao, quiet=True)
 
     write_outputs(args, rows, copy_gbps, test_summary, dev, has_ao)
     log(f"total {time.time() - t_start:.0f} s")
@@ -305,8 +307,8 @@ TARGETS = {
 }
 
 
-def write_outputs(args, rows, copy_gbps, test_summary, dev, has_ao):
-    now = datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC")
+def write_outputs(args, rows, copy_gbps, test_summary, dev, has_ao, quiet=False):
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     cmd = "python3 bench/mxfp8/run_mxfp8_bench.py " + " ".join(sys.argv[1:])
     with open(os.path.join(args.out, "mxfp8_results.csv"), "w", newline="") as f:
         f.write(f"# {cmd}\n# machine: {dev}, torch {torch.__version__}; date {now}\n")
@@ -386,6 +388,8 @@ def write_outputs(args, rows, copy_gbps, test_summary, dev, has_ao):
         "",
     ]
     open(os.path.join(args.out, "mxfp8_results.md"), "w").write("\n".join(md))
+    if quiet:
+        return
     log(table)
 
     try:

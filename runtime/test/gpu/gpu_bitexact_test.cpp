@@ -364,9 +364,15 @@ void run_case(const Case &c) {
   }
   size_t dbias_diff = 0;
   double dbias_maxrel = 0;
+  // fp32 NaN payloads are the hardware's, not the contract's: x86 makes the
+  // default NaN 0xFFC00000 for 0*Inf, the GPU the canonical 0x7FFFFFFF. A
+  // NaN column sum equals a NaN column sum; everything else is bitwise.
+  auto same_f32 = [](float a, float b) {
+    return f2u(a) == f2u(b) || (std::isnan(a) && std::isnan(b));
+  };
   if (c.dbias)
     for (int64_t j = 0; j < vcols; ++j)
-      if (f2u(dbias_cpu[size_t(j)]) != f2u(dbias_gpu[size_t(j)])) {
+      if (!same_f32(dbias_cpu[size_t(j)], dbias_gpu[size_t(j)])) {
         ++dbias_diff;
         double a = dbias_cpu[size_t(j)], g = dbias_gpu[size_t(j)];
         double rel = std::fabs(a - g) / std::max(1e-30, std::fabs(a));
@@ -374,7 +380,7 @@ void run_case(const Case &c) {
           rel = 1e300;
         dbias_maxrel = std::max(dbias_maxrel, rel);
       }
-  const bool amax_diff = c.amax && f2u(amax_cpu) != f2u(amax_gpu);
+  const bool amax_diff = c.amax && !same_f32(amax_cpu, amax_gpu);
   const double rate = total ? double(diff) / double(total) : 0.0;
   bool ok;
   if (!tol)
