@@ -151,3 +151,53 @@ TEST(Layout, Fp4PackingLowNibbleFirst) {
   EXPECT_EQ(q.row_data[1], 0x59); // -0.5 = 0x9 low, 3 = 0x5 high
   EXPECT_EQ(q.row_data[2], 0x04); // 2 = 0x4 low, pad nibble 0
 }
+
+// fusion_rt_quant_shapes_for: the shapes the lowering allocates, by hand.
+TEST(Layout, QuantShapesForHandValues) {
+  auto shapes = [](fusion_rt_quant_scheme s, int64_t m, int64_t n, int gated_bwd) {
+    fusion_rt_quant_shapes sh;
+    EXPECT_EQ(fusion_rt_quant_shapes_for(&s, m, n, gated_bwd, &sh),
+              FUSION_RT_STATUS_SUCCESS);
+    return sh;
+  };
+  auto eq = [](const int64_t (&a)[2], int64_t r, int64_t c) {
+    EXPECT_EQ(a[0], r);
+    EXPECT_EQ(a[1], c);
+  };
+  fusion_rt_quant_shapes s = shapes(
+      scheme_of(FUSION_RT_FORMAT_MXFP8_E4M3, FUSION_RT_BOTH, FUSION_RT_COLWISE_SAME),
+      100, 70, 0);
+  eq(s.rowwise_data, 100, 70);
+  eq(s.rowwise_scales, 100, 3);
+  eq(s.colwise_data, 100, 70);
+  eq(s.colwise_scales, 4, 70);
+  s = shapes(scheme_of(FUSION_RT_FORMAT_MXFP8_E4M3, FUSION_RT_BOTH,
+                       FUSION_RT_COLWISE_TRANSPOSED, FUSION_RT_SCALES_SWIZZLED),
+             100, 70, 0);
+  eq(s.colwise_data, 70, 100);
+  eq(s.rowwise_scales, 128, 4);
+  eq(s.colwise_scales, 128, 4);
+  s = shapes(scheme_of(FUSION_RT_FORMAT_MXFP8_E4M3, FUSION_RT_COLWISE,
+                       FUSION_RT_COLWISE_TRANSPOSED),
+             100, 70, 0);
+  eq(s.rowwise_data, 0, 0);
+  eq(s.rowwise_scales, 0, 0);
+  eq(s.colwise_scales, 70, 4);
+  s = shapes(scheme_of(FUSION_RT_FORMAT_NVFP4, FUSION_RT_BOTH,
+                       FUSION_RT_COLWISE_TRANSPOSED, FUSION_RT_SCALES_SWIZZLED),
+             100, 70, 0);
+  eq(s.rowwise_scales, 128, 8);  // nb16(70) = 5 -> 8
+  eq(s.colwise_scales, 128, 8);  // nb16(100) = 7 -> 8
+  // Gated backward [M, 2K], K = 45: two segments of nb(45) = 2 scale columns.
+  s = shapes(scheme_of(FUSION_RT_FORMAT_MXFP8_E4M3, FUSION_RT_BOTH), 100, 90, 1);
+  eq(s.rowwise_scales, 100, 4);
+  eq(s.colwise_scales, 4, 90);
+  s = shapes(scheme_of(FUSION_RT_FORMAT_MXFP8_E4M3, FUSION_RT_ROWWISE), 100, 90, 0);
+  eq(s.rowwise_scales, 100, 3); // one segment: nb(90) = 3
+  s = shapes(scheme_of(FUSION_RT_FORMAT_FP8_E4M3, FUSION_RT_BOTH,
+                       FUSION_RT_COLWISE_TRANSPOSED),
+             100, 70, 0);
+  eq(s.colwise_data, 70, 100);
+  eq(s.rowwise_scales, 0, 0);
+  eq(s.colwise_scales, 0, 0);
+}
