@@ -1051,6 +1051,103 @@ matchClampedSwiglu(const Algebra &A, AtomId g, linalg::GenericOp generic,
   return params;
 }
 
+/// The scalar a generic's body yields for result `res`.
+Value yieldedValue(OpResult res) {
+  auto generic = cast<linalg::GenericOp>(res.getOwner());
+  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+  return yield.getOperand(res.getResultNumber());
+}
+
+/// The rounding the graph applies to an activation result: the narrowest
+/// float type on the cast chain between the arithmetic and the yield.
+Type roundingType(Value root) {
+  Type intermediate = root.getType();
+  for (Value v = root; Operation *op = v.getDefiningOp();) {
+    if (!isa<arith::ExtFOp, arith::TruncFOp>(op))
+      break;
+    v = op->getOperand(0);
+    if (cast<FloatType>(v.getType()).getWidth() <
+        cast<FloatType>(intermediate).getWidth())
+      intermediate = v.getType();
+  }
+  return intermediate;
+}
+
+/// The elementwise generic (all-parallel, identity result map) computing
+/// `value`, if any.
+linalg::GenericOp elementwiseProducer(Value value) {
+  auto res = dyn_cast<OpResult>(value);
+  auto generic = res ? dyn_cast<linalg::GenericOp>(res.getOwner())
+                     : linalg::GenericOp();
+  if (!generic || generic.getNumParallelLoops() != generic.getNumLoops() ||
+      !generic.getIndexingMapMatchingResult(res).isIdentity())
+    return linalg::GenericOp();
+  return generic;
+}
+
+/// The gated kind whose gate activation is the non-gated `base`.
+std::optional<ActivationKind> gatedKindOf(ActivationKind base) {
+  switch (base) {
+  case ActivationKind::silu:
+    return ActivationKind::swiglu;
+  case ActivationKind::gelu_tanh:
+    return ActivationKind::geglu;
+  case ActivationKind::relu:
+    return ActivationKind::reglu;
+  case ActivationKind::qgelu:
+    return ActivationKind::qgeglu;
+  case ActivationKind::srelu:
+    return ActivationKind::sreglu;
+  default:
+    return std::nullopt;
+  }
+}
+
+/// The non-gated kind of a gated kind's gate.
+ActivationKind baseKindOf(ActivationKind gated) {
+  switch (gated) {
+  case ActivationKind::swiglu:
+    return ActivationKind::silu;
+  case ActivationKind::geglu:
+    return ActivationKind::gelu_tanh;
+  case ActivationKind::reglu:
+    return ActivationKind::relu;
+  case ActivationKind::qgeglu:
+    return ActivationKind::qgelu;
+  case ActivationKind::sreglu:
+    return ActivationKind::srelu;
+  default:
+    return gated;
+  }
+}
+
+/// Numeric cross-check of a gated backward match: dgate = act'(g) grad up,
+/// dup = act(g) grad.
+bool gatedBackwardAgrees(const ActivationMatch &m, linalg::GenericOp gA,
+                         Value rootA, linalg::GenericOp gB, Value rootB) {
+  static const double xs[] = {-6.0, -2.2, -0.7, -0.15, 0.2, 0.9, 2.4, 5.1};
+  double alpha = m.alpha ? *m.alpha : kQGeluAlpha;
+  ActivationKind base = baseKindOf(m.kind);
+  for (double x : xs)
+    for (auto [g, u] : {std::pair{0.7, -1.1}, std::pair{-1.3, 0.6}}) {
+      DenseMap<Value, double> leaves;
+      leaves[m.input] = x;
+      leaves[m.grad] = g;
+      leaves[m.up] = u;
+      BodyEvaluator evalA(gA, leaves), evalB(gB, leaves);
+      std::optional<double> a = evalA.eval(rootA), b = evalB.eval(rootB);
+      double wantA = refDerivative(base, x, alpha) * g * u;
+      double wantB = refForward(base, x, alpha) * g;
+      auto near = [](double got, double want) {
+        return std::fabs(got - want) <=
+               1e-2 * std::max(std::fabs(got), std::fabs(want)) + 1e-4;
+      };
+      if (!a || !b || !near(*a, wantA) || !near(*b, wantB))
+        return false;
+    }
+  return true;
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -1076,20 +1173,8 @@ ActivationMatchResult mlir::fusion::matchActivation(Value value) {
     result.detail = "the linalg.generic is not elementwise";
     return result;
   }
-  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
-  Value root = yield.getOperand(res.getResultNumber());
-
-  // The rounding the graph applies to the activation result: the narrowest
-  // float type on the cast chain between the arithmetic and the yield.
-  Type intermediate = root.getType();
-  for (Value v = root; Operation *op = v.getDefiningOp();) {
-    if (!isa<arith::ExtFOp, arith::TruncFOp>(op))
-      break;
-    v = op->getOperand(0);
-    if (cast<FloatType>(v.getType()).getWidth() <
-        cast<FloatType>(intermediate).getWidth())
-      intermediate = v.getType();
-  }
+  Value root = yieldedValue(res);
+  Type intermediate = roundingType(root);
 
   // Hypotheses for x: identity-mapped tensor inputs first, then values
   // computed in the body (an input the frontend fused into the activation).
@@ -1236,6 +1321,109 @@ ActivationMatchResult mlir::fusion::matchActivation(Value value) {
     return result;
   }
   result.detail = "the body matches no supported activation form";
+  return result;
+}
+
+ActivationMatchResult mlir::fusion::matchGatedBackward(Value value) {
+  ActivationMatchResult result;
+  result.reason = "unsupported activation";
+  auto concat = value.getDefiningOp<tensor::ConcatOp>();
+  auto type = cast<RankedTensorType>(value.getType());
+  if (!concat || concat.getInputs().size() != 2 ||
+      concat.getDim() + 1 != static_cast<uint64_t>(type.getRank())) {
+    result.detail = "the value is not the concatenation of two halves along "
+                    "the last dimension";
+    return result;
+  }
+  Value dGate = concat.getInputs()[0], dUp = concat.getInputs()[1];
+  linalg::GenericOp gA = elementwiseProducer(dGate);
+  linalg::GenericOp gB = elementwiseProducer(dUp);
+  if (!gA || !gB) {
+    result.detail = "a half is not computed by an elementwise linalg.generic";
+    return result;
+  }
+  Value rootA = yieldedValue(cast<OpResult>(dGate));
+  Value rootB = yieldedValue(cast<OpResult>(dUp));
+  Type intermediate = roundingType(rootA);
+  Type roundingB = roundingType(rootB);
+  if (cast<FloatType>(roundingB).getWidth() <
+      cast<FloatType>(intermediate).getWidth())
+    intermediate = roundingB;
+
+  for (OpOperand *in : gA.getDpsInputOperands()) {
+    Value gate = in->get();
+    if (!gA.getMatchingIndexingMap(in).isIdentity() || getSplatValue(gate))
+      continue;
+    Algebra A;
+    BodyExpander expA(gA, A, Value()), expB(gB, A, Value());
+    std::optional<Poly> pA = expA.expand(rootA);
+    std::optional<Poly> pB = pA ? expB.expand(rootB) : std::nullopt;
+    if (!pB) {
+      std::string why =
+          !expA.unsupported.empty() ? expA.unsupported : expB.unsupported;
+      if (!why.empty()) {
+        result.detail = why;
+        return result;
+      }
+      continue;
+    }
+    std::optional<AtomId> x =
+        A.find(AtomKind::Leaf, gate.getAsOpaquePointer(), Poly());
+    if (!x)
+      continue;
+    // dup = act(gate) * grad: grad is a linear factor of dup.
+    for (AtomId gradLeaf : commonLinearLeaves(A, *pB, *x)) {
+      Value grad = leafTensor(gB, A, gradLeaf);
+      if (!grad)
+        continue;
+      bool unusedGeluErf = false;
+      std::optional<KindMatch> fwd = matchForward(
+          A, divideLeaf(A, *pB, gradLeaf), *x, /*gated=*/false,
+          unusedGeluErf);
+      if (unusedGeluErf) {
+        result.reason = "geglu with erf gelu is not supported by the runtime";
+        result.detail = "the gate uses the exact (erf) GELU";
+        return result;
+      }
+      std::optional<ActivationKind> gated =
+          fwd ? gatedKindOf(fwd->kind) : std::nullopt;
+      if (!gated)
+        continue;
+      // dgate = act'(gate) * grad * up.
+      if (!llvm::is_contained(commonLinearLeaves(A, *pA, *x), gradLeaf))
+        continue;
+      Poly qA = divideLeaf(A, *pA, gradLeaf);
+      for (AtomId upLeaf : commonLinearLeaves(A, qA, *x)) {
+        Value up = leafTensor(gA, A, upLeaf);
+        if (!up || upLeaf == gradLeaf)
+          continue;
+        std::optional<KindMatch> d =
+            matchDerivative(A, divideLeaf(A, qA, upLeaf), *x);
+        if (!d || d->kind != fwd->kind || d->alpha != fwd->alpha)
+          continue;
+        ActivationMatch m;
+        m.generic = gA;
+        m.resultIndex = cast<OpResult>(dGate).getResultNumber();
+        m.kind = *gated;
+        m.backward = true;
+        m.alpha = fwd->alpha;
+        m.input = gate;
+        m.up = up;
+        m.grad = grad;
+        m.intermediate = intermediate;
+        m.concat = concat;
+        if (!gatedBackwardAgrees(m, gA, rootA, gB, rootB)) {
+          result.detail = "a recognised form failed the numeric cross-check "
+                          "(please report: the canonical form has a bug)";
+          return result;
+        }
+        result.match = m;
+        result.reason.clear();
+        return result;
+      }
+    }
+  }
+  result.detail = "the halves match no supported gated backward form";
   return result;
 }
 

@@ -225,7 +225,9 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
       isDbiasReduction(others[0], value, dbiasWhy))
     dbias = others[0];
 
-  ActivationMatchResult matched = matchActivation(value);
+  bool fromConcat = value.getDefiningOp<tensor::ConcatOp>() != nullptr;
+  ActivationMatchResult matched =
+      fromConcat ? matchGatedBackward(value) : matchActivation(value);
   Plan plan;
   if (matched.match) {
     plan.act = *matched.match;
@@ -246,12 +248,18 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
       return decline(q, function, "activation has another user", detail);
     }
     plan.dbias = dbias;
+    if (Operation *concat = plan.act.concat)
+      for (Value half : concat->getOperands())
+        if (!half.hasOneUse())
+          return decline(q, function, "activation has another user",
+                         "a half of the gated gradient is also used "
+                         "elsewhere");
   } else if (dbias) {
     // quantize + dbias of a value that is not a recognised activation.
     plan.act.kind = ActivationKind::identity;
     plan.act.input = value;
     plan.dbias = dbias;
-  } else if (value.getDefiningOp<linalg::GenericOp>()) {
+  } else if (fromConcat || value.getDefiningOp<linalg::GenericOp>()) {
     return decline(q, function, matched.reason, matched.detail);
   } else {
     std::string detail = "the quantized value is not computed by an "
@@ -306,8 +314,21 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
                    "rank " + std::to_string(valueType.getRank()) +
                        " (the runtime takes ranks 1 to 4)");
 
-  // Format.
+  // Gated backward: the runtime scales the two halves separately, so a
+  // rowwise block of the concatenation must not straddle them.
   QuantSchemeAttr scheme = q.getScheme();
+  if (act.concat && scheme.hasRowwise() && scheme.getBlockSize() > 0) {
+    int64_t width = valueType.getShape().back();
+    if (ShapedType::isDynamic(width) ||
+        (width / 2) % scheme.getBlockSize() != 0)
+      return decline(q, function, "unsupported shape",
+                     "rowwise blocks of " +
+                         std::to_string(scheme.getBlockSize()) +
+                         " would straddle the [dgate | dup] halves (the "
+                         "half width must be a known multiple)");
+  }
+
+  // Format.
   if (!allowedFormats.empty() &&
       !llvm::is_contained(allowedFormats, scheme.getFormat()))
     return decline(q, function,
@@ -375,7 +396,7 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
       form = " from gate and up tensors";
     }
     fused = GatedActQuantizeOp::create(b, loc, resultTypes, actAttr, inputs,
-                                       Value(), q.getScale(), q.getRng(),
+                                       grad, q.getScale(), q.getRng(),
                                        scheme, intermediateAttr);
   } else {
     if (plan.dbias)
@@ -409,7 +430,7 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
   q->replaceAllUsesWith(fused->getResults().take_front(q->getNumResults()));
   if (plan.dbias)
     plan.dbias->getResult(0).replaceAllUsesWith(fused->getResults().back());
-  SmallVector<Operation *> dead{q.getOperation(), plan.dbias};
+  SmallVector<Operation *> dead{q.getOperation(), plan.dbias, act.concat};
   if (act.generic && act.generic->use_empty())
     dead.push_back(act.generic);
   eraseWithDeadProducers(dead);

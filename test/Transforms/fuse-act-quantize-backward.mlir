@@ -282,3 +282,95 @@ func.func @negative_dbias_bf16_accumulator(%x: !x, %dy: !x) -> (!d, !s, tensor<6
   %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!x) -> (!d, !s)
   return %q#0, %q#1, %db : !d, !s, tensor<64xbf16>
 }
+
+//===----------------------------------------------------------------------===//
+// Gated backward
+//===----------------------------------------------------------------------===//
+
+/// SwiGLU backward as autograd writes it for a packed [gate | up] input:
+/// dgate = grad * up * dsilu(gate), dup = grad * silu(gate), concatenated.
+// CHECK-LABEL: func.func @dswiglu_packed
+//  CHECK-SAME: (%[[P:.*]]: tensor<4x128xbf16>, %[[DY:.*]]: tensor<4x64xbf16>)
+//       CHECK: %[[Q:.*]]:2 = fusion.gated_act_quantize #fusion.act<dswiglu> %[[P]] grad %[[DY]] as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<4x128xbf16>, tensor<4x64xbf16>) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>)
+//   CHECK-NOT: tensor.concat
+//       CHECK: return %[[Q]]#0, %[[Q]]#1
+func.func @dswiglu_packed(%gu: tensor<4x128xbf16>, %dy: !x) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>) {
+  %gate = tensor.extract_slice %gu[0, 0] [4, 64] [1, 1] : tensor<4x128xbf16> to !x
+  %up = tensor.extract_slice %gu[0, 64] [4, 64] [1, 1] : tensor<4x128xbf16> to !x
+  %init = tensor.empty() : !x
+  %dgate = linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%gate, %up, %dy : !x, !x, !x) outs(%init : !x) {
+  ^bb0(%gi: bf16, %ui: bf16, %di: bf16, %out: bf16):
+    %g = arith.extf %gi : bf16 to f32
+    %u = arith.extf %ui : bf16 to f32
+    %d = arith.extf %di : bf16 to f32
+    %c1 = arith.constant 1.0 : f32
+    %n = arith.negf %g : f32
+    %e = math.exp %n : f32
+    %den = arith.addf %c1, %e : f32
+    %s = arith.divf %c1, %den : f32
+    %oms = arith.subf %c1, %s : f32
+    %go = arith.mulf %g, %oms : f32
+    %a = arith.addf %c1, %go : f32
+    %ds = arith.mulf %s, %a : f32
+    %du = arith.mulf %d, %u : f32
+    %r = arith.mulf %du, %ds : f32
+    %t = arith.truncf %r : f32 to bf16
+    linalg.yield %t : bf16
+  } -> !x
+  %dup = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%gate, %dy : !x, !x) outs(%init : !x) {
+  ^bb0(%gi: bf16, %di: bf16, %out: bf16):
+    %g = arith.extf %gi : bf16 to f32
+    %d = arith.extf %di : bf16 to f32
+    %c1 = arith.constant 1.0 : f32
+    %n = arith.negf %g : f32
+    %e = math.exp %n : f32
+    %den = arith.addf %c1, %e : f32
+    %silu = arith.divf %g, %den : f32
+    %r = arith.mulf %silu, %d : f32
+    %t = arith.truncf %r : f32 to bf16
+    linalg.yield %t : bf16
+  } -> !x
+  %cat = tensor.concat dim(1) %dgate, %dup : (!x, !x) -> tensor<4x128xbf16>
+  // expected-remark @below {{Remark="fused dswiglu and quantize into fusion.gated_act_quantize from a packed [gate | up] tensor"}}
+  %q:2 = fusion.quantize %cat as quant<mxfp8_e4m3, rowwise> : (tensor<4x128xbf16>) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>)
+  return %q#0, %q#1 : tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>
+}
+
+/// ReGLU backward from two tensors, on tensors, both directions.
+// CHECK-LABEL: func.func @dreglu_two_tensors
+//  CHECK-SAME: (%[[G:.*]]: tensor<64x64xf32>, %[[U:.*]]: tensor<64x64xf32>, %[[DY:.*]]: tensor<64x64xf32>)
+//       CHECK: fusion.gated_act_quantize #fusion.act<dreglu> %[[G]], %[[U]] grad %[[DY]] as quant<mxfp8_e4m3, both> via f32
+func.func @dreglu_two_tensors(%gate: tensor<64x64xf32>, %up: tensor<64x64xf32>, %dy: tensor<64x64xf32>)
+    -> (tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>, tensor<64x128xf8E4M3FN>, tensor<2x128xf8E8M0FNU>) {
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %p = arith.cmpf ogt, %gate, %z : tensor<64x64xf32>
+  %du0 = arith.mulf %dy, %up : tensor<64x64xf32>
+  %dgate = arith.select %p, %du0, %z : tensor<64x64xi1>, tensor<64x64xf32>
+  %r = arith.maximumf %gate, %z : tensor<64x64xf32>
+  %dup = arith.mulf %r, %dy : tensor<64x64xf32>
+  %cat = tensor.concat dim(1) %dgate, %dup : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x128xf32>
+  // expected-remark @below {{Remark="fused dreglu and quantize into fusion.gated_act_quantize from gate and up tensors"}}
+  %q:4 = fusion.quantize %cat as quant<mxfp8_e4m3, both> : (tensor<64x128xf32>) -> (tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>, tensor<64x128xf8E4M3FN>, tensor<2x128xf8E8M0FNU>)
+  return %q#0, %q#1, %q#2, %q#3 : tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>, tensor<64x128xf8E4M3FN>, tensor<2x128xf8E8M0FNU>
+}
+
+/// Halves of 48 columns: a rowwise block of 32 of the concatenation would
+/// straddle dgate and dup, which the runtime scales separately.
+// CHECK-LABEL: func.func @negative_dreglu_block_straddles_halves
+//       CHECK: tensor.concat
+//       CHECK: fusion.quantize
+func.func @negative_dreglu_block_straddles_halves(%gate: tensor<4x48xf32>, %up: tensor<4x48xf32>, %dy: tensor<4x48xf32>)
+    -> (tensor<4x96xf8E4M3FN>, tensor<4x3xf8E8M0FNU>) {
+  %z = arith.constant dense<0.0> : tensor<4x48xf32>
+  %p = arith.cmpf ogt, %gate, %z : tensor<4x48xf32>
+  %du0 = arith.mulf %dy, %up : tensor<4x48xf32>
+  %dgate = arith.select %p, %du0, %z : tensor<4x48xi1>, tensor<4x48xf32>
+  %r = arith.maximumf %gate, %z : tensor<4x48xf32>
+  %dup = arith.mulf %r, %dy : tensor<4x48xf32>
+  %cat = tensor.concat dim(1) %dgate, %dup : (tensor<4x48xf32>, tensor<4x48xf32>) -> tensor<4x96xf32>
+  // expected-remark @below {{Reason="unsupported shape", Remark="rowwise blocks of 32 would straddle the [dgate | dup] halves}}
+  %q:2 = fusion.quantize %cat as quant<mxfp8_e4m3, rowwise> : (tensor<4x96xf32>) -> (tensor<4x96xf8E4M3FN>, tensor<4x3xf8E8M0FNU>)
+  return %q#0, %q#1 : tensor<4x96xf8E4M3FN>, tensor<4x3xf8E8M0FNU>
+}

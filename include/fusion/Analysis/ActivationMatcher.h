@@ -55,6 +55,8 @@ struct ActivationMatch {
   /// The element type the graph rounds the activation result to before the
   /// quantizer (the narrowest type on the cast chain to the yield).
   Type intermediate;
+  /// Gated backward: the tensor.concat of [dgate | dup] that is quantized.
+  Operation *concat = nullptr;
 };
 
 /// Outcome of `matchActivation`: a match, or the reason there is none.
@@ -71,6 +73,11 @@ struct ActivationMatchResult {
 /// Recognises the activation that computes `value`, which must be a result
 /// of an elementwise (all-parallel, identity output map) `linalg.generic`.
 ActivationMatchResult matchActivation(Value value);
+
+/// Recognises a gated backward activation: `value` is the concatenation
+/// along the last dimension of [dgate | dup], dgate = act'(gate) * grad * up
+/// and dup = act(gate) * grad, each computed by an elementwise generic.
+ActivationMatchResult matchGatedBackward(Value value);
 
 /// If `gate` and `up` are the two halves [.., 0:K] and [.., K:2K] of one
 /// tensor of last dimension 2K (`tensor.extract_slice` with unit strides),
