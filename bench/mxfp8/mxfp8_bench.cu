@@ -9,6 +9,8 @@
 // Also measures the copy ceiling: a 2 GiB device-to-device copy issued
 // eagerly (a memcpy node in a graph runs slower; peers.md).
 //
+// Options: --csv FILE, --quick (the 4096-row shapes only), --only SUBSTR
+// (kernels whose name contains SUBSTR: quick A/B runs of one kernel).
 // Prints one CSV line per arm to stdout (and to --csv FILE):
 //   arm,kernel,shape,M,N,bytes,us,GBps
 // The peers (torch, torch.compile, torchao) are timed by
@@ -289,11 +291,14 @@ void bench(const Config &c) {
 
 int main(int argc, char **argv) {
   bool quick = false;
+  const char *only = nullptr; // run only kernels whose name contains this
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--csv") && i + 1 < argc)
       g_csv = std::fopen(argv[++i], "w");
     else if (!std::strcmp(argv[i], "--quick"))
       quick = true;
+    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc)
+      only = argv[++i];
   }
   int ndev = 0;
   if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
@@ -330,7 +335,8 @@ int main(int argc, char **argv) {
     cfgs.push_back({Kind::DGeluDbias, "dgelu_dbias_mxfp8_both", g[0], g[1], 2, 0, 1});
   }
   for (const Config &c : cfgs)
-    bench(c);
+    if (!only || std::strstr(c.name, only))
+      bench(c);
   if (g_csv)
     std::fclose(g_csv);
   return 0;

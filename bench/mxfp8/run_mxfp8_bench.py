@@ -16,6 +16,7 @@ through >= 240 MiB, median of 21 replays, random data; bytes = inputs once +
 codes and scales once; copy ceiling = eager 2 GiB device-to-device copy.
 
 Usage: run_mxfp8_bench.py --bin BUILD_DIR --out OUT_DIR [--quick] [--no-autotune]
+                          [--skip-tests] [--ours-only] [--budget-s S]
 """
 import argparse
 import csv
@@ -173,6 +174,8 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--no-autotune", action="store_true")
     ap.add_argument("--skip-tests", action="store_true")
+    ap.add_argument("--ours-only", action="store_true",
+                    help="tests + our kernels only (no peers): quick A/B runs")
     ap.add_argument("--budget-s", type=float, default=300.0,
                     help="skip max-autotune arms past this many seconds, "
                          "torch.compile arms 60 s later (eager/torchao always run)")
@@ -211,6 +214,11 @@ def main():
     rows.append({"arm": "copy_torch", "kernel": "d2d_copy_2GiB", "shape": "2GiB", "M": 0,
                  "N": 0, "bytes": 2 * 2 ** 31, "us": f"{tus:.3f}", "GBps": f"{tgb:.1f}"})
     log(f"copy ceiling: {copy_gbps:.0f} GB/s (C++), {tgb:.0f} GB/s (torch)")
+
+    if args.ours_only:
+        write_outputs(args, rows, copy_gbps, test_summary, dev, False)
+        log(f"total {time.time() - t_start:.0f} s")
+        return
 
     # 3. peers.
     torch._dynamo.config.cache_size_limit = 256
