@@ -40,3 +40,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.fusion_tools_dir, config.llvm_tools_dir]
 tools = ["fusion-opt", "mlir-opt", "mlir-runner"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# The AOT example is built only where the CUDA toolkit (cudart) exists.
+if os.path.exists(os.path.join(config.fusion_tools_dir, "fusion-aot-swiglu")):
+    config.available_features.add("aot-example")
