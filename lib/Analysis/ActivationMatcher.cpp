@@ -141,8 +141,9 @@ public:
   }
 
   void normalize(Poly &p) {
-    llvm::stable_sort(
-        p, [](const Term &a, const Term &b) { return monoLess(a.mono, b.mono); });
+    llvm::stable_sort(p, [](const Term &a, const Term &b) {
+      return monoLess(a.mono, b.mono);
+    });
     Poly out;
     for (Term &t : p) {
       if (!out.empty() && out.back().mono == t.mono)
@@ -345,8 +346,8 @@ private:
           t.coef = -t.coef;
         if (!polyClose(atoms[r[s].first].arg, negQ))
           continue;
-        AtomId sig = intern(AtomKind::Sigmoid, nullptr,
-                            Poly(atoms[r[e].first].arg));
+        AtomId sig =
+            intern(AtomKind::Sigmoid, nullptr, Poly(atoms[r[e].first].arg));
         Monomial out;
         for (size_t k = 0; k < r.size(); ++k)
           if (k != e && k != s)
@@ -506,8 +507,7 @@ private:
     if (isa<arith::MulFOp>(op))
       return binary([&](auto &a, auto &b) { return alg.mul(a, b); });
     if (isa<arith::DivFOp>(op))
-      return binary(
-          [&](auto &a, auto &b) { return alg.mul(a, alg.recip(b)); });
+      return binary([&](auto &a, auto &b) { return alg.mul(a, alg.recip(b)); });
     if (isa<arith::NegFOp>(op))
       return unary([&](auto &a) { return alg.scale(a, -1.0); });
     if (isa<arith::MaximumFOp, arith::MaxNumFOp>(op))
@@ -535,9 +535,8 @@ private:
     if (isa<math::Exp2Op>(op))
       return unary([&](auto &a) { return alg.exp(alg.scale(a, M_LN2)); });
     if (isa<math::ExpM1Op>(op))
-      return unary([&](auto &a) {
-        return alg.sub(alg.exp(a), Algebra::constant(1.0));
-      });
+      return unary(
+          [&](auto &a) { return alg.sub(alg.exp(a), Algebra::constant(1.0)); });
     if (isa<math::TanhOp>(op))
       return unary([&](auto &a) { return alg.tanh(a); });
     if (isa<math::ErfOp>(op))
@@ -603,9 +602,7 @@ struct RefBuilder {
                  A.scale(A.pow(x, 3), kSqrt2OverPi * kGeluCubic));
   }
   Poly relu() { return A.mul(x, A.step(x)); }
-  Poly reluGe() {
-    return A.sub(x, A.mul(x, A.step(A.scale(x, -1))));
-  }
+  Poly reluGe() { return A.sub(x, A.mul(x, A.step(A.scale(x, -1)))); }
   Poly srelu() { return A.mul(A.pow(x, 2), A.step(x)); }
   Poly sreluGe() {
     Poly x2 = A.pow(x, 2);
@@ -747,8 +744,7 @@ SmallVector<AtomId> commonLinearLeaves(const Algebra &A, const Poly &p,
   if (p.empty())
     return result;
   for (auto f : p[0].mono) {
-    if (f.first == x || f.second != 1 ||
-        A.atom(f.first).kind != AtomKind::Leaf)
+    if (f.first == x || f.second != 1 || A.atom(f.first).kind != AtomKind::Leaf)
       continue;
     bool everywhere = llvm::all_of(p, [&](const Term &t) {
       return llvm::is_contained(t.mono, std::make_pair(f.first, 1));
@@ -793,7 +789,8 @@ Value leafTensor(linalg::GenericOp g, const Algebra &A, AtomId id) {
 /// the canonical form cannot turn into a miscompile.
 class BodyEvaluator {
 public:
-  BodyEvaluator(linalg::GenericOp generic, const DenseMap<Value, double> &leaves)
+  BodyEvaluator(linalg::GenericOp generic,
+                const DenseMap<Value, double> &leaves)
       : generic(generic), leaves(leaves) {}
 
   std::optional<double> eval(Value v) {
@@ -950,8 +947,8 @@ double refDerivative(ActivationKind kind, double x, double alpha) {
            x * kInvSqrt2Pi * std::exp(-0.5 * x * x);
   case ActivationKind::gelu_tanh: {
     double t = std::tanh(kSqrt2OverPi * (x + kGeluCubic * x * x * x));
-    return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * kSqrt2OverPi *
-                               (1 + 3 * kGeluCubic * x * x);
+    return 0.5 * (1 + t) +
+           0.5 * x * (1 - t * t) * kSqrt2OverPi * (1 + 3 * kGeluCubic * x * x);
   }
   case ActivationKind::silu:
   case ActivationKind::qgelu: {
@@ -1005,9 +1002,10 @@ struct ClampedParams {
   double limit, offset, alpha;
 };
 
-std::optional<ClampedParams>
-matchClampedSwiglu(const Algebra &A, AtomId g, linalg::GenericOp generic,
-                   Value root, Value gate, Value up) {
+std::optional<ClampedParams> matchClampedSwiglu(const Algebra &A, AtomId g,
+                                                linalg::GenericOp generic,
+                                                Value root, Value gate,
+                                                Value up) {
   std::optional<double> limit, alpha;
   for (AtomId id = 0, e = A.numAtoms(); id < e; ++id) {
     const Atom &a = A.atom(id);
@@ -1077,8 +1075,8 @@ Type roundingType(Value root) {
 /// `value`, if any.
 linalg::GenericOp elementwiseProducer(Value value) {
   auto res = dyn_cast<OpResult>(value);
-  auto generic = res ? dyn_cast<linalg::GenericOp>(res.getOwner())
-                     : linalg::GenericOp();
+  auto generic =
+      res ? dyn_cast<linalg::GenericOp>(res.getOwner()) : linalg::GenericOp();
   if (!generic || generic.getNumParallelLoops() != generic.getNumLoops() ||
       !generic.getIndexingMapMatchingResult(res).isIdentity())
     return linalg::GenericOp();
@@ -1162,8 +1160,8 @@ ActivationMatchResult mlir::fusion::matchActivation(Value value) {
   ActivationMatchResult result;
   result.reason = "unsupported activation";
   auto res = dyn_cast<OpResult>(value);
-  auto generic = res ? dyn_cast<linalg::GenericOp>(res.getOwner())
-                     : linalg::GenericOp();
+  auto generic =
+      res ? dyn_cast<linalg::GenericOp>(res.getOwner()) : linalg::GenericOp();
   if (!generic) {
     result.detail = "the value is not computed by a linalg.generic";
     return result;
@@ -1181,8 +1179,7 @@ ActivationMatchResult mlir::fusion::matchActivation(Value value) {
   SmallVector<Value> hypotheses;
   for (OpOperand *in : generic.getDpsInputOperands()) {
     if (!generic.getMatchingIndexingMap(in).isIdentity() ||
-        getSplatValue(in->get()) ||
-        llvm::is_contained(hypotheses, in->get()))
+        getSplatValue(in->get()) || llvm::is_contained(hypotheses, in->get()))
       continue;
     hypotheses.push_back(in->get());
   }
@@ -1287,8 +1284,8 @@ ActivationMatchResult mlir::fusion::matchActivation(Value value) {
     }
     // The clamped SwiGLU: `up` sits inside the clamps, not as a factor.
     if (tensorHyp) {
-      for (Value other : ArrayRef<Value>(hypotheses).take_front(
-               numTensorHypotheses)) {
+      for (Value other :
+           ArrayRef<Value>(hypotheses).take_front(numTensorHypotheses)) {
         if (other == hyp ||
             !A.find(AtomKind::Leaf, other.getAsOpaquePointer(), Poly()))
           continue;
@@ -1378,8 +1375,7 @@ ActivationMatchResult mlir::fusion::matchGatedBackward(Value value) {
         continue;
       bool unusedGeluErf = false;
       std::optional<KindMatch> fwd = matchForward(
-          A, divideLeaf(A, *pB, gradLeaf), *x, /*gated=*/false,
-          unusedGeluErf);
+          A, divideLeaf(A, *pB, gradLeaf), *x, /*gated=*/false, unusedGeluErf);
       if (unusedGeluErf) {
         result.reason = "geglu with erf gelu is not supported by the runtime";
         result.detail = "the gate uses the exact (erf) GELU";
@@ -1445,8 +1441,9 @@ static bool isHalfDimOf(OpFoldResult ofr, Value source, int64_t dim) {
     return !type.isDynamicDim(dim) && 2 * *c == type.getDimSize(dim);
   auto v = dyn_cast<Value>(ofr);
   Operation *op = v ? v.getDefiningOp() : nullptr;
-  if (!op || !isa<arith::DivUIOp, arith::DivSIOp, arith::FloorDivSIOp,
-                  arith::ShRUIOp>(op))
+  if (!op ||
+      !isa<arith::DivUIOp, arith::DivSIOp, arith::FloorDivSIOp, arith::ShRUIOp>(
+          op))
     return false;
   std::optional<int64_t> k = getConstantIntValue(op->getOperand(1));
   int64_t want = isa<arith::ShRUIOp>(op) ? 1 : 2;
@@ -1523,7 +1520,8 @@ bool mlir::fusion::isDbiasReduction(Operation *op, Value value,
     if (reduce.getInputs().size() != 1 || reduce.getInputs()[0] != value ||
         reduce.getInits().size() != 1)
       return false;
-    if (valueType.getRank() != 2 || reduce.getDimensions() != ArrayRef<int64_t>{0}) {
+    if (valueType.getRank() != 2 ||
+        reduce.getDimensions() != ArrayRef<int64_t>{0}) {
       reason = "the reduction is not a sum over the rows of a rank-2 tensor";
       return false;
     }
@@ -1540,8 +1538,10 @@ bool mlir::fusion::isDbiasReduction(Operation *op, Value value,
       reason = "the reduction is not a sum over the rows of a rank-2 tensor";
       return false;
     }
-    AffineMap inMap = generic.getMatchingIndexingMap(generic.getDpsInputOperand(0));
-    AffineMap outMap = generic.getMatchingIndexingMap(generic.getDpsInitOperand(0));
+    AffineMap inMap =
+        generic.getMatchingIndexingMap(generic.getDpsInputOperand(0));
+    AffineMap outMap =
+        generic.getMatchingIndexingMap(generic.getDpsInitOperand(0));
     auto iters = generic.getIteratorTypesArray();
     unsigned parallel = iters[0] == utils::IteratorType::parallel ? 0 : 1;
     if (!inMap.isPermutation() || outMap.getNumResults() != 1 ||

@@ -231,9 +231,9 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
   Plan plan;
   if (matched.match) {
     plan.act = *matched.match;
-    bool dbiasFusable = !plan.act.up && (plan.act.backward ||
-                                         plan.act.kind ==
-                                             ActivationKind::identity);
+    bool dbiasFusable =
+        !plan.act.up &&
+        (plan.act.backward || plan.act.kind == ActivationKind::identity);
     if (!others.empty() && !(dbias && dbiasFusable)) {
       std::string detail =
           "'" + others[0]->getName().getStringRef().str() + "' also uses it";
@@ -280,8 +280,8 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
         return rounded.getType();
     return getElementTypeOrSelf(tensor.getType());
   };
-  Type inputElem = act.input ? readType(act.input)
-                             : roundedInput(act.inputScalar).getType();
+  Type inputElem =
+      act.input ? readType(act.input) : roundedInput(act.inputScalar).getType();
   if (!isRuntimeFloat(inputElem)) {
     std::string s;
     llvm::raw_string_ostream os(s);
@@ -364,16 +364,14 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
       return materializeInput(b, act.generic, act.resultIndex, rounded);
     return tensor;
   };
-  Value input = act.input
-                    ? operandFor(act.input)
-                    : materializeInput(b, act.generic, act.resultIndex,
-                                       roundedInput(act.inputScalar));
+  Value input = act.input ? operandFor(act.input)
+                          : materializeInput(b, act.generic, act.resultIndex,
+                                             roundedInput(act.inputScalar));
   Value grad = operandFor(act.grad);
   Value up = operandFor(act.up);
   // Parameters are passed to the runtime as f32: keep their f32 values.
   auto param = [](std::optional<double> v, const llvm::APFloat &def) {
-    return v ? llvm::APFloat(static_cast<double>(static_cast<float>(*v)))
-             : def;
+    return v ? llvm::APFloat(static_cast<double>(static_cast<float>(*v))) : def;
   };
   ActivationAttr actAttr = ActivationAttr::get(ctx, act.kind, act.backward);
   if (act.alpha || act.limit || act.offset)
@@ -396,15 +394,14 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
       form = " from gate and up tensors";
     }
     fused = GatedActQuantizeOp::create(b, loc, resultTypes, actAttr, inputs,
-                                       grad, q.getScale(), q.getRng(),
-                                       scheme, intermediateAttr);
+                                       grad, q.getScale(), q.getRng(), scheme,
+                                       intermediateAttr);
   } else {
     if (plan.dbias)
       resultTypes.push_back(plan.dbias->getResult(0).getType());
     fused = ActQuantizeOp::create(
-        b, loc, resultTypes, actAttr, input, grad, q.getScale(),
-        q.getRng(), scheme, intermediateAttr,
-        plan.dbias ? b.getUnitAttr() : UnitAttr());
+        b, loc, resultTypes, actAttr, input, grad, q.getScale(), q.getRng(),
+        scheme, intermediateAttr, plan.dbias ? b.getUnitAttr() : UnitAttr());
     if (plan.dbias)
       form = " with dbias";
   }
@@ -418,9 +415,8 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
   if (failed(verified)) {
     SmallVector<Value> made{input, grad, up};
     fused->erase();
-    for (auto [mine, matched] : llvm::zip(made, SmallVector<Value>{
-                                                    act.input, act.grad,
-                                                    act.up}))
+    for (auto [mine, matched] :
+         llvm::zip(made, SmallVector<Value>{act.input, act.grad, act.up}))
       if (mine && mine != matched && mine.use_empty())
         eraseWithDeadProducers({mine.getDefiningOp()});
     return decline(q, function, "unsupported shape",

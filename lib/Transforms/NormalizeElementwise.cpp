@@ -55,19 +55,18 @@ struct NormalizeElementwisePass
         patterns, [](OpOperand *fused) {
           Operation *producer = fused->get().getDefiningOp();
           Operation *consumer = fused->getOwner();
-          return producer && llvm::all_of(producer->getUsers(),
-                                          [&](Operation *u) {
-                                            return u == consumer ||
-                                                   isa<tensor::DimOp>(u);
-                                          });
+          return producer &&
+                 llvm::all_of(producer->getUsers(), [&](Operation *u) {
+                   return u == consumer || isa<tensor::DimOp>(u);
+                 });
         });
     tensor::DimOp::getCanonicalizationPatterns(patterns, ctx);
     // Region simplification is left to the canonicalize that follows; here
     // it only costs time (half of this pass on large modules).
     GreedyRewriteConfig config;
     config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
-                                     config)))
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       return signalPassFailure();
   }
 };

@@ -12,10 +12,9 @@
 using namespace mlir;
 
 LogicalResult mlir::fusion::buildActQuantizePipeline(OpPassManager &pm) {
-  OpPassManager &fpm =
-      pm.getOpAnchorName() == func::FuncOp::getOperationName()
-          ? pm
-          : pm.nest<func::FuncOp>();
+  OpPassManager &fpm = pm.getOpAnchorName() == func::FuncOp::getOperationName()
+                           ? pm
+                           : pm.nest<func::FuncOp>();
   fpm.addPass(createNormalizeElementwise());
   fpm.addPass(createCanonicalizerPass());
   fpm.addPass(createCSEPass());

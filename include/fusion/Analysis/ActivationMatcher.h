@@ -1,4 +1,5 @@
-//===- ActivationMatcher.h - recognise activations in linalg bodies -*- C++ -*-===//
+//===- ActivationMatcher.h - recognise activations in linalg bodies -*- C++
+//-*-===//
 //
 // Recognises the activation (forward, backward, gated) that an elementwise
 // `linalg.generic` computes, whatever way the frontend spelled it, and the
