@@ -76,4 +76,41 @@ def FuseActQuantize : Pass<"fusion-fuse-act-quantize", "func::FuncOp"> {
   ];
 }
 
+def FusePairedProjections : Pass<"fusion-fuse-paired-projections",
+                                  "func::FuncOp"> {
+  let summary = "Fuse two projections of one input and their epilogues";
+  let description = [{
+    Finds two contractions (`linalg.matmul` with either weight layout,
+    `linalg.matvec`, `linalg.vecmat`, contraction `linalg.generic`s) that
+    read the same LHS value, have the same K and element types and do not
+    depend on each other, each consumed only by an elementwise epilogue
+    (none, `+ bias`, sigmoid, silu, `softplus(y + bias) * scale` as the
+    Gated-DeltaNet alpha gate writes it) or both by one gated activation
+    (SwiGLU, GeGLU, ...), and replaces them with one
+    `fusion.paired_projection`. Per-column parameters computed in the IR
+    (the GDN scale `-exp(A_log)`) are materialised as an [H] tensor before
+    the fused op. See `lib/Analysis/ProjectionPairing.cpp` and
+    docs/passes.md for the recognised forms.
+
+    Admission rules, each reported in a structured remark (category
+    `fusion`, name `FusePairedProjections`; `passed`, or `missed` with the
+    rule as the reason): "different LHS", "different K or element types",
+    "different weight layouts", "dependency between the projections",
+    "unsupported projection", "accumulation narrower than f32", "extra
+    consumer of a projection result", "unsupported epilogue". A declined
+    candidate is left untouched.
+
+    Expects normalised input (`fusion-normalize-elementwise`, canonicalize,
+    cse). Run it before `fusion-fuse-act-quantize`: a gate/up pair feeding
+    SwiGLU and then a `fusion.quantize` becomes a gated
+    `fusion.paired_projection` followed by the quantizer.
+  }];
+  let dependentDialects = ["fusion::FusionDialect", "linalg::LinalgDialect",
+                           "tensor::TensorDialect", "arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numFused", "num-fused", "Pairs fused">,
+    Statistic<"numDeclined", "num-declined", "Seeds declined">
+  ];
+}
+
 #endif // FUSION_TRANSFORMS_PASSES_TD

@@ -1,0 +1,127 @@
+//===- ProjectionPairing.h - projections and their epilogues ----*- C++ -*-===//
+//
+// Recognises the pieces `fusion-fuse-paired-projections` puts together: a
+// contraction seen as a projection `y = x · Wᵀ` of an activation `x` (any
+// linalg op that satisfies the contraction interface: linalg.matmul with or
+// without transposed-weight indexing maps, linalg.matvec / vecmat,
+// contraction linalg.generics), and the elementwise epilogue that consumes
+// its result (none, + bias, sigmoid, silu, softplus(y + bias) * scale) or the
+// gated activation that consumes two of them (SwiGLU, GeGLU, ...).
+//
+// Gated activations and silu are recognised by the ActivationMatcher
+// (ActivationMatcher.h). The GDN gates (sigmoid, softplus(y + bias) * scale)
+// are not activations of the act-quantize runtime, so they are recognised
+// here: the epilogue body is split structurally into sign * (factors that do
+// not depend on y) * F(y), and F is compared numerically with the reference
+// (runtime/common/epilogue.h) on a grid of probe points. That accepts every
+// spelling of softplus (log1p(exp(t)), log(1 + exp(t)), with or without
+// torch's threshold-20 select, written either way round) and of sigmoid.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSION_ANALYSIS_PROJECTIONPAIRING_H
+#define FUSION_ANALYSIS_PROJECTIONPAIRING_H
+
+#include "fusion/Dialect/Fusion/IR/FusionAttrs.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Value.h"
+#include "mlir/Support/LLVM.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::fusion {
+
+/// A contraction seen as a projection of an activation `lhs` by a weight.
+struct Projection {
+  linalg::LinalgOp op;
+  /// The activation: the input indexed by the result's token dimension N (or
+  /// the vector of a matrix-vector product), and the weight.
+  Value lhs, weight;
+  /// Dimension of `lhs` that is contracted (K).
+  int64_t lhsKDim = 0;
+  /// The weight is [K, H] rather than [H, K].
+  bool kn = false;
+  /// Element type of the accumulator (the contraction's output).
+  Type accType;
+  /// Set when the contraction is a projection of `lhs` but not one the
+  /// paired op can express: the admission rule and a detail.
+  std::string unsupportedRule, unsupportedDetail;
+
+  Value result() const { return op->getResult(0); }
+  Type lhsElementType() const;
+  Type weightElementType() const;
+  /// K as a static size, or ShapedType::kDynamic.
+  int64_t k() const;
+};
+
+/// Recognises `op` as a projection. Returns nullopt when it is not a
+/// two-input contraction whose roles (activation, weight) can be told apart;
+/// a projection that the paired op cannot express comes back with
+/// `unsupportedRule` set.
+std::optional<Projection> matchProjection(linalg::LinalgOp op);
+
+/// A per-column ([H]) operand of the fused op, as the epilogue computes it:
+/// `sign * constant * prod(factors)`, each factor a value of the epilogue
+/// body that does not depend on the projection; or an existing tensor.
+struct ColumnParam {
+  /// An existing [H] tensor to pass as is (no computation needed).
+  Value tensor;
+  SmallVector<Value, 2> factors;
+  double constant = 1.0;
+  bool negate = false;
+};
+
+/// The epilogue of one projection.
+struct EpilogueMatch {
+  EpilogueKind kind = EpilogueKind::none;
+  /// The elementwise generic computing the epilogue (null for `none`
+  /// without a rounding generic).
+  linalg::GenericOp generic;
+  /// The value the fused op's result replaces.
+  Value result;
+  std::optional<ColumnParam> bias, scale;
+};
+
+/// The gated activation consuming two projections.
+struct GatedMatch {
+  linalg::GenericOp generic;
+  ActivationKind kind = ActivationKind::swiglu;
+  std::optional<double> alpha;
+  /// Which of the two projections is the gate (0 or 1).
+  unsigned gateIndex = 0;
+  /// A bias added to the gate inside the gated body.
+  std::optional<ColumnParam> gateBias;
+};
+
+/// Outcome of a match: the admission rule and a detail when it failed.
+struct MatchFailure {
+  std::string rule, detail;
+};
+
+/// Recognises the epilogue that consumes `projection` (a projection's
+/// result). Fails with "extra consumer of a projection result" or
+/// "unsupported epilogue".
+FailureOr<EpilogueMatch> matchEpilogue(Value projection, MatchFailure &why);
+
+/// If `a` and `b` (two projections' results) are consumed by one gated
+/// activation, the generic computing it; null otherwise.
+linalg::GenericOp getGatedConsumer(Value a, Value b);
+
+/// Recognises the gated activation that consumes the results `a` and `b`.
+FailureOr<GatedMatch> matchGated(Value a, Value b, MatchFailure &why);
+
+/// Builds `param` as an f32 tensor [H] (H given by `h`) at `b`'s insertion
+/// point: the existing tensor, a splat constant, or a one-loop generic that
+/// clones from `epilogue`'s body the ops computing the factors.
+Value materializeColumnParam(OpBuilder &b, Location loc,
+                             linalg::GenericOp epilogue,
+                             const ColumnParam &param, OpFoldResult h);
+
+/// The values `materializeColumnParam` reads, which must dominate the point
+/// where it is called.
+SmallVector<Value> columnParamSources(linalg::GenericOp epilogue,
+                                      const ColumnParam &param);
+
+} // namespace mlir::fusion
+
+#endif // FUSION_ANALYSIS_PROJECTIONPAIRING_H

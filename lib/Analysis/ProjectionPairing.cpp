@@ -1,0 +1,909 @@
+//===- ProjectionPairing.cpp - projections and their epilogues -----------===//
+//
+// Projections: roles are read from the indexing maps, not from operand
+// positions, so linalg.matmul (either weight layout), linalg.matvec,
+// linalg.vecmat and contraction generics are handled alike. The activation
+// is the input indexed by the result's token dimension (result dim 0 of an
+// [N, H] result) or, for an [H] result, the input that does not carry H.
+//
+// Epilogues: the body of the consuming elementwise generic is read as a
+// function of y (the projection) and of per-column parameters (inputs
+// indexed by the H dimension only, scalars, splat constants). The part that
+// does not depend on y is kept as IR (it is cloned into an [H] computation
+// by the pass); the part that does is compared with the reference epilogue
+// on probe points (see `kProbeTolerance`).
+//
+//===----------------------------------------------------------------------===//
+#include "fusion/Analysis/ProjectionPairing.h"
+
+#include "fusion/Analysis/ActivationMatcher.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::fusion;
+
+//===----------------------------------------------------------------------===//
+// Projections
+//===----------------------------------------------------------------------===//
+
+Type Projection::lhsElementType() const {
+  return getElementTypeOrSelf(lhs.getType());
+}
+
+Type Projection::weightElementType() const {
+  return getElementTypeOrSelf(weight.getType());
+}
+
+int64_t Projection::k() const {
+  return cast<RankedTensorType>(lhs.getType()).getDimSize(lhsKDim);
+}
+
+/// The scalar a tensor holds everywhere, if it is a splat constant or a
+/// linalg.fill of a constant.
+static std::optional<double> getSplatValue(Value tensor) {
+  if (auto cst = tensor.getDefiningOp<arith::ConstantOp>()) {
+    if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()))
+      if (dense.isSplat() && isa<FloatType>(dense.getElementType()))
+        return dense.getSplatValue<APFloat>().convertToDouble();
+    return std::nullopt;
+  }
+  if (auto fill = tensor.getDefiningOp<linalg::FillOp>()) {
+    FloatAttr f;
+    if (matchPattern(fill.getInputs()[0], m_Constant(&f)))
+      return f.getValueAsDouble();
+  }
+  return std::nullopt;
+}
+
+static std::string typeString(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+/// The position of loop `dim` among the results of `map`, if it is there.
+static std::optional<unsigned> resultPos(AffineMap map, unsigned dim) {
+  for (auto [i, e] : llvm::enumerate(map.getResults()))
+    if (e.isFunctionOfDim(dim))
+      return i;
+  return std::nullopt;
+}
+
+/// The element type the body multiplies in (the mulf result), if found.
+static Type productType(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  for (Operation &inner : body->without_terminator())
+    if (isa<arith::MulFOp>(inner))
+      return inner.getResult(0).getType();
+  return Type();
+}
+
+std::optional<Projection> mlir::fusion::matchProjection(linalg::LinalgOp op) {
+  if (!op || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      op->getNumResults() != 1 || !linalg::isaContractionOpInterface(op))
+    return std::nullopt;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (!llvm::all_of(maps, [](AffineMap m) { return m.isProjectedPermutation(); }))
+    return std::nullopt;
+  AffineMap outMap = maps[2];
+  unsigned outRank = outMap.getNumResults();
+  if (outRank < 1)
+    return std::nullopt;
+
+  // H is the result's last dimension; N (when present) the one before.
+  unsigned hLoop = outMap.getDimPosition(outRank - 1);
+  std::optional<unsigned> nLoop;
+  if (outRank >= 2)
+    nLoop = outMap.getDimPosition(outRank - 2);
+  int lhsIdx = -1;
+  for (unsigned i = 0; i < 2; ++i) {
+    bool hasH = resultPos(maps[i], hLoop).has_value();
+    bool hasN = nLoop && resultPos(maps[i], *nLoop).has_value();
+    if (!hasH && (hasN || !nLoop)) {
+      if (lhsIdx >= 0)
+        return std::nullopt;
+      lhsIdx = i;
+    }
+  }
+  if (lhsIdx < 0)
+    return std::nullopt;
+  unsigned wIdx = 1 - lhsIdx;
+  AffineMap lhsMap = maps[lhsIdx], wMap = maps[wIdx];
+  if (!resultPos(wMap, hLoop) || (nLoop && resultPos(wMap, *nLoop)))
+    return std::nullopt;
+
+  Projection p;
+  p.op = op;
+  p.lhs = op.getDpsInputOperand(lhsIdx)->get();
+  p.weight = op.getDpsInputOperand(wIdx)->get();
+  p.accType = getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType());
+  auto setUnsupported = [&](StringRef rule, const Twine &detail) {
+    if (p.unsupportedRule.empty()) {
+      p.unsupportedRule = rule.str();
+      p.unsupportedDetail = detail.str();
+    }
+  };
+
+  // Contracted loops: in both inputs, not in the result.
+  SmallVector<unsigned> kLoops;
+  for (unsigned d = 0, e = op.getNumLoops(); d < e; ++d)
+    if (resultPos(lhsMap, d) && resultPos(wMap, d) && !resultPos(outMap, d))
+      kLoops.push_back(d);
+  if (kLoops.size() != 1)
+    return std::nullopt;
+  p.lhsKDim = *resultPos(lhsMap, kLoops[0]);
+  unsigned wK = *resultPos(wMap, kLoops[0]);
+  unsigned wH = *resultPos(wMap, hLoop);
+  p.kn = wK < wH;
+
+  // Layouts the paired op takes: lhs [N, K] or [K], weight [H, K] or [K, H],
+  // result [N, H] or [H].
+  int64_t lhsRank = lhsMap.getNumResults();
+  if (wMap.getNumResults() != 2)
+    setUnsupported("unsupported projection",
+                   "the weight has rank " + Twine(wMap.getNumResults()) +
+                       " (batched weights); the paired op takes one [H, K] "
+                       "or [K, H] matrix per projection");
+  if (outRank > 2 || lhsRank > 2)
+    setUnsupported("unsupported projection",
+                   "the LHS has rank " + Twine(lhsRank) +
+                       "; the paired op takes [N, K] or [K]");
+  if (lhsRank == 2 && (p.lhsKDim != 1 || *resultPos(lhsMap, *nLoop) != 0))
+    setUnsupported("unsupported projection",
+                   "the LHS is read as [K, N]; the paired op takes [N, K]");
+  if (lhsRank != static_cast<int64_t>(outRank))
+    setUnsupported("unsupported projection",
+                   "the LHS and the result have different ranks");
+
+  // Accumulation.
+  Type prodType = productType(op);
+  if (auto acc = dyn_cast<FloatType>(p.accType)) {
+    if (acc.getWidth() < 32)
+      setUnsupported("accumulation narrower than f32",
+                     "the contraction accumulates in " +
+                         typeString(p.accType) +
+                         "; the paired op accumulates in f32");
+    else if (!p.accType.isF32())
+      setUnsupported("unsupported projection",
+                     "the contraction accumulates in " +
+                         typeString(p.accType) +
+                         "; the paired op accumulates in f32");
+    else if (prodType && prodType != p.accType)
+      setUnsupported("accumulation narrower than f32",
+                     "the contraction multiplies in " + typeString(prodType));
+  } else {
+    setUnsupported("unsupported projection",
+                   "the contraction accumulates in " + typeString(p.accType));
+  }
+  std::optional<double> init = getSplatValue(op.getDpsInitOperand(0)->get());
+  if (!init || *init != 0.0)
+    setUnsupported("unsupported projection",
+                   "the accumulator does not start from zero");
+  for (Type t : {p.lhsElementType(), p.weightElementType()})
+    if (!t.isBF16() && !t.isF16() && !t.isF32())
+      setUnsupported("unsupported projection",
+                     "element type " + typeString(t) +
+                         " (the runtime reads bf16, f16 or f32)");
+  return p;
+}
+
+//===----------------------------------------------------------------------===//
+// Epilogue bodies
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// How the epilogue reads one of its input operands.
+struct OperandRole {
+  enum Kind { Projection, Column, Splat, Unsupported } kind = Unsupported;
+  /// Column: the [H] (or 0-d / unit) tensor to read and its indexing map
+  /// over the one loop of an [H] iteration space.
+  Value source;
+  AffineMap columnMap;
+  double splat = 0.0;
+};
+
+/// Agreement required between the epilogue and the reference on a probe:
+/// |a - b| <= kProbeTolerance * max(1, |a|, |b|), about one f32 ulp. It
+/// accepts log(1 + exp(t)) for log1p(exp(t)) (they differ by < 1e-7 for
+/// t < -16, below f32 resolution on the scale of 1) and softplus thresholds
+/// of 16 and above (torch uses 20); it rejects a threshold of 10 or a
+/// missing bias.
+constexpr double kProbeTolerance = 1e-7;
+
+bool probeClose(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return false;
+  if (a == b)
+    return true;
+  return std::fabs(a - b) <=
+         kProbeTolerance * std::max({1.0, std::fabs(a), std::fabs(b)});
+}
+
+double refSigmoid(double t) { return 1.0 / (1.0 + std::exp(-t)); }
+double refSoftplus(double t) { return t > 20.0 ? t : std::log1p(std::exp(t)); }
+double refSilu(double t) { return t * refSigmoid(t); }
+
+/// How `generic` reads input `in` if it does not depend on the token
+/// dimension: a splat constant, or a column (a tensor read through a map that
+/// uses only the H loop, the last one, or constants; a linalg.broadcast of an
+/// [H] vector along N counts as its source).
+std::optional<OperandRole> readColumn(linalg::GenericOp generic,
+                                      OpOperand *in) {
+  OperandRole role;
+  Value v = in->get();
+  if (std::optional<double> c = getSplatValue(v)) {
+    role.kind = OperandRole::Splat;
+    role.splat = *c;
+    return role;
+  }
+  unsigned numLoops = generic.getNumLoops();
+  unsigned hLoop = numLoops - 1;
+  MLIRContext *ctx = generic.getContext();
+  AffineMap map = generic.getMatchingIndexingMap(in);
+  if (auto bc = v.getDefiningOp<linalg::BroadcastOp>();
+      bc && map.isIdentity() && numLoops == 2 &&
+      bc.getDimensions() == ArrayRef<int64_t>{0}) {
+    v = bc.getInput();
+    map = AffineMap::get(2, 0, {getAffineDimExpr(hLoop, ctx)}, ctx);
+  }
+  SmallVector<AffineExpr> results;
+  for (AffineExpr e : map.getResults()) {
+    if (auto d = dyn_cast<AffineDimExpr>(e)) {
+      if (d.getPosition() != hLoop)
+        return std::nullopt;
+      results.push_back(getAffineDimExpr(0, ctx));
+    } else if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+      results.push_back(c);
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (!isa<FloatType>(getElementTypeOrSelf(v.getType())))
+    return std::nullopt;
+  role.kind = OperandRole::Column;
+  role.source = v;
+  role.columnMap = AffineMap::get(1, 0, results, ctx);
+  return role;
+}
+
+/// One elementwise generic, read as a function of the projection(s).
+class EpilogueBody {
+public:
+  EpilogueBody(linalg::GenericOp generic, ArrayRef<Value> projections)
+      : generic(generic), block(generic.getBody()) {
+    classify(projections);
+  }
+
+  linalg::GenericOp generic;
+  /// The body.
+  Block *block;
+  std::string unsupported;
+  SmallVector<OperandRole> roles;
+  /// Block arguments that stand for each projection (by projection index).
+  SmallVector<SmallVector<BlockArgument, 1>, 2> projArgs;
+  /// Body values that depend on a projection.
+  DenseSet<Value> dependent;
+
+  Value root() const {
+    return cast<linalg::YieldOp>(block->getTerminator()).getOperand(0);
+  }
+
+  bool isDependent(Value v) const { return dependent.contains(v); }
+
+  /// `v` without extf; truncf is not looked through (it rounds).
+  static Value stripExt(Value v) {
+    while (auto ext = v.getDefiningOp<arith::ExtFOp>())
+      v = ext.getIn();
+    return v;
+  }
+
+  /// The projection `v` stands for (after extf), or -1.
+  int projectionOf(Value v) const {
+    v = stripExt(v);
+    for (auto [i, args] : llvm::enumerate(projArgs))
+      if (llvm::is_contained(args, v))
+        return i;
+    return -1;
+  }
+
+  /// Evaluates body value `v` in double: projection i is `proj[i]`, column
+  /// operands get the probe value of their position.
+  std::optional<double> eval(Value v, ArrayRef<double> proj, int probe) {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() != generic.getBody())
+        return std::nullopt;
+      int pi = projectionOf(arg);
+      if (pi >= 0)
+        return proj[pi];
+      const OperandRole &role = roles[arg.getArgNumber()];
+      if (role.kind == OperandRole::Splat)
+        return role.splat;
+      if (role.kind == OperandRole::Column) {
+        static constexpr double kParams[] = {0.31, -1.7, 2.3, 0.85, -0.45};
+        return kParams[(arg.getArgNumber() + probe) % 5];
+      }
+      return std::nullopt;
+    }
+    FloatAttr fa;
+    if (matchPattern(v, m_Constant(&fa)))
+      return fa.getValueAsDouble();
+    Operation *op = v.getDefiningOp();
+    if (!op || op->getBlock() != generic.getBody())
+      return std::nullopt;
+    auto arg = [&](unsigned i) { return eval(op->getOperand(i), proj, probe); };
+    auto un = [&](double (*fn)(double)) -> std::optional<double> {
+      std::optional<double> a = arg(0);
+      if (!a)
+        return std::nullopt;
+      return fn(*a);
+    };
+    auto bin = [&](auto fn) -> std::optional<double> {
+      std::optional<double> a = arg(0), b = arg(1);
+      if (!a || !b)
+        return std::nullopt;
+      return fn(*a, *b);
+    };
+    if (isa<arith::ExtFOp, arith::TruncFOp>(op))
+      return arg(0);
+    if (isa<arith::AddFOp>(op))
+      return bin([](double a, double b) { return a + b; });
+    if (isa<arith::SubFOp>(op))
+      return bin([](double a, double b) { return a - b; });
+    if (isa<arith::MulFOp>(op))
+      return bin([](double a, double b) { return a * b; });
+    if (isa<arith::DivFOp>(op))
+      return bin([](double a, double b) { return a / b; });
+    if (isa<arith::NegFOp>(op))
+      return un([](double a) { return -a; });
+    if (isa<arith::MaximumFOp, arith::MaxNumFOp>(op))
+      return bin([](double a, double b) { return std::max(a, b); });
+    if (isa<arith::MinimumFOp, arith::MinNumFOp>(op))
+      return bin([](double a, double b) { return std::min(a, b); });
+    if (isa<math::ExpOp>(op))
+      return un([](double a) { return std::exp(a); });
+    if (isa<math::Exp2Op>(op))
+      return un([](double a) { return std::exp2(a); });
+    if (isa<math::ExpM1Op>(op))
+      return un([](double a) { return std::expm1(a); });
+    if (isa<math::LogOp>(op))
+      return un([](double a) { return std::log(a); });
+    if (isa<math::Log1pOp>(op))
+      return un([](double a) { return std::log1p(a); });
+    if (isa<math::Log2Op>(op))
+      return un([](double a) { return std::log2(a); });
+    if (isa<math::TanhOp>(op))
+      return un([](double a) { return std::tanh(a); });
+    if (isa<math::ErfOp>(op))
+      return un([](double a) { return std::erf(a); });
+    if (isa<math::SqrtOp>(op))
+      return un([](double a) { return std::sqrt(a); });
+    if (isa<math::RsqrtOp>(op))
+      return un([](double a) { return 1.0 / std::sqrt(a); });
+    if (isa<math::AbsFOp>(op))
+      return un([](double a) { return std::fabs(a); });
+    if (auto cmp = dyn_cast<arith::CmpFOp>(op)) {
+      std::optional<double> a = arg(0), b = arg(1);
+      if (!a || !b)
+        return std::nullopt;
+      return arith::applyCmpPredicate(cmp.getPredicate(), llvm::APFloat(*a),
+                                      llvm::APFloat(*b))
+                 ? 1.0
+                 : 0.0;
+    }
+    if (auto sel = dyn_cast<arith::SelectOp>(op)) {
+      std::optional<double> c = arg(0);
+      if (!c)
+        return std::nullopt;
+      return *c != 0.0 ? arg(1) : arg(2);
+    }
+    if (isa<arith::UIToFPOp>(op))
+      return arg(0);
+    return std::nullopt;
+  }
+
+  /// True if `f(t)` of the reference agrees with `v` on every probe, where
+  /// t = y + bias (bias a projection-independent body value, or 0).
+  bool agrees(Value v, Value bias, double (*ref)(double)) {
+    for (int probe = 0; probe < 3; ++probe) {
+      for (double y = -40.0; y <= 40.0; y += 0.25) {
+        double yy = y + 0.0137;
+        std::optional<double> b = bias ? eval(bias, {}, probe) : 0.0;
+        std::optional<double> got = eval(v, {yy}, probe);
+        if (!b || !got || !probeClose(*got, ref(yy + *b)))
+          return false;
+      }
+    }
+    return true;
+  }
+
+  /// Checks that every value depending on a projection is computed in f32
+  /// (or wider) and not rounded, except for one final cast to the result
+  /// type. Sets `unsupported`.
+  bool checkPrecision() {
+    Value r = root();
+    Operation *finalCast = nullptr;
+    if (auto def = r.getDefiningOp(); def && isa<arith::TruncFOp, arith::ExtFOp>(def))
+      finalCast = def;
+    for (Operation &op : generic.getBody()->without_terminator()) {
+      if (&op == finalCast || op.getNumResults() != 1 ||
+          !isDependent(op.getResult(0)))
+        continue;
+      Type t = op.getResult(0).getType();
+      if (isa<arith::TruncFOp>(op)) {
+        unsupported = "the epilogue rounds an intermediate value to " +
+                      typeString(t) + " (the fused op rounds only its result)";
+        return false;
+      }
+      auto ft = dyn_cast<FloatType>(t);
+      if (ft && ft.getWidth() < 32) {
+        unsupported = "the epilogue computes in " + typeString(t) +
+                      " (the fused op computes in f32)";
+        return false;
+      }
+    }
+    return true;
+  }
+
+private:
+  void classify(ArrayRef<Value> projections) {
+    projArgs.resize(projections.size());
+    Block *body = generic.getBody();
+    unsigned numLoops = generic.getNumLoops();
+    if (generic.getNumDpsInits() != 1 || generic->getNumResults() != 1) {
+      unsupported = "the epilogue generic has several results";
+      return;
+    }
+    if (generic.getNumParallelLoops() != numLoops ||
+        !generic.getIndexingMapMatchingResult(generic->getResult(0))
+             .isIdentity()) {
+      unsupported = "the consumer is not elementwise";
+      return;
+    }
+    for (OpOperand *in : generic.getDpsInputOperands()) {
+      OperandRole role;
+      AffineMap map = generic.getMatchingIndexingMap(in);
+      Value v = in->get();
+      auto it = llvm::find(projections, v);
+      if (it != projections.end() && map.isIdentity()) {
+        role.kind = OperandRole::Projection;
+        projArgs[it - projections.begin()].push_back(
+            body->getArgument(in->getOperandNumber()));
+      } else if (std::optional<OperandRole> col = readColumn(generic, in)) {
+        role = *col;
+      } else if (unsupported.empty()) {
+        unsupported = llvm::is_contained(projections, v)
+                          ? "the epilogue reads the projection through a "
+                            "non-identity map"
+                          : "the epilogue reads a tensor indexed by the "
+                            "token dimension other than the projection";
+      }
+      roles.push_back(role);
+    }
+    // Values that depend on a projection.
+    for (auto &args : projArgs)
+      for (BlockArgument a : args)
+        dependent.insert(a);
+    for (Operation &op : body->without_terminator()) {
+      if (isa<linalg::IndexOp>(op)) {
+        unsupported = "the epilogue uses linalg.index";
+        return;
+      }
+      if (llvm::any_of(op.getOperands(),
+                       [&](Value v) { return dependent.contains(v); }))
+        for (Value r : op.getResults())
+          dependent.insert(r);
+    }
+    for (BlockArgument a : body->getArguments().drop_front(
+             generic.getNumDpsInputs()))
+      if (!a.use_empty() && unsupported.empty())
+        unsupported = "the epilogue reads its output operand";
+  }
+};
+
+/// Splits `v` into sign * prod(factors) * dependent-part, looking through
+/// negf, mulf and extf. Fails if more than one factor depends on y.
+bool factorize(const EpilogueBody &body, Value v, bool &negate,
+               SmallVector<Value, 2> &factors, Value &dependentPart) {
+  if (!body.isDependent(v)) {
+    factors.push_back(v);
+    return true;
+  }
+  Operation *op = v.getDefiningOp();
+  if (op && op->getBlock() == body.block) {
+    if (auto neg = dyn_cast<arith::NegFOp>(op)) {
+      negate = !negate;
+      return factorize(body, neg.getOperand(), negate, factors, dependentPart);
+    }
+    if (auto ext = dyn_cast<arith::ExtFOp>(op))
+      return factorize(body, ext.getIn(), negate, factors, dependentPart);
+    if (auto mul = dyn_cast<arith::MulFOp>(op))
+      return factorize(body, mul.getLhs(), negate, factors, dependentPart) &&
+             factorize(body, mul.getRhs(), negate, factors, dependentPart);
+  }
+  if (dependentPart)
+    return false;
+  dependentPart = v;
+  return true;
+}
+
+/// The column parameter for a projection-independent body value `v`: the
+/// operand tensor itself when `v` is (an extf of) a column operand read as
+/// [H], else `v` to be materialised.
+ColumnParam columnParam(const EpilogueBody &body, Value v) {
+  ColumnParam p;
+  Value s = EpilogueBody::stripExt(v);
+  if (auto arg = dyn_cast<BlockArgument>(s);
+      arg && arg.getOwner() == body.block &&
+      arg.getArgNumber() < body.roles.size()) {
+    const OperandRole &role = body.roles[arg.getArgNumber()];
+    if (role.kind == OperandRole::Column && role.columnMap.isIdentity() &&
+        cast<RankedTensorType>(role.source.getType()).getRank() == 1) {
+      p.tensor = role.source;
+      return p;
+    }
+  }
+  p.factors.push_back(v);
+  return p;
+}
+
+/// The bias b in `y + b` inside the dependent part `f`: a projection-free
+/// operand of an addf whose other operand is (an extf of) the projection.
+Value findBias(const EpilogueBody &body, Value f, int proj = 0) {
+  Value found;
+  SmallVector<Value> worklist{f};
+  DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (!seen.insert(v).second || !body.isDependent(v))
+      continue;
+    Operation *op = v.getDefiningOp();
+    if (!op || op->getBlock() != body.block)
+      continue;
+    if (auto add = dyn_cast<arith::AddFOp>(op)) {
+      for (auto [a, b] : {std::pair(add.getLhs(), add.getRhs()),
+                          std::pair(add.getRhs(), add.getLhs())})
+        if (body.projectionOf(a) == proj && !body.isDependent(b)) {
+          if (found && found != b)
+            return Value();
+          found = b;
+        }
+    }
+    llvm::append_range(worklist, op->getOperands());
+  }
+  return found;
+}
+
+} // namespace
+
+FailureOr<EpilogueMatch> mlir::fusion::matchEpilogue(Value projection,
+                                                     MatchFailure &why) {
+  EpilogueMatch m;
+  m.result = projection;
+  SmallVector<Operation *> users(projection.getUsers());
+  llvm::sort(users);
+  users.erase(std::unique(users.begin(), users.end()), users.end());
+  auto elementwiseGeneric = [](Operation *op) -> linalg::GenericOp {
+    auto g = dyn_cast<linalg::GenericOp>(op);
+    if (g && g.getNumParallelLoops() == g.getNumLoops())
+      return g;
+    return linalg::GenericOp();
+  };
+  SmallVector<linalg::GenericOp> generics;
+  for (Operation *u : users)
+    if (linalg::GenericOp g = elementwiseGeneric(u))
+      generics.push_back(g);
+  if (generics.empty())
+    return m; // `none`: the fused op's result replaces the projection.
+  if (users.size() > 1) {
+    why.rule = "extra consumer of a projection result";
+    why.detail = "the projection feeds an elementwise epilogue and " +
+                 std::to_string(users.size() - 1) + " other op(s)";
+    return failure();
+  }
+  linalg::GenericOp g = generics.front();
+  EpilogueBody body(g, {projection});
+  auto unsupported = [&](StringRef detail) -> FailureOr<EpilogueMatch> {
+    why.rule = "unsupported epilogue";
+    why.detail = detail.str();
+    return failure();
+  };
+  if (!body.unsupported.empty())
+    return unsupported(body.unsupported);
+  if (!body.checkPrecision())
+    return unsupported(body.unsupported);
+  m.generic = g;
+  m.result = g->getResult(0);
+
+  // silu through the ActivationMatcher (the act-quantize definition).
+  ActivationMatchResult act = matchActivation(g->getResult(0));
+  if (act.match && !act.match->backward && !act.match->up) {
+    if (act.match->kind == ActivationKind::silu &&
+        act.match->input == projection) {
+      m.kind = EpilogueKind::silu;
+      return m;
+    }
+  }
+
+  Value root = body.root();
+  if (auto def = root.getDefiningOp();
+      def && isa<arith::TruncFOp, arith::ExtFOp>(def))
+    root = def->getOperand(0);
+  bool negate = false;
+  SmallVector<Value, 2> factors;
+  Value f;
+  if (!factorize(body, root, negate, factors, f) || !f)
+    return unsupported("the epilogue is not a product of one function of the "
+                       "projection and per-column factors");
+  bool plain = factors.empty() && !negate;
+
+  // none (a rounding or widening of y) and bias (y + b).
+  if (plain && body.projectionOf(f) == 0)
+    return m; // kind none with the generic's result type
+  Value bias = findBias(body, f);
+  if (plain && bias) {
+    auto add = f.getDefiningOp<arith::AddFOp>();
+    if (add && (add.getLhs() == bias || add.getRhs() == bias)) {
+      m.kind = EpilogueKind::bias;
+      m.bias = columnParam(body, bias);
+      return m;
+    }
+  }
+  if (plain && body.agrees(f, Value(), refSigmoid)) {
+    m.kind = EpilogueKind::sigmoid;
+    return m;
+  }
+  if (plain && body.agrees(f, Value(), refSilu)) {
+    m.kind = EpilogueKind::silu;
+    return m;
+  }
+  if (body.agrees(f, bias, refSoftplus)) {
+    m.kind = EpilogueKind::softplus_bias_scale;
+    if (bias) {
+      m.bias = columnParam(body, bias);
+    } else {
+      m.bias = ColumnParam();
+      m.bias->constant = 0.0;
+    }
+    ColumnParam scale;
+    if (factors.size() == 1 && !negate) {
+      scale = columnParam(body, factors.front());
+    } else {
+      scale.factors = factors;
+      scale.negate = negate;
+    }
+    m.scale = scale;
+    return m;
+  }
+  if (bias && (body.agrees(f, bias, refSigmoid) ||
+               body.agrees(f, bias, refSilu)))
+    return unsupported("sigmoid or silu of the projection plus a bias (the "
+                       "paired op's sigmoid and silu epilogues take no bias)");
+  if (!plain && (body.agrees(f, Value(), refSigmoid) ||
+                 (bias && f.getDefiningOp<arith::AddFOp>())))
+    return unsupported("a scale on an epilogue other than softplus");
+  return unsupported("the epilogue matches none of: y + bias, sigmoid(y), "
+                     "silu(y), softplus(y + bias) * scale");
+}
+
+linalg::GenericOp mlir::fusion::getGatedConsumer(Value a, Value b) {
+  if (!a.hasOneUse() && !b.hasOneUse())
+    return linalg::GenericOp();
+  for (Operation *u : a.getUsers())
+    if (auto g = dyn_cast<linalg::GenericOp>(u))
+      if (llvm::is_contained(g->getOperands(), b))
+        return g;
+  return linalg::GenericOp();
+}
+
+FailureOr<GatedMatch> mlir::fusion::matchGated(Value a, Value b,
+                                               MatchFailure &why) {
+  GatedMatch m;
+  m.generic = getGatedConsumer(a, b);
+  auto fail = [&](StringRef rule, StringRef detail) -> FailureOr<GatedMatch> {
+    why.rule = rule.str();
+    why.detail = detail.str();
+    return failure();
+  };
+  if (!m.generic)
+    return fail("unsupported epilogue", "no gated activation consumes both");
+  for (Value v : {a, b})
+    for (Operation *u : v.getUsers())
+      if (u != m.generic.getOperation())
+        return fail("extra consumer of a projection result",
+                    "a projection feeds the gated activation and '" +
+                        u->getName().getStringRef().str() + "'");
+  EpilogueBody body(m.generic, {a, b});
+  if (!body.unsupported.empty())
+    return fail("unsupported epilogue", body.unsupported);
+  if (!body.checkPrecision())
+    return fail("unsupported epilogue", body.unsupported);
+  ActivationMatchResult act = matchActivation(m.generic->getResult(0));
+  if (!act.match)
+    return fail("unsupported epilogue",
+                act.reason == "unsupported activation"
+                    ? act.detail
+                    : act.reason + ": " + act.detail);
+  ActivationMatch &am = *act.match;
+  if (!am.up || am.backward)
+    return fail("unsupported epilogue",
+                "the consumer of both projections is not a gated activation");
+  int upIdx = am.up == a ? 0 : am.up == b ? 1 : -1;
+  if (upIdx < 0)
+    return fail("unsupported epilogue",
+                "the gated activation's up operand is not a projection");
+  m.gateIndex = 1 - upIdx;
+  Value gate = m.gateIndex == 0 ? a : b;
+  if (am.input) {
+    if (am.input != gate)
+      return fail("unsupported epilogue",
+                  "the gated activation's gate is not a projection");
+  } else {
+    // The gate is computed in the body: it must be gate + bias.
+    Value s = am.inputScalar;
+    auto add = s.getDefiningOp<arith::AddFOp>();
+    Value bias;
+    if (add)
+      for (auto [x, y] : {std::pair(add.getLhs(), add.getRhs()),
+                          std::pair(add.getRhs(), add.getLhs())})
+        if (body.projectionOf(x) == static_cast<int>(m.gateIndex) &&
+            !body.isDependent(y))
+          bias = y;
+    if (!bias)
+      return fail("unsupported epilogue",
+                  "the gate is not a projection or a projection plus a bias");
+    m.gateBias = columnParam(body, bias);
+  }
+  m.kind = am.kind;
+  m.alpha = am.alpha;
+  return m;
+}
+
+//===----------------------------------------------------------------------===//
+// Materialising per-column parameters
+//===----------------------------------------------------------------------===//
+
+/// The body ops (in block order) that compute `param`'s factors.
+static SmallVector<Operation *> factorSlice(linalg::GenericOp epilogue,
+                                            const ColumnParam &param) {
+  Block *body = epilogue.getBody();
+  DenseSet<Operation *> needed;
+  SmallVector<Value> worklist(param.factors.begin(), param.factors.end());
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val().getDefiningOp();
+    if (!op || op->getBlock() != body || !needed.insert(op).second)
+      continue;
+    llvm::append_range(worklist, op->getOperands());
+  }
+  SmallVector<Operation *> slice;
+  for (Operation &op : body->without_terminator())
+    if (needed.contains(&op))
+      slice.push_back(&op);
+  return slice;
+}
+
+/// The block arguments of `epilogue` that `param`'s factors read.
+static SmallVector<BlockArgument> factorArgs(linalg::GenericOp epilogue,
+                                             const ColumnParam &param) {
+  SmallVector<BlockArgument> args;
+  auto note = [&](Value v) {
+    if (auto a = dyn_cast<BlockArgument>(v);
+        a && a.getOwner() == epilogue.getBody() &&
+        !llvm::is_contained(args, a))
+      args.push_back(a);
+  };
+  for (Value f : param.factors)
+    note(f);
+  for (Operation *op : factorSlice(epilogue, param))
+    for (Value v : op->getOperands())
+      note(v);
+  return args;
+}
+
+SmallVector<Value> mlir::fusion::columnParamSources(linalg::GenericOp epilogue,
+                                                    const ColumnParam &param) {
+  if (param.tensor)
+    return {param.tensor};
+  SmallVector<Value> sources;
+  if (!epilogue)
+    return sources;
+  for (BlockArgument a : factorArgs(epilogue, param))
+    if (std::optional<OperandRole> role =
+            readColumn(epilogue, epilogue.getDpsInputOperand(a.getArgNumber())))
+      if (role->kind == OperandRole::Column)
+        sources.push_back(role->source);
+  return sources;
+}
+
+/// `v` converted to f32 inside a body.
+static Value toF32(OpBuilder &b, Location loc, Value v) {
+  auto t = cast<FloatType>(v.getType());
+  if (t.isF32())
+    return v;
+  if (t.getWidth() < 32)
+    return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+  return arith::TruncFOp::create(b, loc, b.getF32Type(), v);
+}
+
+Value mlir::fusion::materializeColumnParam(OpBuilder &b, Location loc,
+                                           linalg::GenericOp epilogue,
+                                           const ColumnParam &param,
+                                           OpFoldResult h) {
+  if (param.tensor)
+    return param.tensor;
+  Type f32 = b.getF32Type();
+  double sign = param.negate ? -1.0 : 1.0;
+  if (param.factors.empty()) {
+    double value = sign * param.constant;
+    if (std::optional<int64_t> n = getConstantIntValue(h)) {
+      auto type = RankedTensorType::get({*n}, f32);
+      return arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(type, b.getF32FloatAttr(value)));
+    }
+    Value empty = tensor::EmptyOp::create(b, loc, {h}, f32);
+    Value cst = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+    return linalg::FillOp::create(b, loc, cst, empty).getResult(0);
+  }
+
+  // One parallel loop over H; each column operand read through its column
+  // map, splat operands become scalar constants in the body.
+  SmallVector<BlockArgument> args = factorArgs(epilogue, param);
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  SmallVector<std::pair<BlockArgument, double>> splats;
+  SmallVector<BlockArgument> columnArgs;
+  for (BlockArgument a : args) {
+    std::optional<OperandRole> role =
+        readColumn(epilogue, epilogue.getDpsInputOperand(a.getArgNumber()));
+    assert(role && "factor reads a non-column operand");
+    if (role->kind == OperandRole::Splat) {
+      splats.push_back({a, role->splat});
+      continue;
+    }
+    inputs.push_back(role->source);
+    maps.push_back(role->columnMap);
+    columnArgs.push_back(a);
+  }
+  Value empty = tensor::EmptyOp::create(b, loc, {h}, f32);
+  maps.push_back(b.getMultiDimIdentityMap(1));
+  SmallVector<Operation *> slice = factorSlice(epilogue, param);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{empty.getType()}, inputs, ValueRange{empty}, maps,
+      {utils::IteratorType::parallel},
+      [&](OpBuilder &nb, Location l, ValueRange blockArgs) {
+        IRMapping mapping;
+        for (auto [a, na] : llvm::zip(columnArgs, blockArgs))
+          mapping.map(a, na);
+        for (auto [a, c] : splats)
+          mapping.map(a, arith::ConstantOp::create(
+                             nb, l, FloatAttr::get(a.getType(), c)));
+        for (Operation *op : slice)
+          nb.clone(*op, mapping);
+        Value acc;
+        for (Value f : param.factors) {
+          Value v = toF32(nb, l, mapping.lookupOrDefault(f));
+          acc = acc ? arith::MulFOp::create(nb, l, acc, v).getResult() : v;
+        }
+        if (param.constant != 1.0)
+          acc = arith::MulFOp::create(
+              nb, l, acc,
+              arith::ConstantOp::create(nb, l,
+                                        nb.getF32FloatAttr(param.constant)));
+        if (param.negate)
+          acc = arith::NegFOp::create(nb, l, acc);
+        linalg::YieldOp::create(nb, l, acc);
+      });
+  return generic.getResult(0);
+}

@@ -1,0 +1,470 @@
+//===- FusePairedProjections.cpp - pair projections of one input ----------===//
+//
+// Implements `fusion-fuse-paired-projections`. Two contractions of one block
+// are a candidate pair when they read the same activation x, feed the same
+// gated activation, or read equal computations under two SSA names. Each
+// pair is checked against the admission rules below, in order; admitted
+// pairs are rewritten best first (gated pairs, then pairs with more
+// non-trivial epilogues, then program order), each projection at most once,
+// into one fusion.paired_projection. Remarks: `passed` per fused pair at its
+// first projection; `missed` per projection left alone that had a later
+// partner, with the rule the nearest one failed ("no partner left" when all
+// of them were paired with others). Declined candidates are left untouched.
+//
+// Admission rules (docs/passes.md):
+//   "different LHS"                  the two read different SSA values
+//   "different K or element types"   contracted dimension, weight, LHS or
+//                                    accumulator element types differ
+//   "different weight layouts"       one weight is [H, K], the other [K, H]
+//   "dependency between the projections"
+//                                    one reaches the other (or its epilogue)
+//                                    through its operands, or no point of the
+//                                    block sees every operand and precedes
+//                                    every use
+//   "unsupported projection"         batched weights, LHS not [N, K] / [K],
+//                                    accumulator not zero-initialised, ...
+//   "accumulation narrower than f32" the IR accumulates (or multiplies) in
+//                                    bf16 / f16; the fused op uses f32
+//   "extra consumer of a projection result"
+//                                    the result feeds an epilogue and
+//                                    something else
+//   "unsupported epilogue"           the consumer is not none / + bias /
+//                                    sigmoid / silu / softplus(y+b)*s / a
+//                                    gated activation, or it rounds or
+//                                    computes in a narrower type than f32
+//
+//===----------------------------------------------------------------------===//
+#include "fusion/Transforms/Passes.h"
+
+#include "fusion/Analysis/ProjectionPairing.h"
+#include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/Remarks.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::fusion {
+#define GEN_PASS_DEF_FUSEPAIREDPROJECTIONS
+#include "fusion/Transforms/Passes.h.inc"
+} // namespace mlir::fusion
+
+using namespace mlir;
+using namespace mlir::fusion;
+
+namespace {
+
+/// An admitted pair, ordered as the fused op takes it (the gate first).
+struct PairPlan {
+  Projection proj[2];
+  EpilogueMatch epi[2];
+  std::optional<GatedMatch> gated;
+  /// Preference among admitted partners of one seed.
+  int score = 0;
+};
+
+/// True if `a` and `b` are the same computation under two SSA names (the
+/// same op on the same operands with the same attributes).
+bool equalComputations(Value a, Value b) {
+  auto ra = dyn_cast<OpResult>(a), rb = dyn_cast<OpResult>(b);
+  if (!ra || !rb || ra.getResultNumber() != rb.getResultNumber())
+    return false;
+  Operation *x = ra.getOwner(), *y = rb.getOwner();
+  return x != y && x->getName() == y->getName() && x->getNumRegions() == 0 &&
+         x->getOperands() == y->getOperands() &&
+         x->getAttrDictionary() == y->getAttrDictionary() &&
+         x->getResultTypes() == y->getResultTypes();
+}
+
+std::string typeStr(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+/// The op of the pair's data flow whose result the fused op replaces.
+Operation *rootOf(Projection &p, EpilogueMatch &e) {
+  return e.generic ? e.generic.getOperation() : p.op.getOperation();
+}
+
+struct FusePairedProjectionsPass
+    : public fusion::impl::FusePairedProjectionsBase<
+          FusePairedProjectionsPass> {
+  using FusePairedProjectionsBase::FusePairedProjectionsBase;
+
+  void runOnOperation() override;
+
+private:
+  /// Ops erased so far (their projections are skipped).
+  DenseSet<Operation *> erased;
+
+  remark::RemarkOpts remarkOpts(StringRef function) const {
+    return remark::RemarkOpts::name("FusePairedProjections")
+        .category("fusion")
+        .function(function);
+  }
+
+  FailureOr<PairPlan> checkPair(const Projection &a, const Projection &b,
+                                MatchFailure &why);
+  FailureOr<Operation *> placement(PairPlan &plan, DominanceInfo &dom,
+                                   MatchFailure &why);
+  Operation *rewrite(PairPlan &plan, Operation *anchor);
+  void eraseWithDeadProducers(ArrayRef<Operation *> ops);
+};
+
+FailureOr<PairPlan>
+FusePairedProjectionsPass::checkPair(const Projection &a, const Projection &b,
+                                     MatchFailure &why) {
+  auto decline = [&](StringRef rule, const Twine &detail) {
+    why.rule = rule.str();
+    why.detail = detail.str();
+    return failure();
+  };
+  linalg::GenericOp gatedConsumer = getGatedConsumer(a.result(), b.result());
+
+  // Same input.
+  if (a.lhs != b.lhs) {
+    if (equalComputations(a.lhs, b.lhs))
+      return decline("different LHS",
+                     "the inputs are equal computations under two SSA names "
+                     "(run cse first)");
+    return decline("different LHS",
+                   "the gated activation multiplies projections of two "
+                   "different inputs");
+  }
+
+  // Same K and element types.
+  if (a.lhsKDim != b.lhsKDim)
+    return decline("different K or element types",
+                   "the projections contract dimensions " + Twine(a.lhsKDim) +
+                       " and " + Twine(b.lhsKDim) + " of the LHS");
+  if (a.weightElementType() != b.weightElementType())
+    return decline("different K or element types",
+                   "weight element types " + typeStr(a.weightElementType()) +
+                       " and " + typeStr(b.weightElementType()));
+  if (a.accType != b.accType)
+    return decline("different K or element types",
+                   "accumulator element types " + typeStr(a.accType) +
+                       " and " + typeStr(b.accType));
+  if (a.weightElementType() != a.lhsElementType())
+    return decline("different K or element types",
+                   "the weights are " + typeStr(a.weightElementType()) +
+                       " but the LHS is " + typeStr(a.lhsElementType()) +
+                       " (the paired op reads both in one type)");
+
+  // Independence: neither projection reaches the other through its
+  // operands.
+  auto reaches = [](Operation *from, Operation *target) {
+    SetVector<Operation *> slice;
+    BackwardSliceOptions opts;
+    opts.omitUsesFromAbove = false;
+    (void)getBackwardSlice(from, &slice, opts);
+    return slice.contains(target);
+  };
+  if (reaches(b.op, a.op) || reaches(a.op, b.op))
+    return decline("dependency between the projections",
+                   "one projection's operands are computed from the other's "
+                   "result");
+
+  // Each projection on its own.
+  for (const Projection *p : {&a, &b})
+    if (!p->unsupportedRule.empty())
+      return decline(p->unsupportedRule, p->unsupportedDetail);
+  if (a.kn != b.kn)
+    return decline("different weight layouts",
+                   "one weight is [H, K] and the other [K, H]");
+
+  // Epilogues.
+  PairPlan plan;
+  plan.proj[0] = a;
+  plan.proj[1] = b;
+  if (gatedConsumer) {
+    FailureOr<GatedMatch> g = matchGated(a.result(), b.result(), why);
+    if (failed(g))
+      return failure();
+    plan.gated = *g;
+    if (g->gateIndex == 1)
+      std::swap(plan.proj[0], plan.proj[1]);
+    plan.score = 3;
+    return plan;
+  }
+  for (unsigned i = 0; i < 2; ++i) {
+    FailureOr<EpilogueMatch> e = matchEpilogue(plan.proj[i].result(), why);
+    if (failed(e))
+      return failure();
+    plan.epi[i] = *e;
+    if (e->kind != EpilogueKind::none)
+      ++plan.score;
+  }
+  // Epilogue operands must not depend on the other projection either.
+  for (unsigned i = 0; i < 2; ++i)
+    if (plan.epi[i].generic &&
+        reaches(plan.epi[i].generic, plan.proj[1 - i].op))
+      return decline("dependency between the projections",
+                     "one epilogue reads a value computed from the other "
+                     "projection");
+  return plan;
+}
+
+FailureOr<Operation *>
+FusePairedProjectionsPass::placement(PairPlan &plan, DominanceInfo &dom,
+                                     MatchFailure &why) {
+  // The roots whose results the fused op replaces.
+  SmallVector<Operation *, 2> roots;
+  if (plan.gated) {
+    roots.push_back(plan.gated->generic);
+  } else {
+    roots.push_back(rootOf(plan.proj[0], plan.epi[0]));
+    roots.push_back(rootOf(plan.proj[1], plan.epi[1]));
+  }
+  // The values the fused op and the materialised parameters read.
+  SmallVector<Value> operands{plan.proj[0].lhs, plan.proj[0].weight,
+                              plan.proj[1].weight};
+  auto addParam = [&](linalg::GenericOp g,
+                      const std::optional<ColumnParam> &p) {
+    if (p)
+      llvm::append_range(operands, columnParamSources(g, *p));
+  };
+  if (plan.gated) {
+    addParam(plan.gated->generic, plan.gated->gateBias);
+  } else {
+    for (EpilogueMatch &e : plan.epi) {
+      addParam(e.generic, e.bias);
+      addParam(e.generic, e.scale);
+    }
+  }
+  // Try before the first root, then before the last one.
+  SmallVector<Operation *, 2> anchors(roots);
+  llvm::sort(anchors, [](Operation *x, Operation *y) {
+    return x->isBeforeInBlock(y);
+  });
+  for (Operation *anchor : anchors) {
+    bool ok = llvm::all_of(operands, [&](Value v) {
+      return dom.properlyDominates(v, anchor);
+    });
+    for (Operation *root : roots)
+      for (Operation *user : root->getUsers())
+        ok = ok && dom.dominates(anchor, user);
+    if (ok)
+      return anchor;
+  }
+  why.rule = "dependency between the projections";
+  why.detail = "no point of the block sees every operand of the pair and "
+               "precedes every use of its results";
+  return failure();
+}
+
+void FusePairedProjectionsPass::eraseWithDeadProducers(
+    ArrayRef<Operation *> ops) {
+  SmallVector<Operation *> worklist;
+  auto erase = [&](Operation *op) {
+    for (Value v : op->getOperands())
+      if (Operation *def = v.getDefiningOp())
+        worklist.push_back(def);
+    visitUsedValuesDefinedAbove(op->getRegions(), [&](OpOperand *use) {
+      if (Operation *def = use->get().getDefiningOp())
+        worklist.push_back(def);
+    });
+    erased.insert(op);
+    op->erase();
+  };
+  for (Operation *op : ops)
+    if (!erased.contains(op) && op->use_empty())
+      erase(op);
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!erased.contains(op) && op->use_empty() && isOpTriviallyDead(op))
+      erase(op);
+  }
+}
+
+Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
+                                              Operation *anchor) {
+  OpBuilder b(anchor);
+  MLIRContext *ctx = &getContext();
+  Location loc = b.getFusedLoc({plan.proj[0].op->getLoc(),
+                                plan.proj[1].op->getLoc()});
+  auto hSize = [&](const Projection &p) {
+    return tensor::getMixedSize(b, loc, p.weight, p.kn ? 1 : 0);
+  };
+
+  Value bias[2], scale[2];
+  EpilogueKind kinds[2] = {EpilogueKind::none, EpilogueKind::none};
+  SmallVector<Type, 2> resultTypes;
+  ActivationAttr gatedAttr;
+  SmallVector<Operation *> roots;
+  if (plan.gated) {
+    GatedMatch &g = *plan.gated;
+    if (g.gateBias) {
+      kinds[0] = EpilogueKind::bias;
+      bias[0] = materializeColumnParam(b, loc, g.generic, *g.gateBias,
+                                       hSize(plan.proj[0]));
+    }
+    gatedAttr = ActivationAttr::get(ctx, g.kind);
+    if (g.alpha)
+      gatedAttr = ActivationAttr::get(
+          ctx, g.kind, false, gatedAttr.getLimit(), gatedAttr.getOffset(),
+          llvm::APFloat(static_cast<double>(static_cast<float>(*g.alpha))));
+    resultTypes.push_back(g.generic->getResult(0).getType());
+    roots.push_back(g.generic);
+  } else {
+    for (unsigned i = 0; i < 2; ++i) {
+      EpilogueMatch &e = plan.epi[i];
+      kinds[i] = e.kind;
+      if (e.bias)
+        bias[i] = materializeColumnParam(b, loc, e.generic, *e.bias,
+                                         hSize(plan.proj[i]));
+      if (e.scale)
+        scale[i] = materializeColumnParam(b, loc, e.generic, *e.scale,
+                                          hSize(plan.proj[i]));
+      resultTypes.push_back(e.result.getType());
+      roots.push_back(rootOf(plan.proj[i], e));
+    }
+  }
+  auto fused = PairedProjectionOp::create(
+      b, loc, resultTypes, plan.proj[0].lhs, plan.proj[0].weight,
+      plan.proj[1].weight, bias[0], scale[0], bias[1], scale[1], kinds[0],
+      kinds[1], gatedAttr, plan.proj[0].kn);
+  LogicalResult verified = success();
+  {
+    // The rules imply a valid op; a failure here is a bug, reported as a
+    // decline rather than as invalid IR.
+    ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
+    verified = mlir::verify(fused);
+  }
+  if (failed(verified)) {
+    SmallVector<Value> created{bias[0], bias[1], scale[0], scale[1]};
+    fused->erase();
+    for (Value v : created)
+      if (Operation *def = v ? v.getDefiningOp() : nullptr)
+        if (def->isBeforeInBlock(anchor) && def->use_empty() &&
+            def->getBlock() == anchor->getBlock())
+          eraseWithDeadProducers({def});
+    return nullptr;
+  }
+  for (auto [root, result] : llvm::zip(roots, fused->getResults()))
+    root->getResult(0).replaceAllUsesWith(result);
+  SmallVector<Operation *> dead(roots);
+  dead.push_back(plan.proj[0].op);
+  dead.push_back(plan.proj[1].op);
+  eraseWithDeadProducers(dead);
+  return fused;
+}
+
+std::string describe(const PairPlan &plan) {
+  std::string s = "paired " + plan.proj[0].op->getName().getStringRef().str() +
+                  " and " + plan.proj[1].op->getName().getStringRef().str() +
+                  " into fusion.paired_projection ";
+  if (plan.gated)
+    return s + "gated " + stringifyActivationKind(plan.gated->kind).str() +
+           (plan.gated->gateBias ? " with a gate bias" : "");
+  return s + "with epilogues " +
+         stringifyEpilogueKind(plan.epi[0].kind).str() + ", " +
+         stringifyEpilogueKind(plan.epi[1].kind).str();
+}
+
+void FusePairedProjectionsPass::runOnOperation() {
+  func::FuncOp func = getOperation();
+  StringRef function = func.getSymName();
+  erased.clear();
+  SmallVector<Projection> projections;
+  func.walk([&](linalg::LinalgOp op) {
+    if (std::optional<Projection> p = matchProjection(op))
+      projections.push_back(*p);
+  });
+  DominanceInfo &dom = getAnalysis<DominanceInfo>();
+
+  // Candidate pairs: same block and the same LHS, one gated consumer, or
+  // LHS values that are equal computations.
+  struct Candidate {
+    unsigned a, b;
+    std::optional<PairPlan> plan;
+    MatchFailure why;
+  };
+  std::vector<Candidate> candidates;
+  size_t n = projections.size();
+  SmallVector<bool> hasLaterPartner(n, false), hasPartner(n, false);
+  for (unsigned i = 0; i < n; ++i) {
+    for (unsigned j = i + 1; j < n; ++j) {
+      const Projection &a = projections[i], &b = projections[j];
+      if (a.op->getBlock() != b.op->getBlock())
+        continue;
+      if (a.lhs != b.lhs && !getGatedConsumer(a.result(), b.result()) &&
+          !equalComputations(a.lhs, b.lhs))
+        continue;
+      Candidate c{i, j, std::nullopt, MatchFailure()};
+      FailureOr<PairPlan> plan = checkPair(a, b, c.why);
+      if (succeeded(plan) && succeeded(placement(*plan, dom, c.why)))
+        c.plan = *plan;
+      candidates.push_back(std::move(c));
+      hasLaterPartner[i] = true;
+      hasPartner[i] = hasPartner[j] = true;
+    }
+  }
+
+  // Admitted pairs, best first: gated, then more non-trivial epilogues,
+  // then program order; each projection is fused at most once.
+  SmallVector<Candidate *> admitted;
+  for (Candidate &c : candidates)
+    if (c.plan)
+      admitted.push_back(&c);
+  llvm::stable_sort(admitted, [](Candidate *x, Candidate *y) {
+    return x->plan->score > y->plan->score;
+  });
+  SmallVector<bool> fused(n, false);
+  for (Candidate *c : admitted) {
+    if (fused[c->a] || fused[c->b])
+      continue;
+    // Re-check against the IR as earlier rewrites left it.
+    MatchFailure why;
+    FailureOr<PairPlan> plan =
+        checkPair(projections[c->a], projections[c->b], why);
+    FailureOr<Operation *> anchor = failure();
+    if (succeeded(plan))
+      anchor = placement(*plan, dom, why);
+    if (failed(anchor)) {
+      c->plan.reset();
+      c->why = why;
+      continue;
+    }
+    Location seedLoc = projections[c->a].op->getLoc();
+    std::string what = describe(*plan);
+    if (!rewrite(*plan, *anchor)) {
+      c->plan.reset();
+      c->why = {"unsupported projection", "the fused op would not verify"};
+      continue;
+    }
+    fused[c->a] = fused[c->b] = true;
+    ++numFused;
+    remark::passed(seedLoc, remarkOpts(function)) << remark::add("{0}", what);
+  }
+
+  // One missed remark per projection left alone that had a partner: the
+  // rule its nearest later partner failed, or that every partner was taken.
+  for (unsigned i = 0; i < n; ++i) {
+    if (fused[i] || !hasPartner[i] || erased.contains(projections[i].op))
+      continue;
+    const MatchFailure *why = nullptr;
+    for (Candidate &c : candidates)
+      if (c.a == i && !c.plan) {
+        why = &c.why;
+        break;
+      }
+    if (!why && hasLaterPartner[i]) {
+      static const MatchFailure taken{
+          "no partner left",
+          "every projection it could pair with was paired with another one"};
+      why = &taken;
+    }
+    if (!why)
+      continue; // reported at its earlier partner
+    ++numDeclined;
+    remark::missed(projections[i].op->getLoc(), remarkOpts(function))
+        << remark::reason("{0}", why->rule) << remark::add("{0}", why->detail);
+  }
+}
+
+} // namespace

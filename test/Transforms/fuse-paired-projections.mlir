@@ -1,0 +1,724 @@
+// RUN: fusion-opt %s --pass-pipeline='builtin.module(func.func(fusion-normalize-elementwise,canonicalize,cse,fusion-fuse-paired-projections))' | FileCheck %s
+// RUN: fusion-opt %s --pass-pipeline='builtin.module(func.func(fusion-normalize-elementwise,canonicalize,cse,fusion-fuse-paired-projections))' --remarks-filter=fusion -verify-diagnostics -o /dev/null
+// RUN: fusion-opt %s --pass-pipeline='builtin.module(func.func(fusion-normalize-elementwise,canonicalize,cse,fusion-fuse-paired-projections))' -o %t.once.mlir
+// RUN: fusion-opt %t.once.mlir --fusion-fuse-paired-projections -o %t.twice.mlir
+// RUN: diff %t.once.mlir %t.twice.mlir
+
+// Positive forms of fusion-fuse-paired-projections (GDN gates as torch-like
+// IR at N = 1 and N = 16, both weight layouts, matvec / vecmat, contraction
+// generics, bias, silu, gate/up SwiGLU / GeGLU) and the candidates it must
+// decline, one per admission rule. Composition with fusion-fuse-act-quantize:
+// fuse-paired-projections-act-quantize.mlir.
+
+#x_map = affine_map<(n, h, k) -> (n, k)>
+#w_map = affine_map<(n, h, k) -> (h, k)>
+#o_map = affine_map<(n, h, k) -> (n, h)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+#vec = affine_map<(d0) -> (d0)>
+
+//===----------------------------------------------------------------------===//
+// GDN alpha / beta gates
+//===----------------------------------------------------------------------===//
+
+/// One decode token, torch-like: one generic per torch op, softplus as
+/// log1p(exp(t)) with torch's threshold-20 select, scale -exp(A_log) computed
+/// in the IR (materialised as an [H] generic in front of the fused op).
+// CHECK-LABEL: func.func @gdn_torch_n1
+//  CHECK-SAME: (%[[X:.*]]: tensor<1x256xbf16>, %[[WA:.*]]: tensor<8x256xbf16>, %[[WB:.*]]: tensor<8x256xbf16>, %[[DT:.*]]: tensor<8xbf16>, %[[ALOG:.*]]: tensor<8xf32>)
+//       CHECK: %[[S:.*]] = linalg.generic
+//  CHECK-SAME: ins(%[[ALOG]] : tensor<8xf32>)
+//       CHECK:   math.exp
+//       CHECK:   arith.negf
+//       CHECK: %[[R:.*]]:2 = fusion.paired_projection %[[X]], %[[WB]], %[[WA]] epilogues(sigmoid, softplus_bias_scale bias %[[DT]] scale %[[S]])
+//   CHECK-NOT: linalg.matmul
+//       CHECK: return %[[R]]#1, %[[R]]#0
+func.func @gdn_torch_n1(%x: tensor<1x256xbf16>, %w_a: tensor<8x256xbf16>,
+                        %w_b: tensor<8x256xbf16>, %dt_bias: tensor<8xbf16>,
+                        %a_log: tensor<8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<1x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x8xf32>) -> tensor<1x8xf32>
+  // expected-remark @below {{[Passed] FusePairedProjections | Category:fusion | Function=gdn_torch_n1 | Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues sigmoid, softplus_bias_scale"}}
+  %b = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w_b : tensor<1x256xbf16>, tensor<8x256xbf16>)
+      outs(%acc : tensor<1x8xf32>) -> tensor<1x8xf32>
+  %a = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w_a : tensor<1x256xbf16>, tensor<8x256xbf16>)
+      outs(%acc : tensor<1x8xf32>) -> tensor<1x8xf32>
+  %beta = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<1x8xf32>) outs(%empty : tensor<1x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %one = arith.constant 1.0 : f32
+    %neg = arith.negf %in : f32
+    %e = math.exp %neg : f32
+    %den = arith.addf %e, %one : f32
+    %s = arith.divf %one, %den : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8xf32>
+  %t = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %dt_bias : tensor<1x8xf32>, tensor<8xbf16>) outs(%empty : tensor<1x8xf32>) {
+  ^bb0(%in: f32, %bias: bf16, %out: f32):
+    %bf = arith.extf %bias : bf16 to f32
+    %r = arith.addf %in, %bf : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8xf32>
+  %sp = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t : tensor<1x8xf32>) outs(%empty : tensor<1x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %thr = arith.constant 20.0 : f32
+    %e = math.exp %in : f32
+    %l = math.log1p %e : f32
+    %big = arith.cmpf ogt, %in, %thr : f32
+    %r = arith.select %big, %in, %l : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8xf32>
+  %hempty = tensor.empty() : tensor<8xf32>
+  %neg_a = linalg.generic {indexing_maps = [#vec, #vec], iterator_types = ["parallel"]}
+      ins(%a_log : tensor<8xf32>) outs(%hempty : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    %n = arith.negf %e : f32
+    linalg.yield %n : f32
+  } -> tensor<8xf32>
+  %g = linalg.generic {indexing_maps = [#col, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%neg_a, %sp : tensor<8xf32>, tensor<1x8xf32>) outs(%empty : tensor<1x8xf32>) {
+  ^bb0(%s: f32, %in: f32, %out: f32):
+    %r = arith.mulf %s, %in : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8xf32>
+  return %g, %beta : tensor<1x8xf32>, tensor<1x8xf32>
+}
+
+/// Sixteen tokens, written with arith/math on tensors: dt_bias broadcast by
+/// linalg.broadcast, softplus as log(1 + exp(t)) under a `t <= 20` select
+/// with the branches swapped, the scale A given as a tensor (llama.cpp's
+/// ssm_a = -exp(A_log) from the checkpoint), sigmoid as exp(b) / (exp(b) + 1),
+/// beta rounded to bf16 at the end (HF keeps beta in the model dtype).
+// CHECK-LABEL: func.func @gdn_arith_n16
+//  CHECK-SAME: (%[[X:.*]]: tensor<16x256xbf16>, %[[WA:.*]]: tensor<8x256xbf16>, %[[WB:.*]]: tensor<8x256xbf16>, %[[DT:.*]]: tensor<8xf32>, %[[A:.*]]: tensor<8xf32>)
+//   CHECK-NOT: linalg.generic
+//       CHECK: %[[R:.*]]:2 = fusion.paired_projection %[[X]], %[[WA]], %[[WB]] epilogues(softplus_bias_scale bias %[[DT]] scale %[[A]], sigmoid)
+//  CHECK-SAME: -> (tensor<16x8xf32>, tensor<16x8xbf16>)
+//       CHECK: return %[[R]]#0, %[[R]]#1
+func.func @gdn_arith_n16(%x: tensor<16x256xbf16>, %w_a: tensor<8x256xbf16>,
+                         %w_b: tensor<8x256xbf16>, %dt_bias: tensor<8xf32>,
+                         %A: tensor<8xf32>) -> (tensor<16x8xf32>, tensor<16x8xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<16x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<16x8xf32>) -> tensor<16x8xf32>
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues softplus_bias_scale, sigmoid"}}
+  %a = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w_a : tensor<16x256xbf16>, tensor<8x256xbf16>)
+      outs(%acc : tensor<16x8xf32>) -> tensor<16x8xf32>
+  %b = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w_b : tensor<16x256xbf16>, tensor<8x256xbf16>)
+      outs(%acc : tensor<16x8xf32>) -> tensor<16x8xf32>
+  %dt = linalg.broadcast ins(%dt_bias : tensor<8xf32>) outs(%empty : tensor<16x8xf32>) dimensions = [0]
+  %Ab = linalg.broadcast ins(%A : tensor<8xf32>) outs(%empty : tensor<16x8xf32>) dimensions = [0]
+  %t = arith.addf %dt, %a : tensor<16x8xf32>
+  %e = math.exp %t : tensor<16x8xf32>
+  %one = arith.constant dense<1.0> : tensor<16x8xf32>
+  %p = arith.addf %one, %e : tensor<16x8xf32>
+  %l = math.log %p : tensor<16x8xf32>
+  %thr = arith.constant dense<20.0> : tensor<16x8xf32>
+  %small = arith.cmpf ole, %t, %thr : tensor<16x8xf32>
+  %sp = arith.select %small, %l, %t : tensor<16x8xi1>, tensor<16x8xf32>
+  %g = arith.mulf %sp, %Ab : tensor<16x8xf32>
+  %eb = math.exp %b : tensor<16x8xf32>
+  %den = arith.addf %eb, %one : tensor<16x8xf32>
+  %sig = arith.divf %eb, %den : tensor<16x8xf32>
+  %beta = arith.truncf %sig : tensor<16x8xf32> to tensor<16x8xbf16>
+  return %g, %beta : tensor<16x8xf32>, tensor<16x8xbf16>
+}
+
+/// [K, H] weights (plain linalg.matmul): the fused op takes them with `kn`.
+/// softplus without a threshold and without a bias (bias 0 materialised),
+/// scale -A folded into the same body.
+// CHECK-LABEL: func.func @gdn_kn
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>, %[[WA:.*]]: tensor<64x8xf32>, %[[WB:.*]]: tensor<64x8xf32>, %[[A:.*]]: tensor<8xf32>)
+//   CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<8xf32>
+//   CHECK-DAG: %[[S:.*]] = linalg.generic {{.*}} ins(%[[A]] : tensor<8xf32>)
+//       CHECK: fusion.paired_projection %[[X]], %[[WA]], %[[WB]] epilogues(softplus_bias_scale bias %[[ZERO]] scale %[[S]], sigmoid) kn
+func.func @gdn_kn(%x: tensor<4x64xf32>, %w_a: tensor<64x8xf32>, %w_b: tensor<64x8xf32>,
+                  %A: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues softplus_bias_scale, sigmoid"}}
+  %a = linalg.matmul ins(%x, %w_a : tensor<4x64xf32>, tensor<64x8xf32>)
+      outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %b = linalg.matmul ins(%x, %w_b : tensor<4x64xf32>, tensor<64x8xf32>)
+      outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %g = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %A : tensor<4x8xf32>, tensor<8xf32>) outs(%empty : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %e = math.exp %in : f32
+    %l = math.log1p %e : f32
+    %m = arith.mulf %l, %s : f32
+    %r = arith.negf %m : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %beta = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<4x8xf32>) outs(%empty : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %one = arith.constant 1.0 : f32
+    %neg = arith.negf %in : f32
+    %e = math.exp %neg : f32
+    %den = arith.addf %one, %e : f32
+    %s = arith.divf %one, %den : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  return %g, %beta : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+/// A single token as a vector: linalg.matvec (weight [H, K] times x [K]).
+// CHECK-LABEL: func.func @gdn_matvec
+//  CHECK-SAME: (%[[X:.*]]: tensor<64xf32>, %[[WA:.*]]: tensor<8x64xf32>, %[[WB:.*]]: tensor<8x64xf32>, %[[DT:.*]]: tensor<8xf32>, %[[A:.*]]: tensor<8xf32>)
+//       CHECK: %[[R:.*]]:2 = fusion.paired_projection %[[X]], %[[WA]], %[[WB]] epilogues(softplus_bias_scale bias %[[DT]] scale %[[A]], sigmoid)
+//  CHECK-SAME: -> (tensor<8xf32>, tensor<8xf32>)
+func.func @gdn_matvec(%x: tensor<64xf32>, %w_a: tensor<8x64xf32>, %w_b: tensor<8x64xf32>,
+                      %dt_bias: tensor<8xf32>, %A: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<8xf32>) -> tensor<8xf32>
+  // expected-remark @below {{Remark="paired linalg.matvec and linalg.matvec into fusion.paired_projection with epilogues softplus_bias_scale, sigmoid"}}
+  %a = linalg.matvec ins(%w_a, %x : tensor<8x64xf32>, tensor<64xf32>)
+      outs(%acc : tensor<8xf32>) -> tensor<8xf32>
+  %b = linalg.matvec ins(%w_b, %x : tensor<8x64xf32>, tensor<64xf32>)
+      outs(%acc : tensor<8xf32>) -> tensor<8xf32>
+  %g = linalg.generic {indexing_maps = [#vec, #vec, #vec, #vec], iterator_types = ["parallel"]}
+      ins(%a, %dt_bias, %A : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) outs(%empty : tensor<8xf32>) {
+  ^bb0(%in: f32, %bias: f32, %s: f32, %out: f32):
+    %thr = arith.constant 20.0 : f32
+    %t = arith.addf %bias, %in : f32
+    %e = math.exp %t : f32
+    %l = math.log1p %e : f32
+    %big = arith.cmpf ugt, %t, %thr : f32
+    %sp = arith.select %big, %t, %l : f32
+    %r = arith.mulf %s, %sp : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %beta = linalg.generic {indexing_maps = [#vec, #vec], iterator_types = ["parallel"]}
+      ins(%b : tensor<8xf32>) outs(%empty : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %one = arith.constant 1.0 : f32
+    %neg = arith.negf %in : f32
+    %e = math.exp %neg : f32
+    %den = arith.addf %one, %e : f32
+    %s = arith.divf %one, %den : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %g, %beta : tensor<8xf32>, tensor<8xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// bias, silu, none; contraction generics and vecmat
+//===----------------------------------------------------------------------===//
+
+/// y0 + bias (a [1, H] bias broadcast the torch-mlir way, map (0, d1)) and
+/// silu(y1), projections written as contraction generics.
+// CHECK-LABEL: func.func @bias_silu_generic
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xbf16>, %[[W0:.*]]: tensor<8x64xbf16>, %[[W1:.*]]: tensor<8x64xbf16>, %[[B:.*]]: tensor<1x8xf32>)
+//       CHECK: %[[BIAS:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<1x8xf32>)
+//       CHECK: %[[R:.*]]:2 = fusion.paired_projection %[[X]], %[[W0]], %[[W1]] epilogues(bias bias %[[BIAS]], silu)
+//  CHECK-SAME: -> (tensor<4x8xf32>, tensor<4x8xbf16>)
+func.func @bias_silu_generic(%x: tensor<4x64xbf16>, %w0: tensor<8x64xbf16>, %w1: tensor<8x64xbf16>,
+                             %bias: tensor<1x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @below {{Remark="paired linalg.generic and linalg.generic into fusion.paired_projection with epilogues bias, silu"}}
+  %y0 = linalg.generic {indexing_maps = [#x_map, #w_map, #o_map], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w0 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%acc : tensor<4x8xf32>) {
+  ^bb0(%a: bf16, %b: bf16, %c: f32):
+    %af = arith.extf %a : bf16 to f32
+    %bf = arith.extf %b : bf16 to f32
+    %m = arith.mulf %af, %bf : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %y1 = linalg.generic {indexing_maps = [#x_map, #w_map, #o_map], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w1 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%acc : tensor<4x8xf32>) {
+  ^bb0(%a: bf16, %b: bf16, %c: f32):
+    %af = arith.extf %a : bf16 to f32
+    %bf = arith.extf %b : bf16 to f32
+    %m = arith.mulf %af, %bf : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %r0 = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (0, d1)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y0, %bias : tensor<4x8xf32>, tensor<1x8xf32>) outs(%empty : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %b: f32, %out: f32):
+    %r = arith.addf %in, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %bempty = tensor.empty() : tensor<4x8xbf16>
+  %r1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y1 : tensor<4x8xf32>) outs(%bempty : tensor<4x8xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %one = arith.constant 1.0 : f32
+    %neg = arith.negf %in : f32
+    %e = math.exp %neg : f32
+    %den = arith.addf %one, %e : f32
+    %s = arith.divf %in, %den : f32
+    %t = arith.truncf %s : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<4x8xbf16>
+  return %r0, %r1 : tensor<4x8xf32>, tensor<4x8xbf16>
+}
+
+/// Two projections without epilogues (their results feed non-elementwise
+/// ops): the `none` epilogue; linalg.vecmat reads [K, H] weights.
+// CHECK-LABEL: func.func @none_vecmat
+//  CHECK-SAME: (%[[X:.*]]: tensor<64xf32>, %[[W0:.*]]: tensor<64x8xf32>, %[[W1:.*]]: tensor<64x16xf32>)
+//       CHECK: %[[R:.*]]:2 = fusion.paired_projection %[[X]], %[[W0]], %[[W1]] epilogues(none, none) kn
+//       CHECK: tensor.expand_shape %[[R]]#0
+//       CHECK: return {{.*}}, %[[R]]#1
+func.func @none_vecmat(%x: tensor<64xf32>, %w0: tensor<64x8xf32>, %w1: tensor<64x16xf32>)
+    -> (tensor<2x4xf32>, tensor<16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<8xf32>
+  %acc0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<8xf32>) -> tensor<8xf32>
+  %e1 = tensor.empty() : tensor<16xf32>
+  %acc1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<16xf32>) -> tensor<16xf32>
+  // expected-remark @below {{Remark="paired linalg.vecmat and linalg.vecmat into fusion.paired_projection with epilogues none, none"}}
+  %y0 = linalg.vecmat ins(%x, %w0 : tensor<64xf32>, tensor<64x8xf32>)
+      outs(%acc0 : tensor<8xf32>) -> tensor<8xf32>
+  %y1 = linalg.vecmat ins(%x, %w1 : tensor<64xf32>, tensor<64x16xf32>)
+      outs(%acc1 : tensor<16xf32>) -> tensor<16xf32>
+  %r0 = tensor.expand_shape %y0 [[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
+  return %r0, %y1 : tensor<2x4xf32>, tensor<16xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// Gated pairs
+//===----------------------------------------------------------------------===//
+
+/// gate/up feeding SwiGLU silu(g) * u computed in f32 and rounded once to
+/// bf16: one gated op. The up projection comes first in the IR; the fused op
+/// takes the gate first.
+// CHECK-LABEL: func.func @gate_up_swiglu
+//  CHECK-SAME: (%[[X:.*]]: tensor<16x64xbf16>, %[[WG:.*]]: tensor<32x64xbf16>, %[[WU:.*]]: tensor<32x64xbf16>)
+//       CHECK: %[[R:.*]] = fusion.paired_projection %[[X]], %[[WG]], %[[WU]] epilogues(none, none) gated(#fusion.act<swiglu>)
+//  CHECK-SAME: -> tensor<16x32xbf16>
+//       CHECK: return %[[R]]
+func.func @gate_up_swiglu(%x: tensor<16x64xbf16>, %w_gate: tensor<32x64xbf16>,
+                          %w_up: tensor<32x64xbf16>) -> tensor<16x32xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<16x32xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<16x32xf32>) -> tensor<16x32xf32>
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection gated swiglu"}}
+  %up = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w_up : tensor<16x64xbf16>, tensor<32x64xbf16>)
+      outs(%acc : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %gate = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w_gate : tensor<16x64xbf16>, tensor<32x64xbf16>)
+      outs(%acc : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %bempty = tensor.empty() : tensor<16x32xbf16>
+  %h = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%gate, %up : tensor<16x32xf32>, tensor<16x32xf32>) outs(%bempty : tensor<16x32xbf16>) {
+  ^bb0(%g: f32, %u: f32, %out: bf16):
+    %one = arith.constant 1.0 : f32
+    %neg = arith.negf %g : f32
+    %e = math.exp %neg : f32
+    %den = arith.addf %one, %e : f32
+    %sig = arith.divf %one, %den : f32
+    %silu = arith.mulf %g, %sig : f32
+    %p = arith.mulf %silu, %u : f32
+    %t = arith.truncf %p : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<16x32xbf16>
+  return %h : tensor<16x32xbf16>
+}
+
+/// GeGLU (tanh GELU of the gate) as separate tensor ops on f32.
+// CHECK-LABEL: func.func @gate_up_geglu
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>, %[[WG:.*]]: tensor<32x64xf32>, %[[WU:.*]]: tensor<32x64xf32>)
+//       CHECK: fusion.paired_projection %[[X]], %[[WG]], %[[WU]] epilogues(none, none) gated(#fusion.act<geglu>)
+func.func @gate_up_geglu(%x: tensor<4x64xf32>, %w_gate: tensor<32x64xf32>,
+                         %w_up: tensor<32x64xf32>) -> tensor<4x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x32xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x32xf32>) -> tensor<4x32xf32>
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection gated geglu"}}
+  %gate = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w_gate : tensor<4x64xf32>, tensor<32x64xf32>)
+      outs(%acc : tensor<4x32xf32>) -> tensor<4x32xf32>
+  %up = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w_up : tensor<4x64xf32>, tensor<32x64xf32>)
+      outs(%acc : tensor<4x32xf32>) -> tensor<4x32xf32>
+  %half = arith.constant dense<0.5> : tensor<4x32xf32>
+  %one = arith.constant dense<1.0> : tensor<4x32xf32>
+  %c = arith.constant dense<0.044715> : tensor<4x32xf32>
+  %k = arith.constant dense<0.7978845608028654> : tensor<4x32xf32>
+  %g2 = arith.mulf %gate, %gate : tensor<4x32xf32>
+  %g3 = arith.mulf %g2, %gate : tensor<4x32xf32>
+  %cg3 = arith.mulf %c, %g3 : tensor<4x32xf32>
+  %in = arith.addf %gate, %cg3 : tensor<4x32xf32>
+  %kin = arith.mulf %k, %in : tensor<4x32xf32>
+  %th = math.tanh %kin : tensor<4x32xf32>
+  %onep = arith.addf %one, %th : tensor<4x32xf32>
+  %hg = arith.mulf %half, %gate : tensor<4x32xf32>
+  %gelu = arith.mulf %hg, %onep : tensor<4x32xf32>
+  %h = arith.mulf %gelu, %up : tensor<4x32xf32>
+  return %h : tensor<4x32xf32>
+}
+
+/// Three projections of one input (in_proj_qkv feeding a reshape, and the
+/// GDN gates): the gate pair is chosen (two non-trivial epilogues beat one
+/// `none`), the third projection is left alone.
+// CHECK-LABEL: func.func @three_projections
+//       CHECK: linalg.matmul
+//       CHECK: fusion.paired_projection {{.*}} epilogues(sigmoid, softplus_bias_scale
+func.func @three_projections(%x: tensor<1x64xf32>, %w_qkv: tensor<96x64xf32>,
+                             %w_b: tensor<8x64xf32>, %w_a: tensor<8x64xf32>,
+                             %dt: tensor<8xf32>, %A: tensor<8xf32>)
+    -> (tensor<1x3x32xf32>, tensor<1x8xf32>, tensor<1x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e96 = tensor.empty() : tensor<1x96xf32>
+  %acc96 = linalg.fill ins(%zero : f32) outs(%e96 : tensor<1x96xf32>) -> tensor<1x96xf32>
+  %empty = tensor.empty() : tensor<1x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x8xf32>) -> tensor<1x8xf32>
+  // expected-remark @below {{[Missed] FusePairedProjections | Category:fusion | Function=three_projections | Reason="no partner left", Remark="every projection it could pair with was paired with another one"}}
+  %qkv = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w_qkv : tensor<1x64xf32>, tensor<96x64xf32>)
+      outs(%acc96 : tensor<1x96xf32>) -> tensor<1x96xf32>
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues sigmoid, softplus_bias_scale"}}
+  %b = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w_b : tensor<1x64xf32>, tensor<8x64xf32>)
+      outs(%acc : tensor<1x8xf32>) -> tensor<1x8xf32>
+  %a = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w_a : tensor<1x64xf32>, tensor<8x64xf32>)
+      outs(%acc : tensor<1x8xf32>) -> tensor<1x8xf32>
+  %q = tensor.expand_shape %qkv [[0], [1, 2]] output_shape [1, 3, 32] : tensor<1x96xf32> into tensor<1x3x32xf32>
+  %beta = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<1x8xf32>) outs(%empty : tensor<1x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %one = arith.constant 1.0 : f32
+    %neg = arith.negf %in : f32
+    %e = math.exp %neg : f32
+    %den = arith.addf %one, %e : f32
+    %s = arith.divf %one, %den : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8xf32>
+  %g = linalg.generic {indexing_maps = [#id, #col, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %dt, %A : tensor<1x8xf32>, tensor<8xf32>, tensor<8xf32>) outs(%empty : tensor<1x8xf32>) {
+  ^bb0(%in: f32, %bias: f32, %s: f32, %out: f32):
+    %t = arith.addf %in, %bias : f32
+    %e = math.exp %t : f32
+    %l = math.log1p %e : f32
+    %r = arith.mulf %l, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8xf32>
+  return %q, %beta, %g : tensor<1x3x32xf32>, tensor<1x8xf32>, tensor<1x8xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// Declines, one per admission rule
+//===----------------------------------------------------------------------===//
+
+/// The gated activation multiplies projections of two different inputs.
+// CHECK-LABEL: func.func @negative_different_lhs
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_different_lhs(%x: tensor<4x64xf32>, %y: tensor<4x64xf32>,
+                                  %wg: tensor<32x64xf32>, %wu: tensor<32x64xf32>) -> tensor<4x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x32xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x32xf32>) -> tensor<4x32xf32>
+  // expected-remark @below {{[Missed] FusePairedProjections | Category:fusion | Function=negative_different_lhs | Reason="different LHS", Remark="the gated activation multiplies projections of two different inputs"}}
+  %g = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %wg : tensor<4x64xf32>, tensor<32x64xf32>) outs(%acc : tensor<4x32xf32>) -> tensor<4x32xf32>
+  %u = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%y, %wu : tensor<4x64xf32>, tensor<32x64xf32>) outs(%acc : tensor<4x32xf32>) -> tensor<4x32xf32>
+  %n = arith.negf %g : tensor<4x32xf32>
+  %e = math.exp %n : tensor<4x32xf32>
+  %one = arith.constant dense<1.0> : tensor<4x32xf32>
+  %d = arith.addf %one, %e : tensor<4x32xf32>
+  %s = arith.divf %g, %d : tensor<4x32xf32>
+  %h = arith.mulf %s, %u : tensor<4x32xf32>
+  return %h : tensor<4x32xf32>
+}
+
+/// One projection contracts dimension 1 of x, the other dimension 0.
+// CHECK-LABEL: func.func @negative_different_k
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_different_k(%x: tensor<16x64xf32>, %w0: tensor<8x64xf32>,
+                                %w1: tensor<8x16xf32>) -> (tensor<16x8xf32>, tensor<64x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<16x8xf32>
+  %acc0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<16x8xf32>) -> tensor<16x8xf32>
+  %e1 = tensor.empty() : tensor<64x8xf32>
+  %acc1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<64x8xf32>) -> tensor<64x8xf32>
+  // expected-remark @below {{Reason="different K or element types", Remark="the projections contract dimensions 1 and 0 of the LHS"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<16x64xf32>, tensor<8x64xf32>) outs(%acc0 : tensor<16x8xf32>) -> tensor<16x8xf32>
+  %y1 = linalg.matmul indexing_maps = [affine_map<(n, h, k) -> (k, n)>, #w_map, #o_map]
+      ins(%x, %w1 : tensor<16x64xf32>, tensor<8x16xf32>) outs(%acc1 : tensor<64x8xf32>) -> tensor<64x8xf32>
+  return %y0, %y1 : tensor<16x8xf32>, tensor<64x8xf32>
+}
+
+/// The weights have different element types (f32 and bf16).
+// CHECK-LABEL: func.func @negative_different_types
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_different_types(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>,
+                                    %w1: tensor<8x64xbf16>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @below {{Reason="different K or element types", Remark="weight element types f32 and bf16"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<4x64xf32>, tensor<8x64xbf16>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y0, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+/// One weight is [H, K], the other [K, H]: the fused op has one layout flag.
+// CHECK-LABEL: func.func @negative_weight_layouts
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_weight_layouts(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>,
+                                   %w1: tensor<64x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @below {{Reason="different weight layouts", Remark="one weight is [H, K] and the other [K, H]"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul ins(%x, %w1 : tensor<4x64xf32>, tensor<64x8xf32>)
+      outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y0, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+/// The second weight is computed from the first projection's result.
+// CHECK-LABEL: func.func @negative_dependency
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_dependency(%x: tensor<8x8xf32>, %w0: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<8x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<8x8xf32>) -> tensor<8x8xf32>
+  // expected-remark @below {{Reason="dependency between the projections", Remark="one projection's operands are computed from the other's result"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<8x8xf32>, tensor<8x8xf32>) outs(%acc : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %w1 = linalg.transpose ins(%y0 : tensor<8x8xf32>) outs(%empty : tensor<8x8xf32>) permutation = [1, 0]
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<8x8xf32>, tensor<8x8xf32>) outs(%acc : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %y1 : tensor<8x8xf32>
+}
+
+/// The scale of one epilogue is computed from the other projection.
+// CHECK-LABEL: func.func @negative_epilogue_dependency
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_epilogue_dependency(%x: tensor<1x64xf32>, %w0: tensor<8x64xf32>,
+                                        %w1: tensor<8x64xf32>) -> tensor<1x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<1x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x8xf32>) -> tensor<1x8xf32>
+  // expected-remark @below {{Reason="dependency between the projections", Remark="one epilogue reads a value computed from the other projection"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<1x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<1x8xf32>) -> tensor<1x8xf32>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<1x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<1x8xf32>) -> tensor<1x8xf32>
+  %s = tensor.collapse_shape %y0 [[0, 1]] : tensor<1x8xf32> into tensor<8xf32>
+  %g = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y1, %s : tensor<1x8xf32>, tensor<8xf32>) outs(%empty : tensor<1x8xf32>) {
+  ^bb0(%in: f32, %sc: f32, %out: f32):
+    %e = math.exp %in : f32
+    %l = math.log1p %e : f32
+    %r = arith.mulf %l, %sc : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8xf32>
+  return %g : tensor<1x8xf32>
+}
+
+/// bf16 accumulators: linalg.matmul accumulates in its output type, so the
+/// IR rounds every partial sum to bf16; the fused op accumulates in f32.
+// CHECK-LABEL: func.func @negative_bf16_accumulation
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_bf16_accumulation(%x: tensor<4x64xbf16>, %w0: tensor<8x64xbf16>,
+                                      %w1: tensor<8x64xbf16>) -> (tensor<4x8xbf16>, tensor<4x8xbf16>) {
+  %zero = arith.constant 0.0 : bf16
+  %empty = tensor.empty() : tensor<4x8xbf16>
+  %acc = linalg.fill ins(%zero : bf16) outs(%empty : tensor<4x8xbf16>) -> tensor<4x8xbf16>
+  // expected-remark @below {{Reason="accumulation narrower than f32", Remark="the contraction accumulates in bf16; the paired op accumulates in f32"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%acc : tensor<4x8xbf16>) -> tensor<4x8xbf16>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%acc : tensor<4x8xbf16>) -> tensor<4x8xbf16>
+  return %y0, %y1 : tensor<4x8xbf16>, tensor<4x8xbf16>
+}
+
+/// The accumulator starts from a tensor argument, not from zero.
+// CHECK-LABEL: func.func @negative_nonzero_init
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_nonzero_init(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>, %w1: tensor<8x64xf32>,
+                                 %c: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  // expected-remark @below {{Reason="unsupported projection", Remark="the accumulator does not start from zero"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%c : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%c : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y0, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+/// Batched weights (linalg.batch_matmul): a projection has one weight matrix.
+// CHECK-LABEL: func.func @negative_batched_weights
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_batched_weights(%x: tensor<2x4x64xf32>, %w0: tensor<2x64x8xf32>,
+                                    %w1: tensor<2x64x8xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<2x4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  // expected-remark @below {{Reason="unsupported projection", Remark="the weight has rank 3 (batched weights); the paired op takes one [H, K] or [K, H] matrix per projection"}}
+  %y0 = linalg.batch_matmul ins(%x, %w0 : tensor<2x4x64xf32>, tensor<2x64x8xf32>)
+      outs(%acc : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %y1 = linalg.batch_matmul ins(%x, %w1 : tensor<2x4x64xf32>, tensor<2x64x8xf32>)
+      outs(%acc : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %y0, %y1 : tensor<2x4x8xf32>, tensor<2x4x8xf32>
+}
+
+/// The first projection feeds its sigmoid and is also returned raw.
+// CHECK-LABEL: func.func @negative_extra_consumer
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_extra_consumer(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>, %w1: tensor<8x64xf32>)
+    -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @below {{Reason="extra consumer of a projection result", Remark="the projection feeds an elementwise epilogue and 1 other op(s)"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %n = arith.negf %y0 : tensor<4x8xf32>
+  %e = math.exp %n : tensor<4x8xf32>
+  %one = arith.constant dense<1.0> : tensor<4x8xf32>
+  %d = arith.addf %one, %e : tensor<4x8xf32>
+  %s = arith.divf %one, %d : tensor<4x8xf32>
+  return %s, %y0, %y1 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+/// tanh is not an epilogue of the paired op.
+// CHECK-LABEL: func.func @negative_unsupported_epilogue
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_unsupported_epilogue(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>, %w1: tensor<8x64xf32>)
+    -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @below {{Reason="unsupported epilogue", Remark="the epilogue matches none of: y + bias, sigmoid(y), silu(y), softplus(y + bias) * scale"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %t = math.tanh %y0 : tensor<4x8xf32>
+  return %t, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+/// sigmoid(y + b): the op's sigmoid epilogue takes no bias.
+// CHECK-LABEL: func.func @negative_sigmoid_bias
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_sigmoid_bias(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>, %w1: tensor<8x64xf32>,
+                                 %b: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @below {{Reason="unsupported epilogue", Remark="sigmoid or silu of the projection plus a bias (the paired op's sigmoid and silu epilogues take no bias)"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y0, %b : tensor<4x8xf32>, tensor<8xf32>) outs(%empty : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %one = arith.constant 1.0 : f32
+    %t = arith.addf %in, %bias : f32
+    %n = arith.negf %t : f32
+    %e = math.exp %n : f32
+    %d = arith.addf %one, %e : f32
+    %s = arith.divf %one, %d : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  return %r, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+/// softplus with threshold 10 differs from torch's (threshold 20) by up to
+/// 4.5e-5 just above 10.
+// CHECK-LABEL: func.func @negative_softplus_threshold
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_softplus_threshold(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>, %w1: tensor<8x64xf32>)
+    -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @below {{Reason="unsupported epilogue", Remark="the epilogue matches none of: y + bias, sigmoid(y), silu(y), softplus(y + bias) * scale"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y0 : tensor<4x8xf32>) outs(%empty : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %thr = arith.constant 10.0 : f32
+    %e = math.exp %in : f32
+    %l = math.log1p %e : f32
+    %big = arith.cmpf ogt, %in, %thr : f32
+    %s = arith.select %big, %in, %l : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  return %r, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+/// The projection is rounded to bf16 before its sigmoid (HF keeps the
+/// pre-activation in bf16): the fused op would skip that rounding.
+// CHECK-LABEL: func.func @negative_rounded_epilogue
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_rounded_epilogue(%x: tensor<4x64xbf16>, %w0: tensor<8x64xbf16>, %w1: tensor<8x64xbf16>)
+    -> (tensor<4x8xbf16>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @below {{Reason="unsupported epilogue", Remark="the epilogue rounds an intermediate value to bf16 (the fused op rounds only its result)"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %yb = arith.truncf %y0 : tensor<4x8xf32> to tensor<4x8xbf16>
+  %yf = arith.extf %yb : tensor<4x8xbf16> to tensor<4x8xf32>
+  %n = arith.negf %yf : tensor<4x8xf32>
+  %e = math.exp %n : tensor<4x8xf32>
+  %one = arith.constant dense<1.0> : tensor<4x8xf32>
+  %d = arith.addf %one, %e : tensor<4x8xf32>
+  %s = arith.divf %one, %d : tensor<4x8xf32>
+  %sb = arith.truncf %s : tensor<4x8xf32> to tensor<4x8xbf16>
+  return %sb, %y1 : tensor<4x8xbf16>, tensor<4x8xf32>
+}
+
+/// GeGLU with the exact (erf) GELU: the runtime's geglu is the tanh form.
+// CHECK-LABEL: func.func @negative_geglu_erf
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_geglu_erf(%x: tensor<4x64xf32>, %wg: tensor<32x64xf32>, %wu: tensor<32x64xf32>) -> tensor<4x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x32xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x32xf32>) -> tensor<4x32xf32>
+  // expected-remark @below {{Reason="unsupported epilogue", Remark="geglu with erf gelu is not supported by the runtime: the gate uses the exact (erf) GELU}}
+  %g = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %wg : tensor<4x64xf32>, tensor<32x64xf32>) outs(%acc : tensor<4x32xf32>) -> tensor<4x32xf32>
+  %u = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %wu : tensor<4x64xf32>, tensor<32x64xf32>) outs(%acc : tensor<4x32xf32>) -> tensor<4x32xf32>
+  %h = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%g, %u : tensor<4x32xf32>, tensor<4x32xf32>) outs(%empty : tensor<4x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %half = arith.constant 0.5 : f32
+    %one = arith.constant 1.0 : f32
+    %r2 = arith.constant 0.70710678118654752 : f32
+    %s = arith.mulf %a, %r2 : f32
+    %er = math.erf %s : f32
+    %p = arith.addf %one, %er : f32
+    %hx = arith.mulf %half, %a : f32
+    %gelu = arith.mulf %hx, %p : f32
+    %r = arith.mulf %gelu, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x32xf32>
+  return %h : tensor<4x32xf32>
+}
