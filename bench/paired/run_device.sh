@@ -23,7 +23,7 @@ timeout 90 "$B/cuda/fusion_rt_paired_gpu_tests" > "$OUT/gpu_test.log" 2>&1
 echo "gpu tests rc=$?" | tee -a "$OUT/gpu_test.log"
 grep -E "^FAIL|worst|checks" "$OUT/gpu_test.log" | head -30
 PYTHONUNBUFFERED=1 timeout "${BENCH_TIMEOUT:-200}" python3 bench/paired/paired_bench.py \
-  --lib "$B/lib/libfusion_rt.so" --out "$OUT" --budget "${BUDGET:-150}" \
+  --lib "$B/lib/libfusion_rt.so" --out "$OUT" --budget "${BUDGET:-150}" ${BENCH_ARGS:-} \
   > "$OUT/bench.log" 2>&1
 echo "bench rc=$?"
 grep -E "device:|graph-launched|budget|failed|Error|error" "$OUT/bench.log" | head -20

@@ -73,9 +73,13 @@ fusion_rt_status cuda_fail(cudaError_t e, const char *what) {
               cudaGetErrorString(e));
 }
 
-/// Largest M the gemv path takes by default. Measured on the H200
-/// (docs/paired-projections.md, "selector").
-constexpr int64_t kGemvMaxM = 64;
+/// The selector: the gemv path takes M <= kGemvMaxM tokens, or any M whose
+/// M * K * (H0 + H1) multiply-adds stay within kGemvMaxMacs; larger calls go
+/// to cuBLAS. Measured on the H200 (docs/paired-projections.md, "selector";
+/// crossover 128-256 tokens at 2048 x 64 rows, 32-64 at 5120 x 96 and
+/// 4096 x 128, i.e. at ~2^24-2^25 multiply-adds).
+constexpr int64_t kGemvMaxM = 16;
+constexpr int64_t kGemvMaxMacs = int64_t(1) << 24;
 constexpr int kThreads = 128; ///< 4 warps per CTA
 constexpr int kWarps = kThreads / 32;
 constexpr int kMaxCluster = 8; ///< portable cluster size
@@ -109,8 +113,9 @@ struct Params {
   int64_t chunks = 0;         ///< K / VEC
   int64_t chunks_per_cta = 0; ///< of one cluster rank
   int64_t units = 0;          ///< warp units (rows / RPW, or gated H0)
-  // blas path: fp32 y_i [M, H_i] row-major
+  // blas path: fp32 y_i [M, H_i], row stride y_ld[i]
   const float *y[2] = {nullptr, nullptr};
+  int64_t y_ld[2] = {0, 0};
 };
 
 //===--- element access ------------------------------------------------------===//
@@ -208,16 +213,27 @@ __device__ __forceinline__ uint32_t smem_addr(const void *ptr) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(ptr));
 }
 
-/// fp32 at shared address `addr` of cluster rank `rank` (distributed shared
-/// memory: mapa + ld.shared::cluster, never a generic address).
-__device__ __forceinline__ float ld_dsmem(uint32_t addr, uint32_t rank) {
+/// Stores fp32 `v` at shared address `addr` of cluster rank `rank`
+/// (distributed shared memory: mapa + st.shared::cluster, never a generic
+/// address).
+__device__ __forceinline__ void st_dsmem(uint32_t addr, uint32_t rank, float v) {
   uint32_t remote;
-  float v;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
                : "=r"(remote)
                : "r"(addr), "r"(rank));
-  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(remote) : "memory");
-  return v;
+  asm volatile("st.shared::cluster.f32 [%0], %1;" ::"r"(remote), "f"(v) : "memory");
+}
+
+/// Cluster barrier halves (PTX barrier.cluster): arrive without ordering,
+/// arrive with release, wait with acquire.
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory");
+}
+__device__ __forceinline__ void cluster_arrive_release() {
+  asm volatile("barrier.cluster.arrive.release;" ::: "memory");
+}
+__device__ __forceinline__ void cluster_wait() {
+  asm volatile("barrier.cluster.wait.acquire;" ::: "memory");
 }
 
 constexpr int ilog2(int v) { return v <= 1 ? 0 : 1 + ilog2(v / 2); }
@@ -267,6 +283,15 @@ __device__ __forceinline__ float warp_reduce_scatter(float (&v)[V], int lane) {
 /// rank r covers chunks [r, r+1) * chunks_per_cta of K (VEC elements each),
 /// lane l the chunks l, l + 32, ... of that slice.
 ///
+/// Cluster reduction (push): each rank stores its warp-reduced partial of
+/// output o into slot [rank][o] of the shared memory of o's owner rank
+/// (st.shared::cluster), one cluster barrier (release / acquire) later the
+/// owner adds its S slots from its own shared memory and applies the
+/// epilogue. A relaxed arrive at the start, waited on just before the remote
+/// stores, guarantees every CTA of the cluster is running before anyone
+/// writes into it; after the second barrier nobody touches another CTA's
+/// shared memory, so CTAs exit without a third barrier.
+///
 /// Accumulation order of one output: per lane, sequential fma over its
 /// chunks (8 or 4 elements each, in k order); then the butterfly over the 32
 /// lanes (warp_reduce_scatter); then the S cluster ranks added in rank order
@@ -277,7 +302,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   using VT = Vec<T>;
   constexpr int VEC = VT::N;
   constexpr int V = RPW * MT; // partial sums per lane
-  __shared__ float part[kWarps * V];
+  __shared__ float part[kMaxCluster][kWarps * V];
+  cluster_arrive_relaxed(); // "this CTA has started" (waited on below)
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int64_t unit = int64_t(blockIdx.y) * kWarps + warp;
@@ -351,25 +377,37 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   const float r = warp_reduce_scatter<V>(acc, lane);
   constexpr int kShift = 5 - ilog2(V);
-  if ((lane & ((1 << kShift) - 1)) == 0)
-    part[warp * V + (lane >> kShift)] = r;
-  cluster.sync();
+  // Owner rank of output o = warp * V + i * MT + t: by (warp, token) only, so
+  // that the gate and up partials of a gated output meet at one owner.
+  auto owner = [&](int o) { return ((o / V) * MT + (o % MT)) % S; };
+  cluster_wait(); // every CTA of the cluster has started
+  if ((lane & ((1 << kShift) - 1)) == 0) {
+    const int o = warp * V + (lane >> kShift);
+    st_dsmem(smem_addr(&part[rank][o]), uint32_t(owner(o)), r);
+  }
+  cluster_arrive_release();
+  cluster_wait();
 
-  // Output o = warp * V + i * MT + t of this CTA's tile; rank o % S finishes it.
   for (int o = threadIdx.x; o < kWarps * V; o += kThreads) {
-    if (o % S != rank)
+    if (owner(o) != rank)
       continue;
     const int w = o / V, v = o % V, i = v / MT, t = v % MT;
     const int64_t u = int64_t(blockIdx.y) * kWarps + w, m = m0 + t;
     if (u >= p.units || m >= p.M || (gated && i != 0))
       continue;
-    float y = 0.f, y1 = 0.f;
-    const uint32_t a0 = smem_addr(&part[o]);
-    for (int s = 0; s < S; ++s) {
-      y += ld_dsmem(a0, uint32_t(s));
-      if (gated)
-        y1 += ld_dsmem(a0 + MT * uint32_t(sizeof(float)), uint32_t(s));
+    float pv[kMaxCluster], pu[kMaxCluster];
+#pragma unroll
+    for (int s = 0; s < kMaxCluster; ++s) {
+      pv[s] = s < S ? part[s][o] : 0.f;
+      pu[s] = s < S && gated ? part[s][o + MT] : 0.f;
     }
+    float y = 0.f, y1 = 0.f;
+#pragma unroll
+    for (int s = 0; s < kMaxCluster; ++s)
+      if (s < S) {
+        y += pv[s];
+        y1 += pu[s];
+      }
     if (gated) {
       finish(p.out[0], m, u, gated_of(p, u, y, y1));
     } else {
@@ -381,7 +419,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       finish(p.out[oi], m, row, epilogue_of(p.out[oi], row, y));
     }
   }
-  cluster.sync(); // keep this CTA's partials alive until every rank read them
 }
 
 //===--- blas and generic paths -------------------------------------------------===//
@@ -398,9 +435,10 @@ __global__ void paired_epilogue_kernel(const __grid_constant__ Params p) {
     const int64_t le = oi == 0 ? e : e - n0;
     const int64_t m = le / p.H[oi], n = le % p.H[oi];
     if (gated)
-      finish(p.out[0], m, n, gated_of(p, n, p.y[0][le], p.y[1][le]));
+      finish(p.out[0], m, n,
+             gated_of(p, n, p.y[0][m * p.y_ld[0] + n], p.y[1][m * p.y_ld[1] + n]));
     else
-      finish(p.out[oi], m, n, epilogue_of(p.out[oi], n, p.y[oi][le]));
+      finish(p.out[oi], m, n, epilogue_of(p.out[oi], n, p.y[oi][m * p.y_ld[oi] + n]));
   }
 }
 
@@ -526,8 +564,10 @@ cudaError_t launch_gemv(Params p, int32_t dt, cudaStream_t stream) {
   if (z > 65535 || g > 65535 || g == 0)
     return cudaErrorNotSupported;
   p.chunks = p.K / vec;
+  // S: up to two CTAs per SM (measured: S = 8 beat S = 4-5 at 2 x 48 and
+  // 2 x 64 rows, docs/benchmarks/paired-projections.md "variants").
   const int64_t sms = sm_count();
-  int64_t S = sms / (g * z);
+  int64_t S = 2 * sms / (g * z);
   const int64_t by_k = (p.chunks + 31) / 32; // each rank >= 32 chunks
   S = S < by_k ? S : by_k;
   S = env_int("FUSION_RT_PAIRED_SPLIT", S);
@@ -682,12 +722,28 @@ fusion_rt_status run_blas(Params p, const PairedRequest &q, cudaStream_t stream)
   const cudaDataType_t ct = blas_type(dt);
   const int64_t es = esize_of(dt);
   float *y[2] = {ws, ws + n0};
-  // One strided-batched call when both weights have the same shape and
-  // layout: batch stride = the distance between the two weight pointers.
+  p.y_ld[0] = p.H[0];
+  p.y_ld[1] = p.H[1];
+  const ptrdiff_t dist = (q.w[1].data - q.w[0].data) / es;
+  const bool exact = (q.w[1].data - q.w[0].data) % es == 0;
+  // Weight 1 directly below weight 0 in one row-major buffer ([w0; w1], as a
+  // loader or the compiler may place them): one GEMM of H0 + H1 rows.
+  const bool stacked = exact && bw0.op == CUBLAS_OP_T && bw1.op == CUBLAS_OP_T &&
+                       bw0.ld == bw1.ld && q.w[0].rows > 1 &&
+                       dist == p.H[0] * q.w[0].rs && p.H[1] > 0;
+  // Otherwise one strided-batched call when both weights have the same shape
+  // and layout: batch stride = the distance between the two weight pointers.
   const bool same = p.H[0] == p.H[1] && bw0.op == bw1.op && bw0.ld == bw1.ld &&
                     p.H[0] > 0 && p.M > 0;
-  const ptrdiff_t dist = (q.w[1].data - q.w[0].data) / es;
-  if (same && (q.w[1].data - q.w[0].data) % es == 0 && dist != 0) {
+  if (stacked) {
+    const int64_t hh = p.H[0] + p.H[1];
+    p.y[0] = ws;
+    p.y[1] = ws + p.H[0];
+    p.y_ld[0] = p.y_ld[1] = hh;
+    bst = cublasGemmEx(h, CUBLAS_OP_T, bx.op, int(hh), int(p.M), int(p.K), &alpha,
+                       q.w[0].data, ct, int(bw0.ld), q.lhs.data, ct, int(bx.ld), &beta,
+                       ws, CUDA_R_32F, int(hh), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  } else if (same && exact && dist != 0) {
     const int lo = dist > 0 ? 0 : 1; // batch 0 = the lower weight pointer
     p.y[lo] = ws;
     p.y[1 - lo] = ws + n0;
@@ -837,7 +893,11 @@ fusion_rt_status cuda_paired_execute(const PairedRequest &q, void *stream_ptr) {
   const bool force_gemv = path && !std::strcmp(path, "gemv");
   const bool force_blas = path && !std::strcmp(path, "blas");
   const bool force_generic = path && !std::strcmp(path, "generic");
-  const int64_t max_m = env_int("FUSION_RT_PAIRED_GEMV_MAX_M", kGemvMaxM);
+  // Selector (measured, docs/paired-projections.md): the gemv path while
+  // M <= 16 or the multiply-adds M * K * (H0 + H1) stay within 2^24.
+  const int64_t macs = p.M * p.K * (p.H[0] + p.H[1]);
+  const int64_t max_m = env_int("FUSION_RT_PAIRED_GEMV_MAX_M",
+                                macs <= kGemvMaxMacs ? p.M : kGemvMaxM);
   const bool vec_ok = p.K > 0 && p.K % vec == 0 && vec_rows(q.lhs, es) &&
                       vec_rows(q.w[0], es) && vec_rows(q.w[1], es);
 

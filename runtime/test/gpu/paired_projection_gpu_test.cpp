@@ -137,6 +137,7 @@ struct Case {
   int32_t od0 = FUSION_RT_F32, od1 = FUSION_RT_F32;
   bool transposed_w1 = false; ///< w1 stored [K, H1] (cuBLAS path, not gemv)
   int64_t pad = 0;            ///< extra row pitch of lhs / w0 (elements)
+  bool stacked = false;       ///< w1 directly below w0 in one buffer ([w0; w1])
 };
 
 constexpr int32_t NONE_ = FUSION_RT_EPILOGUE_NONE;
@@ -169,7 +170,7 @@ void run_case(const Case &c, const char *path, uint32_t seed) {
   const int64_t xrs = c.k + c.pad, w0rs = c.k + c.pad;
   Buf x, w0, w1, b0, s1, b1, o0, o1;
   x.alloc(c.dt, c.m * xrs);
-  w0.alloc(c.dt, c.h0 * w0rs);
+  w0.alloc(c.dt, (c.h0 + (c.stacked ? c.h1 : 0)) * w0rs);
   w1.alloc(c.dt, c.h1 * c.k);
   b0.alloc(FUSION_RT_F32, c.h0);
   b1.alloc(c.dt, c.h1);
@@ -204,6 +205,9 @@ void run_case(const Case &c, const char *path, uint32_t seed) {
     d.weight0 = view(P(w0), c.dt, c.h0, c.k, w0rs, 1);
     d.weight1 = c.transposed_w1 ? view(P(w1), c.dt, c.h1, c.k, 1, c.h1)
                                 : view(P(w1), c.dt, c.h1, c.k, c.k, 1);
+    if (c.stacked)
+      d.weight1 = view(static_cast<char *>(P(w0)) + c.h0 * w0rs * esize(c.dt), c.dt,
+                       c.h1, c.k, w0rs, 1);
     d.gated_kind = c.gated;
     d.accumulate_dtype = FUSION_RT_F32;
     d.epilogue0.kind = c.epi0;
@@ -224,11 +228,11 @@ void run_case(const Case &c, const char *path, uint32_t seed) {
 
   char name[256];
   std::snprintf(name, sizeof name,
-                "%s M=%lld K=%lld H=%lld/%lld %s epi=%d/%d gated=%d out=%s/%s%s%s",
+                "%s M=%lld K=%lld H=%lld/%lld %s epi=%d/%d gated=%d out=%s/%s%s%s%s",
                 path, (long long)c.m, (long long)c.k, (long long)c.h0,
                 (long long)c.h1, dt_name(c.dt), c.epi0, c.epi1, c.gated,
                 dt_name(c.od0), dt_name(c.od1), c.transposed_w1 ? " wT" : "",
-                c.pad ? " padded" : "");
+                c.pad ? " padded" : "", c.stacked ? " stacked" : "");
 
   // CPU reference on host memory.
   std::vector<uint8_t> ref0 = o0.host, ref1 = o1.host;
@@ -281,6 +285,8 @@ void run_case(const Case &c, const char *path, uint32_t seed) {
   // fp64 reference and CPU agreement.
   auto xat = [&](int64_t m, int64_t j) { return double(x.at(m * xrs + j)); };
   auto wat = [&](int i, int64_t n, int64_t j) {
+    if (i == 1 && c.stacked)
+      return double(w0.at((c.h0 + n) * w0rs + j));
     return i == 0 ? double(w0.at(n * w0rs + j))
                   : double(w1.at(c.transposed_w1 ? j * c.h1 + n : n * c.k + j));
   };
@@ -437,6 +443,13 @@ int main(int argc, char **argv) {
     cases.push_back({96, 1024, 48, 48, dt, NONE, B, FUSION_RT_ACT_SWIGLU});
     // K not a multiple of the vector width: blas / generic.
     cases.push_back({5, 1000, 12, 20, dt, S, SP, -1});
+    // Both weights in one [H0 + H1, K] buffer (the blas path's single GEMM).
+    cases.push_back({5, 2048, 32, 32, dt, S, SP, -1, FUSION_RT_F32, FUSION_RT_F32,
+                     false, 0, true});
+    cases.push_back({300, 512, 24, 40, dt, SI, B, -1, FUSION_RT_BF16, FUSION_RT_F32,
+                     false, 8, true});
+    cases.push_back({64, 1024, 32, 32, dt, B, B, FUSION_RT_ACT_SWIGLU, FUSION_RT_F32,
+                     FUSION_RT_F32, false, 0, true});
     // A transposed weight view ([K, H] storage): blas / generic.
     cases.push_back({6, 768, 16, 16, dt, S, SP, -1, FUSION_RT_F32, FUSION_RT_F32, true});
   }
