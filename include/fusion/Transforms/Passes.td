@@ -46,19 +46,22 @@ def FuseActQuantize : Pass<"fusion-fuse-act-quantize", "func::FuncOp"> {
     the activation and the quantizer with one `fusion.act_quantize` (relu,
     gelu, gelu_tanh, silu, qgelu, srelu, identity, and their backward forms
     grad * act'(x)) or `fusion.gated_act_quantize` (swiglu, geglu, reglu,
-    qgeglu, sreglu; gate and up as two tensors or as the halves of one
-    packed [M, 2K] tensor). A column-sum reduction of the quantized value
-    next to the quantizer is fused as the op's `dbias` result. The fused op
-    rounds the activation to the element type the graph stored it in (the
-    `via` type).
+    qgeglu, sreglu, clamped_swiglu; gate and up as two tensors or as the
+    halves of one packed [M, 2K] tensor; the backward forms from the
+    `tensor.concat` of [dgate | dup]). A column-sum reduction of the
+    quantized value next to the quantizer is fused as the op's `dbias`
+    result. The fused op rounds the activation to the element type the graph
+    rounded it to (the `via` type). Every match is cross-checked numerically
+    against the runtime's formula before the rewrite.
 
     Admission rules, each reported in a structured remark
     (category `fusion`, name `FuseActQuantize`; `passed`, or `missed` with
-    the rule as the reason):
-    "activation has another user", "unsupported activation" (and "geglu
-    with erf gelu is not supported by the runtime"), "unsupported input
-    element type", "unsupported shape", "unsupported quantization format
-    for fused activation". A declined candidate is left untouched.
+    the rule as the reason): "no activation to fuse", "unsupported
+    activation" (and "geglu with erf gelu is not supported by the
+    runtime"), "activation has another user", "unsupported input element
+    type", "unsupported shape", "unsupported quantization format for fused
+    activation". A declined candidate is left untouched. docs/passes.md
+    lists the recognised spellings.
 
     Expects normalised input (`fusion-normalize-elementwise`, canonicalize,
     cse); the `fusion-act-quantize-pipeline` pipeline runs them first.
