@@ -429,30 +429,25 @@ public:
     return true;
   }
 
-  /// Checks that every value depending on a projection is computed in f32
-  /// (or wider) and not rounded, except for one final cast to the result
-  /// type. Sets `unsupported`.
+  /// Checks that the epilogue reads the projection as the f32 accumulator
+  /// holds it: a projection rounded to a narrower type before the epilogue
+  /// (truncf of the block argument) would be read unrounded by the fused op.
+  /// Roundings inside the epilogue (a bf16 sigmoid before the multiply) are
+  /// accepted, as fusion-fuse-act-quantize accepts them: the fused op
+  /// computes in f32 and rounds once, which is the more accurate result.
+  /// Sets `unsupported`.
   bool checkPrecision() {
-    Value r = root();
-    Operation *finalCast = nullptr;
-    if (auto def = r.getDefiningOp(); def && isa<arith::TruncFOp, arith::ExtFOp>(def))
-      finalCast = def;
-    for (Operation &op : generic.getBody()->without_terminator()) {
-      if (&op == finalCast || op.getNumResults() != 1 ||
-          !isDependent(op.getResult(0)))
+    for (Operation &op : block->without_terminator()) {
+      auto trunc = dyn_cast<arith::TruncFOp>(op);
+      if (!trunc || projectionOf(trunc.getIn()) < 0)
         continue;
-      Type t = op.getResult(0).getType();
-      if (isa<arith::TruncFOp>(op)) {
-        unsupported = "the epilogue rounds an intermediate value to " +
-                      typeString(t) + " (the fused op rounds only its result)";
-        return false;
-      }
-      auto ft = dyn_cast<FloatType>(t);
-      if (ft && ft.getWidth() < 32) {
-        unsupported = "the epilogue computes in " + typeString(t) +
-                      " (the fused op computes in f32)";
-        return false;
-      }
+      if (trunc.getResult() == root())
+        continue; // the final rounding of a `none` epilogue
+      unsupported = "the projection is rounded to " +
+                    typeString(trunc.getType()) +
+                    " before its epilogue (the fused op applies the epilogue "
+                    "to the f32 accumulator)";
+      return false;
     }
     return true;
   }

@@ -69,7 +69,7 @@ func.func @negative_rounded_swiglu_mxfp8(%x: tensor<32x128xbf16>, %w_gate: tenso
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<32x64xf32>
   %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<32x64xf32>) -> tensor<32x64xf32>
-  // expected-remark @below {{[Missed] FusePairedProjections | Category:fusion | Function=negative_rounded_swiglu_mxfp8 | Reason="unsupported epilogue", Remark="the epilogue rounds an intermediate value to bf16 (the fused op rounds only its result)"}}
+  // expected-remark @below {{[Missed] FusePairedProjections | Category:fusion | Function=negative_rounded_swiglu_mxfp8 | Reason="unsupported epilogue", Remark="the projection is rounded to bf16 before its epilogue (the fused op applies the epilogue to the f32 accumulator)"}}
   %gate = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
       ins(%x, %w_gate : tensor<32x128xbf16>, tensor<64x128xbf16>)
       outs(%acc : tensor<32x64xf32>) -> tensor<32x64xf32>

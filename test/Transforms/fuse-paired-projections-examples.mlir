@@ -28,7 +28,7 @@
 // examples/llama_ffn_front.mlir (torch bf16 semantics): the pairing is
 // declined because gate and up are rounded to bf16 before SwiGLU, and
 // act-quantize fuses SwiGLU with the quantizer as before.
-// FRONT: remark: [Missed] FusePairedProjections | Category:fusion | Function=llama_ffn_front | Reason="unsupported epilogue", Remark="the epilogue rounds an intermediate value to bf16 (the fused op rounds only its result)"
+// FRONT: remark: [Missed] FusePairedProjections | Category:fusion | Function=llama_ffn_front | Reason="unsupported epilogue", Remark="the projection is rounded to bf16 before its epilogue (the fused op applies the epilogue to the f32 accumulator)"
 // FRONT: remark: [Passed] FuseActQuantize
 // FRONT-LABEL: func.func @llama_ffn_front
 //   FRONT-NOT: fusion.paired_projection

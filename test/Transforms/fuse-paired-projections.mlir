@@ -678,7 +678,7 @@ func.func @negative_rounded_epilogue(%x: tensor<4x64xbf16>, %w0: tensor<8x64xbf1
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<4x8xf32>
   %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
-  // expected-remark @below {{Reason="unsupported epilogue", Remark="the epilogue rounds an intermediate value to bf16 (the fused op rounds only its result)"}}
+  // expected-remark @below {{Reason="unsupported epilogue", Remark="the projection is rounded to bf16 before its epilogue (the fused op applies the epilogue to the f32 accumulator)"}}
   %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
       ins(%x, %w0 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
   %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
@@ -721,4 +721,43 @@ func.func @negative_geglu_erf(%x: tensor<4x64xf32>, %wg: tensor<32x64xf32>, %wu:
     linalg.yield %r : f32
   } -> tensor<4x32xf32>
   return %h : tensor<4x32xf32>
+}
+
+/// SwiGLU written with torch bf16 semantics inside the epilogue (the sigmoid
+/// and silu rounded to bf16) but on the f32 projections: fused like
+/// fusion-fuse-act-quantize fuses such bodies; the fused op rounds once (the
+/// more accurate result, docs/passes.md).
+// CHECK-LABEL: func.func @gate_up_swiglu_bf16_body
+//       CHECK: fusion.paired_projection {{.*}} gated(#fusion.act<swiglu>)
+func.func @gate_up_swiglu_bf16_body(%x: tensor<16x64xbf16>, %w_gate: tensor<32x64xbf16>,
+                                    %w_up: tensor<32x64xbf16>) -> tensor<16x32xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<16x32xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<16x32xf32>) -> tensor<16x32xf32>
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection gated swiglu"}}
+  %gate = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w_gate : tensor<16x64xbf16>, tensor<32x64xbf16>)
+      outs(%acc : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %up = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w_up : tensor<16x64xbf16>, tensor<32x64xbf16>)
+      outs(%acc : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %bempty = tensor.empty() : tensor<16x32xbf16>
+  %h = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%gate, %up : tensor<16x32xf32>, tensor<16x32xf32>) outs(%bempty : tensor<16x32xbf16>) {
+  ^bb0(%g: f32, %u: f32, %out: bf16):
+    %one = arith.constant 1.0 : f32
+    %neg = arith.negf %g : f32
+    %e = math.exp %neg : f32
+    %den = arith.addf %one, %e : f32
+    %sig = arith.divf %one, %den : f32
+    %sigb = arith.truncf %sig : f32 to bf16
+    %sigf = arith.extf %sigb : bf16 to f32
+    %silu = arith.mulf %g, %sigf : f32
+    %silub = arith.truncf %silu : f32 to bf16
+    %siluf = arith.extf %silub : bf16 to f32
+    %p = arith.mulf %siluf, %u : f32
+    %t = arith.truncf %p : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<16x32xbf16>
+  return %h : tensor<16x32xbf16>
 }
