@@ -609,3 +609,23 @@ func.func @qgelu_slope_kept_exactly(%x: !xf) -> (!d, !s) {
   %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
+
+/// linalg.elementwise exp and a linalg.map body x * e / (e + 1).
+// CHECK-LABEL: func.func @silu_linalg_map
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>)
+//       CHECK: fusion.act_quantize #fusion.act<silu> %[[X]]
+func.func @silu_linalg_map(%x: !xf) -> (!d, !s) {
+  %init = tensor.empty() : !xf
+  %e = linalg.elementwise kind=#linalg.elementwise_kind<exp> ins(%x : !xf) outs(%init : !xf) -> !xf
+  %y = linalg.map ins(%x, %e : !xf, !xf) outs(%init : !xf)
+    (%a: f32, %b: f32, %o: f32) {
+      %c1 = arith.constant 1.0 : f32
+      %d = arith.addf %b, %c1 : f32
+      %s = arith.divf %b, %d : f32
+      %r = arith.mulf %a, %s : f32
+      linalg.yield %r : f32
+    }
+  // expected-remark @below {{Remark="fused silu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
