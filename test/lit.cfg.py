@@ -44,3 +44,8 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 # The AOT example is built only where the CUDA toolkit (cudart) exists.
 if os.path.exists(os.path.join(config.fusion_tools_dir, "fusion-aot-swiglu")):
     config.available_features.add("aot-example")
+
+# The kernel inventory exists where the CUDA toolkit (nvcc) was found.
+if os.path.exists(os.path.join(config.fusion_obj_root, "share", "fusion",
+                               "kernel-inventory.tsv")):
+    config.available_features.add("kernel-inventory")

@@ -33,5 +33,6 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
             fusion::registerFusionPasses();
             fusion::registerFusionPipelines();
             fusion::registerFusionPipeline();
+            fusion::registerKernelReportPass();
           }};
 }

@@ -19,6 +19,7 @@ int main(int argc, char **argv) {
   mlir::fusion::registerFusionPasses();
   mlir::fusion::registerFusionPipelines();
   mlir::fusion::registerFusionPipeline();
+  mlir::fusion::registerKernelReportPass();
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);

@@ -21,6 +21,10 @@ void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry);
 /// lowers to, e.g. "fusion_rt_mlir_quantize".
 StringRef getRuntimeEntryPoint(Operation *op);
 
+/// Registers `fusion-kernel-report` (lib/Conversion/FusionToRuntime/
+/// KernelReport.cpp).
+void registerKernelReportPass();
+
 } // namespace mlir::fusion
 
 #endif // FUSION_CONVERSION_FUSIONTORUNTIME_FUSIONTORUNTIME_H

@@ -1,0 +1,71 @@
+// REQUIRES: kernel-inventory
+// RUN: fusion-opt %s --fusion-kernel-report -o /dev/null | FileCheck %s
+// RUN: fusion-opt %s --fusion-kernel-report -o /dev/null | FileCheck %s --check-prefix=FOUND
+// RUN: fusion-opt %s --fusion-kernel-report=inventory=%t.missing -o /dev/null | FileCheck %s --check-prefix=MISSING
+
+// For every fusion op: the runtime entry point, the CUDA kernel it becomes,
+// the launch shape and the kernel's resources. Every kernel named must be in
+// the inventory built from runtime/cuda (FOUND), so the report's mirror of
+// the runtime's dispatch cannot drift from the kernels that exist.
+
+// CHECK: fusion kernel report (kernels compiled for sm_90a, launch shapes for an H200 with 132 SMs)
+// FOUND-NOT: not found in the kernel inventory
+// MISSING: note: cannot read the kernel inventory '{{.*}}.missing'; kernel resources are not shown
+
+// CHECK: op #0 fusion.quantize
+// CHECK-NEXT: entry point: _mlir_ciface_fusion_rt_mlir_quantize -> fusion_rt_quantize
+// CHECK-NEXT: CPU backend: reference implementation (host memory)
+// CHECK-NEXT: CUDA launch: block 128, 1024 warp tiles, grid 256 = min(256, 132 SMs x {{[0-9]+}} resident blocks, est. from registers)
+// CHECK-NEXT: CUDA kernel: void fusion_rt::cuda::mx_quantize_kernel<fusion_rt::cuda::SrcPlain<fusion_rt::cuda::BF16T>, 1>(fusion_rt::cuda::KParams)
+// CHECK-NEXT: registers {{[0-9]+}}, static smem {{[0-9]+}} B, stack 0 B, spill stores/loads 0/0 B, shared-memory insts {{[0-9]+}}, generic ld/st 0 (mxfp8_quantize.cu)
+func.func @quantize(%x: tensor<1024x2048xbf16>) -> (tensor<1024x2048xf8E4M3FN>, tensor<1024x64xf8E8M0FNU>) {
+  %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> : (tensor<1024x2048xbf16>) -> (tensor<1024x2048xf8E4M3FN>, tensor<1024x64xf8E8M0FNU>)
+  return %d, %s : tensor<1024x2048xf8E4M3FN>, tensor<1024x64xf8E8M0FNU>
+}
+
+// CHECK: op #1 fusion.act_quantize
+// CHECK: CUDA kernel: void fusion_rt::cuda::mx_quantize_kernel<fusion_rt::cuda::SrcAct<fusion_rt::cuda::F16T, true>, 3>(fusion_rt::cuda::KParams)
+// CHECK: CUDA kernel: fusion_rt::cuda::dbias_reduce_kernel(float const*, long, long, float*, long)
+func.func @act_backward_dbias(%x: tensor<64x256xf16>, %dy: tensor<64x256xf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<64x256xf8E4M3FN>, tensor<2x256xf8E8M0FNU>, tensor<256xf32>) {
+  %r:5 = fusion.act_quantize #fusion.act<dgelu> %x grad %dy as quant<mxfp8_e4m3, both> via f16 dbias : (tensor<64x256xf16>, tensor<64x256xf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<64x256xf8E4M3FN>, tensor<2x256xf8E8M0FNU>, tensor<256xf32>)
+  return %r#0, %r#1, %r#2, %r#3, %r#4 : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<64x256xf8E4M3FN>, tensor<2x256xf8E8M0FNU>, tensor<256xf32>
+}
+
+// CHECK: op #2 fusion.gated_act_quantize
+// CHECK: CUDA launch: block 128; grid depends on the runtime shape
+// CHECK: CUDA kernel: void fusion_rt::cuda::mx_quantize_kernel<fusion_rt::cuda::SrcGatedFwd<fusion_rt::cuda::F32T>, 2>(fusion_rt::cuda::KParams)
+func.func @gated(%x: tensor<?x512xf32>) -> (tensor<?x256xf8E5M2>, tensor<?x256xf8E8M0FNU>) {
+  %d, %s = fusion.gated_act_quantize #fusion.act<swiglu> %x as quant<mxfp8_e5m2, colwise> via f32 : (tensor<?x512xf32>) -> (tensor<?x256xf8E5M2>, tensor<?x256xf8E8M0FNU>)
+  return %d, %s : tensor<?x256xf8E5M2>, tensor<?x256xf8E8M0FNU>
+}
+
+// CHECK: op #3 fusion.gated_act_quantize
+// CHECK: CUDA kernel: void fusion_rt::cuda::mx_quantize_kernel<fusion_rt::cuda::SrcGatedBwd<fusion_rt::cuda::BF16T>, 1>(fusion_rt::cuda::KParams)
+func.func @gated_backward(%x: tensor<32x128xbf16>, %dy: tensor<32x64xbf16>) -> (tensor<32x128xf8E4M3FN>, tensor<32x4xf8E8M0FNU>) {
+  %d, %s = fusion.gated_act_quantize #fusion.act<dswiglu> %x grad %dy as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<32x128xbf16>, tensor<32x64xbf16>) -> (tensor<32x128xf8E4M3FN>, tensor<32x4xf8E8M0FNU>)
+  return %d, %s : tensor<32x128xf8E4M3FN>, tensor<32x4xf8E8M0FNU>
+}
+
+// CHECK: op #4 fusion.quantize
+// CHECK: CUDA backend: not taken: the CUDA backend implements MXFP8 only; format 'nvfp4' runs on the CPU backend (host memory)
+func.func @nvfp4(%x: tensor<16x32xbf16>) -> (tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<1xf32>) {
+  %d, %s, %a = fusion.quantize %x as quant<nvfp4, rowwise> : (tensor<16x32xbf16>) -> (tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<1xf32>)
+  return %d, %s, %a : tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<1xf32>
+}
+
+// CHECK: op #5 fusion.paired_projection
+// CHECK-NEXT: entry point: _mlir_ciface_fusion_rt_mlir_paired_projection -> fusion_rt_paired_projection_run
+// CHECK: CUDA launch: gemv path (N <= 16)
+// CHECK: CUDA kernel: void fusion_rt::paired::(anonymous namespace)::paired_gemv_kernel<__nv_bfloat16, 4, 2>
+func.func @gdn(%x: tensor<3x2048xbf16>, %wa: tensor<32x2048xbf16>, %wb: tensor<32x2048xbf16>, %dt: tensor<32xf32>, %s: tensor<32xf32>) -> (tensor<3x32xf32>, tensor<3x32xf32>) {
+  %g, %b = fusion.paired_projection %x, %wa, %wb epilogues(softplus_bias_scale bias %dt scale %s, sigmoid) : (tensor<3x2048xbf16>, tensor<32x2048xbf16>, tensor<32x2048xbf16>, tensor<32xf32>, tensor<32xf32>) -> (tensor<3x32xf32>, tensor<3x32xf32>)
+  return %g, %b : tensor<3x32xf32>, tensor<3x32xf32>
+}
+
+// CHECK: op #6 fusion.paired_projection
+// CHECK: CUDA launch: cuBLAS path
+// CHECK: CUDA kernel: fusion_rt::paired::(anonymous namespace)::paired_epilogue_kernel
+func.func @ffn(%x: tensor<2048x256xbf16>, %wg: tensor<512x256xbf16>, %wu: tensor<512x256xbf16>) -> tensor<2048x512xbf16> {
+  %y = fusion.paired_projection %x, %wg, %wu epilogues(none, none) gated(#fusion.act<swiglu>) : (tensor<2048x256xbf16>, tensor<512x256xbf16>, tensor<512x256xbf16>) -> tensor<2048x512xbf16>
+  return %y : tensor<2048x512xbf16>
+}
