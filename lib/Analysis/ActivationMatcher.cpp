@@ -247,9 +247,13 @@ public:
     return sub(scale(sigmoid(scale(p, 2.0)), 2.0), constant(1.0));
   }
 
+  /// erf is odd: erf(p) = -erf(-p) makes the leading coefficient positive
+  /// (so erfc(-x/sqrt2) = 1 + erf(x/sqrt2)).
   Poly erf(const Poly &p) {
     if (std::optional<double> c = getConstant(p))
       return constant(std::erf(*c));
+    if (leadCoef(p) < 0)
+      return scale(erf(scale(p, -1.0)), -1.0);
     return atomPoly(intern(AtomKind::Erf, nullptr, p));
   }
 
@@ -541,6 +545,9 @@ private:
       return unary([&](auto &a) { return alg.tanh(a); });
     if (isa<math::ErfOp>(op))
       return unary([&](auto &a) { return alg.erf(a); });
+    if (isa<math::ErfcOp>(op)) // jax.nn.gelu(approximate=False)
+      return unary(
+          [&](auto &a) { return alg.sub(Algebra::constant(1.0), alg.erf(a)); });
     if (isa<math::SqrtOp>(op))
       return unary([&](auto &a) {
         return alg.func(name, a, [](double x) { return std::sqrt(x); });
@@ -890,6 +897,8 @@ private:
       return std::tanh(a[0]);
     if (isa<math::ErfOp>(op))
       return std::erf(a[0]);
+    if (isa<math::ErfcOp>(op))
+      return std::erfc(a[0]);
     if (isa<math::SqrtOp>(op))
       return std::sqrt(a[0]);
     if (isa<math::RsqrtOp>(op))

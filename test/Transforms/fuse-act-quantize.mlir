@@ -246,6 +246,21 @@ func.func @gelu_named_linalg_distributed(%x: !xf) -> (!d, !s) {
   return %q#0, %q#1 : !d, !s
 }
 
+/// JAX's exact GELU: x * erfc(-x / sqrt(2)) / 2.
+// CHECK-LABEL: func.func @gelu_jax_erfc
+//       CHECK: fusion.act_quantize #fusion.act<gelu>
+func.func @gelu_jax_erfc(%x: !xf) -> (!d, !s) {
+  %k = arith.constant dense<-0.70710678> : !xf
+  %two = arith.constant dense<2.0> : !xf
+  %xs = arith.mulf %x, %k : !xf
+  %ec = math.erfc %xs : !xf
+  %p = arith.mulf %x, %ec : !xf
+  %y = arith.divf %p, %two : !xf
+  // expected-remark @below {{Remark="fused gelu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
 //===----------------------------------------------------------------------===//
 // gelu_tanh
 //===----------------------------------------------------------------------===//
