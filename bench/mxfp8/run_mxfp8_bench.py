@@ -174,6 +174,8 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--no-autotune", action="store_true")
     ap.add_argument("--skip-tests", action="store_true")
+    ap.add_argument("--no-ab-v2", dest="ab_v2", action="store_false",
+                    help="skip the experimental FUSION_RT_CUDA_QUANT_V2 kernels")
     ap.add_argument("--ours-only", action="store_true",
                     help="tests + our kernels only (no peers): quick A/B runs")
     ap.add_argument("--budget-s", type=float, default=300.0,
@@ -186,18 +188,25 @@ def main():
     props = torch.cuda.get_device_properties(0)
     log(f"device: {dev}, {props.multi_processor_count} SMs; torch {torch.__version__}")
 
-    # 1. bit-exact tests.
+    # 1. bit-exact tests (and again with the experimental v2 quantize kernels).
     test_summary = "not run"
     if not args.skip_tests:
         exe = os.path.join(args.bin, "fusion_rt_gpu_tests")
-        p = subprocess.run([exe] + (["--quick"] if args.quick else []),
-                           capture_output=True, text=True)
-        open(os.path.join(args.out, "gpu_tests.log"), "w").write(p.stdout + p.stderr)
-        lines = [l for l in p.stdout.splitlines() if l.strip()]
-        fails = [l for l in lines if l.startswith("FAIL")]
-        log("\n".join(fails[:30]))
-        log("\n".join(lines[-3:]))
-        test_summary = (lines[-2] if len(lines) >= 2 else "?") + f" (exit {p.returncode})"
+        logs = []
+        for tag, env in (("default", {}), ("FUSION_RT_CUDA_QUANT_V2=1", {"FUSION_RT_CUDA_QUANT_V2": "1"})):
+            if tag != "default" and not args.ab_v2:
+                continue
+            p = subprocess.run([exe] + (["--quick"] if args.quick or tag != "default" else []),
+                               capture_output=True, text=True, env={**os.environ, **env})
+            logs.append(f"===== {tag} =====\n" + p.stdout + p.stderr)
+            lines = [l for l in p.stdout.splitlines() if l.strip()]
+            fails = [l for l in lines if l.startswith("FAIL")]
+            log(f"GPU tests ({tag}):")
+            log("\n".join(fails[:30]))
+            log("\n".join(lines[-3:]))
+            summ = (lines[-2] if len(lines) >= 2 else "?") + f" (exit {p.returncode})"
+            test_summary = summ if tag == "default" else f"{test_summary}; {tag}: {summ}"
+        open(os.path.join(args.out, "gpu_tests.log"), "w").write("\n".join(logs))
 
     # 2. our kernels + copy ceiling (C++).
     rows = []
@@ -209,6 +218,18 @@ def main():
     with open(ours_csv) as f:
         for r in csv.DictReader(f):
             rows.append(r)
+    if args.ab_v2:
+        # The experimental v2 quantize kernels, same binary, same method.
+        p = subprocess.run([exe, "--csv", ours_csv, "--only", "mxfp8_"] +
+                           (["--quick"] if args.quick else []), capture_output=True,
+                           text=True, env={**os.environ, "FUSION_RT_CUDA_QUANT_V2": "1"})
+        log(p.stdout[-3000:], p.stderr[-2000:])
+        with open(ours_csv) as f:
+            for r in csv.DictReader(f):
+                if r["arm"] == "fusion_rt":
+                    r["kernel"] += "_v2"
+                    rows.append(r)
+    os.remove(ours_csv)  # every row is in mxfp8_results.csv
     copy_gbps = max(float(r["GBps"]) for r in rows if r["arm"] == "copy")
     tus, tgb = torch_copy_ceiling()
     rows.append({"arm": "copy_torch", "kernel": "d2d_copy_2GiB", "shape": "2GiB", "M": 0,
@@ -352,11 +373,14 @@ def write_outputs(args, rows, copy_gbps, test_summary, dev, has_ao, quiet=False)
         pct = 100.0 * gbps / copy_gbps
         col = kernel.startswith("mxfp8_colwise")
         comp = kernel in ("swiglu_mxfp8_rowwise", "dswiglu_mxfp8_both", "dgelu_dbias_mxfp8_both")
-        pk = "mxfp8_rowwise" if kernel == "mxfp8_rowwise_rceil" else kernel
+        base = kernel[:-3] if kernel.endswith("_v2") else kernel
+        pk = "mxfp8_rowwise" if base.startswith("mxfp8_rowwise_rceil") else base
         b = best(pk, shape, colwise_pool=col, compile_only=comp)
         sp = float(b["us"]) / us if b else float("nan")
         met = "—"
         big = shape == "16384x16384"
+        kernel_t = kernel
+        kernel = base
         if kernel == "mxfp8_rowwise":
             met = "yes" if sp >= 1.0 and (not big or pct >= 92) else "**no**"
         elif col:
@@ -366,7 +390,7 @@ def write_outputs(args, rows, copy_gbps, test_summary, dev, has_ao, quiet=False)
         elif kernel == "swiglu_mxfp8_rowwise":
             met = "yes" if sp >= 1.2 else "**no**"
         peer = f"{b['arm']} ({b['kernel'].replace('mxfp8_', '')})" if b else "—"
-        lines.append(f"| {kernel} | {shape} | {us:.1f} | {gbps:.0f} | {pct:.1f} | {peer} | "
+        lines.append(f"| {kernel_t} | {shape} | {us:.1f} | {gbps:.0f} | {pct:.1f} | {peer} | "
                      f"{float(b['us']) if b else float('nan'):.1f} | {sp:.2f}× | "
                      f"{TARGETS.get(kernel, '')} | {met} |")
     table = "\n".join(lines)
@@ -414,7 +438,8 @@ def write_outputs(args, rows, copy_gbps, test_summary, dev, has_ao, quiet=False)
                 if arm == "fusion_rt":
                     v = float(ours[(kernel, shape)]["GBps"])
                 else:
-                    pk = "mxfp8_rowwise" if kernel == "mxfp8_rowwise_rceil" else kernel
+                    pk = kernel[:-3] if kernel.endswith("_v2") else kernel
+                    pk = "mxfp8_rowwise" if pk.startswith("mxfp8_rowwise_rceil") else pk
                     c = [r for r in peers.get((pk, shape), []) if r["arm"] == arm]
                     if not c:
                         continue

@@ -29,7 +29,6 @@ for arch in ${ARCHS//,/ }; do
         -gencode=arch=compute_$arch,code=compute_$arch "$src" -o "$ptx"; then
       echo "FAIL $name sm_$arch: nvcc -ptx failed"; fail=1; continue
     fi
-    kernels=$(grep -c '^\.visible \.entry' "$ptx")
     ld_sh=$(grep -cE '\b(ld|st|atom|red)\.shared' "$ptx")
     generic=$(grep -cE '^\s*(@%p[0-9]+ )?(ld|st)\.(v[248]\.)?[busf][0-9]+\b' "$ptx")
     if grep -qE 'cvta\.shared' "$ptx"; then
@@ -56,7 +55,8 @@ for arch in ${ARCHS//,/ }; do
       fail=1
     fi
     maxreg=$(grep -oE 'Used [0-9]+ registers' "$log" | awk '{print $2}' | sort -n | tail -1)
-    echo "ok   $name sm_$arch: $kernels kernels, ld/st.shared $ld_sh, generic ld/st $generic (no shared memory declared: $(grep -qE '\.shared' "$ptx" && echo no || echo yes)), 0 spills, 0 stack, max ${maxreg:-0} registers"
+    entries=$(grep -cE '^(\.visible )?\.entry' "$ptx")
+    echo "ok   $name sm_$arch: $entries kernels, shared memory $(grep -qE '\.shared' "$ptx" && echo used || echo unused), ld/st.shared $ld_sh, generic ld/st $generic, 0 spills, 0 stack, max ${maxreg:-0} registers"
   done
 done
 if [ $fail -ne 0 ]; then
