@@ -761,8 +761,11 @@ FailureOr<GatedMatch> mlir::fusion::matchGated(Value a, Value b,
                   "the gate is not a projection or a projection plus a bias");
     m.gateBias = columnParam(body, bias);
   }
+  if (am.alpha)
+    return fail("unsupported epilogue",
+                "the gated activation has a non-default slope; the runtime's "
+                "gated pair uses the default parameters");
   m.kind = am.kind;
-  m.alpha = am.alpha;
   return m;
 }
 

@@ -42,6 +42,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/Remarks.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
@@ -88,6 +89,31 @@ std::string typeStr(Type t) {
 /// The op of the pair's data flow whose result the fused op replaces.
 Operation *rootOf(Projection &p, EpilogueMatch &e) {
   return e.generic ? e.generic.getOperation() : p.op.getOperation();
+}
+
+/// `v` (an [H] float tensor) as f32, through a one-loop extf/truncf generic.
+Value castToF32(OpBuilder &b, Location loc, Value v) {
+  auto type = cast<RankedTensorType>(v.getType());
+  Type f32 = b.getF32Type();
+  if (type.getElementType() == f32)
+    return v;
+  Value empty = tensor::EmptyOp::create(
+      b, loc, tensor::getMixedSizes(b, loc, v), f32);
+  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> iters(type.getRank(),
+                                         utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{empty.getType()}, ValueRange{v},
+             ValueRange{empty}, ArrayRef<AffineMap>{id, id}, iters,
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               Value x = args[0];
+               Value r = cast<FloatType>(x.getType()).getWidth() < 32
+                             ? arith::ExtFOp::create(nb, l, f32, x).getResult()
+                             : arith::TruncFOp::create(nb, l, f32, x)
+                                   .getResult();
+               linalg::YieldOp::create(nb, l, r);
+             })
+      .getResult(0);
 }
 
 struct FusePairedProjectionsPass
@@ -304,10 +330,6 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
                                        hSize(plan.proj[0]));
     }
     gatedAttr = ActivationAttr::get(ctx, g.kind);
-    if (g.alpha)
-      gatedAttr = ActivationAttr::get(
-          ctx, g.kind, false, gatedAttr.getLimit(), gatedAttr.getOffset(),
-          llvm::APFloat(static_cast<double>(static_cast<float>(*g.alpha))));
     resultTypes.push_back(g.generic->getResult(0).getType());
     roots.push_back(g.generic);
   } else {
@@ -324,6 +346,11 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
       roots.push_back(rootOf(plan.proj[i], e));
     }
   }
+  // The runtime reads bias and scale as f32 or as the input's element type.
+  Type lhsElem = plan.proj[0].lhsElementType();
+  for (Value *v : {&bias[0], &bias[1], &scale[0], &scale[1]})
+    if (*v && getElementTypeOrSelf(v->getType()) != lhsElem)
+      *v = castToF32(b, loc, *v);
   auto fused = PairedProjectionOp::create(
       b, loc, resultTypes, plan.proj[0].lhs, plan.proj[0].weight,
       plan.proj[1].weight, bias[0], scale[0], bias[1], scale[1], kinds[0],

@@ -761,3 +761,30 @@ func.func @gate_up_swiglu_bf16_body(%x: tensor<16x64xbf16>, %w_gate: tensor<32x6
   } -> tensor<16x32xbf16>
   return %h : tensor<16x32xbf16>
 }
+
+/// A bf16 bias on f32 projections: the runtime reads bias and scale as f32
+/// or as the input's type, so the bias is widened over H first.
+// CHECK-LABEL: func.func @bias_widened
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>, %[[W0:.*]]: tensor<8x64xf32>, %[[W1:.*]]: tensor<8x64xf32>, %[[B:.*]]: tensor<8xbf16>)
+//       CHECK: %[[BF:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<8xbf16>) outs(%{{.*}} : tensor<8xf32>)
+//       CHECK:   arith.extf
+//       CHECK: fusion.paired_projection %[[X]], %[[W0]], %[[W1]] epilogues(bias bias %[[BF]], none)
+func.func @bias_widened(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>, %w1: tensor<8x64xf32>,
+                        %b: tensor<8xbf16>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues bias, none"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y0, %b : tensor<4x8xf32>, tensor<8xbf16>) outs(%empty : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %bb: bf16, %out: f32):
+    %bf = arith.extf %bb : bf16 to f32
+    %t = arith.addf %in, %bf : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  return %r, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
+}

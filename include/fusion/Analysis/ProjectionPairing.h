@@ -86,7 +86,6 @@ struct EpilogueMatch {
 struct GatedMatch {
   linalg::GenericOp generic;
   ActivationKind kind = ActivationKind::swiglu;
-  std::optional<double> alpha;
   /// Which of the two projections is the gate (0 or 1).
   unsigned gateIndex = 0;
   /// A bias added to the gate inside the gated body.
