@@ -1,7 +1,7 @@
 //===- ActivationMatcher.cpp - recognise activations in linalg bodies -----===//
 //
 // A linalg.generic body is expanded into a canonical polynomial whose
-// "atoms" are tensor leaves and exp / tanh / erf / sigmoid / step / other
+// "atoms" are tensor leaves and exp / erf / sigmoid / step / recip / other
 // functions of canonical polynomials. Two spellings of one activation give
 // the same polynomial up to constants, so the matcher compares the body with
 // the reference forms of runtime/common/activation.h instead of walking one
@@ -12,6 +12,7 @@
 //    exponents; other divisions become recip(b), and recip(k + c*exp(q)) is
 //    the sigmoid (1/k) * sigmoid(-(q + ln(c/k)));
 //  * exp(c + q) = e^c * exp(q); exp(q) * sigmoid(-q) = sigmoid(q);
+//    tanh(q) = 2 sigmoid(2q) - 1; erf(-q) = -erf(q); erfc(q) = 1 - erf(q);
 //  * comparisons become step functions: a > b is step(a - b), a >= b is
 //    1 - step(b - a); select(c, t, f) = f + (t - f) * c; max(a, b) =
 //    b + (a - b) * step(a - b) with the operands ordered canonically; the
@@ -21,7 +22,14 @@
 //    type).
 //
 // NaN-only differences are ignored (a select-based relu maps NaN to 0, the
-// runtime's relu propagates it; docs/passes.md).
+// runtime's relu propagates it; docs/passes.md). Every match is confirmed by
+// evaluating the body in double precision at sample points against the
+// runtime's formula (agreesNumerically), and the clamped SwiGLU, whose
+// canonical form depends on how its clamps are spelled, is recognised by
+// reading its parameters off the atoms and checking numerically.
+//
+// The gated backward form is a tensor.concat of two generics
+// [act'(gate) * grad * up | act(gate) * grad] (matchGatedBackward).
 //
 //===----------------------------------------------------------------------===//
 #include "fusion/Analysis/ActivationMatcher.h"

@@ -1,13 +1,12 @@
-//===- ActivationMatcher.h - recognise activations in linalg bodies -*- C++
-//-*-===//
+//===- ActivationMatcher.h - activations in linalg bodies ---*- C++ -*-===//
 //
 // Recognises the activation (forward, backward, gated) that an elementwise
 // `linalg.generic` computes, whatever way the frontend spelled it, and the
 // column-sum reduction that forms a bias gradient (dbias).
 //
 // The body is not matched as an op chain. It is expanded into a canonical
-// polynomial over "atoms" (tensor leaves and exp / tanh / erf / sigmoid /
-// step functions of canonical polynomials), which makes the comparison
+// polynomial over "atoms" (tensor leaves and exp / erf / sigmoid / step
+// functions of canonical polynomials), which makes the comparison
 // insensitive to operand order, associativity, distributivity, splat vs
 // scalar constants, constants computed in IR (sqrt(2)), extf/truncf around
 // the arithmetic and the way a negation or a division is written. The result
