@@ -42,6 +42,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -1533,13 +1534,19 @@ bool mlir::fusion::isDbiasReduction(Operation *op, Value value,
   Value init;
   Block *body = nullptr;
   Value in, acc;
+  // Column sums: every dimension but the last is reduced (the runtime
+  // collapses rank 3 and 4 onto rows, so this is its dbias for any rank).
+  int64_t rank = valueType.getRank();
+  const char *notColumnSum =
+      "the reduction is not a sum over all dimensions but the last";
   if (auto reduce = dyn_cast<linalg::ReduceOp>(op)) {
     if (reduce.getInputs().size() != 1 || reduce.getInputs()[0] != value ||
         reduce.getInits().size() != 1)
       return false;
-    if (valueType.getRank() != 2 ||
-        reduce.getDimensions() != ArrayRef<int64_t>{0}) {
-      reason = "the reduction is not a sum over the rows of a rank-2 tensor";
+    SmallVector<int64_t> leading =
+        llvm::to_vector(llvm::seq<int64_t>(0, rank - 1));
+    if (rank < 2 || reduce.getDimensions() != ArrayRef<int64_t>(leading)) {
+      reason = notColumnSum;
       return false;
     }
     init = reduce.getInits()[0];
@@ -1550,9 +1557,9 @@ bool mlir::fusion::isDbiasReduction(Operation *op, Value value,
     if (generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
         generic.getDpsInputOperand(0)->get() != value)
       return false;
-    if (generic.getNumReductionLoops() != 1 || generic.getNumLoops() != 2 ||
-        valueType.getRank() != 2) {
-      reason = "the reduction is not a sum over the rows of a rank-2 tensor";
+    if (rank < 2 || generic.getNumLoops() != static_cast<unsigned>(rank) ||
+        generic.getNumParallelLoops() != 1) {
+      reason = notColumnSum;
       return false;
     }
     AffineMap inMap =
@@ -1560,11 +1567,12 @@ bool mlir::fusion::isDbiasReduction(Operation *op, Value value,
     AffineMap outMap =
         generic.getMatchingIndexingMap(generic.getDpsInitOperand(0));
     auto iters = generic.getIteratorTypesArray();
-    unsigned parallel = iters[0] == utils::IteratorType::parallel ? 0 : 1;
+    unsigned parallel =
+        llvm::find(iters, utils::IteratorType::parallel) - iters.begin();
     if (!inMap.isPermutation() || outMap.getNumResults() != 1 ||
         !outMap.getResult(0).isFunctionOfDim(parallel) ||
-        !inMap.getResult(1).isFunctionOfDim(parallel)) {
-      reason = "the reduction does not sum over the rows";
+        !inMap.getResult(rank - 1).isFunctionOfDim(parallel)) {
+      reason = notColumnSum;
       return false;
     }
     init = generic.getDpsInitOperand(0)->get();

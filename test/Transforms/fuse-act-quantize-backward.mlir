@@ -374,3 +374,34 @@ func.func @negative_dreglu_block_straddles_halves(%gate: tensor<4x48xf32>, %up: 
   %q:2 = fusion.quantize %cat as quant<mxfp8_e4m3, rowwise> : (tensor<4x96xf32>) -> (tensor<4x96xf8E4M3FN>, tensor<4x3xf8E8M0FNU>)
   return %q#0, %q#1 : tensor<4x96xf8E4M3FN>, tensor<4x3xf8E8M0FNU>
 }
+
+/// Rank 3 ([batch, seq, hidden]): the bias gradient sums over batch and
+/// sequence, which is the runtime's dbias of the collapsed [batch*seq,
+/// hidden] matrix.
+// CHECK-LABEL: func.func @dsilu_dbias_rank3
+//  CHECK-SAME: (%[[X:.*]]: tensor<2x4x64xf32>, %[[DY:.*]]: tensor<2x4x64xf32>)
+//       CHECK: %[[Q:.*]]:3 = fusion.act_quantize #fusion.act<dsilu> %[[X]] grad %[[DY]] as quant<mxfp8_e4m3, rowwise> via f32 dbias : (tensor<2x4x64xf32>, tensor<2x4x64xf32>) -> (tensor<2x4x64xf8E4M3FN>, tensor<2x4x2xf8E8M0FNU>, tensor<64xf32>)
+//       CHECK: return %[[Q]]#0, %[[Q]]#1, %[[Q]]#2
+func.func @dsilu_dbias_rank3(%x: tensor<2x4x64xf32>, %dy: tensor<2x4x64xf32>) -> (tensor<2x4x64xf8E4M3FN>, tensor<2x4x2xf8E8M0FNU>, tensor<64xf32>) {
+  %one = arith.constant dense<1.0> : tensor<2x4x64xf32>
+  %n = arith.negf %x : tensor<2x4x64xf32>
+  %e = math.exp %n : tensor<2x4x64xf32>
+  %den = arith.addf %one, %e : tensor<2x4x64xf32>
+  %sig = arith.divf %one, %den : tensor<2x4x64xf32>
+  %oms = arith.subf %one, %sig : tensor<2x4x64xf32>
+  %xo = arith.mulf %x, %oms : tensor<2x4x64xf32>
+  %a = arith.addf %one, %xo : tensor<2x4x64xf32>
+  %gs = arith.mulf %dy, %sig : tensor<2x4x64xf32>
+  %y = arith.mulf %gs, %a : tensor<2x4x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %ee = tensor.empty() : tensor<64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%ee : tensor<64xf32>) -> tensor<64xf32>
+  %db = linalg.reduce ins(%y : tensor<2x4x64xf32>) outs(%acc : tensor<64xf32>) dimensions = [0, 1]
+    (%in: f32, %sum: f32) {
+      %s = arith.addf %in, %sum : f32
+      linalg.yield %s : f32
+    }
+  // expected-remark @below {{Remark="fused dsilu and quantize into fusion.act_quantize with dbias"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (tensor<2x4x64xf32>) -> (tensor<2x4x64xf8E4M3FN>, tensor<2x4x2xf8E8M0FNU>)
+  return %q#0, %q#1, %db : tensor<2x4x64xf8E4M3FN>, tensor<2x4x2xf8E8M0FNU>, tensor<64xf32>
+}

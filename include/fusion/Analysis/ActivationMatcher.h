@@ -84,11 +84,11 @@ ActivationMatchResult matchGatedBackward(Value value);
 /// returns that packed [gate | up] tensor; otherwise null.
 Value matchPackedGateUp(Value gate, Value up);
 
-/// True if `op` sums `value` (rank 2, [M, N]) over its rows into an f32 [N]
-/// tensor starting from zero: a `linalg.reduce` or `linalg.generic` with one
-/// reduction loop whose body adds (after an optional extf) into the
-/// accumulator. Sets `reason` when it is a reduction of `value` that does
-/// not qualify.
+/// True if `op` sums `value` ([.., N], rank >= 2) over every dimension but
+/// the last into an f32 [N] tensor starting from zero: a `linalg.reduce` or
+/// a `linalg.generic` with one parallel loop whose body adds (after an
+/// optional extf) into the accumulator. Sets `reason` when it is a
+/// reduction of `value` that does not qualify.
 bool isDbiasReduction(Operation *op, Value value, std::string &reason);
 
 /// The name of an activation as written in `#fusion.act<...>` (`dgelu`).
