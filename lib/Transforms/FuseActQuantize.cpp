@@ -163,6 +163,42 @@ void eraseWithDeadProducers(ArrayRef<Operation *> ops) {
   }
 }
 
+/// If `a` and `b` quantize one value with schemes that differ only in the
+/// direction (one rowwise, one colwise), returns the scheme with direction
+/// `both` that produces both copies in one pass; otherwise null.
+QuantSchemeAttr mergeDirections(QuantizeOp a, QuantizeOp b) {
+  QuantSchemeAttr x = a.getScheme(), y = b.getScheme();
+  if (a.getInput() != b.getInput() || a.getScale() != b.getScale() ||
+      a.getRng() != b.getRng())
+    return QuantSchemeAttr();
+  if (x.getDirection() == QuantDirection::colwise)
+    std::swap(x, y);
+  if (x.getDirection() != QuantDirection::rowwise ||
+      y.getDirection() != QuantDirection::colwise ||
+      x.getFormat() != y.getFormat() || x.getBlockRows() != y.getBlockRows() ||
+      x.getBlockCols() != y.getBlockCols() ||
+      x.getRounding() != y.getRounding() ||
+      x.getNanPolicy() != y.getNanPolicy() ||
+      x.getScaleLayout() != y.getScaleLayout() ||
+      x.getElemRounding() != y.getElemRounding() ||
+      x.getTensorScaling() != y.getTensorScaling())
+    return QuantSchemeAttr();
+  MLIRContext *ctx = a.getContext();
+  auto args = std::make_tuple(
+      x.getFormat(), QuantDirection::both, x.getBlockRows(), x.getBlockCols(),
+      x.getRounding(), x.getNanPolicy(), y.getColwiseLayout(),
+      x.getScaleLayout(), x.getElemRounding(), x.getTensorScaling());
+  if (failed(std::apply(
+          [](auto... v) {
+            return QuantSchemeAttr::verify([] { return InFlightDiagnostic(); },
+                                           v...);
+          },
+          args)))
+    return QuantSchemeAttr();
+  return std::apply([&](auto... v) { return QuantSchemeAttr::get(ctx, v...); },
+                    args);
+}
+
 struct FuseActQuantizePass
     : public fusion::impl::FuseActQuantizeBase<FuseActQuantizePass> {
   using FuseActQuantizeBase::FuseActQuantizeBase;
@@ -186,6 +222,9 @@ private:
         << remark::add("{0}", detail.str());
   }
 
+  /// Quantizers already fused as the partner of an earlier one.
+  llvm::SmallPtrSet<Operation *, 8> handled;
+
   void processQuantize(QuantizeOp q, StringRef function, DominanceInfo &dom);
 };
 
@@ -204,8 +243,10 @@ void FuseActQuantizePass::runOnOperation() {
   SmallVector<QuantizeOp> quantizers;
   func.walk([&](QuantizeOp q) { quantizers.push_back(q); });
   DominanceInfo &dom = getAnalysis<DominanceInfo>();
+  handled.clear();
   for (QuantizeOp q : quantizers)
-    processQuantize(q, func.getSymName(), dom);
+    if (!handled.contains(q.getOperation()))
+      processQuantize(q, func.getSymName(), dom);
 }
 
 void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
@@ -219,6 +260,20 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
   for (Operation *user : value.getUsers())
     if (user != q.getOperation() && !llvm::is_contained(others, user))
       others.push_back(user);
+  // A rowwise and a colwise quantizer of the same value become one fused op
+  // with direction `both`.
+  QuantizeOp partner;
+  QuantSchemeAttr scheme = q.getScheme();
+  for (Operation *user : others)
+    if (auto other = dyn_cast<QuantizeOp>(user))
+      if (QuantSchemeAttr both = mergeDirections(q, other)) {
+        partner = other;
+        scheme = both;
+        break;
+      }
+  if (partner)
+    llvm::erase(others, partner.getOperation());
+
   std::string dbiasWhy;
   Operation *dbias = nullptr;
   if (others.size() == 1 && others[0]->getBlock() == q->getBlock() &&
@@ -316,7 +371,6 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
 
   // Gated backward: the runtime scales the two halves separately, so a
   // rowwise block of the concatenation must not straddle them.
-  QuantSchemeAttr scheme = q.getScheme();
   if (act.concat && scheme.hasRowwise() && scheme.getBlockSize() > 0) {
     int64_t width = valueType.getShape().back();
     if (ShapedType::isDynamic(width) ||
@@ -340,7 +394,13 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
   // Where the fused op goes: before the quantize or the dbias reduction,
   // whichever comes first; every operand must dominate that point.
   Operation *anchor = q;
-  if (plan.dbias && plan.dbias->isBeforeInBlock(q))
+  if (partner && partner->getBlock() == q->getBlock() &&
+      partner->isBeforeInBlock(q))
+    anchor = partner;
+  if (partner && partner->getBlock() != q->getBlock())
+    return decline(q, function, "activation has another user",
+                   "the other quantizer is in another block");
+  if (plan.dbias && plan.dbias->isBeforeInBlock(anchor))
     anchor = plan.dbias;
   SmallVector<Value> operands{act.input, act.grad, act.up, q.getScale(),
                               q.getRng()};
@@ -354,6 +414,9 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
   // Rewrite.
   OpBuilder b(anchor);
   Location loc = q.getLoc();
+  std::optional<Location> partnerLoc;
+  if (partner)
+    partnerLoc = partner.getLoc();
   MLIRContext *ctx = &getContext();
   // The tensors the fused op reads: the matched leaves, or the values the
   // body computes (or rounds) from them, materialised.
@@ -380,7 +443,25 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
                                   param(act.offset, actAttr.getOffset()),
                                   param(act.alpha, actAttr.getAlpha()));
   TypeAttr intermediateAttr = TypeAttr::get(intermediate);
-  SmallVector<Type> resultTypes(q->getResultTypes());
+  // Result types by kind, taken from the quantizers being replaced.
+  SmallVector<QuantResultKind, 6> fusedKinds =
+      getQuantResultKinds(scheme, /*withDbias=*/false);
+  auto kindsOf = [](QuantizeOp op) {
+    return getQuantResultKinds(op.getScheme(), /*withDbias=*/false);
+  };
+  SmallVector<Type> resultTypes;
+  for (QuantResultKind k : fusedKinds) {
+    for (QuantizeOp from : {q, partner}) {
+      if (!from)
+        continue;
+      auto kinds = kindsOf(from);
+      auto it = llvm::find(kinds, k);
+      if (it != kinds.end()) {
+        resultTypes.push_back(from->getResult(it - kinds.begin()).getType());
+        break;
+      }
+    }
+  }
 
   Operation *fused;
   std::string form;
@@ -423,19 +504,33 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
                    "the fused op would not verify");
   }
 
-  q->replaceAllUsesWith(fused->getResults().take_front(q->getNumResults()));
+  for (QuantizeOp from : {q, partner}) {
+    if (!from)
+      continue;
+    for (auto [i, k] : llvm::enumerate(kindsOf(from)))
+      from->getResult(i).replaceAllUsesWith(
+          fused->getResult(llvm::find(fusedKinds, k) - fusedKinds.begin()));
+  }
   if (plan.dbias)
     plan.dbias->getResult(0).replaceAllUsesWith(fused->getResults().back());
-  SmallVector<Operation *> dead{q.getOperation(), plan.dbias, act.concat};
+  if (partner)
+    handled.insert(partner.getOperation());
+  SmallVector<Operation *> dead{q.getOperation(), partner.getOperation(),
+                                plan.dbias, act.concat};
   if (act.generic && act.generic->use_empty())
     dead.push_back(act.generic);
   eraseWithDeadProducers(dead);
 
   ++numFused;
   std::string what = activationName(act.kind, act.backward);
+  if (partner)
+    form += " (rowwise and colwise quantizers as direction both)";
+  std::string opName = fused->getName().getStringRef().str();
   remark::passed(loc, remarkOpts(function))
-      << remark::add("fused {0} and quantize into {1}{2}", what,
-                     fused->getName().getStringRef().str(), form);
+      << remark::add("fused {0} and quantize into {1}{2}", what, opName, form);
+  if (partnerLoc)
+    remark::passed(*partnerLoc, remarkOpts(function)) << remark::add(
+        "fused {0} and quantize into {1}{2}", what, opName, form);
 }
 
 } // namespace

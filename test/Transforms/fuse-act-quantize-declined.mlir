@@ -31,9 +31,10 @@ func.func @negative_transposed_input(%x: tensor<64x4xf32>) -> (tensor<4x64xf8E4M
   return %q#0, %q#1 : tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>
 }
 
-/// Two quantizers of one activation (rowwise and colwise written
-/// separately): fusing either would recompute the activation for the other.
-func.func @negative_two_quantizers(%x: tensor<64x64xf32>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>, tensor<64x64xf8E4M3FN>, tensor<2x64xf8E8M0FNU>) {
+/// Two quantizers of one activation in different formats: they cannot
+/// become one quantizer, and fusing either would recompute the activation
+/// for the other.
+func.func @negative_two_quantizers(%x: tensor<64x64xf32>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>, tensor<64x64xf8E5M2>, tensor<64x2xf8E8M0FNU>) {
   %init = tensor.empty() : tensor<64x64xf32>
   %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
       ins(%x : tensor<64x64xf32>) outs(%init : tensor<64x64xf32>) {
@@ -43,10 +44,10 @@ func.func @negative_two_quantizers(%x: tensor<64x64xf32>) -> (tensor<64x64xf8E4M
     linalg.yield %r : f32
   } -> tensor<64x64xf32>
   // expected-remark @below {{Reason="activation has another user"}}
-  %r:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (tensor<64x64xf32>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
+  %a:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (tensor<64x64xf32>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
   // expected-remark @below {{Reason="activation has another user"}}
-  %c:2 = fusion.quantize %y as quant<mxfp8_e4m3, colwise> : (tensor<64x64xf32>) -> (tensor<64x64xf8E4M3FN>, tensor<2x64xf8E8M0FNU>)
-  return %r#0, %r#1, %c#0, %c#1 : tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>, tensor<64x64xf8E4M3FN>, tensor<2x64xf8E8M0FNU>
+  %b:2 = fusion.quantize %y as quant<mxfp8_e5m2, rowwise> : (tensor<64x64xf32>) -> (tensor<64x64xf8E5M2>, tensor<64x2xf8E8M0FNU>)
+  return %a#0, %a#1, %b#0, %b#1 : tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>, tensor<64x64xf8E5M2>, tensor<64x2xf8E8M0FNU>
 }
 
 /// The body accumulates into its output operand.

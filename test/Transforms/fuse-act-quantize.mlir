@@ -503,6 +503,37 @@ func.func @gelu_tanh_rank3_fp8(%x: tensor<2x4x64xf32>) -> (tensor<2x4x64xf8E4M3F
   return %q#0, %q#1, %q#2 : tensor<2x4x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>
 }
 
+/// A rowwise and a colwise quantizer of one activation (the copies the
+/// forward and the backward GEMMs read) become one fused op with direction
+/// both: the activation is computed once and both copies written in one pass.
+// CHECK-LABEL: func.func @gelu_tanh_rowwise_and_colwise
+//  CHECK-SAME: (%[[X:.*]]: tensor<64x64xbf16>)
+//       CHECK: %[[Q:.*]]:4 = fusion.act_quantize #fusion.act<gelu_tanh> %[[X]] as quant<mxfp8_e4m3, both> via bf16 : (tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>, tensor<64x64xf8E4M3FN>, tensor<2x64xf8E8M0FNU>)
+//   CHECK-NOT: fusion.quantize
+//       CHECK: return %[[Q]]#2, %[[Q]]#3, %[[Q]]#0, %[[Q]]#1
+func.func @gelu_tanh_rowwise_and_colwise(%x: tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<2x64xf8E8M0FNU>, tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>) {
+  %xf = arith.extf %x : tensor<64x64xbf16> to tensor<64x64xf32>
+  %k0 = arith.constant dense<0.7978845608> : tensor<64x64xf32>
+  %k1 = arith.constant dense<0.044715> : tensor<64x64xf32>
+  %h = arith.constant dense<0.5> : tensor<64x64xf32>
+  %one = arith.constant dense<1.0> : tensor<64x64xf32>
+  %x2 = arith.mulf %xf, %xf : tensor<64x64xf32>
+  %x3 = arith.mulf %x2, %xf : tensor<64x64xf32>
+  %a = arith.mulf %k1, %x3 : tensor<64x64xf32>
+  %b = arith.addf %xf, %a : tensor<64x64xf32>
+  %c = arith.mulf %k0, %b : tensor<64x64xf32>
+  %t = math.tanh %c : tensor<64x64xf32>
+  %s = arith.addf %one, %t : tensor<64x64xf32>
+  %hx = arith.mulf %h, %xf : tensor<64x64xf32>
+  %y = arith.mulf %hx, %s : tensor<64x64xf32>
+  %yb = arith.truncf %y : tensor<64x64xf32> to tensor<64x64xbf16>
+  // expected-remark @below {{Remark="fused gelu_tanh and quantize into fusion.act_quantize (rowwise and colwise quantizers as direction both)"}}
+  %col:2 = fusion.quantize %yb as quant<mxfp8_e4m3, colwise> : (tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<2x64xf8E8M0FNU>)
+  // expected-remark @below {{Remark="fused gelu_tanh and quantize into fusion.act_quantize (rowwise and colwise quantizers as direction both)"}}
+  %row:2 = fusion.quantize %yb as quant<mxfp8_e4m3, rowwise> : (tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
+  return %col#0, %col#1, %row#0, %row#1 : tensor<64x64xf8E4M3FN>, tensor<2x64xf8E8M0FNU>, tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>
+}
+
 //===----------------------------------------------------------------------===//
 // Declined candidates
 //===----------------------------------------------------------------------===//
