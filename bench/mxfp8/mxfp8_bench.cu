@@ -9,8 +9,8 @@
 // Also measures the copy ceiling: a 2 GiB device-to-device copy issued
 // eagerly (a memcpy node in a graph runs slower; peers.md).
 //
-// Options: --csv FILE, --quick (the 4096-row shapes only), --only SUBSTR
-// (kernels whose name contains SUBSTR: quick A/B runs of one kernel).
+// Options: --csv FILE, --quick (the 4096-row shapes only), --only A,B,..
+// (kernels whose name contains one of the fragments: quick A/B runs).
 // Prints one CSV line per arm to stdout (and to --csv FILE):
 //   arm,kernel,shape,M,N,bytes,us,GBps
 // The peers (torch, torch.compile, torchao) are timed by
@@ -334,9 +334,18 @@ int main(int argc, char **argv) {
     cfgs.push_back({Kind::DSwiGLU, "dswiglu_mxfp8_both", g[0], g[1], 2, 0, 1});
     cfgs.push_back({Kind::DGeluDbias, "dgelu_dbias_mxfp8_both", g[0], g[1], 2, 0, 1});
   }
-  for (const Config &c : cfgs)
-    if (!only || std::strstr(c.name, only))
+  for (const Config &c : cfgs) {
+    // --only takes a comma-separated list of name fragments.
+    bool take = !only;
+    for (const char *f = only; f && *f && !take;) {
+      const char *e = std::strchr(f, ',');
+      const std::string frag = e ? std::string(f, size_t(e - f)) : std::string(f);
+      take = !frag.empty() && std::strstr(c.name, frag.c_str()) != nullptr;
+      f = e ? e + 1 : nullptr;
+    }
+    if (take)
       bench(c);
+  }
   if (g_csv)
     std::fclose(g_csv);
   return 0;

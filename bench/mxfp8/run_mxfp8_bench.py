@@ -220,7 +220,8 @@ def main():
             rows.append(r)
     if args.ab_v2:
         # The experimental v2 quantize kernels, same binary, same method.
-        p = subprocess.run([exe, "--csv", ours_csv, "--only", "mxfp8_"] +
+        p = subprocess.run([exe, "--csv", ours_csv, "--only",
+                            "mxfp8_rowwise,mxfp8_colwise,mxfp8_both,swiglu_mxfp8_rowwise"] +
                            (["--quick"] if args.quick else []), capture_output=True,
                            text=True, env={**os.environ, "FUSION_RT_CUDA_QUANT_V2": "1"})
         log(p.stdout[-3000:], p.stderr[-2000:])
@@ -371,9 +372,9 @@ def write_outputs(args, rows, copy_gbps, test_summary, dev, has_ao, quiet=False)
         us = float(r["us"])
         gbps = float(r["GBps"])
         pct = 100.0 * gbps / copy_gbps
-        col = kernel.startswith("mxfp8_colwise")
-        comp = kernel in ("swiglu_mxfp8_rowwise", "dswiglu_mxfp8_both", "dgelu_dbias_mxfp8_both")
         base = kernel[:-3] if kernel.endswith("_v2") else kernel
+        col = base.startswith("mxfp8_colwise")
+        comp = base in ("swiglu_mxfp8_rowwise", "dswiglu_mxfp8_both", "dgelu_dbias_mxfp8_both")
         pk = "mxfp8_rowwise" if base.startswith("mxfp8_rowwise_rceil") else base
         b = best(pk, shape, colwise_pool=col, compile_only=comp)
         sp = float(b["us"]) / us if b else float("nan")

@@ -226,6 +226,12 @@ fusion_rt_status cuda_execute(const Request &q, void *stream_ptr) {
     p.csc_pc = q.col_scales_padded_cols;
   }
   p.vec_all = vec_all;
+  // 16-byte input vectors (8 x 16-bit) and 8-byte code stores.
+  p.vec16 = esize == 2 && vec_ok(q.x, esize, 16) &&
+            (!q.up.present() || vec_ok(q.up, esize, 16)) &&
+            (!q.grad.present() || vec_ok(q.grad, esize, 16)) &&
+            (!q.row_wise || vec_ok(q.row_data, 1, 8)) &&
+            (!q.col_wise || vec_ok(q.col_data, 1, p.col_t ? 16 : 8));
   const int64_t nbands = ceil_div(p.M, 32);
   p.tiles = nbands * p.K; // nonzero when there is work; launch_tiles sets
                           // the real tile count of its lane layout

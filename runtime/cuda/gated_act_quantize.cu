@@ -8,14 +8,172 @@
 // Bytes that must move: forward 2*M*K*in_bytes read + M*K codes (+ scales)
 // per direction; backward 3*M*K*in_bytes read + 2*M*K codes per direction.
 //
+// EXPERIMENTAL (not yet run on a GPU): with FUSION_RT_CUDA_QUANT_V2=1 in the
+// environment, the SwiGLU forward rowwise quantize of 16-bit inputs (no
+// amax) uses swiglu_row16_v2_kernel: 16-byte loads of 8 elements a lane
+// instead of 8-byte loads of 4, the activation kind and the intermediate
+// type at compile time, one scale computation per block shared by shuffles,
+// per-tile base pointers. Same formulas (common/activation.h). Slow tiles
+// are the engine's (through a VEC = 8 view of the same source).
+//
 //===----------------------------------------------------------------------===//
 #include "cuda/launch.cuh"
+
+#include <cstdlib>
+#include <cstring>
 
 namespace fusion_rt {
 namespace cuda {
 
+namespace {
+
+/// The gated forward source seen with 8 columns a lane: only its scalar
+/// (slow-tile) path is used, by the v2 kernel's edge tiles.
+template <typename T> struct SrcGatedFwd8 : SrcGatedFwd<T> {
+  static constexpr int VEC = 8, NV = 1, G = 4;
+};
+
+/// Fast rowwise SwiGLU tile: 4 row groups of 8 lanes, 8 rows x 8 columns a
+/// lane, processed 4 rows at a time.
+template <typename T, bool E4M3, bool PROPAGATE, int INTER>
+__device__ __forceinline__ void swiglu_row_tile(const KParams &p, int64_t rb,
+                                                int64_t c, int lane) {
+  constexpr int RPL = 8;
+  const int fmt = E4M3 ? kMXFP8E4M3 : kMXFP8E5M2;
+  const char *gp = p.x + (rb * p.x_rs + c) * 2;
+  const char *up = p.up + (rb * p.up_rs + c) * 2;
+  uint4 ga[RPL], ua[RPL];
+#pragma unroll
+  for (int i = 0; i < RPL; ++i) {
+    ga[i] = ldg_stream16(gp + i * p.x_rs * 2);
+    ua[i] = ldg_stream16(up + i * p.up_rs * 2);
+  }
+  uint8_t *dp = p.rd + rb * p.rd_rs + c;
+  const int64_t sc = c / 32;
+  uint8_t *sp = p.swz ? p.rsc + swizzled_scale_offset(rb, sc, p.rsc_pc)
+                      : p.rsc + rb * p.rsc_rs + sc * p.rsc_cs;
+  const int64_t sstep = p.swz ? 16 : p.rsc_rs;
+  const int q = lane & 3;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float v[4][8];
+    uint32_t key[4];
+#pragma unroll
+    for (int ii = 0; ii < 4; ++ii) {
+      const int i = 4 * h + ii;
+      const uint32_t gw[4] = {ga[i].x, ga[i].y, ga[i].z, ga[i].w};
+      const uint32_t uw[4] = {ua[i].x, ua[i].y, ua[i].z, ua[i].w};
+      uint32_t k = 0;
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+        const float a = (j & 1) ? T::hi(gw[j / 2]) : T::lo(gw[j / 2]);
+        const float g = (j & 1) ? T::hi(uw[j / 2]) : T::lo(uw[j / 2]);
+        float x = gated_forward(kActSwiGLU, a, g, p.act);
+        if constexpr (INTER == kInterBF16)
+          x = __bfloat162float(__float2bfloat16_rn(x));
+        else if constexpr (INTER == kInterF16)
+          x = __half2float(__float2half_rn(x));
+        v[ii][j] = x;
+        k = max(k, amax_key(x, PROPAGATE));
+      }
+      k = max(k, __shfl_xor_sync(0xffffffffu, k, 1));
+      key[ii] = max(k, __shfl_xor_sync(0xffffffffu, k, 2));
+    }
+    const uint32_t kq = q == 0 ? key[0] : q == 1 ? key[1] : q == 2 ? key[2] : key[3];
+    const uint32_t sb_mine = block_scale_byte(kq, fmt, p.rounding, PROPAGATE);
+#pragma unroll
+    for (int ii = 0; ii < 4; ++ii) {
+      const int i = 4 * h + ii;
+      const uint8_t sb = uint8_t(__shfl_sync(0xffffffffu, sb_mine, (lane & ~3) | ii));
+      const float r = mx_reciprocal(sb);
+      uint32_t code[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const float lo = v[ii][2 * j] * r, hi = v[ii][2 * j + 1] * r;
+        code[j] = E4M3 ? cvt_e4m3x2(lo, hi) : cvt_e5m2x2(lo, hi);
+      }
+      *reinterpret_cast<uint2 *>(dp + i * p.rd_rs) =
+          make_uint2(code[0] | (code[1] << 16), code[2] | (code[3] << 16));
+      if (q == 0)
+        sp[i * sstep] = sb;
+    }
+  }
+}
+
+template <typename T, bool E4M3, bool PROPAGATE>
+__global__ void __launch_bounds__(128, 4) swiglu_row16_v2_kernel(const KParams p) {
+  constexpr int VEC = 8, LG = 8, RPL = 8;
+  const int lane = threadIdx.x & 31;
+  const int group = lane / LG;
+  const int64_t warp0 = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const int64_t nwarps = (int64_t(gridDim.x) * blockDim.x) >> 5;
+  uint32_t unused_amax = 0;
+  for (int64_t t = warp0; t < p.tiles; t += nwarps) {
+    const int64_t band = t / p.tiles_x;
+    const int64_t rb = band * 32 + group * RPL;
+    const int64_t c = (t - band * p.tiles_x) * (LG * VEC) + (lane % LG) * VEC;
+    const bool lane_fast = p.vec16 && band * 32 + 32 <= p.M && c + VEC <= p.K;
+    if (__all_sync(0xffffffffu, lane_fast)) {
+      if (p.inter == kInterBF16)
+        swiglu_row_tile<T, E4M3, PROPAGATE, kInterBF16>(p, rb, c, lane);
+      else if (p.inter == kInterF16)
+        swiglu_row_tile<T, E4M3, PROPAGATE, kInterF16>(p, rb, c, lane);
+      else
+        swiglu_row_tile<T, E4M3, PROPAGATE, kInterF32>(p, rb, c, lane);
+    } else {
+      tile_slow<SrcGatedFwd8<T>, kRow>(p, band, rb, c, group, lane, unused_amax);
+    }
+  }
+}
+
+template <typename T, bool E4M3, bool PROPAGATE>
+cudaError_t launch_swiglu_v2(const KParams &p_in, cudaStream_t stream) {
+  static int per_sm = [] {
+    int n = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &n, swiglu_row16_v2_kernel<T, E4M3, PROPAGATE>, kThreads, 0) !=
+            cudaSuccess ||
+        n < 1)
+      n = 1;
+    return n;
+  }();
+  KParams p = p_in;
+  p.tiles_x = (p.K + 63) / 64;
+  p.tiles = (p.M + 31) / 32 * p.tiles_x;
+  const int64_t want = (p.tiles + 3) / 4;
+  const int64_t cap = int64_t(device_sm_count()) * per_sm;
+  const int grid = int(want < cap ? want : cap);
+  if (grid <= 0)
+    return cudaSuccess;
+  swiglu_row16_v2_kernel<T, E4M3, PROPAGATE><<<grid, kThreads, 0, stream>>>(p);
+  return cudaGetLastError();
+}
+
+template <typename T>
+cudaError_t launch_swiglu_v2_typed(const KParams &p, cudaStream_t s) {
+  if (p.format == kMXFP8E4M3)
+    return p.propagate ? launch_swiglu_v2<T, true, true>(p, s)
+                       : launch_swiglu_v2<T, true, false>(p, s);
+  return p.propagate ? launch_swiglu_v2<T, false, true>(p, s)
+                     : launch_swiglu_v2<T, false, false>(p, s);
+}
+
+bool quant_v2_enabled() {
+  static const bool on = [] {
+    const char *e = std::getenv("FUSION_RT_CUDA_QUANT_V2");
+    return e && e[0] != '\0' && std::strcmp(e, "0") != 0;
+  }();
+  return on;
+}
+
+} // namespace
+
 cudaError_t launch_gated(const KParams &p, bool backward, int dir, int dtype,
                          cudaStream_t s) {
+  if (!backward && dir == kRow && p.kind == kActSwiGLU && dtype != FUSION_RT_F32 &&
+      !p.amax_bits && quant_v2_enabled())
+    return dtype == FUSION_RT_BF16 ? launch_swiglu_v2_typed<BF16T>(p, s)
+                                   : launch_swiglu_v2_typed<F16T>(p, s);
   return backward ? launch_typed<SrcGatedBwd>(p, dir, dtype, s)
                   : launch_typed<SrcGatedFwd>(p, dir, dtype, s);
 }

@@ -44,6 +44,8 @@ struct KParams {
   const char *x, *up, *grad;
   int64_t x_rs, x_cs, up_rs, up_cs, g_rs, g_cs;
   bool vec_all; ///< every view allows the fast tile's vector accesses
+  bool vec16;   ///< inputs allow 16-byte loads of 8 x 16-bit elements and the
+                ///< outputs 8-byte stores (experimental v2 gated kernel)
   int64_t M, K;              ///< input matrix [M, K]; value cols = NV * K
   int32_t kind, inter;
   ActParams act;

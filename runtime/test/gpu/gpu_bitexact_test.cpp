@@ -620,6 +620,20 @@ int main(int argc, char **argv) {
       c.s = vary(variant % 3, (variant / 3) % 2);
       cases.push_back(c);
     }
+  // SwiGLU forward rowwise: every intermediate type, packed and two views,
+  // aligned and ragged (the experimental v2 kernel's cases).
+  for (int v = 0; v < 6; ++v) {
+    Case c;
+    c.op = 2;
+    c.kind = FUSION_RT_ACT_SWIGLU;
+    c.dt = v % 2 ? FUSION_RT_F16 : FUSION_RT_BF16;
+    c.inter = v % 3 == 0 ? FUSION_RT_BF16 : v % 3 == 1 ? FUSION_RT_F16 : FUSION_RT_F32;
+    c.packed = v < 3;
+    c.M = v % 2 ? 70 : 128;
+    c.N = v % 2 ? 200 : 512;
+    c.s = scheme(v % 2, (v / 2) % 2, (v / 3) % 2, 0, 0, v == 4);
+    cases.push_back(c);
+  }
   if (!quick) {
     // Benchmark shapes of the fast paths.
     for (int dir = 0; dir < 3; ++dir) {
