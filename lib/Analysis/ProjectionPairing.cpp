@@ -149,23 +149,30 @@ std::optional<Projection> mlir::fusion::matchProjection(linalg::LinalgOp op) {
   p.kn = wK < wH;
 
   // Layouts the paired op takes: lhs [N, K] or [K], weight [H, K] or [K, H],
-  // result [N, H] or [H].
+  // result [N, H] or [H]. Several token dimensions ([B, T, K] against a 2-D
+  // weight, the result [B, T, H]) are collapsed onto N by the rewrite.
   int64_t lhsRank = lhsMap.getNumResults();
+  p.tokenRank = lhsRank - 1;
   if (wMap.getNumResults() != 2)
     setUnsupported("unsupported projection",
                    "the weight has rank " + Twine(wMap.getNumResults()) +
                        " (batched weights); the paired op takes one [H, K] "
                        "or [K, H] matrix per projection");
-  if (outRank > 2 || lhsRank > 2)
-    setUnsupported("unsupported projection",
-                   "the LHS has rank " + Twine(lhsRank) +
-                       "; the paired op takes [N, K] or [K]");
-  if (lhsRank == 2 && (p.lhsKDim != 1 || *resultPos(lhsMap, *nLoop) != 0))
-    setUnsupported("unsupported projection",
-                   "the LHS is read as [K, N]; the paired op takes [N, K]");
   if (lhsRank != static_cast<int64_t>(outRank))
     setUnsupported("unsupported projection",
                    "the LHS and the result have different ranks");
+  bool tokensInOrder = p.lhsKDim == lhsRank - 1;
+  for (int64_t i = 0; tokensInOrder && i + 1 < lhsRank &&
+                      i + 1 < static_cast<int64_t>(outRank);
+       ++i)
+    tokensInOrder = lhsMap.getDimPosition(i) == outMap.getDimPosition(i);
+  if (!tokensInOrder)
+    setUnsupported("unsupported projection",
+                   lhsRank == 2
+                       ? Twine("the LHS is read as [K, N]; the paired op "
+                               "takes [N, K]")
+                       : Twine("the LHS is not [tokens..., K] with the "
+                               "result's token order"));
 
   // Accumulation.
   Type prodType = productType(op);
@@ -254,10 +261,11 @@ std::optional<OperandRole> readColumn(linalg::GenericOp generic,
   MLIRContext *ctx = generic.getContext();
   AffineMap map = generic.getMatchingIndexingMap(in);
   if (auto bc = v.getDefiningOp<linalg::BroadcastOp>();
-      bc && map.isIdentity() && numLoops == 2 &&
-      bc.getDimensions() == ArrayRef<int64_t>{0}) {
+      bc && map.isIdentity() && numLoops >= 2 &&
+      bc.getDimensions() ==
+          ArrayRef<int64_t>(llvm::to_vector(llvm::seq<int64_t>(0, hLoop)))) {
     v = bc.getInput();
-    map = AffineMap::get(2, 0, {getAffineDimExpr(hLoop, ctx)}, ctx);
+    map = AffineMap::get(numLoops, 0, {getAffineDimExpr(hLoop, ctx)}, ctx);
   }
   SmallVector<AffineExpr> results;
   for (AffineExpr e : map.getResults()) {

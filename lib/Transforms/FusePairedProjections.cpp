@@ -313,8 +313,16 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
   MLIRContext *ctx = &getContext();
   Location loc = b.getFusedLoc({plan.proj[0].op->getLoc(),
                                 plan.proj[1].op->getLoc()});
+  // H of each projection, computed once (a tensor.dim when dynamic).
+  DenseMap<Value, OpFoldResult> hSizes;
   auto hSize = [&](const Projection &p) {
-    return tensor::getMixedSize(b, loc, p.weight, p.kn ? 1 : 0);
+    auto it = hSizes.find(p.weight);
+    if (it == hSizes.end())
+      it = hSizes
+               .try_emplace(p.weight, tensor::getMixedSize(b, loc, p.weight,
+                                                           p.kn ? 1 : 0))
+               .first;
+    return it->second;
   };
 
   Value bias[2], scale[2];
@@ -351,10 +359,26 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
   for (Value *v : {&bias[0], &bias[1], &scale[0], &scale[1]})
     if (*v && getElementTypeOrSelf(v->getType()) != lhsElem)
       *v = castToF32(b, loc, *v);
+  // Several token dimensions: collapse x to [N, K] and the results to
+  // [N, H] around the fused op.
+  Value lhs = plan.proj[0].lhs;
+  int64_t tokenRank = plan.proj[0].tokenRank;
+  SmallVector<ReassociationIndices> reassoc;
+  if (tokenRank > 1) {
+    reassoc.push_back(llvm::to_vector(llvm::seq<int64_t>(0, tokenRank)));
+    reassoc.push_back({tokenRank});
+    lhs = tensor::CollapseShapeOp::create(b, loc, lhs, reassoc);
+    int64_t rows = cast<RankedTensorType>(lhs.getType()).getDimSize(0);
+    for (Type &t : resultTypes) {
+      auto rt = cast<RankedTensorType>(t);
+      t = RankedTensorType::get({rows, rt.getShape().back()},
+                                rt.getElementType());
+    }
+  }
   auto fused = PairedProjectionOp::create(
-      b, loc, resultTypes, plan.proj[0].lhs, plan.proj[0].weight,
-      plan.proj[1].weight, bias[0], scale[0], bias[1], scale[1], kinds[0],
-      kinds[1], gatedAttr, plan.proj[0].kn);
+      b, loc, resultTypes, lhs, plan.proj[0].weight, plan.proj[1].weight,
+      bias[0], scale[0], bias[1], scale[1], kinds[0], kinds[1], gatedAttr,
+      plan.proj[0].kn);
   LogicalResult verified = success();
   {
     // The rules imply a valid op; a failure here is a bug, reported as a
@@ -364,6 +388,8 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
   }
   if (failed(verified)) {
     SmallVector<Value> created{bias[0], bias[1], scale[0], scale[1]};
+    if (lhs != plan.proj[0].lhs)
+      created.push_back(lhs);
     fused->erase();
     for (Value v : created)
       if (Operation *def = v ? v.getDefiningOp() : nullptr)
@@ -372,8 +398,20 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
           eraseWithDeadProducers({def});
     return nullptr;
   }
-  for (auto [root, result] : llvm::zip(roots, fused->getResults()))
-    root->getResult(0).replaceAllUsesWith(result);
+  for (auto [root, result] : llvm::zip(roots, fused->getResults())) {
+    Value replacement = result;
+    if (tokenRank > 1) {
+      auto type = cast<RankedTensorType>(root->getResult(0).getType());
+      SmallVector<OpFoldResult> shape;
+      for (int64_t d = 0; d < tokenRank; ++d)
+        shape.push_back(
+            tensor::getMixedSize(b, loc, plan.proj[0].lhs, d));
+      shape.push_back(tensor::getMixedSize(b, loc, result, 1));
+      replacement = tensor::ExpandShapeOp::create(b, loc, type, result,
+                                                  reassoc, shape);
+    }
+    root->getResult(0).replaceAllUsesWith(replacement);
+  }
   SmallVector<Operation *> dead(roots);
   dead.push_back(plan.proj[0].op);
   dead.push_back(plan.proj[1].op);

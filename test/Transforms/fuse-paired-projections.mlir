@@ -788,3 +788,100 @@ func.func @bias_widened(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>, %w1: tensor
   } -> tensor<4x8xf32>
   return %r, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+/// Two token dimensions ([B, T, K] against [H, K] weights, as torch-mlir
+/// writes F.linear on a 3-D input): x is collapsed to [B*T, K] and the
+/// results expanded back around the fused op.
+// CHECK-LABEL: func.func @gdn_batch_tokens
+//  CHECK-SAME: (%[[X:.*]]: tensor<2x3x64xbf16>, %[[WA:.*]]: tensor<8x64xbf16>, %[[WB:.*]]: tensor<8x64xbf16>, %[[DT:.*]]: tensor<8xf32>, %[[A:.*]]: tensor<8xf32>)
+//       CHECK: %[[X2:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : tensor<2x3x64xbf16> into tensor<6x64xbf16>
+//       CHECK: %[[R:.*]]:2 = fusion.paired_projection %[[X2]], %[[WA]], %[[WB]] epilogues(softplus_bias_scale bias %[[DT]] scale %[[A]], sigmoid)
+//  CHECK-SAME: -> (tensor<6x8xf32>, tensor<6x8xf32>)
+//   CHECK-DAG: %[[G:.*]] = tensor.expand_shape %[[R]]#0 {{\[\[}}0, 1], [2]] output_shape [2, 3, 8]
+//   CHECK-DAG: %[[B:.*]] = tensor.expand_shape %[[R]]#1 {{\[\[}}0, 1], [2]] output_shape [2, 3, 8]
+//       CHECK: return %[[G]], %[[B]]
+func.func @gdn_batch_tokens(%x: tensor<2x3x64xbf16>, %w_a: tensor<8x64xbf16>, %w_b: tensor<8x64xbf16>,
+                            %dt_bias: tensor<8xf32>, %A: tensor<8xf32>)
+    -> (tensor<2x3x8xf32>, tensor<2x3x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<2x3x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  // expected-remark @below {{Remark="paired linalg.generic and linalg.generic into fusion.paired_projection with epilogues softplus_bias_scale, sigmoid"}}
+  %a = linalg.generic {indexing_maps = [affine_map<(b, t, h, k) -> (b, t, k)>, affine_map<(b, t, h, k) -> (h, k)>, affine_map<(b, t, h, k) -> (b, t, h)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w_a : tensor<2x3x64xbf16>, tensor<8x64xbf16>) outs(%acc : tensor<2x3x8xf32>) {
+  ^bb0(%in: bf16, %w: bf16, %c: f32):
+    %i = arith.extf %in : bf16 to f32
+    %wf = arith.extf %w : bf16 to f32
+    %m = arith.mulf %i, %wf : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x8xf32>
+  %b = linalg.generic {indexing_maps = [affine_map<(b, t, h, k) -> (b, t, k)>, affine_map<(b, t, h, k) -> (h, k)>, affine_map<(b, t, h, k) -> (b, t, h)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w_b : tensor<2x3x64xbf16>, tensor<8x64xbf16>) outs(%acc : tensor<2x3x8xf32>) {
+  ^bb0(%in: bf16, %w: bf16, %c: f32):
+    %i = arith.extf %in : bf16 to f32
+    %wf = arith.extf %w : bf16 to f32
+    %m = arith.mulf %i, %wf : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x8xf32>
+  %dt = linalg.broadcast ins(%dt_bias : tensor<8xf32>) outs(%empty : tensor<2x3x8xf32>) dimensions = [0, 1]
+  %Ab = linalg.broadcast ins(%A : tensor<8xf32>) outs(%empty : tensor<2x3x8xf32>) dimensions = [0, 1]
+  %t = arith.addf %a, %dt : tensor<2x3x8xf32>
+  %e = math.exp %t : tensor<2x3x8xf32>
+  %l = math.log1p %e : tensor<2x3x8xf32>
+  %g = arith.mulf %Ab, %l : tensor<2x3x8xf32>
+  %one = arith.constant dense<1.0> : tensor<2x3x8xf32>
+  %nb = arith.negf %b : tensor<2x3x8xf32>
+  %eb = math.exp %nb : tensor<2x3x8xf32>
+  %den = arith.addf %one, %eb : tensor<2x3x8xf32>
+  %beta = arith.divf %one, %den : tensor<2x3x8xf32>
+  return %g, %beta : tensor<2x3x8xf32>, tensor<2x3x8xf32>
+}
+
+/// Dynamic N and H: the materialised parameters take H from the weight.
+// CHECK-LABEL: func.func @gdn_dynamic
+//  CHECK-SAME: (%[[X:.*]]: tensor<?x64xf32>, %[[WA:.*]]: tensor<?x64xf32>, %[[WB:.*]]: tensor<?x64xf32>, %[[ALOG:.*]]: tensor<?xf32>)
+//       CHECK: %[[H:.*]] = tensor.dim %[[WA]], %{{.*}} : tensor<?x64xf32>
+//       CHECK: %[[E:.*]] = tensor.empty(%[[H]]) : tensor<?xf32>
+//       CHECK: %[[ZERO:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<?xf32>)
+//       CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%[[ALOG]] : tensor<?xf32>)
+//       CHECK: fusion.paired_projection %[[X]], %[[WA]], %[[WB]] epilogues(softplus_bias_scale bias %[[ZERO]] scale %[[S]], sigmoid)
+//  CHECK-SAME: -> (tensor<?x?xf32>, tensor<?x?xf32>)
+func.func @gdn_dynamic(%x: tensor<?x64xf32>, %w_a: tensor<?x64xf32>, %w_b: tensor<?x64xf32>,
+                       %a_log: tensor<?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x64xf32>
+  %h = tensor.dim %w_a, %c0 : tensor<?x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty(%n, %h) : tensor<?x?xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<?x?xf32>) -> tensor<?x?xf32>
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues softplus_bias_scale, sigmoid"}}
+  %a = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w_a : tensor<?x64xf32>, tensor<?x64xf32>) outs(%acc : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %b = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w_b : tensor<?x64xf32>, tensor<?x64xf32>) outs(%acc : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %g = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %a_log : tensor<?x?xf32>, tensor<?xf32>) outs(%empty : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %al: f32, %out: f32):
+    %e = math.exp %in : f32
+    %l = math.log1p %e : f32
+    %ea = math.exp %al : f32
+    %m = arith.mulf %ea, %l : f32
+    %r = arith.negf %m : f32
+    linalg.yield %r : f32
+  } -> tensor<?x?xf32>
+  %beta = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<?x?xf32>) outs(%empty : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %one = arith.constant 1.0 : f32
+    %neg = arith.negf %in : f32
+    %e = math.exp %neg : f32
+    %den = arith.addf %one, %e : f32
+    %s = arith.divf %one, %den : f32
+    linalg.yield %s : f32
+  } -> tensor<?x?xf32>
+  return %g, %beta : tensor<?x?xf32>, tensor<?x?xf32>
+}

@@ -41,6 +41,10 @@ struct Projection {
   int64_t lhsKDim = 0;
   /// The weight is [K, H] rather than [H, K].
   bool kn = false;
+  /// Number of leading token dimensions of `lhs` and of the result: 0 for a
+  /// matrix-vector product, 1 for [N, K], more for [B, T, K] (collapsed onto
+  /// N by the rewrite).
+  int64_t tokenRank = 1;
   /// Element type of the accumulator (the contraction's output).
   Type accType;
   /// Set when the contraction is a projection of `lhs` but not one the
