@@ -34,6 +34,10 @@ void mlir::fusion::buildFusionPipeline(OpPassManager &pm,
   fpm.addPass(createNormalizeElementwise());
   fpm.addPass(createCanonicalizerPass());
   fpm.addPass(createCSEPass());
+  // Pairs first: a gate/up pair feeding SwiGLU then a quantizer becomes a
+  // gated paired projection followed by the quantizer (docs/passes.md).
+  if (options.fusePairedProjections)
+    fpm.addPass(createFusePairedProjections());
   if (options.fuseActQuantize)
     fpm.addPass(createFuseActQuantize());
   if (!options.lowerToLLVM)
