@@ -35,10 +35,15 @@ import subprocess
 import sys
 import time
 
-import torch
-import torch.nn.functional as F
-import triton
-import triton.language as tl
+try:
+    import torch
+    import torch.nn.functional as F
+    import triton
+    import triton.language as tl
+    TORCH_VERSION, TRITON_VERSION = torch.__version__, triton.__version__
+except ImportError:  # --replot needs neither
+    torch = F = triton = tl = None
+    TORCH_VERSION, TRITON_VERSION = "2.11.0+cu130", "3.6.0"
 
 T0 = time.time()
 
@@ -63,7 +68,7 @@ class Paired(ctypes.Structure):
                 ("out0", Tensor), ("out1", Tensor)]
 
 
-DT = {torch.bfloat16: 0, torch.float16: 1, torch.float32: 2}
+DT = {torch.bfloat16: 0, torch.float16: 1, torch.float32: 2} if torch else {}
 EPI_SIGMOID, EPI_SOFTPLUS_BIAS_SCALE = 2, 4
 
 
@@ -115,22 +120,23 @@ def eager(x, wb, wa, dt_bias, A):
     return beta, g
 
 
-@triton.jit
-def gdn_gating_kernel(ba_ptr, A_ptr, dt_ptr, g_ptr, beta_ptr, H, stride_row,
-                      BLK: tl.constexpr):
-    # vLLM's fused_gdn_gating (beta=1, threshold=20), with A = -exp(A_log)
-    # precomputed and b / a the two halves of one [N, 2H] GEMM output.
-    t = tl.program_id(0)
-    offs = tl.program_id(1) * BLK + tl.arange(0, BLK)
-    mask = offs < H
-    b = tl.load(ba_ptr + t * stride_row + offs, mask=mask).to(tl.float32)
-    a = tl.load(ba_ptr + t * stride_row + H + offs, mask=mask).to(tl.float32)
-    A = tl.load(A_ptr + offs, mask=mask)
-    dt = tl.load(dt_ptr + offs, mask=mask)
-    xx = a + dt
-    sp = tl.where(xx <= 20.0, tl.log(1.0 + tl.exp(xx)), xx)
-    tl.store(g_ptr + t * H + offs, A * sp, mask=mask)
-    tl.store(beta_ptr + t * H + offs, tl.sigmoid(b), mask=mask)
+if triton is not None:
+    @triton.jit
+    def gdn_gating_kernel(ba_ptr, A_ptr, dt_ptr, g_ptr, beta_ptr, H, stride_row,
+                          BLK: tl.constexpr):
+        # vLLM's fused_gdn_gating (beta=1, threshold=20), with A = -exp(A_log)
+        # precomputed and b / a the two halves of one [N, 2H] GEMM output.
+        t = tl.program_id(0)
+        offs = tl.program_id(1) * BLK + tl.arange(0, BLK)
+        mask = offs < H
+        b = tl.load(ba_ptr + t * stride_row + offs, mask=mask).to(tl.float32)
+        a = tl.load(ba_ptr + t * stride_row + H + offs, mask=mask).to(tl.float32)
+        A = tl.load(A_ptr + offs, mask=mask)
+        dt = tl.load(dt_ptr + offs, mask=mask)
+        xx = a + dt
+        sp = tl.where(xx <= 20.0, tl.log(1.0 + tl.exp(xx)), xx)
+        tl.store(g_ptr + t * H + offs, A * sp, mask=mask)
+        tl.store(beta_ptr + t * H + offs, tl.sigmoid(b), mask=mask)
 
 
 def concat_triton(x, wba, dt_bias, A):
@@ -299,15 +305,41 @@ def floors():
     return launch, bw
 
 
+class _Dev:
+    """Device description for --replot (from the CSV's run)."""
+
+    def __init__(self, name, sms):
+        self.name, self.multi_processor_count = name, sms
+
+
+def replot(args):
+    """Table and plot again from a paired_bench.csv of an earlier run."""
+    rows = []
+    with open(args.replot) as f:
+        next(f)
+        for line in f:
+            K, H, N, a, t, e = line.strip().split(",")
+            rows.append((int(K), int(H), int(N), a, float(t), float(e)))
+    write_outputs(args, rows, args.launch_us, args.copy_gbs, _Dev(args.device, 132),
+                  date=args.date)
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--lib", required=True)
+    ap.add_argument("--replot", help="paired_bench.csv to turn into md + png again")
+    ap.add_argument("--launch-us", type=float, default=float("nan"))
+    ap.add_argument("--copy-gbs", type=float, default=float("nan"))
+    ap.add_argument("--device", default="NVIDIA H200")
+    ap.add_argument("--date", default=None)
+    ap.add_argument("--lib")
     ap.add_argument("--out", required=True)
     ap.add_argument("--budget", type=float, default=1e9)
     ap.add_argument("--quick-variants", action="store_true",
                     help="launch variants: S in {auto, 4, 8}, one row per warp")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
+    if args.replot:
+        return replot(args)
     lib = load_lib(args.lib)
     torch.backends.cuda.matmul.allow_tf32 = False
     for name in ("cache_size_limit", "recompile_limit"):  # renamed across versions
@@ -401,7 +433,7 @@ def main():
     print("total %.0f s" % (time.time() - T0))
 
 
-def write_outputs(args, rows, launch, copy_bw, dev):
+def write_outputs(args, rows, launch, copy_bw, dev, date=None):
     arms = ["ours", "eager", "concat+triton", "compile", "compile-maxat"]
     peers = arms[1:]
     by = {(K, H, N, a): (t, e) for K, H, N, a, t, e in rows}
@@ -409,12 +441,12 @@ def write_outputs(args, rows, launch, copy_bw, dev):
         f.write("K,H,N,arm,us_per_call,rel_err_vs_fp64\n")
         for K, H, N, a, t, e in rows:
             f.write("%d,%d,%d,%s,%.3f,%.3g\n" % (K, H, N, a, t, e))
-    date = datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC")
+    date = date or datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC")
     lines = []
     lines.append("Machine: %s (%d SMs), torch %s, triton %s, %s. Graph-launched tiny "
                  "kernel %.2f us; copy ceiling %.0f GB/s."
-                 % (dev.name, dev.multi_processor_count, torch.__version__,
-                    triton.__version__, date, launch, copy_bw))
+                 % (dev.name, dev.multi_processor_count, TORCH_VERSION, TRITON_VERSION,
+                    date, launch, copy_bw))
     lines.append("")
     lines.append("| K, H | N | ours | eager | concat+triton | compile | compile max-autotune | "
                  "best peer | ours / best | target | err ours | err best peer |")
@@ -443,19 +475,21 @@ def write_outputs(args, rows, launch, copy_bw, dev):
         import matplotlib.pyplot as plt
         fig, axs = plt.subplots(1, 3, figsize=(16, 4.8))
         for ax, (K, H) in zip(axs, SHAPES):
+            colors = {"ours": "C0", "eager": "C1", "concat+triton": "C2",
+                      "compile": "C3", "compile-maxat": "C4"}
             for a in arms:
                 pts = [(N, by[(K, H, N, a)][0]) for N in NS
                        if (K, H, N, a) in by and not math.isnan(by[(K, H, N, a)][0])]
                 if pts:
                     ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=a,
-                            linewidth=2.5 if a == "ours" else 1.2)
+                            color=colors[a], linewidth=2.5 if a == "ours" else 1.2)
+            ax.legend(fontsize=8)
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
             ax.set_xlabel("tokens N")
             ax.set_ylabel("us per call (CUDA graph, weights cold)")
             ax.set_title("GDN gates K=%d, H=%d (bf16 in, f32 out)" % (K, H))
             ax.grid(True, which="both", alpha=0.3)
-        axs[0].legend()
         fig.suptitle("fusion_rt_paired_projection_run vs peers, %s, %s" % (dev.name, date))
         fig.tight_layout()
         fig.savefig(os.path.join(args.out, "paired_bench.png"), dpi=110)

@@ -3,16 +3,18 @@
 // fusion_rt_paired_projection_run on device memory. Three paths, chosen per
 // call (docs/paired-projections.md has the measurements behind the choice):
 //
-//  gemv     M <= gemv_max_m tokens, 16-byte-loadable views. ONE launch:
-//           paired_gemv_kernel reads lhs once per CTA slice, streams both
-//           weights with 16-byte loads, splits K over a thread-block cluster
-//           of S CTAs (S <= 8) so that ~all SMs are busy even at 2 x 32 rows,
-//           reduces the S partial sums through distributed shared memory and
-//           applies both epilogues in the same launch. No workspace, no
-//           atomics: the result is deterministic.
-//  blas     larger M: cuBLAS (one strided-batched GemmEx when both weights
-//           share shape and layout, else two GemmEx) into an fp32 workspace
-//           (stream-ordered allocation), then paired_epilogue_kernel.
+//  gemv     M <= 16 tokens or M*K*(H0+H1) <= 2^24 multiply-adds, with
+//           16-byte-loadable views. ONE launch: paired_gemv_kernel reads lhs
+//           once per CTA slice, streams both weights with 16-byte loads,
+//           splits K over a thread-block cluster of S CTAs (S <= 8) so that
+//           all SMs are busy even at 2 x 32 rows, pushes the S partial sums
+//           into the owner CTA's shared memory (DSMEM) and applies both
+//           epilogues in the same launch. No workspace, no atomics: the
+//           result is deterministic.
+//  blas     larger M: cuBLAS into an fp32 workspace (stream-ordered
+//           allocation) — one GemmEx of H0 + H1 rows when the weights are
+//           stacked in one buffer, one strided-batched GemmEx when they share
+//           shape and layout, else two GemmEx — then paired_epilogue_kernel.
 //  generic  any strides (views cuBLAS cannot take, K not a multiple of the
 //           vector width): one thread per output, sequential fp32 over K
 //           with separate multiply and add — bit-identical to the CPU

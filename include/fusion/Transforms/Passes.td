@@ -50,7 +50,8 @@ def FuseActQuantize : Pass<"fusion-fuse-act-quantize", "func::FuncOp"> {
     halves of one packed [M, 2K] tensor; the backward forms from the
     `tensor.concat` of [dgate | dup]). A column-sum reduction of the
     quantized value next to the quantizer is fused as the op's `dbias`
-    result. The fused op rounds the activation to the element type the graph
+    result; a rowwise and a colwise quantizer of one activation become one
+    fused op with direction `both`. The fused op rounds the activation to the element type the graph
     rounded it to (the `via` type). Every match is cross-checked numerically
     against the runtime's formula before the rewrite.
 
