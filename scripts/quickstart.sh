@@ -8,4 +8,4 @@ build=${BUILD_DIR:-$root/build}
 "$root/scripts/bootstrap.sh"
 ninja -C "$build" fusion-opt
 "$build/bin/fusion-opt" "$root/examples/llama_ffn_front.mlir" \
-  --fusion-fuse-act-quantize --remarks-filter=fusion
+  --fusion-pipeline=lower-to-llvm=false --remarks-filter=fusion
