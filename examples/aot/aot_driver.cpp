@@ -9,6 +9,8 @@
 // Prints both results' checksums and whether they are identical bit for bit.
 //
 //===----------------------------------------------------------------------===//
+#include "aot_runtime.h"
+
 #include <cuda_runtime.h>
 
 #include <chrono>
@@ -16,47 +18,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <set>
 #include <vector>
 
-template <int N> struct MemRef {
-  void *allocated;
-  void *aligned;
-  int64_t offset;
-  int64_t sizes[N];
-  int64_t strides[N];
-};
 struct Results {
   MemRef<2> data;
   MemRef<2> scales;
 };
 
 extern "C" void _mlir_ciface_forward(Results *results, MemRef<2> *x);
-
-static bool gDevice = false;
-static std::set<void *> gDeviceAllocs;
-
-extern "C" void *_mlir_memref_to_llvm_alloc(size_t bytes) {
-  if (!gDevice)
-    return std::malloc(bytes);
-  void *p = nullptr;
-  if (cudaMalloc(&p, bytes) != cudaSuccess)
-    return nullptr;
-  gDeviceAllocs.insert(p);
-  return p;
-}
-extern "C" void *_mlir_memref_to_llvm_aligned_alloc(size_t align,
-                                                     size_t bytes) {
-  if (!gDevice)
-    return std::aligned_alloc(align, (bytes + align - 1) / align * align);
-  return _mlir_memref_to_llvm_alloc(bytes); // cudaMalloc is 256-B aligned
-}
-extern "C" void _mlir_memref_to_llvm_free(void *p) {
-  if (gDeviceAllocs.erase(p))
-    cudaFree(p);
-  else
-    std::free(p);
-}
 
 static uint16_t toBf16(float f) {
   uint32_t u;
@@ -76,7 +45,7 @@ struct Output {
 };
 
 static Output run(uint16_t *x, int64_t m, int64_t k2, bool device) {
-  gDevice = device;
+  gAllocMode = device ? AllocMode::Device : AllocMode::Host;
   MemRef<2> in{x, x, 0, {m, k2}, {k2, 1}};
   Results r{};
   _mlir_ciface_forward(&r, &in);

@@ -11,6 +11,8 @@
 // relative.
 //
 //===----------------------------------------------------------------------===//
+#include "aot_runtime.h"
+
 #include <cuda_runtime.h>
 
 #include <chrono>
@@ -19,41 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <set>
 #include <vector>
-
-template <int N> struct MemRef {
-  void *allocated;
-  void *aligned;
-  int64_t offset;
-  int64_t sizes[N];
-  int64_t strides[N];
-};
-
-static bool gManaged = false;
-static std::set<void *> gCudaAllocs;
-
-extern "C" void *_mlir_memref_to_llvm_alloc(size_t bytes) {
-  if (!gManaged)
-    return std::malloc(bytes);
-  void *p = nullptr;
-  if (cudaMallocManaged(&p, bytes) != cudaSuccess)
-    return nullptr;
-  gCudaAllocs.insert(p);
-  return p;
-}
-extern "C" void *_mlir_memref_to_llvm_aligned_alloc(size_t align,
-                                                     size_t bytes) {
-  if (!gManaged)
-    return std::aligned_alloc(align, (bytes + align - 1) / align * align);
-  return _mlir_memref_to_llvm_alloc(bytes);
-}
-extern "C" void _mlir_memref_to_llvm_free(void *p) {
-  if (gCudaAllocs.erase(p))
-    cudaFree(p);
-  else
-    std::free(p);
-}
 
 static void *bufferAlloc(size_t bytes) { return _mlir_memref_to_llvm_alloc(bytes); }
 
@@ -205,7 +173,7 @@ int main() {
     std::printf("gpu : SKIPPED (no CUDA device)\n");
     return 0;
   }
-  gManaged = true;
+  gAllocMode = AllocMode::Managed;
   auto dev = run();
   auto t2 = std::chrono::steady_clock::now();
   std::printf("gpu : %.1f ms (managed memory; unfused parts on the CPU)\n",
