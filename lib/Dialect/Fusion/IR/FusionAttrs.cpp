@@ -177,6 +177,26 @@ parseEnumValue(AsmParser &parser, StringRef key, EnumT &result,
   return success();
 }
 
+/// Parses the trailing `(, key = value)*` of an attribute: rejects a key
+/// given twice (naming it as a `what`) and lets `parseValue` parse the value
+/// of each key (and diagnose unknown keys).
+static ParseResult
+parseKeyValues(AsmParser &parser, StringRef what,
+               llvm::function_ref<ParseResult(StringRef, SMLoc)> parseValue) {
+  llvm::StringSet<> seen;
+  while (succeeded(parser.parseOptionalComma())) {
+    StringRef key;
+    SMLoc keyLoc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&key) || parser.parseEqual())
+      return failure();
+    if (!seen.insert(key).second)
+      return parser.emitError(keyLoc) << what << " '" << key << "' given twice";
+    if (parseValue(key, keyLoc))
+      return failure();
+  }
+  return success();
+}
+
 Attribute QuantSchemeAttr::parse(AsmParser &parser, Type) {
   MLIRContext *ctx = parser.getContext();
   SMLoc startLoc = parser.getCurrentLocation();
@@ -195,55 +215,42 @@ Attribute QuantSchemeAttr::parse(AsmParser &parser, Type) {
   ScaleLayout scales = ScaleLayout::compact;
   ElemRounding elem = ElemRounding::rne;
   TensorScaling scaling = TensorScaling::current;
-  llvm::StringSet<> seen;
-  while (succeeded(parser.parseOptionalComma())) {
-    StringRef key;
-    SMLoc keyLoc = parser.getCurrentLocation();
-    if (parser.parseKeyword(&key) || parser.parseEqual())
-      return {};
-    if (!seen.insert(key).second) {
-      parser.emitError(keyLoc) << "option '" << key << "' given twice";
-      return {};
-    }
-    ParseResult r = success();
+  auto parseOption = [&](StringRef key, SMLoc keyLoc) -> ParseResult {
     if (key == "block") {
       if (succeeded(parser.parseOptionalKeyword("tensor"))) {
         blockRows = blockCols = 0;
-      } else {
-        SmallVector<int64_t, 2> dims;
-        SMLoc dimLoc = parser.getCurrentLocation();
-        if (parser.parseDimensionList(dims, /*allowDynamic=*/false,
-                                      /*withTrailingX=*/false))
-          return {};
-        if (dims.size() != 2) {
-          parser.emitError(dimLoc) << "block must be RxC or 'tensor'";
-          return {};
-        }
-        blockRows = dims[0];
-        blockCols = dims[1];
+        return success();
       }
-    } else if (key == "rounding") {
-      r = parseEnumValue(parser, key, rounding, symbolizeScaleRounding);
-    } else if (key == "nan") {
-      r = parseEnumValue(parser, key, nan, symbolizeNanPolicy);
-    } else if (key == "colwise") {
-      r = parseEnumValue(parser, key, colwise, symbolizeColwiseLayout);
-    } else if (key == "scales") {
-      r = parseEnumValue(parser, key, scales, symbolizeScaleLayout);
-    } else if (key == "elem") {
-      r = parseEnumValue(parser, key, elem, symbolizeElemRounding);
-    } else if (key == "scaling") {
-      r = parseEnumValue(parser, key, scaling, symbolizeTensorScaling);
-    } else {
-      parser.emitError(keyLoc)
-          << "unknown quantization option '" << key
-          << "' (expected block, rounding, nan, colwise, scales, elem or "
-             "scaling)";
-      return {};
+      SmallVector<int64_t, 2> dims;
+      SMLoc dimLoc = parser.getCurrentLocation();
+      if (parser.parseDimensionList(dims, /*allowDynamic=*/false,
+                                    /*withTrailingX=*/false))
+        return failure();
+      if (dims.size() != 2)
+        return parser.emitError(dimLoc) << "block must be RxC or 'tensor'";
+      blockRows = dims[0];
+      blockCols = dims[1];
+      return success();
     }
-    if (failed(r))
-      return {};
-  }
+    if (key == "rounding")
+      return parseEnumValue(parser, key, rounding, symbolizeScaleRounding);
+    if (key == "nan")
+      return parseEnumValue(parser, key, nan, symbolizeNanPolicy);
+    if (key == "colwise")
+      return parseEnumValue(parser, key, colwise, symbolizeColwiseLayout);
+    if (key == "scales")
+      return parseEnumValue(parser, key, scales, symbolizeScaleLayout);
+    if (key == "elem")
+      return parseEnumValue(parser, key, elem, symbolizeElemRounding);
+    if (key == "scaling")
+      return parseEnumValue(parser, key, scaling, symbolizeTensorScaling);
+    return parser.emitError(keyLoc)
+           << "unknown quantization option '" << key
+           << "' (expected block, rounding, nan, colwise, scales, elem or "
+              "scaling)";
+  };
+  if (parseKeyValues(parser, "option", parseOption))
+    return {};
   if (parser.parseGreater())
     return {};
   return getChecked([&] { return parser.emitError(startLoc); }, ctx, format,
@@ -363,28 +370,19 @@ Attribute ActivationAttr::parse(AsmParser &parser, Type) {
     return {};
   }
   double limit = kDefaultLimit, offset = kDefaultOffset, alpha = kDefaultAlpha;
-  llvm::StringSet<> seen;
-  while (succeeded(parser.parseOptionalComma())) {
-    StringRef key;
-    SMLoc keyLoc = parser.getCurrentLocation();
-    if (parser.parseKeyword(&key) || parser.parseEqual())
-      return {};
-    if (!seen.insert(key).second) {
-      parser.emitError(keyLoc) << "parameter '" << key << "' given twice";
-      return {};
-    }
+  auto parseParam = [&](StringRef key, SMLoc keyLoc) -> ParseResult {
     double *slot = key == "limit"    ? &limit
                    : key == "offset" ? &offset
                    : key == "alpha"  ? &alpha
                                      : nullptr;
-    if (!slot) {
-      parser.emitError(keyLoc) << "unknown activation parameter '" << key
-                               << "' (expected limit, offset or alpha)";
-      return {};
-    }
-    if (parser.parseFloat(*slot))
-      return {};
-  }
+    if (!slot)
+      return parser.emitError(keyLoc) << "unknown activation parameter '"
+                                      << key
+                                      << "' (expected limit, offset or alpha)";
+    return parser.parseFloat(*slot);
+  };
+  if (parseKeyValues(parser, "parameter", parseParam))
+    return {};
   if (parser.parseGreater())
     return {};
   return getChecked([&] { return parser.emitError(startLoc); },
