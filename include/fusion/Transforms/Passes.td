@@ -51,9 +51,10 @@ def FuseActQuantize : Pass<"fusion-fuse-act-quantize", "func::FuncOp"> {
     `tensor.concat` of [dgate | dup]). A column-sum reduction of the
     quantized value next to the quantizer is fused as the op's `dbias`
     result; a rowwise and a colwise quantizer of one activation become one
-    fused op with direction `both`. The fused op rounds the activation to the element type the graph
-    rounded it to (the `via` type). Every match is cross-checked numerically
-    against the runtime's formula before the rewrite.
+    fused op with direction `both`. The fused op rounds the activation to
+    the element type the graph rounded it to (the `via` type). Every match
+    is cross-checked numerically against the runtime's formula before the
+    rewrite.
 
     Admission rules, each reported in a structured remark
     (category `fusion`, name `FuseActQuantize`; `passed`, or `missed` with
