@@ -242,6 +242,10 @@ bool probeClose(double a, double b) {
 double refSigmoid(double t) { return 1.0 / (1.0 + std::exp(-t)); }
 double refSoftplus(double t) { return t > 20.0 ? t : std::log1p(std::exp(t)); }
 double refSilu(double t) { return t * refSigmoid(t); }
+double refGeluTanh(double t) {
+  return 0.5 * t *
+         (1.0 + std::tanh(0.7978845608028654 * (t + 0.044715 * t * t * t)));
+}
 
 /// How `generic` reads input `in` if it does not depend on the token
 /// dimension: a splat constant, or a column (a tensor read through a map that
@@ -432,6 +436,31 @@ public:
         std::optional<double> got = eval(v, {yy}, probe);
         if (!b || !got || !probeClose(*got, ref(yy + *b)))
           return false;
+      }
+    }
+    return true;
+  }
+
+  /// True if `v` agrees on every probe with act(y_g + b_g) * (y_u + b_u),
+  /// projection `gate` being y_g and the other y_u (biases may be null).
+  bool agreesGated(Value v, unsigned gate, Value bg, Value bu,
+                   double (*act)(double)) {
+    static constexpr double kUp[] = {-1.3, 0.45, 2.2};
+    for (int probe = 0; probe < 3; ++probe) {
+      std::optional<double> gb = bg ? eval(bg, {}, probe) : 0.0;
+      std::optional<double> ub = bu ? eval(bu, {}, probe) : 0.0;
+      if (!gb || !ub)
+        return false;
+      for (double y = -20.0; y <= 20.0; y += 0.5) {
+        for (double u : kUp) {
+          double proj[2];
+          proj[gate] = y + 0.0137;
+          proj[1 - gate] = u;
+          std::optional<double> got = eval(v, proj, probe);
+          if (!got ||
+              !probeClose(*got, act(proj[gate] + *gb) * (u + *ub)))
+            return false;
+        }
       }
     }
     return true;
@@ -711,6 +740,40 @@ linalg::GenericOp mlir::fusion::getGatedConsumer(Value a, Value b) {
   return linalg::GenericOp();
 }
 
+/// Gated products with a bias added to the gate and/or the up projection
+/// inside the body, act(y_g + b_g) * (y_u + b_u), which the ActivationMatcher
+/// does not take (it matches gated products of tensors): the biases are
+/// located structurally and the product is compared on probes with the
+/// runtime's swiglu and geglu (tanh GELU).
+static bool matchGatedBiases(EpilogueBody &body, GatedMatch &m) {
+  Value root = body.root();
+  if (auto def = root.getDefiningOp();
+      def && isa<arith::TruncFOp, arith::ExtFOp>(def))
+    root = def->getOperand(0);
+  struct Form {
+    ActivationKind kind;
+    double (*act)(double);
+  };
+  for (unsigned gate : {0u, 1u}) {
+    Value bg = findBias(body, root, gate), bu = findBias(body, root, 1 - gate);
+    if (!bg && !bu)
+      continue; // plain products are the ActivationMatcher's
+    for (Form f : {Form{ActivationKind::swiglu, refSilu},
+                   Form{ActivationKind::geglu, refGeluTanh}}) {
+      if (!body.agreesGated(root, gate, bg, bu, f.act))
+        continue;
+      m.gateIndex = gate;
+      m.kind = f.kind;
+      if (bg)
+        m.gateBias = columnParam(body, bg);
+      if (bu)
+        m.upBias = columnParam(body, bu);
+      return true;
+    }
+  }
+  return false;
+}
+
 FailureOr<GatedMatch> mlir::fusion::matchGated(Value a, Value b,
                                                MatchFailure &why) {
   GatedMatch m;
@@ -734,6 +797,8 @@ FailureOr<GatedMatch> mlir::fusion::matchGated(Value a, Value b,
   if (!body.checkPrecision())
     return fail("unsupported epilogue", body.unsupported);
   ActivationMatchResult act = matchActivation(m.generic->getResult(0));
+  if (!act.match && matchGatedBiases(body, m))
+    return m;
   if (!act.match)
     return fail("unsupported epilogue",
                 act.reason == "unsupported activation"
@@ -830,6 +895,18 @@ SmallVector<Value> mlir::fusion::columnParamSources(linalg::GenericOp epilogue,
             readColumn(epilogue, epilogue.getDpsInputOperand(a.getArgNumber())))
       if (role->kind == OperandRole::Column)
         sources.push_back(role->source);
+  // Values from above that the cloned ops capture (constants).
+  for (Operation *op : factorSlice(epilogue, param))
+    for (Value v : op->getOperands())
+      if (!isa<BlockArgument>(v) || cast<BlockArgument>(v).getOwner() !=
+                                        epilogue.getBody())
+        if (!v.getDefiningOp() ||
+            v.getDefiningOp()->getBlock() != epilogue.getBody())
+          sources.push_back(v);
+  for (Value f : param.factors)
+    if (Operation *def = f.getDefiningOp();
+        def && def->getBlock() != epilogue.getBody())
+      sources.push_back(f);
   return sources;
 }
 

@@ -256,6 +256,7 @@ FusePairedProjectionsPass::placement(PairPlan &plan, DominanceInfo &dom,
   };
   if (plan.gated) {
     addParam(plan.gated->generic, plan.gated->gateBias);
+    addParam(plan.gated->generic, plan.gated->upBias);
   } else {
     for (EpilogueMatch &e : plan.epi) {
       addParam(e.generic, e.bias);
@@ -336,6 +337,11 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
       kinds[0] = EpilogueKind::bias;
       bias[0] = materializeColumnParam(b, loc, g.generic, *g.gateBias,
                                        hSize(plan.proj[0]));
+    }
+    if (g.upBias) {
+      kinds[1] = EpilogueKind::bias;
+      bias[1] = materializeColumnParam(b, loc, g.generic, *g.upBias,
+                                       hSize(plan.proj[1]));
     }
     gatedAttr = ActivationAttr::get(ctx, g.kind);
     resultTypes.push_back(g.generic->getResult(0).getType());
@@ -425,7 +431,8 @@ std::string describe(const PairPlan &plan) {
                   " into fusion.paired_projection ";
   if (plan.gated)
     return s + "gated " + stringifyActivationKind(plan.gated->kind).str() +
-           (plan.gated->gateBias ? " with a gate bias" : "");
+           (plan.gated->gateBias ? " with a gate bias" : "") +
+           (plan.gated->upBias ? " with an up bias" : "");
   return s + "with epilogues " +
          stringifyEpilogueKind(plan.epi[0].kind).str() + ", " +
          stringifyEpilogueKind(plan.epi[1].kind).str();

@@ -885,3 +885,36 @@ func.func @gdn_dynamic(%x: tensor<?x64xf32>, %w_a: tensor<?x64xf32>, %w_b: tenso
   } -> tensor<?x?xf32>
   return %g, %beta : tensor<?x?xf32>, tensor<?x?xf32>
 }
+
+/// Gate/up with biases on both projections, silu(g + b_g) * (u + b_u), in
+/// one body (the ActivationMatcher takes gated products of tensors only;
+/// the biases are located structurally and the product compared on probes).
+// CHECK-LABEL: func.func @gate_up_swiglu_biases
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>, %[[WG:.*]]: tensor<32x64xf32>, %[[WU:.*]]: tensor<32x64xf32>, %[[BG:.*]]: tensor<32xf32>, %[[BU:.*]]: tensor<32xf32>)
+//       CHECK: fusion.paired_projection %[[X]], %[[WG]], %[[WU]] epilogues(bias bias %[[BG]], bias bias %[[BU]]) gated(#fusion.act<swiglu>)
+func.func @gate_up_swiglu_biases(%x: tensor<4x64xf32>, %w_gate: tensor<32x64xf32>, %w_up: tensor<32x64xf32>,
+                                 %b_gate: tensor<32xf32>, %b_up: tensor<32xf32>) -> tensor<4x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x32xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x32xf32>) -> tensor<4x32xf32>
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection gated swiglu with a gate bias with an up bias"}}
+  %up = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w_up : tensor<4x64xf32>, tensor<32x64xf32>) outs(%acc : tensor<4x32xf32>) -> tensor<4x32xf32>
+  %gate = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w_gate : tensor<4x64xf32>, tensor<32x64xf32>) outs(%acc : tensor<4x32xf32>) -> tensor<4x32xf32>
+  %h = linalg.generic {indexing_maps = [#id, #id, #col, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%gate, %up, %b_gate, %b_up : tensor<4x32xf32>, tensor<4x32xf32>, tensor<32xf32>, tensor<32xf32>)
+      outs(%empty : tensor<4x32xf32>) {
+  ^bb0(%g: f32, %u: f32, %bg: f32, %bu: f32, %out: f32):
+    %one = arith.constant 1.0 : f32
+    %gb = arith.addf %g, %bg : f32
+    %ub = arith.addf %bu, %u : f32
+    %neg = arith.negf %gb : f32
+    %e = math.exp %neg : f32
+    %den = arith.addf %one, %e : f32
+    %silu = arith.divf %gb, %den : f32
+    %r = arith.mulf %ub, %silu : f32
+    linalg.yield %r : f32
+  } -> tensor<4x32xf32>
+  return %h : tensor<4x32xf32>
+}

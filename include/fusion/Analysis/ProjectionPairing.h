@@ -92,8 +92,8 @@ struct GatedMatch {
   ActivationKind kind = ActivationKind::swiglu;
   /// Which of the two projections is the gate (0 or 1).
   unsigned gateIndex = 0;
-  /// A bias added to the gate inside the gated body.
-  std::optional<ColumnParam> gateBias;
+  /// Biases added to the gate and to the up projection inside the body.
+  std::optional<ColumnParam> gateBias, upBias;
 };
 
 /// Outcome of a match: the admission rule and a detail when it failed.

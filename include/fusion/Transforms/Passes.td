@@ -102,8 +102,9 @@ def FusePairedProjections : Pass<"fusion-fuse-paired-projections",
     rule as the reason): "different LHS", "different K or element types",
     "different weight layouts", "dependency between the projections",
     "unsupported projection", "accumulation narrower than f32", "extra
-    consumer of a projection result", "unsupported epilogue". A declined
-    candidate is left untouched.
+    consumer of a projection result", "unsupported epilogue", and "no
+    partner left" (every admitted partner was paired with another
+    projection). A declined candidate is left untouched.
 
     Expects normalised input (`fusion-normalize-elementwise`, canonicalize,
     cse). Run it before `fusion-fuse-act-quantize`: a gate/up pair feeding
