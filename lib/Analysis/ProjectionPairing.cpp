@@ -147,6 +147,22 @@ std::optional<Projection> mlir::fusion::matchProjection(linalg::LinalgOp op) {
   unsigned wK = *resultPos(wMap, kLoops[0]);
   unsigned wH = *resultPos(wMap, hLoop);
   p.kn = wK < wH;
+  // torch-mlir writes F.linear as a linalg.transpose of the [H, K] weight
+  // feeding a plain matmul: read the weight before the transpose (the fused
+  // op takes either layout), so the transpose dies with the projection.
+  // (fusion-normalize-elementwise turns that transpose into a generic.)
+  if (auto tr = p.weight.getDefiningOp<linalg::TransposeOp>();
+      tr && tr.getPermutation() == ArrayRef<int64_t>{1, 0}) {
+    p.weight = tr.getInput();
+    p.kn = !p.kn;
+  } else if (auto g = p.weight.getDefiningOp<linalg::GenericOp>()) {
+    std::optional<SmallVector<int64_t>> perm =
+        linalg::isaTransposeOpInterface(g);
+    if (perm && *perm == SmallVector<int64_t>{1, 0}) {
+      p.weight = g.getDpsInputOperand(0)->get();
+      p.kn = !p.kn;
+    }
+  }
 
   // Layouts the paired op takes: lhs [N, K] or [K], weight [H, K] or [K, H],
   // result [N, H] or [H]. Several token dimensions ([B, T, K] against a 2-D

@@ -918,3 +918,36 @@ func.func @gate_up_swiglu_biases(%x: tensor<4x64xf32>, %w_gate: tensor<32x64xf32
   } -> tensor<4x32xf32>
   return %h : tensor<4x32xf32>
 }
+
+/// torch-mlir's F.linear: linalg.transpose of the [H, K] weight, then a plain
+/// matmul. The fused op reads the weights before the transposes (no `kn`),
+/// and the transposes die with the projections.
+// CHECK-LABEL: func.func @linear_transposed_weights
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>, %[[W0:.*]]: tensor<8x64xf32>, %[[W1:.*]]: tensor<8x64xf32>)
+//   CHECK-NOT: linalg.transpose
+//       CHECK: fusion.paired_projection %[[X]], %[[W0]], %[[W1]] epilogues(sigmoid, silu) :
+//   CHECK-NOT: linalg.transpose
+func.func @linear_transposed_weights(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>, %w1: tensor<8x64xf32>)
+    -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %te = tensor.empty() : tensor<64x8xf32>
+  %w0t = linalg.transpose ins(%w0 : tensor<8x64xf32>) outs(%te : tensor<64x8xf32>) permutation = [1, 0]
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues sigmoid, silu"}}
+  %y0 = linalg.matmul ins(%x, %w0t : tensor<4x64xf32>, tensor<64x8xf32>)
+      outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %w1t = linalg.transpose ins(%w1 : tensor<8x64xf32>) outs(%te : tensor<64x8xf32>) permutation = [1, 0]
+  %y1 = linalg.matmul ins(%x, %w1t : tensor<4x64xf32>, tensor<64x8xf32>)
+      outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %one = arith.constant dense<1.0> : tensor<4x8xf32>
+  %n0 = arith.negf %y0 : tensor<4x8xf32>
+  %e0 = math.exp %n0 : tensor<4x8xf32>
+  %d0 = arith.addf %one, %e0 : tensor<4x8xf32>
+  %s0 = arith.divf %one, %d0 : tensor<4x8xf32>
+  %n1 = arith.negf %y1 : tensor<4x8xf32>
+  %e1 = math.exp %n1 : tensor<4x8xf32>
+  %d1 = arith.addf %one, %e1 : tensor<4x8xf32>
+  %s1 = arith.divf %y1, %d1 : tensor<4x8xf32>
+  return %s0, %s1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
