@@ -81,6 +81,31 @@ static std::optional<unsigned> resultPos(AffineMap map, unsigned dim) {
   return std::nullopt;
 }
 
+/// If `v` ([..., H]) is an [H] vector broadcast over all leading dimensions
+/// (linalg.broadcast, or the generic that fusion-normalize-elementwise makes
+/// of it), that vector; otherwise null.
+static Value getColumnBroadcastSource(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || type.getRank() < 2)
+    return Value();
+  SmallVector<int64_t> leading =
+      llvm::to_vector(llvm::seq<int64_t>(0, type.getRank() - 1));
+  Value source;
+  if (auto bc = v.getDefiningOp<linalg::BroadcastOp>()) {
+    if (bc.getDimensions() == ArrayRef<int64_t>(leading))
+      source = bc.getInput();
+  } else if (auto g = v.getDefiningOp<linalg::GenericOp>()) {
+    std::optional<SmallVector<int64_t>> dims =
+        linalg::isaBroadcastOpInterface(g);
+    if (dims && *dims == leading)
+      source = g.getDpsInputOperand(0)->get();
+  }
+  if (!source || cast<RankedTensorType>(source.getType()).getRank() != 1 ||
+      !isa<FloatType>(getElementTypeOrSelf(source.getType())))
+    return Value();
+  return source;
+}
+
 /// The element type the body multiplies in (the mulf result), if found.
 static Type productType(linalg::LinalgOp op) {
   Block *body = op.getBlock();
@@ -210,10 +235,16 @@ std::optional<Projection> mlir::fusion::matchProjection(linalg::LinalgOp op) {
     setUnsupported("unsupported projection",
                    "the contraction accumulates in " + typeString(p.accType));
   }
-  std::optional<double> init = getSplatValue(op.getDpsInitOperand(0)->get());
-  if (!init || *init != 0.0)
+  // The accumulator starts from zero, or from an [H] bias broadcast over the
+  // tokens (torch-mlir's addmm): the bias then becomes a `bias` epilogue.
+  Value init = op.getDpsInitOperand(0)->get();
+  std::optional<double> initValue = getSplatValue(init);
+  if (!initValue && outRank >= 2)
+    p.initBias = getColumnBroadcastSource(init);
+  if (!p.initBias && (!initValue || *initValue != 0.0))
     setUnsupported("unsupported projection",
-                   "the accumulator does not start from zero");
+                   "the accumulator does not start from zero or from a "
+                   "broadcast [H] bias");
   for (Type t : {p.lhsElementType(), p.weightElementType()})
     if (!t.isBF16() && !t.isF16() && !t.isF32())
       setUnsupported("unsupported projection",
@@ -280,11 +311,8 @@ std::optional<OperandRole> readColumn(linalg::GenericOp generic,
   unsigned hLoop = numLoops - 1;
   MLIRContext *ctx = generic.getContext();
   AffineMap map = generic.getMatchingIndexingMap(in);
-  if (auto bc = v.getDefiningOp<linalg::BroadcastOp>();
-      bc && map.isIdentity() && numLoops >= 2 &&
-      bc.getDimensions() ==
-          ArrayRef<int64_t>(llvm::to_vector(llvm::seq<int64_t>(0, hLoop)))) {
-    v = bc.getInput();
+  if (Value source = map.isIdentity() ? getColumnBroadcastSource(v) : Value()) {
+    v = source;
     map = AffineMap::get(numLoops, 0, {getAffineDimExpr(hLoop, ctx)}, ctx);
   }
   SmallVector<AffineExpr> results;

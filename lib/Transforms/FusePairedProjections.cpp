@@ -214,6 +214,18 @@ FusePairedProjectionsPass::checkPair(const Projection &a, const Projection &b,
     plan.gated = *g;
     if (g->gateIndex == 1)
       std::swap(plan.proj[0], plan.proj[1]);
+    // A bias the accumulator starts from is the gate's or up's bias.
+    for (auto [p, bias] : {std::pair(&plan.proj[0], &plan.gated->gateBias),
+                           std::pair(&plan.proj[1], &plan.gated->upBias)}) {
+      if (!p->initBias)
+        continue;
+      if (*bias)
+        return decline("unsupported epilogue",
+                       "a bias in the accumulator and another in the gated "
+                       "body");
+      *bias = ColumnParam();
+      (*bias)->tensor = p->initBias;
+    }
     plan.score = 3;
     return plan;
   }
@@ -222,7 +234,20 @@ FusePairedProjectionsPass::checkPair(const Projection &a, const Projection &b,
     if (failed(e))
       return failure();
     plan.epi[i] = *e;
-    if (e->kind != EpilogueKind::none)
+    if (Value initBias = plan.proj[i].initBias) {
+      // y starts from a bias: only `none` can take it (as `bias`).
+      if (e->kind != EpilogueKind::none)
+        return decline("unsupported epilogue",
+                       "the accumulator starts from a bias and the epilogue "
+                       "is " +
+                           stringifyEpilogueKind(e->kind) +
+                           " (the fused op adds one bias, before a sigmoid "
+                           "or silu not at all)");
+      plan.epi[i].kind = EpilogueKind::bias;
+      plan.epi[i].bias = ColumnParam();
+      plan.epi[i].bias->tensor = initBias;
+    }
+    if (plan.epi[i].kind != EpilogueKind::none)
       ++plan.score;
   }
   // Epilogue operands must not depend on the other projection either.

@@ -553,7 +553,7 @@ func.func @negative_bf16_accumulation(%x: tensor<4x64xbf16>, %w0: tensor<8x64xbf
 //   CHECK-NOT: fusion.paired_projection
 func.func @negative_nonzero_init(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>, %w1: tensor<8x64xf32>,
                                  %c: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
-  // expected-remark @below {{Reason="unsupported projection", Remark="the accumulator does not start from zero"}}
+  // expected-remark @below {{Reason="unsupported projection", Remark="the accumulator does not start from zero or from a broadcast [H] bias"}}
   %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
       ins(%x, %w0 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%c : tensor<4x8xf32>) -> tensor<4x8xf32>
   %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
@@ -950,4 +950,52 @@ func.func @linear_transposed_weights(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>
   %d1 = arith.addf %one, %e1 : tensor<4x8xf32>
   %s1 = arith.divf %y1, %d1 : tensor<4x8xf32>
   return %s0, %s1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+/// torch-mlir's addmm: the accumulator starts from the bias broadcast over
+/// the tokens; with no epilogue that is the `bias` epilogue (the fused op
+/// adds it after the sum; f32 summation order is not specified anyway).
+// CHECK-LABEL: func.func @addmm_bias_init
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>, %[[W0:.*]]: tensor<8x64xf32>, %[[W1:.*]]: tensor<8x64xf32>, %[[B0:.*]]: tensor<8xf32>)
+//       CHECK: fusion.paired_projection %[[X]], %[[W0]], %[[W1]] epilogues(bias bias %[[B0]], sigmoid)
+//   CHECK-NOT: linalg.broadcast
+func.func @addmm_bias_init(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>, %w1: tensor<8x64xf32>,
+                           %b0: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %bias = linalg.broadcast ins(%b0 : tensor<8xf32>) outs(%empty : tensor<4x8xf32>) dimensions = [0]
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues bias, sigmoid"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%bias : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %one = arith.constant dense<1.0> : tensor<4x8xf32>
+  %n = arith.negf %y1 : tensor<4x8xf32>
+  %e = math.exp %n : tensor<4x8xf32>
+  %d = arith.addf %one, %e : tensor<4x8xf32>
+  %s = arith.divf %one, %d : tensor<4x8xf32>
+  return %y0, %s : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+/// A bias in the accumulator under a sigmoid: the op's sigmoid takes none.
+// CHECK-LABEL: func.func @negative_addmm_sigmoid
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_addmm_sigmoid(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>, %w1: tensor<8x64xf32>,
+                                  %b0: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %bias = linalg.broadcast ins(%b0 : tensor<8xf32>) outs(%empty : tensor<4x8xf32>) dimensions = [0]
+  // expected-remark @below {{Reason="unsupported epilogue", Remark="the accumulator starts from a bias and the epilogue is sigmoid (the fused op adds one bias, before a sigmoid or silu not at all)"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%bias : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %one = arith.constant dense<1.0> : tensor<4x8xf32>
+  %n = arith.negf %y0 : tensor<4x8xf32>
+  %e = math.exp %n : tensor<4x8xf32>
+  %d = arith.addf %one, %e : tensor<4x8xf32>
+  %s = arith.divf %one, %d : tensor<4x8xf32>
+  return %s, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
 }

@@ -47,6 +47,9 @@ struct Projection {
   int64_t tokenRank = 1;
   /// Element type of the accumulator (the contraction's output).
   Type accType;
+  /// The [H] bias the accumulator starts from (a linalg.broadcast over the
+  /// token dimensions, as torch-mlir writes addmm), or null for zero.
+  Value initBias;
   /// Set when the contraction is a projection of `lhs` but not one the
   /// paired op can express: the admission rule and a detail.
   std::string unsupportedRule, unsupportedDetail;
