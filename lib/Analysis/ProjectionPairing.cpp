@@ -120,7 +120,8 @@ std::optional<Projection> mlir::fusion::matchProjection(linalg::LinalgOp op) {
       op->getNumResults() != 1 || !linalg::isaContractionOpInterface(op))
     return std::nullopt;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  if (!llvm::all_of(maps, [](AffineMap m) { return m.isProjectedPermutation(); }))
+  if (!llvm::all_of(maps,
+                    [](AffineMap m) { return m.isProjectedPermutation(); }))
     return std::nullopt;
   AffineMap outMap = maps[2];
   unsigned outRank = outMap.getNumResults();
@@ -220,13 +221,11 @@ std::optional<Projection> mlir::fusion::matchProjection(linalg::LinalgOp op) {
   if (auto acc = dyn_cast<FloatType>(p.accType)) {
     if (acc.getWidth() < 32)
       setUnsupported("accumulation narrower than f32",
-                     "the contraction accumulates in " +
-                         typeString(p.accType) +
+                     "the contraction accumulates in " + typeString(p.accType) +
                          "; the paired op accumulates in f32");
     else if (!p.accType.isF32())
       setUnsupported("unsupported projection",
-                     "the contraction accumulates in " +
-                         typeString(p.accType) +
+                     "the contraction accumulates in " + typeString(p.accType) +
                          "; the paired op accumulates in f32");
     else if (prodType && prodType != p.accType)
       setUnsupported("accumulation narrower than f32",
@@ -501,8 +500,7 @@ public:
           proj[gate] = y + 0.0137;
           proj[1 - gate] = u;
           std::optional<double> got = eval(v, proj, probe);
-          if (!got ||
-              !probeClose(*got, act(proj[gate] + *gb) * (u + *ub)))
+          if (!got || !probeClose(*got, act(proj[gate] + *gb) * (u + *ub)))
             return false;
         }
       }
@@ -582,8 +580,8 @@ private:
         for (Value r : op.getResults())
           dependent.insert(r);
     }
-    for (BlockArgument a : body->getArguments().drop_front(
-             generic.getNumDpsInputs()))
+    for (BlockArgument a :
+         body->getArguments().drop_front(generic.getNumDpsInputs()))
       if (!a.use_empty() && unsupported.empty())
         unsupported = "the epilogue reads its output operand";
   }
@@ -763,8 +761,8 @@ FailureOr<EpilogueMatch> mlir::fusion::matchEpilogue(Value projection,
     m.scale = scale;
     return m;
   }
-  if (bias && (body.agrees(f, bias, refSigmoid) ||
-               body.agrees(f, bias, refSilu)))
+  if (bias &&
+      (body.agrees(f, bias, refSigmoid) || body.agrees(f, bias, refSilu)))
     return unsupported("sigmoid or silu of the projection plus a bias (the "
                        "paired op's sigmoid and silu epilogues take no bias)");
   if (!plain && (body.agrees(f, Value(), refSigmoid) ||
@@ -844,10 +842,9 @@ FailureOr<GatedMatch> mlir::fusion::matchGated(Value a, Value b,
   if (!act.match && matchGatedBiases(body, m))
     return m;
   if (!act.match)
-    return fail("unsupported epilogue",
-                act.reason == "unsupported activation"
-                    ? act.detail
-                    : act.reason + ": " + act.detail);
+    return fail("unsupported epilogue", act.reason == "unsupported activation"
+                                            ? act.detail
+                                            : act.reason + ": " + act.detail);
   ActivationMatch &am = *act.match;
   if (!am.up || am.backward)
     return fail("unsupported epilogue",
@@ -915,8 +912,7 @@ static SmallVector<BlockArgument> factorArgs(linalg::GenericOp epilogue,
   SmallVector<BlockArgument> args;
   auto note = [&](Value v) {
     if (auto a = dyn_cast<BlockArgument>(v);
-        a && a.getOwner() == epilogue.getBody() &&
-        !llvm::is_contained(args, a))
+        a && a.getOwner() == epilogue.getBody() && !llvm::is_contained(args, a))
       args.push_back(a);
   };
   for (Value f : param.factors)
@@ -942,8 +938,8 @@ SmallVector<Value> mlir::fusion::columnParamSources(linalg::GenericOp epilogue,
   // Values from above that the cloned ops capture (constants).
   for (Operation *op : factorSlice(epilogue, param))
     for (Value v : op->getOperands())
-      if (!isa<BlockArgument>(v) || cast<BlockArgument>(v).getOwner() !=
-                                        epilogue.getBody())
+      if (!isa<BlockArgument>(v) ||
+          cast<BlockArgument>(v).getOwner() != epilogue.getBody())
         if (!v.getDefiningOp() ||
             v.getDefiningOp()->getBlock() != epilogue.getBody())
           sources.push_back(v);

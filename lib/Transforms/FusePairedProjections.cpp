@@ -97,8 +97,8 @@ Value castToF32(OpBuilder &b, Location loc, Value v) {
   Type f32 = b.getF32Type();
   if (type.getElementType() == f32)
     return v;
-  Value empty = tensor::EmptyOp::create(
-      b, loc, tensor::getMixedSizes(b, loc, v), f32);
+  Value empty =
+      tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, v), f32);
   AffineMap id = b.getMultiDimIdentityMap(type.getRank());
   SmallVector<utils::IteratorType> iters(type.getRank(),
                                          utils::IteratorType::parallel);
@@ -107,10 +107,10 @@ Value castToF32(OpBuilder &b, Location loc, Value v) {
              ValueRange{empty}, ArrayRef<AffineMap>{id, id}, iters,
              [&](OpBuilder &nb, Location l, ValueRange args) {
                Value x = args[0];
-               Value r = cast<FloatType>(x.getType()).getWidth() < 32
-                             ? arith::ExtFOp::create(nb, l, f32, x).getResult()
-                             : arith::TruncFOp::create(nb, l, f32, x)
-                                   .getResult();
+               Value r =
+                   cast<FloatType>(x.getType()).getWidth() < 32
+                       ? arith::ExtFOp::create(nb, l, f32, x).getResult()
+                       : arith::TruncFOp::create(nb, l, f32, x).getResult();
                linalg::YieldOp::create(nb, l, r);
              })
       .getResult(0);
@@ -141,9 +141,9 @@ private:
   void eraseWithDeadProducers(ArrayRef<Operation *> ops);
 };
 
-FailureOr<PairPlan>
-FusePairedProjectionsPass::checkPair(const Projection &a, const Projection &b,
-                                     MatchFailure &why) {
+FailureOr<PairPlan> FusePairedProjectionsPass::checkPair(const Projection &a,
+                                                         const Projection &b,
+                                                         MatchFailure &why) {
   auto decline = [&](StringRef rule, const Twine &detail) {
     why.rule = rule.str();
     why.detail = detail.str();
@@ -173,8 +173,8 @@ FusePairedProjectionsPass::checkPair(const Projection &a, const Projection &b,
                        " and " + typeStr(b.weightElementType()));
   if (a.accType != b.accType)
     return decline("different K or element types",
-                   "accumulator element types " + typeStr(a.accType) +
-                       " and " + typeStr(b.accType));
+                   "accumulator element types " + typeStr(a.accType) + " and " +
+                       typeStr(b.accType));
   if (a.weightElementType() != a.lhsElementType())
     return decline("different K or element types",
                    "the weights are " + typeStr(a.weightElementType()) +
@@ -260,9 +260,9 @@ FusePairedProjectionsPass::checkPair(const Projection &a, const Projection &b,
   return plan;
 }
 
-FailureOr<Operation *>
-FusePairedProjectionsPass::placement(PairPlan &plan, DominanceInfo &dom,
-                                     MatchFailure &why) {
+FailureOr<Operation *> FusePairedProjectionsPass::placement(PairPlan &plan,
+                                                            DominanceInfo &dom,
+                                                            MatchFailure &why) {
   // The roots whose results the fused op replaces.
   SmallVector<Operation *, 2> roots;
   if (plan.gated) {
@@ -290,13 +290,11 @@ FusePairedProjectionsPass::placement(PairPlan &plan, DominanceInfo &dom,
   }
   // Try before the first root, then before the last one.
   SmallVector<Operation *, 2> anchors(roots);
-  llvm::sort(anchors, [](Operation *x, Operation *y) {
-    return x->isBeforeInBlock(y);
-  });
+  llvm::sort(anchors,
+             [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
   for (Operation *anchor : anchors) {
-    bool ok = llvm::all_of(operands, [&](Value v) {
-      return dom.properlyDominates(v, anchor);
-    });
+    bool ok = llvm::all_of(
+        operands, [&](Value v) { return dom.properlyDominates(v, anchor); });
     for (Operation *root : roots)
       for (Operation *user : root->getUsers())
         ok = ok && dom.dominates(anchor, user);
@@ -337,8 +335,8 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
                                               Operation *anchor) {
   OpBuilder b(anchor);
   MLIRContext *ctx = &getContext();
-  Location loc = b.getFusedLoc({plan.proj[0].op->getLoc(),
-                                plan.proj[1].op->getLoc()});
+  Location loc =
+      b.getFusedLoc({plan.proj[0].op->getLoc(), plan.proj[1].op->getLoc()});
   // H of each projection, computed once (a tensor.dim when dynamic).
   DenseMap<Value, OpFoldResult> hSizes;
   auto hSize = [&](const Projection &p) {
@@ -435,11 +433,10 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
       auto type = cast<RankedTensorType>(root->getResult(0).getType());
       SmallVector<OpFoldResult> shape;
       for (int64_t d = 0; d < tokenRank; ++d)
-        shape.push_back(
-            tensor::getMixedSize(b, loc, plan.proj[0].lhs, d));
+        shape.push_back(tensor::getMixedSize(b, loc, plan.proj[0].lhs, d));
       shape.push_back(tensor::getMixedSize(b, loc, result, 1));
-      replacement = tensor::ExpandShapeOp::create(b, loc, type, result,
-                                                  reassoc, shape);
+      replacement =
+          tensor::ExpandShapeOp::create(b, loc, type, result, reassoc, shape);
     }
     root->getResult(0).replaceAllUsesWith(replacement);
   }
@@ -458,9 +455,8 @@ std::string describe(const PairPlan &plan) {
     return s + "gated " + stringifyActivationKind(plan.gated->kind).str() +
            (plan.gated->gateBias ? " with a gate bias" : "") +
            (plan.gated->upBias ? " with an up bias" : "");
-  return s + "with epilogues " +
-         stringifyEpilogueKind(plan.epi[0].kind).str() + ", " +
-         stringifyEpilogueKind(plan.epi[1].kind).str();
+  return s + "with epilogues " + stringifyEpilogueKind(plan.epi[0].kind).str() +
+         ", " + stringifyEpilogueKind(plan.epi[1].kind).str();
 }
 
 void FusePairedProjectionsPass::runOnOperation() {
