@@ -9,7 +9,8 @@
 // gated activation that consumes two of them (SwiGLU, GeGLU, ...).
 //
 // Gated activations and silu are recognised by the ActivationMatcher
-// (ActivationMatcher.h). The GDN gates (sigmoid, softplus(y + bias) * scale)
+// (ActivationMatcher.h); gated products with biases added inside the body,
+// which it does not take, by the probe comparison below. The GDN gates (sigmoid, softplus(y + bias) * scale)
 // are not activations of the act-quantize runtime, so they are recognised
 // here: the epilogue body is split structurally into sign * (factors that do
 // not depend on y) * F(y), and F is compared numerically with the reference
