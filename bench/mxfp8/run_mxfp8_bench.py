@@ -175,7 +175,7 @@ def main():
     ap.add_argument("--no-autotune", action="store_true")
     ap.add_argument("--skip-tests", action="store_true")
     ap.add_argument("--no-ab-v2", dest="ab_v2", action="store_false",
-                    help="skip the experimental FUSION_RT_CUDA_QUANT_V2 kernels")
+                    help="skip the A/B arm with FUSION_RT_CUDA_QUANT_V2=0 (engine kernels)")
     ap.add_argument("--ours-only", action="store_true",
                     help="tests + our kernels only (no peers): quick A/B runs")
     ap.add_argument("--budget-s", type=float, default=300.0,
@@ -193,7 +193,7 @@ def main():
     if not args.skip_tests:
         exe = os.path.join(args.bin, "fusion_rt_gpu_tests")
         logs = []
-        for tag, env in (("default", {}), ("FUSION_RT_CUDA_QUANT_V2=1", {"FUSION_RT_CUDA_QUANT_V2": "1"})):
+        for tag, env in (("default", {}), ("FUSION_RT_CUDA_QUANT_V2=0", {"FUSION_RT_CUDA_QUANT_V2": "0"})):
             if tag != "default" and not args.ab_v2:
                 continue
             p = subprocess.run([exe] + (["--quick"] if args.quick or tag != "default" else []),
@@ -219,16 +219,16 @@ def main():
         for r in csv.DictReader(f):
             rows.append(r)
     if args.ab_v2:
-        # The experimental v2 quantize kernels, same binary, same method.
+        # The engine's kernels (v2 off), same binary, same method: A/B.
         p = subprocess.run([exe, "--csv", ours_csv, "--only",
                             "mxfp8_rowwise,mxfp8_colwise,mxfp8_both,swiglu_mxfp8_rowwise"] +
                            (["--quick"] if args.quick else []), capture_output=True,
-                           text=True, env={**os.environ, "FUSION_RT_CUDA_QUANT_V2": "1"})
+                           text=True, env={**os.environ, "FUSION_RT_CUDA_QUANT_V2": "0"})
         log(p.stdout[-3000:], p.stderr[-2000:])
         with open(ours_csv) as f:
             for r in csv.DictReader(f):
                 if r["arm"] == "fusion_rt":
-                    r["kernel"] += "_v2"
+                    r["kernel"] += "_v1"
                     rows.append(r)
     os.remove(ours_csv)  # every row is in mxfp8_results.csv
     copy_gbps = max(float(r["GBps"]) for r in rows if r["arm"] == "copy")
@@ -372,7 +372,7 @@ def write_outputs(args, rows, copy_gbps, test_summary, dev, has_ao, quiet=False)
         us = float(r["us"])
         gbps = float(r["GBps"])
         pct = 100.0 * gbps / copy_gbps
-        base = kernel[:-3] if kernel.endswith("_v2") else kernel
+        base = kernel[:-3] if kernel.endswith(("_v1", "_v2")) else kernel
         col = base.startswith("mxfp8_colwise")
         comp = base in ("swiglu_mxfp8_rowwise", "dswiglu_mxfp8_both", "dgelu_dbias_mxfp8_both")
         pk = "mxfp8_rowwise" if base.startswith("mxfp8_rowwise_rceil") else base
@@ -439,7 +439,7 @@ def write_outputs(args, rows, copy_gbps, test_summary, dev, has_ao, quiet=False)
                 if arm == "fusion_rt":
                     v = float(ours[(kernel, shape)]["GBps"])
                 else:
-                    pk = kernel[:-3] if kernel.endswith("_v2") else kernel
+                    pk = kernel[:-3] if kernel.endswith(("_v1", "_v2")) else kernel
                     pk = "mxfp8_rowwise" if pk.startswith("mxfp8_rowwise_rceil") else pk
                     c = [r for r in peers.get((pk, shape), []) if r["arm"] == arm]
                     if not c:

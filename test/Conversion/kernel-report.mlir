@@ -16,7 +16,7 @@
 // CHECK-NEXT: entry point: _mlir_ciface_fusion_rt_mlir_quantize -> fusion_rt_quantize
 // CHECK-NEXT: CPU backend: reference implementation (host memory)
 // CHECK-NEXT: CUDA launch: block 128, 1024 warp tiles, grid 256 = min(256, 132 SMs x {{[0-9]+}} resident blocks, est. from registers)
-// CHECK-NEXT: CUDA kernel: void fusion_rt::cuda::mx_quantize_kernel<fusion_rt::cuda::SrcPlain<fusion_rt::cuda::BF16T>, 1>(fusion_rt::cuda::KParams)
+// CHECK-NEXT: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::mx_rowwise16_v2_kernel<fusion_rt::cuda::BF16T, true, true>(fusion_rt::cuda::KParams)
 // CHECK-NEXT: registers {{[0-9]+}}, static smem {{[0-9]+}} B, stack 0 B, spill stores/loads 0/0 B, shared-memory insts {{[0-9]+}}, generic ld/st 0 (mxfp8_quantize.cu)
 func.func @quantize(%x: tensor<1024x2048xbf16>) -> (tensor<1024x2048xf8E4M3FN>, tensor<1024x64xf8E8M0FNU>) {
   %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> : (tensor<1024x2048xbf16>) -> (tensor<1024x2048xf8E4M3FN>, tensor<1024x64xf8E8M0FNU>)
@@ -55,8 +55,8 @@ func.func @nvfp4(%x: tensor<16x32xbf16>) -> (tensor<16x32xf4E2M1FN>, tensor<16x2
 
 // CHECK: op #5 fusion.paired_projection
 // CHECK-NEXT: entry point: _mlir_ciface_fusion_rt_mlir_paired_projection -> fusion_rt_paired_projection_run
-// CHECK: CUDA launch: gemv path (N <= 16)
-// CHECK: CUDA kernel: void fusion_rt::paired::(anonymous namespace)::paired_gemv_kernel<__nv_bfloat16, 4, 2>
+// CHECK: CUDA launch: gemv path: block 128, grid (8, 16, 1), clusters of 8 CTAs splitting K, both epilogues in the same launch
+// CHECK: CUDA kernel: void fusion_rt::paired::(anonymous namespace)::paired_gemv_kernel<__nv_bfloat16, 4, 1>
 func.func @gdn(%x: tensor<3x2048xbf16>, %wa: tensor<32x2048xbf16>, %wb: tensor<32x2048xbf16>, %dt: tensor<32xf32>, %s: tensor<32xf32>) -> (tensor<3x32xf32>, tensor<3x32xf32>) {
   %g, %b = fusion.paired_projection %x, %wa, %wb epilogues(softplus_bias_scale bias %dt scale %s, sigmoid) : (tensor<3x2048xbf16>, tensor<32x2048xbf16>, tensor<32x2048xbf16>, tensor<32xf32>, tensor<32xf32>) -> (tensor<3x32xf32>, tensor<3x32xf32>)
   return %g, %b : tensor<3x32xf32>, tensor<3x32xf32>
@@ -68,4 +68,13 @@ func.func @gdn(%x: tensor<3x2048xbf16>, %wa: tensor<32x2048xbf16>, %wb: tensor<3
 func.func @ffn(%x: tensor<2048x256xbf16>, %wg: tensor<512x256xbf16>, %wu: tensor<512x256xbf16>) -> tensor<2048x512xbf16> {
   %y = fusion.paired_projection %x, %wg, %wu epilogues(none, none) gated(#fusion.act<swiglu>) : (tensor<2048x256xbf16>, tensor<512x256xbf16>, tensor<512x256xbf16>) -> tensor<2048x512xbf16>
   return %y : tensor<2048x512xbf16>
+}
+
+// The SwiGLU forward rowwise quantize of 16-bit inputs takes the v2 kernel.
+// CHECK: op #7 fusion.gated_act_quantize
+// CHECK: CUDA launch: block 128, 128 warp tiles, grid 32 = min(32,
+// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::swiglu_row16_v2_kernel<fusion_rt::cuda::BF16T, false, false>(fusion_rt::cuda::KParams)
+func.func @swiglu_v2(%x: tensor<256x2048xbf16>) -> (tensor<256x1024xf8E5M2>, tensor<256x32xf8E8M0FNU>) {
+  %d, %s = fusion.gated_act_quantize #fusion.act<swiglu> %x as quant<mxfp8_e5m2, rowwise, nan = ignore> via bf16 : (tensor<256x2048xbf16>) -> (tensor<256x1024xf8E5M2>, tensor<256x32xf8E8M0FNU>)
+  return %d, %s : tensor<256x1024xf8E5M2>, tensor<256x32xf8E8M0FNU>
 }

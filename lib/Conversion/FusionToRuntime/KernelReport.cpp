@@ -78,9 +78,35 @@ int blocksPerSM(int regs) {
   return std::max(1, std::min(byRegs, 64 / (kThreads / 32)));
 }
 
-/// The MX tile engine: mirrors runtime/cuda/cuda_backend.cu + launch.cuh.
-void planMX(Operation *op, QuantSchemeAttr scheme, Type inElt, StringRef src,
-            int vec, int g, ArrayRef<int64_t> shape, bool dbias,
+/// Fills the launch line of a persistent warp-tile kernel (launch.cuh and
+/// the v2 launchers): `perTileX` columns per warp tile, 32-row bands.
+void planTiles(ArrayRef<int64_t> shape, int64_t perTileX, StringRef kernel,
+               const llvm::StringMap<KernelInfo> &inv, Plan &plan) {
+  int64_t m = 1;
+  for (int64_t d : shape.drop_back())
+    m = ShapedType::isDynamic(d) || ShapedType::isDynamic(m) ? ShapedType::kDynamic
+                                                              : m * d;
+  int64_t k = shape.back();
+  if (ShapedType::isDynamic(m) || ShapedType::isDynamic(k)) {
+    plan.launch = "block 128; grid depends on the runtime shape";
+    return;
+  }
+  int64_t tiles = (m + 31) / 32 * ((k + perTileX - 1) / perTileX);
+  int64_t want = (tiles + kThreads / 32 - 1) / (kThreads / 32);
+  auto it = inv.find(kernel);
+  int perSM = it == inv.end() ? 1 : blocksPerSM(it->second.registers);
+  int64_t cap = int64_t(kSMs) * perSM;
+  plan.launch = "block 128, " + std::to_string(tiles) + " warp tiles, grid " +
+                std::to_string(std::min(want, cap)) + " = min(" +
+                std::to_string(want) + ", " + std::to_string(kSMs) + " SMs x " +
+                std::to_string(perSM) + " resident blocks, est. from registers)";
+}
+
+/// The MXFP8 kernels: mirrors runtime/cuda/cuda_backend.cu, launch.cuh and
+/// the v2 selection in mxfp8_quantize.cu / gated_act_quantize.cu (the
+/// default; FUSION_RT_CUDA_QUANT_V2=0 turns it off at run time).
+void planMX(QuantSchemeAttr scheme, Type inElt, StringRef src, int vec, int g,
+            ArrayRef<int64_t> shape, bool dbias, bool v2Eligible,
             const llvm::StringMap<KernelInfo> &inv, Plan &plan) {
   if (scheme.getFormat() != QuantFormat::mxfp8_e4m3 &&
       scheme.getFormat() != QuantFormat::mxfp8_e5m2) {
@@ -94,40 +120,38 @@ void planMX(Operation *op, QuantSchemeAttr scheme, Type inElt, StringRef src,
   int dir = scheme.getDirection() == QuantDirection::rowwise   ? 1
             : scheme.getDirection() == QuantDirection::colwise ? 2
                                                                : 3;
-  std::string name = ("void fusion_rt::cuda::mx_quantize_kernel<fusion_rt::"
-                      "cuda::" +
-                      src + "<" + typeTag(inElt, false) + ">, " +
-                      std::to_string(dir) + ">(fusion_rt::cuda::KParams)")
-                         .str();
-  // SrcAct carries the backward flag as a second template argument.
-  if (src.starts_with("SrcAct"))
-    name = ("void fusion_rt::cuda::mx_quantize_kernel<fusion_rt::cuda::SrcAct<" +
-            typeTag(inElt, false) + ", " +
-            (src.ends_with("Bwd") ? "true" : "false") + ">, " +
-            std::to_string(dir) + ">(fusion_rt::cuda::KParams)");
+  std::string t = typeTag(inElt, false);
+  if (v2Eligible && !inElt.isF32()) {
+    std::string flags =
+        std::string(scheme.getFormat() == QuantFormat::mxfp8_e4m3 ? "true"
+                                                                  : "false") +
+        ", " +
+        (scheme.getNanPolicy() == NanPolicy::propagate ? "true" : "false");
+    std::string prefix = "void fusion_rt::cuda::(anonymous namespace)::";
+    std::string name =
+        src == "SrcGatedFwd"
+            ? prefix + "swiglu_row16_v2_kernel<" + t + ", " + flags + ">"
+        : dir == 1 ? prefix + "mx_rowwise16_v2_kernel<" + t + ", " + flags + ">"
+                   : prefix + "mx_col16_v2_kernel<" + t + ", " + flags + ", " +
+                         std::to_string(dir) + ">";
+    name += "(fusion_rt::cuda::KParams)";
+    plan.kernels.push_back(name);
+    planTiles(shape, 64, name, inv, plan);
+    return;
+  }
+  std::string srcT =
+      src.starts_with("SrcAct")
+          ? "fusion_rt::cuda::SrcAct<" + t + ", " +
+                (src.ends_with("Bwd") ? "true" : "false") + ">"
+          : ("fusion_rt::cuda::" + src + "<" + t + ">").str();
+  std::string name = "void fusion_rt::cuda::mx_quantize_kernel<" + srcT +
+                     ", " + std::to_string(dir) +
+                     ">(fusion_rt::cuda::KParams)";
   plan.kernels.push_back(name);
   if (dbias)
     plan.kernels.push_back("fusion_rt::cuda::dbias_reduce_kernel(float const*, "
                            "long, long, float*, long)");
-  int64_t m = 1;
-  for (int64_t d : shape.drop_back())
-    m = ShapedType::isDynamic(d) || ShapedType::isDynamic(m) ? ShapedType::kDynamic
-                                                              : m * d;
-  int64_t k = shape.back();
-  if (ShapedType::isDynamic(m) || ShapedType::isDynamic(k)) {
-    plan.launch = "block 128; grid depends on the runtime shape";
-    return;
-  }
-  int64_t perTileX = (32 / g) * vec;
-  int64_t tiles = (m + 31) / 32 * ((k + perTileX - 1) / perTileX);
-  int64_t want = (tiles + kThreads / 32 - 1) / (kThreads / 32);
-  auto it = inv.find(name);
-  int perSM = it == inv.end() ? 1 : blocksPerSM(it->second.registers);
-  int64_t cap = int64_t(kSMs) * perSM;
-  plan.launch = "block 128, " + std::to_string(tiles) + " warp tiles, grid " +
-                std::to_string(std::min(want, cap)) + " = min(" +
-                std::to_string(want) + ", " + std::to_string(kSMs) + " SMs x " +
-                std::to_string(perSM) + " resident blocks, est. from registers)";
+  planTiles(shape, (32 / g) * vec, name, inv, plan);
 }
 
 Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
@@ -135,46 +159,73 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
   plan.cApi = cApiOf(op).str();
   if (auto q = dyn_cast<QuantizeOp>(op)) {
     Type t = q.getInput().getType().getElementType();
-    planMX(op, q.getScheme(), t, "SrcPlain", 16 / elemBytes(t), 4,
-           q.getInput().getType().getShape(), false, inv, plan);
+    // v2: 16-bit plain quantize without amax (MX schemes have none).
+    planMX(q.getScheme(), t, "SrcPlain", 16 / elemBytes(t), 4,
+           q.getInput().getType().getShape(), false, /*v2Eligible=*/true, inv,
+           plan);
   } else if (auto q = dyn_cast<ActQuantizeOp>(op)) {
-    planMX(op, q.getScheme(), q.getInput().getType().getElementType(),
+    planMX(q.getScheme(), q.getInput().getType().getElementType(),
            q.getActivation().getBackward() ? "SrcActBwd" : "SrcActFwd", 4, 4,
-           q.getInput().getType().getShape(), q.getDbias(), inv, plan);
+           q.getInput().getType().getShape(), q.getDbias(),
+           /*v2Eligible=*/false, inv, plan);
   } else if (auto q = dyn_cast<GatedActQuantizeOp>(op)) {
     auto in = cast<RankedTensorType>(q.getInputs()[0].getType());
     SmallVector<int64_t> half(in.getShape());
     if (q.getInputs().size() == 1 && !ShapedType::isDynamic(half.back()))
       half.back() /= 2;
     bool bwd = q.getActivation().getBackward();
-    planMX(op, q.getScheme(), in.getElementType(),
+    // v2: SwiGLU forward rowwise of 16-bit inputs.
+    bool v2 = !bwd && q.getActivation().getKind() == ActivationKind::swiglu &&
+              q.getScheme().getDirection() == QuantDirection::rowwise;
+    planMX(q.getScheme(), in.getElementType(),
            bwd ? "SrcGatedBwd" : "SrcGatedFwd", bwd ? 2 : 4, bwd ? 2 : 4, half,
-           false, inv, plan);
+           false, v2, inv, plan);
   } else {
+    // Mirrors runtime/cuda/paired_projection.cu: the selector (gemv for
+    // M <= 16 tokens or M*K*(H0+H1) <= 2^24 multiply-adds, else cuBLAS) and
+    // launch_gemv (MT = rows per tile, RPW = weight rows per warp, cluster
+    // size S over K).
     auto p = cast<PairedProjectionOp>(op);
     auto lhs = p.getLhs().getType();
+    auto w0 = cast<RankedTensorType>(p.getRhs0().getType());
+    auto w1 = cast<RankedTensorType>(p.getRhs1().getType());
+    unsigned hDim = p.getKn() ? 1 : 0;
     int64_t n = lhs.getRank() == 2 ? lhs.getDimSize(0) : 1;
+    int64_t k = lhs.getShape().back();
+    int64_t h0 = w0.getDimSize(hDim), h1 = w1.getDimSize(hDim);
+    bool gated = p.getGated().has_value();
     std::string t = typeTag(lhs.getElementType(), true);
-    const char *prefix =
-        "void fusion_rt::paired::(anonymous namespace)::";
-    if (!ShapedType::isDynamic(n) && n <= 16) {
-      int mt = 1;
-      while (mt < n)
+    const char *ns = "fusion_rt::paired::(anonymous namespace)::";
+    bool dyn = ShapedType::isDynamic(n) || ShapedType::isDynamic(k) ||
+               ShapedType::isDynamic(h0) || ShapedType::isDynamic(h1);
+    if (dyn) {
+      plan.launch = "gemv path (tokens <= 16 or <= 2^24 multiply-adds) or "
+                    "cuBLAS path, chosen at run time from the shape";
+      return plan;
+    }
+    if (n <= 16 || n * k * (h0 + h1) <= (int64_t(1) << 24)) {
+      int64_t mt = 1;
+      while (mt < n && mt < 16)
         mt *= 2;
-      for (int rpw : {2, 1})
-        plan.kernels.push_back(std::string(prefix) + "paired_gemv_kernel<" + t +
-                               ", " + std::to_string(mt) + ", " +
-                               std::to_string(rpw) +
-                               ">(fusion_rt::paired::(anonymous "
-                               "namespace)::Params)");
-      plan.launch = "gemv path (N <= 16): one launch, split K over the SMs; "
-                    "the weight-rows-per-warp variant (2 or 1) and the "
-                    "cluster size are chosen at run time";
+      int rpw = gated ? 2 : 1;
+      std::string name = std::string("void ") + ns + "paired_gemv_kernel<" +
+                         t + ", " + std::to_string(mt) + ", " +
+                         std::to_string(rpw) + ">(" + ns + "Params)";
+      plan.kernels.push_back(name);
+      int64_t units = gated ? h0 : (h0 + h1 + rpw - 1) / rpw;
+      int64_t g = (units + 3) / 4, z = (n + mt - 1) / mt;
+      int64_t chunks = k / (16 / elemBytes(lhs.getElementType()));
+      int64_t cluster = std::min<int64_t>(2 * kSMs / std::max<int64_t>(1, g * z),
+                                          (chunks + 31) / 32);
+      cluster = std::max<int64_t>(1, std::min<int64_t>(cluster, 8));
+      plan.launch = "gemv path: block 128, grid (" + std::to_string(cluster) +
+                    ", " + std::to_string(g) + ", " + std::to_string(z) +
+                    "), clusters of " + std::to_string(cluster) +
+                    " CTAs splitting K, both epilogues in the same launch";
     } else {
-      plan.kernels.push_back(
-          "fusion_rt::paired::(anonymous namespace)::paired_epilogue_kernel("
-          "fusion_rt::paired::(anonymous namespace)::Params)");
-      plan.launch = "cuBLAS path: two GEMMs (cublasGemmEx) then "
+      plan.kernels.push_back(std::string(ns) + "paired_epilogue_kernel(" + ns +
+                             "Params)");
+      plan.launch = "cuBLAS path: the GEMMs (cublasGemmEx) then "
                     "paired_epilogue_kernel, block 256";
     }
   }
