@@ -158,16 +158,6 @@ cudaError_t launch_swiglu_v2_typed(const KParams &p, cudaStream_t s) {
                      : launch_swiglu_v2<T, false, false>(p, s);
 }
 
-bool quant_v2_enabled() {
-  // The default since the 2026-11-29 19:52 H200 run (bit-exact on all GPU
-  // test cases, faster everywhere); FUSION_RT_CUDA_QUANT_V2=0 selects the
-  // engine's kernels instead, for A/B runs.
-  static const bool on = [] {
-    const char *e = std::getenv("FUSION_RT_CUDA_QUANT_V2");
-    return !(e && std::strcmp(e, "0") == 0);
-  }();
-  return on;
-}
 
 } // namespace
 

@@ -77,6 +77,10 @@ constexpr int kActVec = 4;
 constexpr int kGatedFwdVec = 4;
 constexpr int kGatedBwdVec = 2;
 
+/// True unless FUSION_RT_CUDA_QUANT_V2=0: the v2 kernels of
+/// mxfp8_quantize.cu and gated_act_quantize.cu are used where they apply.
+bool quant_v2_enabled();
+
 /// Family launchers, one per .cu file.
 cudaError_t launch_quantize(const KParams &p, int dir, int dtype, cudaStream_t s);
 cudaError_t launch_act(const KParams &p, bool backward, int dir, int dtype,

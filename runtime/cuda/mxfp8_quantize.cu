@@ -343,6 +343,9 @@ cudaError_t launch_v2_typed(const KParams &p, int dir, cudaStream_t s) {
                      : launch_v2<T, false, false>(p, dir, s);
 }
 
+
+} // namespace
+
 bool quant_v2_enabled() {
   // The default since the 2026-11-29 19:52 H200 run (bit-exact on all GPU
   // test cases, faster everywhere); FUSION_RT_CUDA_QUANT_V2=0 selects the
@@ -353,8 +356,6 @@ bool quant_v2_enabled() {
   }();
   return on;
 }
-
-} // namespace
 
 cudaError_t launch_quantize(const KParams &p, int dir, int dtype,
                             cudaStream_t s) {
