@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fusion/Transforms/Passes.h"
+#include "fusion/Transforms/RemarkLock.h"
 
 #include "fusion/Analysis/ActivationMatcher.h"
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
@@ -217,6 +218,7 @@ private:
   void decline(QuantizeOp q, StringRef function, StringRef rule,
                StringRef detail) {
     ++numDeclined;
+    std::lock_guard<std::mutex> lock(getRemarkMutex());
     remark::missed(q.getLoc(), remarkOpts(function))
         << remark::reason("{0}", rule.str())
         << remark::add("{0}", detail.str());
@@ -526,6 +528,7 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
   if (partner)
     form += " (rowwise and colwise quantizers as direction both)";
   std::string opName = fused->getName().getStringRef().str();
+  std::lock_guard<std::mutex> lock(getRemarkMutex());
   remark::passed(loc, remarkOpts(function))
       << remark::add("fused {0} and quantize into {1}{2}", what, opName, form);
   if (partnerLoc)

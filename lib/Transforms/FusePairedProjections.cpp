@@ -35,6 +35,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fusion/Transforms/Passes.h"
+#include "fusion/Transforms/RemarkLock.h"
 
 #include "fusion/Analysis/ProjectionPairing.h"
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
@@ -532,6 +533,7 @@ void FusePairedProjectionsPass::runOnOperation() {
     }
     fused[c->a] = fused[c->b] = true;
     ++numFused;
+    std::lock_guard<std::mutex> lock(getRemarkMutex());
     remark::passed(seedLoc, remarkOpts(function)) << remark::add("{0}", what);
   }
 
@@ -555,6 +557,7 @@ void FusePairedProjectionsPass::runOnOperation() {
     if (!why)
       continue; // reported at its earlier partner
     ++numDeclined;
+    std::lock_guard<std::mutex> lock(getRemarkMutex());
     remark::missed(projections[i].op->getLoc(), remarkOpts(function))
         << remark::reason("{0}", why->rule) << remark::add("{0}", why->detail);
   }

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fusion/Transforms/Passes.h"
+#include "fusion/Transforms/RemarkLock.h"
 
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -28,4 +29,9 @@ void mlir::fusion::registerFusionPipelines() {
       "Normalise elementwise code (fusion-normalize-elementwise, "
       "canonicalize, cse) and run fusion-fuse-act-quantize",
       [](OpPassManager &pm) { (void)buildActQuantizePipeline(pm); });
+}
+
+std::mutex &mlir::fusion::getRemarkMutex() {
+  static std::mutex mutex;
+  return mutex;
 }
