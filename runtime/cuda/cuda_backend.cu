@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda/cuda_backend.h"
+#include "cuda/cuda_status.h"
 #include "cuda/launch.cuh"
 #include "src/backend.h"
 
@@ -23,10 +24,21 @@ namespace fusion_rt {
 namespace cuda {
 namespace {
 
-thread_local char g_detail[512] = "";
+bool aligned(const void *p, int64_t bytes) {
+  return (reinterpret_cast<uintptr_t>(p) % uint64_t(bytes)) == 0;
+}
 
-fusion_rt_status fail(fusion_rt_status st, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+/// Vector loads of `bytes` allowed on a view: unit column stride, base and
+/// row pitch multiples of `bytes`.
+bool vec_ok(const Mat &m, int64_t esize, int64_t bytes) {
+  return m.present() && (m.cs == 1 || m.cols <= 1) && aligned(m.data, bytes) &&
+         ((m.rs * esize) % bytes == 0 || m.rows <= 1);
+}
+
+} // namespace
+
+static thread_local char g_detail[512] = "";
+
 fusion_rt_status fail(fusion_rt_status st, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -41,8 +53,8 @@ fusion_rt_status cuda_fail(cudaError_t e, const char *what) {
               what, cudaGetErrorString(e));
 }
 
-/// 0: device (or managed) memory of `device`; 1: not device memory;
-/// 2: memory of another device.
+void clear_error_detail() { g_detail[0] = '\0'; }
+
 int where(const void *ptr, int device) {
   cudaPointerAttributes a;
   if (cudaPointerGetAttributes(&a, ptr) != cudaSuccess) {
@@ -53,19 +65,6 @@ int where(const void *ptr, int device) {
     return 1;
   return (a.type == cudaMemoryTypeDevice && a.device != device) ? 2 : 0;
 }
-
-bool aligned(const void *p, int64_t bytes) {
-  return (reinterpret_cast<uintptr_t>(p) % uint64_t(bytes)) == 0;
-}
-
-/// Vector loads of `bytes` allowed on a view: unit column stride, base and
-/// row pitch multiples of `bytes`.
-bool vec_ok(const Mat &m, int64_t esize, int64_t bytes) {
-  return m.present() && (m.cs == 1 || m.cols <= 1) && aligned(m.data, bytes) &&
-         ((m.rs * esize) % bytes == 0 || m.rows <= 1);
-}
-
-} // namespace
 
 const char *error_detail() { return g_detail; }
 
@@ -121,7 +120,7 @@ bool cuda_request_touches_device(const Request &q) {
 }
 
 fusion_rt_status cuda_execute(const Request &q, void *stream_ptr) {
-  cuda::g_detail[0] = '\0';
+  cuda::clear_error_detail();
   cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
   const int32_t f = q.scheme.format;
 

@@ -37,6 +37,8 @@
 //===----------------------------------------------------------------------===//
 #include "common/convert.h"
 #include "common/epilogue.h"
+#include "cuda/cuda_backend.h"
+#include "cuda/cuda_status.h"
 #include "src/backend.h"
 
 #include <cooperative_groups.h>
@@ -57,23 +59,9 @@ namespace fusion_rt {
 namespace paired {
 namespace {
 
-thread_local char g_detail[512] = "";
-
-fusion_rt_status fail(fusion_rt_status st, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-fusion_rt_status fail(fusion_rt_status st, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(g_detail, sizeof g_detail, fmt, ap);
-  va_end(ap);
-  return st;
-}
-
-fusion_rt_status cuda_fail(cudaError_t e, const char *what) {
-  cudaGetLastError();
-  return fail(FUSION_RT_STATUS_BACKEND_ERROR, "CUDA backend: %s failed: %s", what,
-              cudaGetErrorString(e));
-}
+using cuda::cuda_fail;
+using cuda::fail;
+using cuda::where;
 
 /// The selector: the gemv path takes M <= kGemvMaxM tokens, or any M whose
 /// M * K * (H0 + H1) multiply-adds stay within kGemvMaxMacs; larger calls go
@@ -779,18 +767,6 @@ fusion_rt_status run_blas(Params p, const PairedRequest &q, cudaStream_t stream)
   return FUSION_RT_STATUS_SUCCESS;
 }
 
-/// 0: memory of `device`; 1: not device memory; 2: another device's.
-int where(const void *ptr, int device) {
-  cudaPointerAttributes a;
-  if (cudaPointerGetAttributes(&a, ptr) != cudaSuccess) {
-    cudaGetLastError();
-    return 1;
-  }
-  if (a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged)
-    return 1;
-  return (a.type == cudaMemoryTypeDevice && a.device != device) ? 2 : 0;
-}
-
 OutParams out_params(const PairedRequest &q, int i) {
   OutParams o;
   o.ptr = q.out[i].data;
@@ -830,10 +806,10 @@ bool cuda_paired_touches_device(const PairedRequest &q) {
   return false;
 }
 
-const char *cuda_paired_error_detail() { return paired::g_detail; }
+const char *cuda_paired_error_detail() { return cuda::error_detail(); }
 
 fusion_rt_status cuda_paired_execute(const PairedRequest &q, void *stream_ptr) {
-  paired::g_detail[0] = '\0';
+  cuda::clear_error_detail();
   cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
   int dev = 0;
   cudaError_t e = cudaGetDevice(&dev);
