@@ -336,6 +336,9 @@ def main():
     ap.add_argument("--budget", type=float, default=1e9)
     ap.add_argument("--quick-variants", action="store_true",
                     help="launch variants: S in {auto, 4, 8}, one row per warp")
+    ap.add_argument("--sweep", action="store_true",
+                    help="ours only: the gemv launch shapes (S, WR, WK) at N <= 16, "
+                         "written to paired_sweep.csv; no peers")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     if args.replot:
@@ -351,6 +354,9 @@ def main():
     dev = torch.cuda.get_device_properties(0)
     print("device: %s, %d SMs, torch %s, triton %s" %
           (dev.name, dev.multi_processor_count, torch.__version__, triton.__version__))
+
+    if args.sweep:
+        return sweep(lib, args)
 
     launch, copy_bw = floors()
     print("graph-launched tiny kernel: %.2f us/call; copy ceiling %.0f GB/s" % (launch, copy_bw))
@@ -431,6 +437,49 @@ def main():
             write_outputs(args, rows, launch, copy_bw, dev)  # partial results early
     write_outputs(args, rows, launch, copy_bw, dev)
     print("total %.0f s" % (time.time() - T0))
+
+
+SWEEP_SHAPES = [  # (S, WR, WK, MT cap, rows per warp)
+    (1, 4, 1, 16, 1), (1, 2, 2, 16, 1), (1, 1, 4, 16, 1), (1, 2, 4, 16, 1), (1, 1, 8, 16, 1),
+    (1, 4, 1, 2, 1), (1, 2, 2, 2, 1), (1, 1, 4, 2, 1), (1, 2, 4, 2, 1), (1, 1, 8, 2, 1),
+    (1, 4, 1, 1, 1), (1, 2, 2, 1, 1), (1, 1, 4, 1, 1),
+    (1, 2, 2, 2, 2), (1, 1, 4, 2, 2), (1, 4, 1, 2, 2),
+    (8, 8, 1, 16, 1), (8, 4, 1, 16, 1), (8, 8, 1, 2, 1)]
+SWEEP_POINTS = [(2048, 32, n) for n in (1, 2, 4, 8, 16)] + \
+               [(5120, 48, n) for n in (1, 4, 16)] + [(4096, 64, n) for n in (1, 4, 16)]
+
+
+def sweep(lib, args):
+    """Ours only: every launch shape of SWEEP_SHAPES at SWEEP_POINTS, plus
+    the default (auto) shape (written as zeros); prints the best per point."""
+    rows = []
+    for K, H, N in SWEEP_POINTS:
+        su = Setup(K, H, N)
+        res = []
+        t, e = bench_ours(lib, su, {"FUSION_RT_PAIRED_PATH": "gemv"})
+        res.append(((0, 0, 0, 0, 0), t, e))
+        for S, wr, wk, mt, rpw in SWEEP_SHAPES:
+            if mt < 16 and N <= mt:
+                continue
+            env = {"FUSION_RT_PAIRED_PATH": "gemv", "FUSION_RT_PAIRED_SPLIT": S,
+                   "FUSION_RT_PAIRED_WR": wr, "FUSION_RT_PAIRED_WK": wk,
+                   "FUSION_RT_PAIRED_MT": mt, "FUSION_RT_PAIRED_RPW": rpw}
+            t, e = bench_ours(lib, su, env)
+            res.append(((S, wr, wk, mt, rpw), t, e))
+        for c, t, e in res:
+            rows.append((K, H, N, *c, t, e))
+        best = sorted(res, key=lambda r: r[1])[:4]
+        print("K=%d H=%d N=%d auto %.2f | best: %s | worst err %.1e" % (
+            K, H, N, res[0][1],
+            "  ".join("S%d/wr%d/wk%d/mt%d/rpw%d %.2f" % (*c, t) for c, t, _ in best),
+            max(r[2] for r in res)), flush=True)
+        del su
+        torch.cuda.empty_cache()
+    with open(os.path.join(args.out, "paired_sweep.csv"), "w") as f:
+        f.write("K,H,N,S,WR,WK,MT,RPW,us,err\n")
+        for r in rows:
+            f.write("%d,%d,%d,%d,%d,%d,%d,%d,%.3f,%.3g\n" % r)
+    print("sweep total %.0f s" % (time.time() - T0))
 
 
 def write_outputs(args, rows, launch, copy_bw, dev, date=None):

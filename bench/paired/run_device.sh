@@ -5,6 +5,7 @@
 # .paired-build, carried) and writes everything under $OUT:
 #   env.txt gpu_test.log bench.log paired_bench.{csv,md,png}
 #   paired_selector.csv paired_variants.csv
+#   (BENCH_ARGS=--sweep: ours only, the gemv launch shapes, paired_sweep.csv)
 # Environment: BUDGET (s, torch.compile arms start only before it),
 # BENCH_TIMEOUT (s, hard limit of the benchmark).
 set -uo pipefail
@@ -27,4 +28,5 @@ PYTHONUNBUFFERED=1 timeout "${BENCH_TIMEOUT:-200}" python3 bench/paired/paired_b
   > "$OUT/bench.log" 2>&1
 echo "bench rc=$?"
 grep -E "device:|graph-launched|budget|failed|Error|error" "$OUT/bench.log" | head -20
+grep -E "^K=|sweep total" "$OUT/bench.log"
 sed -n '/^Machine:/,$p' "$OUT/bench.log" | tail -30

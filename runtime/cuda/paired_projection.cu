@@ -4,13 +4,14 @@
 // call (docs/paired-projections.md has the measurements behind the choice):
 //
 //  gemv     M <= 16 tokens or M*K*(H0+H1) <= 2^24 multiply-adds, with
-//           16-byte-loadable views. ONE launch: paired_gemv_kernel reads lhs
-//           once per CTA slice, streams both weights with 16-byte loads,
-//           splits K over a thread-block cluster of S CTAs (S <= 8) so that
-//           all SMs are busy even at 2 x 32 rows, pushes the S partial sums
-//           into the owner CTA's shared memory (DSMEM) and applies both
-//           epilogues in the same launch. No workspace, no atomics: the
-//           result is deterministic.
+//           16-byte-loadable views. ONE launch of paired_gemv_kernel, by
+//           default without a cluster: one CTA per (row group, token),
+//           K split over the CTA's warps so that every lane issues all its
+//           16-byte weight loads before its first FMA, the warps' partials
+//           added through shared memory, both epilogues in the same launch
+//           (their bias / scale loaded before the weights arrive). A cluster
+//           split of K (S <= 8, DSMEM push reduction) remains available as
+//           an override. No workspace, no atomics: deterministic.
 //  blas     larger M: cuBLAS into an fp32 workspace (stream-ordered
 //           allocation) — one GemmEx of H0 + H1 rows when the weights are
 //           stacked in one buffer, one strided-batched GemmEx when they share
@@ -32,6 +33,9 @@
 //   FUSION_RT_PAIRED_PATH        auto | gemv | blas | generic
 //   FUSION_RT_PAIRED_GEMV_MAX_M  largest M that takes the gemv path
 //   FUSION_RT_PAIRED_SPLIT       cluster size S (1..8) of the gemv path
+//   FUSION_RT_PAIRED_WR          row warps per CTA of the gemv path
+//   FUSION_RT_PAIRED_WK          K-split warps per CTA of the gemv path
+//   FUSION_RT_PAIRED_MT          largest token tile of the gemv path (1..16)
 //   FUSION_RT_PAIRED_RPW         weight rows per warp of the gemv path (1, 2)
 //
 //===----------------------------------------------------------------------===//
@@ -70,9 +74,11 @@ using cuda::where;
 /// 4096 x 128, i.e. at ~2^24-2^25 multiply-adds).
 constexpr int64_t kGemvMaxM = 16;
 constexpr int64_t kGemvMaxMacs = int64_t(1) << 24;
-constexpr int kThreads = 128; ///< 4 warps per CTA
-constexpr int kWarps = kThreads / 32;
+constexpr int kMaxWarps = 8; ///< gemv CTA: WR * WK <= 8 warps
+constexpr int kMaxThreads = 32 * kMaxWarps;
 constexpr int kMaxCluster = 8; ///< portable cluster size
+constexpr int kBatch = 8;      ///< chunks per lane whose loads are issued together
+constexpr int64_t kXsBytes = 32 << 10; ///< staged lhs slice, dynamic shared memory
 
 //===--- parameters ---------------------------------------------------------===//
 
@@ -102,7 +108,10 @@ struct Params {
   // gemv path
   int64_t chunks = 0;         ///< K / VEC
   int64_t chunks_per_cta = 0; ///< of one cluster rank
+  int64_t chunks_per_warp = 0; ///< of one warp (K split WK ways in a CTA)
   int64_t units = 0;          ///< warp units (rows / RPW, or gated H0)
+  int32_t split = 1;          ///< S: cluster size (K split across CTAs)
+  int32_t wr = 4, wk = 1;     ///< warps of a CTA along rows and along K
   // blas path: fp32 y_i [M, H_i], row stride y_ld[i]
   const float *y[2] = {nullptr, nullptr};
   int64_t y_ld[2] = {0, 0};
@@ -267,41 +276,62 @@ __device__ __forceinline__ float warp_reduce_scatter(float (&v)[V], int lane) {
 
 //===--- gemv path --------------------------------------------------------------===//
 
-/// Grid (S, G, Z), cluster (S, 1, 1), 128 threads. Warp unit u = blockIdx.y *
-/// 4 + warp owns RPW weight rows (non-gated: rows u*RPW .. of [w0; w1];
-/// gated: w0[u] and w1[u]) and token tile blockIdx.z * MT .. + MT; cluster
-/// rank r covers chunks [r, r+1) * chunks_per_cta of K (VEC elements each),
-/// lane l the chunks l, l + 32, ... of that slice.
+/// 16-byte asynchronous global -> shared copy (cp.async, L2 only).
+__device__ __forceinline__ void cp_async16(uint32_t saddr, const void *gptr) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(saddr), "l"(gptr)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_wait_all() {
+  asm volatile("cp.async.wait_all;" ::: "memory");
+}
+
+/// Grid (S, G, Z), cluster (S, 1, 1) when S > 1, 32 * WR * WK threads.
 ///
-/// Cluster reduction (push): each rank stores its warp-reduced partial of
-/// output o into slot [rank][o] of the shared memory of o's owner rank
-/// (st.shared::cluster), one cluster barrier (release / acquire) later the
-/// owner adds its S slots from its own shared memory and applies the
-/// epilogue. A relaxed arrive at the start, waited on just before the remote
+/// Work split: warp (wr, wk) = (warp % WR, warp / WR) of CTA (rank, y, z)
+/// owns warp unit u = y * WR + wr (RPW weight rows: non-gated rows
+/// u*RPW .. of [w0; w1]; gated w0[u] and w1[u]), tokens z * MT .. + MT, and
+/// of K the chunks (VEC elements each) [c0 + wk * cpw, + cpw) of the rank's
+/// slice [c0, c0 + cpc), c0 = rank * cpc; lane l takes the chunks l, l + 32,
+/// ... of the warp's range. All weight loads of a lane (up to kBatch chunks,
+/// the host keeps it there) are issued before its first FMA. For MT >= 4 the
+/// CTA stages its lhs slice [MT, cpc] in shared memory with cp.async (issued
+/// right after the weight loads), so the lhs is read once per CTA, not once
+/// per warp.
+///
+/// Reduction, all in a fixed order: per lane, sequential fma over its chunks
+/// (in k order, elements in k order); the butterfly over the 32 lanes
+/// (warp_reduce_scatter); the WK warps of a row group added in wk order
+/// through shared memory (one __syncthreads); if S > 1, each rank pushes
+/// its partial of output o into slot [rank][o] of o's owner rank's shared
+/// memory (st.shared::cluster), one cluster barrier (release / acquire)
+/// later the owner adds the S slots in rank order and applies the epilogue.
+/// A relaxed cluster arrive at the start, waited on just before the remote
 /// stores, guarantees every CTA of the cluster is running before anyone
-/// writes into it; after the second barrier nobody touches another CTA's
-/// shared memory, so CTAs exit without a third barrier.
-///
-/// Accumulation order of one output: per lane, sequential fma over its
-/// chunks (8 or 4 elements each, in k order); then the butterfly over the 32
-/// lanes (warp_reduce_scatter); then the S cluster ranks added in rank order
-/// starting from 0.
+/// writes into it; after the exchange barrier nobody touches another CTA's
+/// shared memory, so CTAs exit without a third barrier. With S = 1 there is
+/// no cluster and no cluster barrier.
 template <typename T, int MT, int RPW>
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void __launch_bounds__(kMaxThreads, 1)
     paired_gemv_kernel(const __grid_constant__ Params p) {
   using VT = Vec<T>;
   constexpr int VEC = VT::N;
-  constexpr int V = RPW * MT; // partial sums per lane
-  __shared__ float part[kMaxCluster][kWarps * V];
-  cluster_arrive_relaxed(); // "this CTA has started" (waited on below)
+  constexpr int V = RPW * MT;   // partial sums per lane
+  constexpr bool XS = MT >= 4;  // lhs staged in shared memory
+  constexpr int XB = XS ? 1 : kBatch;
+  __shared__ float part[kMaxCluster][kMaxWarps * V];
+  __shared__ float red[kMaxWarps * V];
+  extern __shared__ uint4 xs[]; // [MT][cpc] when XS
+  const int S = p.split;
+  if (S > 1)
+    cluster_arrive_relaxed(); // "this CTA has started" (waited on below)
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int64_t unit = int64_t(blockIdx.y) * kWarps + warp;
+  const int WR = p.wr, WK = p.wk;
+  const int wr = warp % WR, wk = warp / WR;
+  const int64_t unit = int64_t(blockIdx.y) * WR + wr;
   const bool gated = p.gated_kind >= 0;
   const int64_t m0 = int64_t(blockIdx.z) * MT;
-  cg::cluster_group cluster = cg::this_cluster();
-  const int S = int(cluster.num_blocks());
-  const int rank = int(cluster.block_rank());
+  const int rank = S > 1 ? int(cg::this_cluster().block_rank()) : 0;
 
   // Rows of this warp (nullptr: no row).
   const char *wrow[RPW];
@@ -330,84 +360,186 @@ __global__ void __launch_bounds__(kThreads, 1)
   for (int t = 0; t < MT; ++t)
     xrow[t] = m0 + t < p.M ? p.x + (m0 + t) * p.x_rs * int64_t(sizeof(T)) : nullptr;
 
+  const int64_t cpc = p.chunks_per_cta;
+  const int64_t c0 = int64_t(rank) * cpc;
+  int64_t c1 = c0 + cpc;
+  if (c1 > p.chunks)
+    c1 = p.chunks;
+  const int64_t cw0 = c0 + int64_t(wk) * p.chunks_per_warp;
+  int64_t cw1 = cw0 + p.chunks_per_warp;
+  if (cw1 > c1)
+    cw1 = c1;
+
   float acc[V];
 #pragma unroll
   for (int v = 0; v < V; ++v)
     acc[v] = 0.f;
 
-  const int64_t c0 = int64_t(rank) * p.chunks_per_cta;
-  int64_t c1 = c0 + p.chunks_per_cta;
-  if (c1 > p.chunks)
-    c1 = p.chunks;
-#pragma unroll 2
-  for (int64_t c = c0 + lane; c < c1; c += 32) {
-    const int64_t boff = c * VEC * int64_t(sizeof(T));
-    uint4 wr[RPW], xr[MT];
+  uint4 wv[kBatch][RPW];
+  uint4 xv[XB][XS ? 1 : MT];
+  // Issues the loads of chunks cw0 + lane + 32 * (jb + j), j < kBatch.
+  auto load = [&](int64_t jb) {
 #pragma unroll
-    for (int i = 0; i < RPW; ++i)
-      wr[i] = wrow[i] ? ld_stream(wrow[i] + boff) : make_uint4(0, 0, 0, 0);
-#pragma unroll
-    for (int t = 0; t < MT; ++t)
-      xr[t] = xrow[t] ? ld_cached(xrow[t] + boff) : make_uint4(0, 0, 0, 0);
-    float wf[RPW][VEC];
-#pragma unroll
-    for (int i = 0; i < RPW; ++i)
-      VT::to_f32(wr[i], wf[i]);
-#pragma unroll
-    for (int t = 0; t < MT; ++t) {
-      float xf[VEC];
-      VT::to_f32(xr[t], xf);
+    for (int j = 0; j < kBatch; ++j) {
+      const int64_t c = cw0 + lane + 32 * (jb + j);
+      const bool ok = c < cw1;
+      const int64_t boff = c * VEC * int64_t(sizeof(T));
 #pragma unroll
       for (int i = 0; i < RPW; ++i)
+        wv[j][i] = ok && wrow[i] ? ld_stream(wrow[i] + boff) : make_uint4(0, 0, 0, 0);
+      if constexpr (!XS) {
 #pragma unroll
-        for (int e = 0; e < VEC; ++e)
-          acc[i * MT + t] = __fmaf_rn(xf[e], wf[i][e], acc[i * MT + t]);
+        for (int t = 0; t < MT; ++t)
+          xv[j][t] = ok && xrow[t] ? ld_cached(xrow[t] + boff) : make_uint4(0, 0, 0, 0);
+      }
     }
+  };
+  auto compute = [&](int64_t jb) {
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const int64_t c = cw0 + lane + 32 * (jb + j);
+      if (c < cw1) {
+        float wf[RPW][VEC];
+#pragma unroll
+        for (int i = 0; i < RPW; ++i)
+          VT::to_f32(wv[j][i], wf[i]);
+#pragma unroll
+        for (int t = 0; t < MT; ++t) {
+          float xf[VEC];
+          if constexpr (XS)
+            VT::to_f32(xs[int64_t(t) * cpc + (c - c0)], xf);
+          else
+            VT::to_f32(xv[j][t], xf);
+#pragma unroll
+          for (int i = 0; i < RPW; ++i)
+#pragma unroll
+            for (int e = 0; e < VEC; ++e)
+              acc[i * MT + t] = __fmaf_rn(xf[e], wf[i][e], acc[i * MT + t]);
+        }
+      }
+    }
+  };
+
+  // The output of this thread (o = threadIdx.x < WR * V, the same thread
+  // in both reduction paths) and its epilogue operands, loaded before the
+  // main loads so that they are off the critical path.
+  bool mine = false;
+  int64_t om = 0, ou = 0, orow = 0;
+  int ooi = 0;
+  float pb = 0.f, ps = 1.f, pb1 = 0.f;
+  {
+    const int o = threadIdx.x;
+    const int w = o / V, v = o % V, i = v / MT, t = v % MT;
+    ou = int64_t(blockIdx.y) * WR + w;
+    om = m0 + t;
+    mine = o < WR * V && ou < p.units && om < p.M && !(gated && i != 0);
+    if (mine && gated) {
+      const OutParams &o0 = p.out[0], &o1 = p.out[1];
+      if (o0.bias)
+        pb = load_elem(o0.bias, o0.bias_dtype, ou * o0.bias_cs);
+      if (o1.bias)
+        pb1 = load_elem(o1.bias, o1.bias_dtype, ou * o1.bias_cs);
+    } else if (mine) {
+      orow = ou * RPW + i;
+      ooi = orow < p.H[0] ? 0 : 1;
+      orow = ooi == 0 ? orow : orow - p.H[0];
+      if (ooi == 1 && orow >= p.H[1])
+        mine = false;
+      const OutParams &oo = p.out[ooi];
+      if (mine && oo.bias)
+        pb = load_elem(oo.bias, oo.bias_dtype, orow * oo.bias_cs);
+      if (mine && oo.scale)
+        ps = load_elem(oo.scale, oo.scale_dtype, orow * oo.scale_cs);
+    }
+  }
+
+  load(0);
+  if constexpr (XS) {
+    // Stage lhs [m0, m0 + MT) x chunks [c0, c0 + cpc) (zeros outside).
+    const int64_t n = c1 - c0;
+    for (int64_t e = threadIdx.x; e < MT * cpc; e += blockDim.x) {
+      const int t = int(e / cpc);
+      const int64_t c = e - int64_t(t) * cpc;
+      if (m0 + t < p.M && c < n)
+        cp_async16(smem_addr(&xs[e]),
+                   p.x + (m0 + t) * p.x_rs * int64_t(sizeof(T)) +
+                       (c0 + c) * VEC * int64_t(sizeof(T)));
+      else
+        xs[e] = make_uint4(0, 0, 0, 0);
+    }
+    cp_async_wait_all();
+    __syncthreads();
+  }
+  compute(0);
+  for (int64_t jb = kBatch; cw0 + 32 * jb < cw1; jb += kBatch) {
+    load(jb);
+    compute(jb);
   }
 
   const float r = warp_reduce_scatter<V>(acc, lane);
   constexpr int kShift = 5 - ilog2(V);
-  // Owner rank of output o = warp * V + i * MT + t: by (warp, token) only, so
-  // that the gate and up partials of a gated output meet at one owner.
-  auto owner = [&](int o) { return ((o / V) * MT + (o % MT)) % S; };
-  cluster_wait(); // every CTA of the cluster has started
-  if ((lane & ((1 << kShift) - 1)) == 0) {
-    const int o = warp * V + (lane >> kShift);
-    st_dsmem(smem_addr(&part[rank][o]), uint32_t(owner(o)), r);
+  const int nout = WR * V; // partial outputs of this CTA: o = wr * V + i * MT + t
+  if ((lane & ((1 << kShift) - 1)) == 0)
+    red[wk * nout + wr * V + (lane >> kShift)] = r;
+  __syncthreads();
+  // Sum of the WK warps of output o, in wk order.
+  auto sum_wk = [&](int o) {
+    float y = red[o];
+    for (int w = 1; w < WK; ++w)
+      y += red[w * nout + o];
+    return y;
+  };
+  // Epilogue of CTA output o = threadIdx.x given its full sums (y1: the up
+  // half if gated), with the bias / scale loaded before the main loads.
+  auto emit = [&](int o, float y, float y1) {
+    if (!mine)
+      return;
+    if (gated) {
+      finish(p.out[0], om, ou,
+             gated_forward(p.gated_kind, p.out[0].bias ? y + pb : y,
+                           p.out[1].bias ? y1 + pb1 : y1, ActParams{}));
+    } else {
+      const OutParams &oo = p.out[ooi];
+      finish(oo, om, orow, apply_epilogue(oo.kind, y, oo.bias != nullptr, pb,
+                                          oo.scale != nullptr, ps));
+    }
+    (void)o;
+  };
+
+  const int o = threadIdx.x; // nout <= blockDim.x
+  if (S == 1) {
+    if (mine)
+      emit(o, sum_wk(o), gated ? sum_wk(o + MT) : 0.f);
+    return;
   }
+
+  // Owner rank of output o = wr * V + i * MT + t: by (wr, token) only, so
+  // that the gate and up partials of a gated output meet at one owner.
+  auto owner = [&](int q) { return ((q / V) * MT + (q % MT)) % S; };
+  const float y = o < nout ? sum_wk(o) : 0.f;
+  cluster_wait(); // every CTA of the cluster has started
+  if (o < nout)
+    st_dsmem(smem_addr(&part[rank][o]), uint32_t(owner(o)), y);
   cluster_arrive_release();
   cluster_wait();
 
-  for (int o = threadIdx.x; o < kWarps * V; o += kThreads) {
-    if (owner(o) != rank)
-      continue;
-    const int w = o / V, v = o % V, i = v / MT, t = v % MT;
-    const int64_t u = int64_t(blockIdx.y) * kWarps + w, m = m0 + t;
-    if (u >= p.units || m >= p.M || (gated && i != 0))
+  for (int q = threadIdx.x; q < nout; q += blockDim.x) {
+    if (owner(q) != rank || (gated && (q % V) / MT != 0))
       continue;
     float pv[kMaxCluster], pu[kMaxCluster];
 #pragma unroll
     for (int s = 0; s < kMaxCluster; ++s) {
-      pv[s] = s < S ? part[s][o] : 0.f;
-      pu[s] = s < S && gated ? part[s][o + MT] : 0.f;
+      pv[s] = s < S ? part[s][q] : 0.f;
+      pu[s] = s < S && gated ? part[s][q + MT] : 0.f;
     }
-    float y = 0.f, y1 = 0.f;
+    float y0 = 0.f, y1 = 0.f;
 #pragma unroll
     for (int s = 0; s < kMaxCluster; ++s)
       if (s < S) {
-        y += pv[s];
+        y0 += pv[s];
         y1 += pu[s];
       }
-    if (gated) {
-      finish(p.out[0], m, u, gated_of(p, u, y, y1));
-    } else {
-      int64_t row = u * RPW + i;
-      const int oi = row < p.H[0] ? 0 : 1;
-      row = oi == 0 ? row : row - p.H[0];
-      if (oi == 1 && row >= p.H[1])
-        continue;
-      finish(p.out[oi], m, row, epilogue_of(p.out[oi], row, y));
-    }
+    emit(q, y0, y1);
   }
 }
 
@@ -501,39 +633,83 @@ bool vec_rows(const Mat &a, int64_t es) {
 }
 
 template <typename T, int MT>
-cudaError_t launch_gemv_mt(const Params &p, int rpw, dim3 grid, int S,
+cudaError_t launch_gemv_mt(const Params &p, int rpw, dim3 grid, size_t smem,
                            cudaStream_t stream) {
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = grid;
-  cfg.blockDim = dim3(kThreads);
+  cfg.blockDim = dim3(unsigned(32 * p.wr * p.wk));
+  cfg.dynamicSmemBytes = smem;
   cfg.stream = stream;
   cudaLaunchAttribute attr[1];
   attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = unsigned(S);
+  attr[0].val.clusterDim.x = unsigned(p.split);
   attr[0].val.clusterDim.y = 1;
   attr[0].val.clusterDim.z = 1;
   cfg.attrs = attr;
-  cfg.numAttrs = 1;
+  cfg.numAttrs = p.split > 1 ? 1 : 0;
   if (rpw == 2)
     return cudaLaunchKernelEx(&cfg, paired_gemv_kernel<T, MT, 2>, p);
   return cudaLaunchKernelEx(&cfg, paired_gemv_kernel<T, MT, 1>, p);
 }
 
 template <typename T>
-cudaError_t launch_gemv_t(const Params &p, int mt, int rpw, dim3 grid, int S,
+cudaError_t launch_gemv_t(const Params &p, int mt, int rpw, dim3 grid, size_t smem,
                           cudaStream_t stream) {
   switch (mt) {
   case 1:
-    return launch_gemv_mt<T, 1>(p, rpw, grid, S, stream);
+    return launch_gemv_mt<T, 1>(p, rpw, grid, smem, stream);
   case 2:
-    return launch_gemv_mt<T, 2>(p, rpw, grid, S, stream);
+    return launch_gemv_mt<T, 2>(p, rpw, grid, smem, stream);
   case 4:
-    return launch_gemv_mt<T, 4>(p, rpw, grid, S, stream);
+    return launch_gemv_mt<T, 4>(p, rpw, grid, smem, stream);
   case 8:
-    return launch_gemv_mt<T, 8>(p, rpw, grid, S, stream);
+    return launch_gemv_mt<T, 8>(p, rpw, grid, smem, stream);
   default:
-    return launch_gemv_mt<T, 16>(p, rpw, grid, S, stream);
+    return launch_gemv_mt<T, 16>(p, rpw, grid, smem, stream);
   }
+}
+
+/// Launch shape of the gemv path: S (cluster size, K split across CTAs),
+/// WR x WK warps per CTA (rows x K split inside the CTA). Measured on the
+/// H200 (docs/benchmarks/paired-projections.md, "launch shapes").
+struct GemvShape {
+  int64_t S = 1, wr = 4, wk = 1, mt = 1, rpw = 1;
+};
+
+/// Default launch shape (docs/paired-projections.md, "gemv launch shape";
+/// measured in docs/benchmarks/paired-sweep.csv). No cluster: a cluster
+/// launch cost ~0.7 us more than the same work without one at N <= 16.
+/// 1. K split inside the CTA (wk warps) until a lane has <= kBatch chunks,
+///    so all its weight loads are in flight at once; wr = 4 / wk row warps.
+/// 2. Token tile mt = 1, one CTA per token and row group, lhs straight into
+///    registers (staging it in shared memory measured slower).
+/// 3. While that gives more than kMaxGemvWarps warps (more than one wave,
+///    or more L2 -> SM traffic than the latency hides): mt = 2, then two
+///    rows per warp, then fewer K-split warps (wk / 2, wr * 2), then larger
+///    token tiles (mt >= 4 stages the lhs in shared memory).
+constexpr int64_t kMaxGemvWarps = 1024;
+
+GemvShape default_shape(int64_t chunks, int64_t rows, int64_t M, bool gated) {
+  GemvShape s;
+  while (s.wk < kMaxWarps && chunks > int64_t(32) * kBatch * s.wk)
+    s.wk *= 2;
+  s.wr = s.wk >= 4 ? 1 : 4 / s.wk;
+  s.rpw = gated ? 2 : 1;
+  auto warps = [&] {
+    const int64_t units = gated ? rows : (rows + s.rpw - 1) / s.rpw;
+    return units * s.wk * ((M + s.mt - 1) / s.mt);
+  };
+  if (M > 1 && warps() > kMaxGemvWarps)
+    s.mt = 2;
+  if (warps() > kMaxGemvWarps)
+    s.rpw = 2;
+  while (warps() > kMaxGemvWarps && s.wk > 1) {
+    s.wk /= 2;
+    s.wr = s.wr * 2 > kMaxWarps ? kMaxWarps : s.wr * 2;
+  }
+  while (warps() > kMaxGemvWarps && s.mt < 16)
+    s.mt *= 2;
+  return s;
 }
 
 /// The gemv path. Returns cudaErrorNotSupported when the launch shape does
@@ -541,41 +717,50 @@ cudaError_t launch_gemv_t(const Params &p, int mt, int rpw, dim3 grid, int S,
 cudaError_t launch_gemv(Params p, int32_t dt, cudaStream_t stream) {
   const int64_t es = esize_of(dt), vec = 16 / es;
   const bool gated = p.gated_kind >= 0;
-  int64_t mt = 1;
-  while (mt < p.M && mt < 16)
-    mt *= 2;
-  const int64_t z = (p.M + mt - 1) / mt;
-  int rpw = gated ? 2 : int(env_int("FUSION_RT_PAIRED_RPW", 1));
+  const int64_t rows = p.H[0] + (gated ? 0 : p.H[1]);
+  p.chunks = p.K / vec;
+  GemvShape sh = default_shape(p.chunks, rows, p.M, gated);
+  int rpw = gated ? 2 : int(env_int("FUSION_RT_PAIRED_RPW", sh.rpw));
   if (rpw != 2)
     rpw = 1;
-  const int64_t rows = p.H[0] + (gated ? 0 : p.H[1]);
   p.units = gated ? p.H[0] : (rows + rpw - 1) / rpw;
-  const int64_t g = (p.units + kWarps - 1) / kWarps;
+  const int64_t mt_max = env_int("FUSION_RT_PAIRED_MT", sh.mt);
+  int64_t mt = 1;
+  while (mt < p.M && mt < 16 && mt < mt_max)
+    mt *= 2;
+  sh.S = env_int("FUSION_RT_PAIRED_SPLIT", sh.S);
+  sh.wr = env_int("FUSION_RT_PAIRED_WR", sh.wr);
+  sh.wk = env_int("FUSION_RT_PAIRED_WK", sh.wk);
+  sh.S = sh.S < 1 ? 1 : (sh.S > kMaxCluster ? kMaxCluster : sh.S);
+  sh.wr = sh.wr < 1 ? 1 : (sh.wr > kMaxWarps ? kMaxWarps : sh.wr);
+  sh.wk = sh.wk < 1 ? 1 : sh.wk;
+  if (sh.wr * sh.wk > kMaxWarps)
+    sh.wk = kMaxWarps / sh.wr;
+  // Chunks per rank and per warp: whole multiples of 32 (one per lane).
+  int64_t cpw = (p.chunks + sh.S * sh.wk - 1) / (sh.S * sh.wk);
+  cpw = cpw < 1 ? 32 : (cpw + 31) / 32 * 32;
+  const int64_t cpc = cpw * sh.wk;
+  // The staged lhs slice (MT >= 4) must fit: halve the token tile if not.
+  while (mt >= 4 && mt * cpc * 16 > kXsBytes)
+    mt /= 2;
+  const size_t smem = mt >= 4 ? size_t(mt * cpc * 16) : 0;
+  const int64_t z = (p.M + mt - 1) / mt;
+  const int64_t g = (p.units + sh.wr - 1) / sh.wr;
   if (z > 65535 || g > 65535 || g == 0)
     return cudaErrorNotSupported;
-  p.chunks = p.K / vec;
-  // S: up to two CTAs per SM (measured: S = 8 beat S = 4-5 at 2 x 48 and
-  // 2 x 64 rows, docs/benchmarks/paired-projections.md "variants").
-  const int64_t sms = sm_count();
-  int64_t S = 2 * sms / (g * z);
-  const int64_t by_k = (p.chunks + 31) / 32; // each rank >= 32 chunks
-  S = S < by_k ? S : by_k;
-  S = env_int("FUSION_RT_PAIRED_SPLIT", S);
-  S = S < 1 ? 1 : (S > kMaxCluster ? kMaxCluster : S);
-  // Whole lanes per rank: chunks per rank rounded up to a multiple of 32.
-  int64_t cpc = (p.chunks + S - 1) / S;
-  cpc = (cpc + 31) / 32 * 32;
-  if (cpc == 0)
-    cpc = 32;
+  p.split = int32_t(sh.S);
+  p.wr = int32_t(sh.wr);
+  p.wk = int32_t(sh.wk);
   p.chunks_per_cta = cpc;
-  const dim3 grid{unsigned(S), unsigned(g), unsigned(z)};
+  p.chunks_per_warp = cpw;
+  const dim3 grid{unsigned(sh.S), unsigned(g), unsigned(z)};
   switch (dt) {
   case FUSION_RT_BF16:
-    return launch_gemv_t<__nv_bfloat16>(p, int(mt), rpw, grid, int(S), stream);
+    return launch_gemv_t<__nv_bfloat16>(p, int(mt), rpw, grid, smem, stream);
   case FUSION_RT_F16:
-    return launch_gemv_t<__half>(p, int(mt), rpw, grid, int(S), stream);
+    return launch_gemv_t<__half>(p, int(mt), rpw, grid, smem, stream);
   default:
-    return launch_gemv_t<float>(p, int(mt), rpw, grid, int(S), stream);
+    return launch_gemv_t<float>(p, int(mt), rpw, grid, smem, stream);
   }
 }
 

@@ -51,6 +51,7 @@ namespace {
 int g_fail = 0;
 int g_checks = 0;
 double g_worst_f32 = 0; // worst f32-output error vs fp64 over the non-generic paths
+const char *g_tag = "";  // launch shape of the gemv path forced by the caller
 
 void check(bool ok, const std::string &what) {
   ++g_checks;
@@ -228,8 +229,8 @@ void run_case(const Case &c, const char *path, uint32_t seed) {
 
   char name[256];
   std::snprintf(name, sizeof name,
-                "%s M=%lld K=%lld H=%lld/%lld %s epi=%d/%d gated=%d out=%s/%s%s%s%s",
-                path, (long long)c.m, (long long)c.k, (long long)c.h0,
+                "%s%s M=%lld K=%lld H=%lld/%lld %s epi=%d/%d gated=%d out=%s/%s%s%s%s",
+                path, g_tag, (long long)c.m, (long long)c.k, (long long)c.h0,
                 (long long)c.h1, dt_name(c.dt), c.epi0, c.epi1, c.gated,
                 dt_name(c.od0), dt_name(c.od1), c.transposed_w1 ? " wT" : "",
                 c.pad ? " padded" : "", c.stacked ? " stacked" : "");
@@ -463,6 +464,35 @@ int main(int argc, char **argv) {
         continue; // the generic path is slow; large cases are covered by the others
       run_case(c, path, seed++);
     }
+  // The gemv path at forced launch shapes (S, WR, WK): no cluster, K split
+  // inside the CTA, across a cluster, both, an odd cluster size, 8 row warps.
+  const Case shape_cases[] = {
+      {1, 2048, 32, 32, FUSION_RT_BF16, S, SP, -1},
+      {16, 2048, 32, 32, FUSION_RT_BF16, S, SP, -1},
+      {5, 5120, 48, 48, FUSION_RT_BF16, S, SP, -1},
+      {3, 2048, 32, 32, FUSION_RT_F32, S, SP, -1},
+      {8, 4096, 64, 64, FUSION_RT_F16, S, SP, -1},
+      {4, 2048, 64, 64, FUSION_RT_BF16, B, B, FUSION_RT_ACT_SWIGLU},
+      {16, 512, 40, 24, FUSION_RT_F16, B, SI, -1, FUSION_RT_F32, FUSION_RT_BF16, false, 8}};
+  const char *shapes[][3] = {{"1", "4", "1"}, {"1", "1", "8"}, {"1", "2", "4"},
+                             {"2", "1", "4"}, {"4", "2", "2"}, {"8", "4", "1"},
+                             {"3", "1", "2"}, {"8", "8", "1"}};
+  for (const Case &c : shape_cases)
+    for (const auto &sh : shapes) {
+      if (quick)
+        break;
+      static char tag[64];
+      std::snprintf(tag, sizeof tag, "[S=%s WR=%s WK=%s]", sh[0], sh[1], sh[2]);
+      g_tag = tag;
+      setenv("FUSION_RT_PAIRED_SPLIT", sh[0], 1);
+      setenv("FUSION_RT_PAIRED_WR", sh[1], 1);
+      setenv("FUSION_RT_PAIRED_WK", sh[2], 1);
+      run_case(c, "gemv", seed++);
+    }
+  unsetenv("FUSION_RT_PAIRED_SPLIT");
+  unsetenv("FUSION_RT_PAIRED_WR");
+  unsetenv("FUSION_RT_PAIRED_WK");
+  g_tag = "";
   device_errors();
   std::printf("worst f32-output error vs fp64 (gemv / blas / auto paths): %.3g\n",
               g_worst_f32);
