@@ -62,7 +62,9 @@ func.func @llama_ffn_front(%x: tensor<128x4096xbf16>,
       outs(%init : tensor<128x14336xbf16>) -> tensor<128x14336xbf16>
 
   // MXFP8 for the down projection (E8M0 scales over blocks of 32, swizzled).
-  %h_q, %h_s = fusion.quantize %h as quant<mxfp8_e4m3, rowwise, scales = swizzled>
-      : (tensor<128x14336xbf16>) -> (tensor<128x14336xf8E4M3FN>, tensor<128x448xf8E8M0FNU>)
+  %dst0 = tensor.empty() : tensor<128x14336xf8E4M3FN>
+  %dst1 = tensor.empty() : tensor<128x448xf8E8M0FNU>
+  %h_q, %h_s = fusion.quantize %h as quant<mxfp8_e4m3, rowwise, scales = swizzled> outs(%dst0, %dst1)
+      : (tensor<128x14336xbf16>, tensor<128x14336xf8E4M3FN>, tensor<128x448xf8E8M0FNU>) -> (tensor<128x14336xf8E4M3FN>, tensor<128x448xf8E8M0FNU>)
   return %h_q, %h_s : tensor<128x14336xf8E4M3FN>, tensor<128x448xf8E8M0FNU>
 }

@@ -51,7 +51,9 @@ func.func @llama_gate_up(%x: tensor<16x4096xbf16>,
   %h = arith.truncf %hf : tensor<16x14336xf32> to tensor<16x14336xbf16>
 
   // MXFP8 for the down projection (E8M0 scales over blocks of 32).
-  %h_q, %h_s = fusion.quantize %h as quant<mxfp8_e4m3, rowwise>
-      : (tensor<16x14336xbf16>) -> (tensor<16x14336xf8E4M3FN>, tensor<16x448xf8E8M0FNU>)
+  %dst0 = tensor.empty() : tensor<16x14336xf8E4M3FN>
+  %dst1 = tensor.empty() : tensor<16x448xf8E8M0FNU>
+  %h_q, %h_s = fusion.quantize %h as quant<mxfp8_e4m3, rowwise> outs(%dst0, %dst1)
+      : (tensor<16x14336xbf16>, tensor<16x14336xf8E4M3FN>, tensor<16x448xf8E8M0FNU>) -> (tensor<16x14336xf8E4M3FN>, tensor<16x448xf8E8M0FNU>)
   return %h_q, %h_s : tensor<16x14336xf8E4M3FN>, tensor<16x448xf8E8M0FNU>
 }

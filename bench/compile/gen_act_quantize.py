@@ -23,7 +23,9 @@ SILU = """func.func @silu_{i}(%x: tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3F
   %den = arith.addf %one, %e : tensor<64x256xf32>
   %y = arith.divf %xf, %den : tensor<64x256xf32>
   %t = arith.truncf %y : tensor<64x256xf32> to tensor<64x256xbf16>
-  %q:2 = fusion.quantize %t as quant<mxfp8_e4m3, rowwise> : (tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>)
+  %qd = tensor.empty() : tensor<64x256xf8E4M3FN>
+  %qs = tensor.empty() : tensor<64x8xf8E8M0FNU>
+  %q:2 = fusion.quantize %t as quant<mxfp8_e4m3, rowwise> outs(%qd, %qs) : (tensor<64x256xbf16>, tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>)
   return %q#0, %q#1 : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
 }}
 """
@@ -50,7 +52,9 @@ GELU_TANH = """func.func @gelu_tanh_{i}(%x: tensor<64x256xbf16>) -> (tensor<64x2
     %t = arith.truncf %r : f32 to bf16
     linalg.yield %t : bf16
   }} -> tensor<64x256xbf16>
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>)
+  %qd = tensor.empty() : tensor<64x256xf8E4M3FN>
+  %qs = tensor.empty() : tensor<64x8xf8E8M0FNU>
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%qd, %qs) : (tensor<64x256xbf16>, tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>)
   return %q#0, %q#1 : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
 }}
 """
@@ -64,7 +68,9 @@ SWIGLU_PACKED = """func.func @swiglu_{i}(%gu: tensor<64x512xbf16>) -> (tensor<64
   %den = arith.addf %one, %e : tensor<64x256xbf16>
   %silu = arith.divf %gate, %den : tensor<64x256xbf16>
   %y = arith.mulf %silu, %up : tensor<64x256xbf16>
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>)
+  %qd = tensor.empty() : tensor<64x256xf8E4M3FN>
+  %qs = tensor.empty() : tensor<64x8xf8E8M0FNU>
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%qd, %qs) : (tensor<64x256xbf16>, tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>)
   return %q#0, %q#1 : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
 }}
 """
@@ -94,7 +100,9 @@ DGELU_DBIAS = """func.func @dgelu_dbias_{i}(%x: tensor<64x256xf32>, %dy: tensor<
       %n = arith.addf %in, %sum : f32
       linalg.yield %n : f32
     }}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (tensor<64x256xf32>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>)
+  %qd = tensor.empty() : tensor<64x256xf8E4M3FN>
+  %qs = tensor.empty() : tensor<64x8xf8E8M0FNU>
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%qd, %qs) : (tensor<64x256xf32>, tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>)
   return %q#0, %q#1, %db : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<256xf32>
 }}
 """
@@ -103,14 +111,18 @@ RELU_SELECT = """func.func @relu_{i}(%x: tensor<64x256xbf16>) -> (tensor<64x256x
   %z = arith.constant dense<0.0> : tensor<64x256xbf16>
   %p = arith.cmpf ogt, %x, %z : tensor<64x256xbf16>
   %y = arith.select %p, %x, %z : tensor<64x256xi1>, tensor<64x256xbf16>
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>)
+  %qd = tensor.empty() : tensor<64x256xf8E4M3FN>
+  %qs = tensor.empty() : tensor<64x8xf8E8M0FNU>
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%qd, %qs) : (tensor<64x256xbf16>, tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>)
   return %q#0, %q#1 : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
 }}
 """
 
 TANH_DECLINED = """func.func @tanh_{i}(%x: tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) {{
   %y = math.tanh %x : tensor<64x256xbf16>
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>)
+  %qd = tensor.empty() : tensor<64x256xf8E4M3FN>
+  %qs = tensor.empty() : tensor<64x8xf8E8M0FNU>
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%qd, %qs) : (tensor<64x256xbf16>, tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>)
   return %q#0, %q#1 : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
 }}
 """

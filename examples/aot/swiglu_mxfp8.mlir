@@ -24,7 +24,9 @@ func.func @forward(%x: tensor<256x2048xbf16>)
     %r = arith.truncf %p : f32 to bf16
     linalg.yield %r : bf16
   } -> tensor<256x1024xbf16>
-  %d, %sc = fusion.quantize %a as quant<mxfp8_e4m3, rowwise>
-      : (tensor<256x1024xbf16>) -> (tensor<256x1024xf8E4M3FN>, tensor<256x32xf8E8M0FNU>)
+  %dst0 = tensor.empty() : tensor<256x1024xf8E4M3FN>
+  %dst1 = tensor.empty() : tensor<256x32xf8E8M0FNU>
+  %d, %sc = fusion.quantize %a as quant<mxfp8_e4m3, rowwise> outs(%dst0, %dst1)
+      : (tensor<256x1024xbf16>, tensor<256x1024xf8E4M3FN>, tensor<256x32xf8E8M0FNU>) -> (tensor<256x1024xf8E4M3FN>, tensor<256x32xf8E8M0FNU>)
   return %d, %sc : tensor<256x1024xf8E4M3FN>, tensor<256x32xf8E8M0FNU>
 }

@@ -11,10 +11,12 @@
 // ABI. They return the fusion_rt_status; the lowered IR asserts it is zero,
 // and the runtime's message is printed to stderr first.
 //
-// FP4 (e2m1) data: MLIR's memref<...xf4E2M1FN> stores one element per byte
-// (the LLVM lowering of i4), whereas the runtime packs two per byte. The
-// wrapper quantizes into a packed scratch buffer and then widens it into the
-// memref, one nibble per byte.
+// FP4 (e2m1) data comes in two forms. An i8 memref with the last dimension
+// halved (dtype 8) already holds two values per byte, the runtime's layout:
+// the runtime writes it directly, so packed data crosses the boundary as
+// is. A memref<...xf4E2M1FN> stores one element per byte (the LLVM lowering
+// of i4); for it the wrapper quantizes into a packed scratch buffer and then
+// widens that into the memref, one nibble per byte.
 //
 //===----------------------------------------------------------------------===//
 #include "fusion_rt.h"
@@ -49,6 +51,7 @@ struct RankedView {
 
 constexpr int kRowWidth = 12;
 constexpr int32_t kDtypeI64 = 7;
+constexpr int32_t kDtypePackedFp4 = 8; ///< i8 holding two e2m1 values
 
 
 int64_t elementBytes(int32_t dtype) {
@@ -102,7 +105,18 @@ int32_t makeArgs(const Table *table, std::vector<Arg> &args) {
       a.view.sizes[d] = a.memref.sizes[d];
       a.view.strides[d] = a.memref.strides[d];
     }
-    if (dtype == FUSION_RT_F4E2M1) {
+    if (dtype == kDtypePackedFp4) {
+      // Sizes and strides in e2m1 elements: twice the bytes.
+      int r = a.view.rank;
+      if (a.memref.strides[r - 1] != 1)
+        return fail("packed FP4 data must be contiguous in its last "
+                    "dimension");
+      a.view.dtype = FUSION_RT_F4E2M1;
+      a.view.sizes[r - 1] = 2 * a.memref.sizes[r - 1];
+      for (int d = 0; d + 1 < r; ++d)
+        a.view.strides[d] = 2 * a.memref.strides[d];
+      a.view.data = a.memref.aligned + a.memref.offset;
+    } else if (dtype == FUSION_RT_F4E2M1) {
       // Packed, contiguous scratch: last stride 1, other strides even.
       int64_t cols = a.view.sizes[a.view.rank - 1];
       int64_t rowStride = cols + (cols & 1);

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fusion/Pipelines/FusionPipeline.h"
+#include "fusion/Conversion/FusionToRuntime/FusionToRuntime.h"
 #include "fusion/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -43,12 +44,14 @@ void mlir::fusion::buildFusionPipeline(OpPassManager &pm,
   if (!options.lowerToLLVM)
     return;
 
-  // Bufferise: fusion ops become runtime calls on fresh buffers.
+  // Bufferise: fusion ops (destination style) write their destinations'
+  // buffers; then each becomes a runtime call.
   bufferization::OneShotBufferizePassOptions bufOpts;
   bufOpts.bufferizeFunctionBoundaries = true;
   bufOpts.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufOpts));
+  pm.addPass(createLowerToRuntimePass());
   bufferization::BufferDeallocationPipelineOptions deallocOpts;
   bufferization::buildBufferDeallocationPipeline(pm, deallocOpts);
 
@@ -74,7 +77,7 @@ void mlir::fusion::registerFusionPipeline() {
   PassPipelineRegistration<FusionPipelineOptions>(
       "fusion-pipeline",
       "Frontend tensor IR to the LLVM dialect: normalise, fuse "
-      "(act->quantize, paired projections), bufferise (fusion ops become "
-      "runtime calls), lower",
+      "(act->quantize, paired projections), bufferise, lower fusion ops to "
+      "runtime calls (fusion-lower-to-runtime), lower to LLVM",
       buildFusionPipeline);
 }

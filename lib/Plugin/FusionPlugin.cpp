@@ -34,5 +34,6 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
             fusion::registerFusionPipelines();
             fusion::registerFusionPipeline();
             fusion::registerKernelReportPass();
+            fusion::registerLowerToRuntimePass();
           }};
 }

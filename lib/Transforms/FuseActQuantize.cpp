@@ -26,6 +26,9 @@
 
 #include "fusion/Analysis/ActivationMatcher.h"
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "fusion/Dialect/Fusion/IR/QuantShapes.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
@@ -51,6 +54,50 @@ struct Plan {
   /// The reduction whose result becomes the fused op's dbias result.
   Operation *dbias = nullptr;
 };
+
+/// Dimension algebra on OpFoldResults for QuantShapes.h: static dims fold
+/// to attributes, dynamic ones to affine.apply on tensor.dim values.
+struct ValueDims {
+  using Dim = OpFoldResult;
+  OpBuilder &b;
+  Location loc;
+  Dim apply(AffineExpr e, Dim d) {
+    return affine::makeComposedFoldedAffineApply(b, loc, e, {d});
+  }
+  AffineExpr s0() { return b.getAffineSymbolExpr(0); }
+  Dim constant(int64_t v) { return b.getIndexAttr(v); }
+  Dim ceilDiv(Dim d, int64_t k) { return apply(s0().ceilDiv(k), d); }
+  Dim roundUp(Dim d, int64_t k) { return apply(s0().ceilDiv(k) * k, d); }
+  Dim mul(Dim d, int64_t k) { return k == 1 ? d : apply(s0() * k, d); }
+  Dim divExact(Dim d, int64_t k) {
+    return k == 1 ? d : apply(s0().floorDiv(k), d);
+  }
+};
+
+/// `tensor.empty` destinations of `types` for a quantizer of data of
+/// `dataShape` (`halves` independently scaled halves), with dynamic sizes
+/// from the verifier's shape rules. FP4 data typed i8 is packed two per byte.
+SmallVector<Value> createQuantDestinations(OpBuilder &b, Location loc,
+                                           QuantSchemeAttr scheme,
+                                           SmallVector<OpFoldResult> dataShape,
+                                           unsigned halves, bool dbias,
+                                           TypeRange types) {
+  ValueDims alg{b, loc};
+  auto shapes = computeQuantResultShapes(alg, scheme, ArrayRef(dataShape),
+                                         halves, dbias);
+  SmallVector<Value> outs;
+  for (auto [type, shape] : llvm::zip_equal(types, shapes)) {
+    auto t = cast<RankedTensorType>(type);
+    if (t.getElementType().isInteger(8))
+      shape.back() = alg.divExact(shape.back(), 2);
+    SmallVector<Value> dynSizes;
+    for (auto [d, size] : llvm::enumerate(shape))
+      if (t.isDynamicDim(d))
+        dynSizes.push_back(getValueOrCreateConstantIndexOp(b, loc, size));
+    outs.push_back(tensor::EmptyOp::create(b, loc, t, dynSizes));
+  }
+  return outs;
+}
 
 /// True for the element types the runtime's entry points read.
 bool isRuntimeFloat(Type t) { return t.isBF16() || t.isF16() || t.isF32(); }
@@ -467,6 +514,7 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
 
   Operation *fused;
   std::string form;
+  SmallVector<Value> outs;
   if (up) {
     SmallVector<Value, 2> inputs;
     if (Value packed = matchPackedGateUp(input, up)) {
@@ -476,15 +524,30 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
       inputs = {input, up};
       form = " from gate and up tensors";
     }
+    // The quantized data: [.., K] forward, [.., 2K] = [dgate | dup]
+    // backward, from the gate (or the packed [gate | up]) tensor.
+    SmallVector<OpFoldResult> data = tensor::getMixedSizes(b, loc, inputs[0]);
+    ValueDims alg{b, loc};
+    if (inputs.size() == 1)
+      data.back() = alg.divExact(data.back(), 2);
+    unsigned halves = act.backward ? 2 : 1;
+    if (act.backward)
+      data.back() = alg.mul(data.back(), 2);
+    outs = createQuantDestinations(
+        b, loc, scheme, data, halves, /*dbias=*/false, resultTypes);
     fused = GatedActQuantizeOp::create(b, loc, resultTypes, actAttr, inputs,
-                                       grad, q.getScale(), q.getRng(), scheme,
-                                       intermediateAttr);
+                                       grad, q.getScale(), q.getRng(), outs,
+                                       scheme, intermediateAttr);
   } else {
     if (plan.dbias)
       resultTypes.push_back(plan.dbias->getResult(0).getType());
+    outs = createQuantDestinations(
+        b, loc, scheme, tensor::getMixedSizes(b, loc, input), 1,
+        plan.dbias != nullptr, resultTypes);
     fused = ActQuantizeOp::create(
         b, loc, resultTypes, actAttr, input, grad, q.getScale(), q.getRng(),
-        scheme, intermediateAttr, plan.dbias ? b.getUnitAttr() : UnitAttr());
+        outs, scheme, intermediateAttr,
+        plan.dbias ? b.getUnitAttr() : UnitAttr());
     if (plan.dbias)
       form = " with dbias";
   }
@@ -498,6 +561,8 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
   if (failed(verified)) {
     SmallVector<Value> made{input, grad, up};
     fused->erase();
+    for (Value out : outs)
+      eraseWithDeadProducers({out.getDefiningOp()});
     for (auto [mine, matched] :
          llvm::zip(made, SmallVector<Value>{act.input, act.grad, act.up}))
       if (mine && mine != matched && mine.use_empty())

@@ -40,6 +40,7 @@
 #include "fusion/Analysis/ProjectionPairing.h"
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 #include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/Remarks.h"
@@ -405,10 +406,22 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
                                 rt.getElementType());
     }
   }
+  // Destinations: [N, H] (or [H]) of each result.
+  SmallVector<Value, 2> outs;
+  for (auto [i, t] : llvm::enumerate(resultTypes)) {
+    auto rt = cast<RankedTensorType>(t);
+    SmallVector<Value, 2> dynSizes;
+    if (rt.getRank() == 2 && rt.isDynamicDim(0))
+      dynSizes.push_back(tensor::DimOp::create(b, loc, lhs, 0));
+    if (rt.isDynamicDim(rt.getRank() - 1))
+      dynSizes.push_back(
+          getValueOrCreateConstantIndexOp(b, loc, hSize(plan.proj[i])));
+    outs.push_back(tensor::EmptyOp::create(b, loc, rt, dynSizes));
+  }
   auto fused = PairedProjectionOp::create(
       b, loc, resultTypes, lhs, plan.proj[0].weight, plan.proj[1].weight,
-      bias[0], scale[0], bias[1], scale[1], kinds[0], kinds[1], gatedAttr,
-      plan.proj[0].kn);
+      bias[0], scale[0], bias[1], scale[1], outs, kinds[0], kinds[1],
+      gatedAttr, plan.proj[0].kn);
   LogicalResult verified = success();
   {
     // The rules imply a valid op; a failure here is a bug, reported as a
@@ -418,6 +431,7 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
   }
   if (failed(verified)) {
     SmallVector<Value> created{bias[0], bias[1], scale[0], scale[1]};
+    created.append(outs.begin(), outs.end());
     if (lhs != plan.proj[0].lhs)
       created.push_back(lhs);
     fused->erase();

@@ -1,8 +1,18 @@
-// RUN: fusion-opt %s --one-shot-bufferize=bufferize-function-boundaries -split-input-file | FileCheck %s
+// RUN: fusion-opt %s --one-shot-bufferize=bufferize-function-boundaries -split-input-file | FileCheck %s --check-prefix=BUF
+// RUN: fusion-opt %s --one-shot-bufferize=bufferize-function-boundaries --fusion-lower-to-runtime -split-input-file | FileCheck %s
+// RUN: fusion-opt %s --one-shot-bufferize=bufferize-function-boundaries --canonicalize --cse --canonicalize -split-input-file | FileCheck %s --check-prefix=INPLACE
 
-// Each fusion op bufferizes to fresh result buffers and one call to its
-// runtime entry point, with a table row per buffer and an assert on the
-// returned status.
+// Bufferization keeps each fusion op, now on memrefs, writing its
+// destinations' buffers (destination style). fusion-lower-to-runtime then
+// turns it into one call to its runtime entry point, with a table row per
+// buffer (inputs, then destinations) and an assert on the returned status.
+
+// BUF-LABEL: func.func @quantize
+// BUF-SAME:    (%[[X:.*]]: memref<128x256xbf16, strided<[?, ?], offset: ?>>)
+// BUF-DAG:     %[[D:.*]] = memref.alloc() {{.*}} : memref<128x256xf8E4M3FN>
+// BUF-DAG:     %[[S:.*]] = memref.alloc() {{.*}} : memref<128x8xf8E8M0FNU>
+// BUF:         fusion.quantize %[[X]] as quant<mxfp8_e4m3, rowwise> outs(%[[D]], %[[S]]) : (memref<128x256xbf16, strided<[?, ?], offset: ?>>, memref<128x256xf8E4M3FN>, memref<128x8xf8E8M0FNU>) -> ()
+// BUF:         return %[[D]], %[[S]]
 
 // CHECK-LABEL: func.func private @fusion_rt_mlir_quantize(i32, i32, i32, i32, i32, i32, i32, i32, i32, memref<?x12xi64>) -> i32 attributes {llvm.emit_c_interface}
 // CHECK-LABEL: func.func @quantize
@@ -19,7 +29,10 @@
 // CHECK:         cf.assert %[[OK]], "fusion runtime call fusion_rt_mlir_quantize failed (its message is on stderr)"
 // CHECK:         return %[[D]], %[[S]]
 func.func @quantize(%x: tensor<128x256xbf16>) -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>) {
-  %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> : (tensor<128x256xbf16>) -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>)
+  %dst0 = tensor.empty() : tensor<128x256xf8E4M3FN>
+  %dst1 = tensor.empty() : tensor<128x8xf8E8M0FNU>
+  %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> outs(%dst0, %dst1)
+      : (tensor<128x256xbf16>, tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>) -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>)
   return %d, %s : tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>
 }
 
@@ -37,7 +50,15 @@ func.func @quantize(%x: tensor<128x256xbf16>) -> (tensor<128x256xf8E4M3FN>, tens
 // CHECK-DAG:     memref.alloc(%[[M]], %[[NB]]) {{.*}} : memref<?x?xf8E8M0FNU>
 // CHECK:         call @fusion_rt_mlir_quantize
 func.func @quantize_dynamic(%x: tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>) {
-  %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> : (tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>)
+  %dst_c0 = arith.constant 0 : index
+  %dst_c1 = arith.constant 1 : index
+  %dst_m = tensor.dim %x, %dst_c0 : tensor<?x?xbf16>
+  %dst_k = tensor.dim %x, %dst_c1 : tensor<?x?xbf16>
+  %dst_kb = affine.apply affine_map<()[s0] -> (s0 ceildiv 32)>()[%dst_k]
+  %dst2 = tensor.empty(%dst_m, %dst_k) : tensor<?x?xf8E4M3FN>
+  %dst3 = tensor.empty(%dst_m, %dst_kb) : tensor<?x?xf8E8M0FNU>
+  %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> outs(%dst2, %dst3)
+      : (tensor<?x?xbf16>, tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>)
   return %d, %s : tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>
 }
 
@@ -49,7 +70,11 @@ func.func @quantize_dynamic(%x: tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tens
 // CHECK:         memref.alloca() : memref<5x12xi64>
 // CHECK:         call @fusion_rt_mlir_act_quantize
 func.func @act_quantize_dbias(%x: tensor<64x256xbf16>, %dy: tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<256xf32>) {
-  %d, %s, %b = fusion.act_quantize #fusion.act<dgelu> %x grad %dy as quant<mxfp8_e4m3, rowwise> via bf16 dbias : (tensor<64x256xbf16>, tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<256xf32>)
+  %dst4 = tensor.empty() : tensor<64x256xf8E4M3FN>
+  %dst5 = tensor.empty() : tensor<64x8xf8E8M0FNU>
+  %dst6 = tensor.empty() : tensor<256xf32>
+  %d, %s, %b = fusion.act_quantize #fusion.act<dgelu> %x grad %dy as quant<mxfp8_e4m3, rowwise> via bf16 dbias outs(%dst4, %dst5, %dst6)
+      : (tensor<64x256xbf16>, tensor<64x256xbf16>, tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<256xf32>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<256xf32>)
   return %d, %s, %b : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<256xf32>
 }
 
@@ -63,7 +88,14 @@ func.func @act_quantize_dbias(%x: tensor<64x256xbf16>, %dy: tensor<64x256xbf16>)
 // CHECK:         memref.alloc(%[[K]]) {{.*}} : memref<64x?xf8E4M3FN>
 // CHECK:         call @fusion_rt_mlir_gated_act_quantize
 func.func @gated_dynamic(%x: tensor<64x?xbf16>) -> (tensor<64x?xf8E4M3FN>, tensor<64x?xf8E8M0FNU>) {
-  %d, %s = fusion.gated_act_quantize #fusion.act<swiglu> %x as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x?xbf16>) -> (tensor<64x?xf8E4M3FN>, tensor<64x?xf8E8M0FNU>)
+  %dst_g1 = arith.constant 1 : index
+  %dst_w = tensor.dim %x, %dst_g1 : tensor<64x?xbf16>
+  %dst_k2 = affine.apply affine_map<()[s0] -> (s0 floordiv 2)>()[%dst_w]
+  %dst_kb2 = affine.apply affine_map<()[s0] -> ((s0 floordiv 2) ceildiv 32)>()[%dst_w]
+  %dst7 = tensor.empty(%dst_k2) : tensor<64x?xf8E4M3FN>
+  %dst8 = tensor.empty(%dst_kb2) : tensor<64x?xf8E8M0FNU>
+  %d, %s = fusion.gated_act_quantize #fusion.act<swiglu> %x as quant<mxfp8_e4m3, rowwise> via bf16 outs(%dst7, %dst8)
+      : (tensor<64x?xbf16>, tensor<64x?xf8E4M3FN>, tensor<64x?xf8E8M0FNU>) -> (tensor<64x?xf8E4M3FN>, tensor<64x?xf8E8M0FNU>)
   return %d, %s : tensor<64x?xf8E4M3FN>, tensor<64x?xf8E8M0FNU>
 }
 
@@ -74,6 +106,60 @@ func.func @gated_dynamic(%x: tensor<64x?xbf16>) -> (tensor<64x?xf8E4M3FN>, tenso
 // CHECK:         memref.alloca() : memref<7x12xi64>
 // CHECK:         call @fusion_rt_mlir_paired_projection
 func.func @paired(%x: tensor<1x2048xbf16>, %wa: tensor<32x2048xbf16>, %wb: tensor<32x2048xbf16>, %dt: tensor<32xf32>, %s: tensor<32xf32>) -> (tensor<1x32xf32>, tensor<1x32xf32>) {
-  %g, %b = fusion.paired_projection %x, %wa, %wb epilogues(softplus_bias_scale bias %dt scale %s, sigmoid) : (tensor<1x2048xbf16>, tensor<32x2048xbf16>, tensor<32x2048xbf16>, tensor<32xf32>, tensor<32xf32>) -> (tensor<1x32xf32>, tensor<1x32xf32>)
+  %dst9 = tensor.empty() : tensor<1x32xf32>
+  %dst10 = tensor.empty() : tensor<1x32xf32>
+  %g, %b = fusion.paired_projection %x, %wa, %wb epilogues(softplus_bias_scale bias %dt scale %s, sigmoid) outs(%dst9, %dst10)
+      : (tensor<1x2048xbf16>, tensor<32x2048xbf16>, tensor<32x2048xbf16>, tensor<32xf32>, tensor<32xf32>, tensor<1x32xf32>, tensor<1x32xf32>) -> (tensor<1x32xf32>, tensor<1x32xf32>)
   return %g, %b : tensor<1x32xf32>, tensor<1x32xf32>
+}
+
+// -----
+
+// In place: the quantized rows land in a slice of the caller's buffers (the
+// destinations are subviews of the function arguments, nothing is
+// allocated). tensor.insert_slice leaves a copy of each subview onto itself,
+// which canonicalization removes (INPLACE).
+// BUF-LABEL: func.func @into_slice
+// BUF-SAME:    (%[[X:.*]]: memref<16x64xbf16{{.*}}>, %[[BD:.*]]: memref<64x64xf8E4M3FN{{.*}}>, %[[BS:.*]]: memref<64x2xf8E8M0FNU{{.*}}>)
+// BUF-NOT:     memref.alloc
+// BUF-DAG:     %[[VD:.*]] = memref.subview %[[BD]][16, 0] [16, 64] [1, 1]
+// BUF-DAG:     %[[VS:.*]] = memref.subview %[[BS]][16, 0] [16, 2] [1, 1]
+// BUF:         fusion.quantize %[[X]] as quant<mxfp8_e4m3, rowwise> outs(%[[VD]], %[[VS]])
+// BUF:         return
+// INPLACE-LABEL: func.func @into_slice
+// INPLACE-NOT:     memref.alloc
+// INPLACE:         fusion.quantize
+// INPLACE-NOT:     memref.copy
+// INPLACE:         return
+// CHECK-LABEL: func.func @into_slice
+// CHECK:         memref.alloca() : memref<3x12xi64>
+// CHECK:         call @fusion_rt_mlir_quantize
+func.func @into_slice(%x: tensor<16x64xbf16>, %bd: tensor<64x64xf8E4M3FN> {bufferization.writable = true},
+                      %bs: tensor<64x2xf8E8M0FNU> {bufferization.writable = true})
+    -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>) {
+  %d0 = tensor.extract_slice %bd[16, 0] [16, 64] [1, 1] : tensor<64x64xf8E4M3FN> to tensor<16x64xf8E4M3FN>
+  %s0 = tensor.extract_slice %bs[16, 0] [16, 2] [1, 1] : tensor<64x2xf8E8M0FNU> to tensor<16x2xf8E8M0FNU>
+  %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> outs(%d0, %s0)
+      : (tensor<16x64xbf16>, tensor<16x64xf8E4M3FN>, tensor<16x2xf8E8M0FNU>) -> (tensor<16x64xf8E4M3FN>, tensor<16x2xf8E8M0FNU>)
+  %rd = tensor.insert_slice %d into %bd[16, 0] [16, 64] [1, 1] : tensor<16x64xf8E4M3FN> into tensor<64x64xf8E4M3FN>
+  %rs = tensor.insert_slice %s into %bs[16, 0] [16, 2] [1, 1] : tensor<16x2xf8E8M0FNU> into tensor<64x2xf8E8M0FNU>
+  return %rd, %rs : tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>
+}
+
+// -----
+
+// FP4 data typed i8 (two per byte) is passed to the runtime as it is:
+// its table row has dtype 8 (packed e2m1), not 5 (one e2m1 per byte).
+// CHECK-LABEL: func.func @mxfp4_packed
+// CHECK:         %[[D:.*]] = memref.alloc() {{.*}} : memref<8x32xi8>
+// CHECK:         memref.extract_aligned_pointer_as_index %[[D]]
+// CHECK:         %[[C8:.*]] = arith.constant 8 : i64
+// CHECK:         memref.store %[[C8]], %{{.*}}[%c1{{(_[0-9]+)?}}, %c3{{(_[0-9]+)?}}]
+// CHECK:         call @fusion_rt_mlir_quantize
+func.func @mxfp4_packed(%x: tensor<8x64xbf16>) -> (tensor<8x32xi8>, tensor<8x2xf8E8M0FNU>) {
+  %e0 = tensor.empty() : tensor<8x32xi8>
+  %e1 = tensor.empty() : tensor<8x2xf8E8M0FNU>
+  %d, %s = fusion.quantize %x as quant<mxfp4, rowwise> outs(%e0, %e1)
+      : (tensor<8x64xbf16>, tensor<8x32xi8>, tensor<8x2xf8E8M0FNU>) -> (tensor<8x32xi8>, tensor<8x2xf8E8M0FNU>)
+  return %d, %s : tensor<8x32xi8>, tensor<8x2xf8E8M0FNU>
 }

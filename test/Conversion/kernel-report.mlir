@@ -19,7 +19,10 @@
 // CHECK-NEXT: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::mx_rowwise16_v2_kernel<fusion_rt::cuda::BF16T, true, true>(fusion_rt::cuda::KParams)
 // CHECK-NEXT: registers {{[0-9]+}}, static smem {{[0-9]+}} B, stack 0 B, spill stores/loads 0/0 B, shared-memory insts {{[0-9]+}}, generic ld/st 0 (mxfp8_quantize.cu)
 func.func @quantize(%x: tensor<1024x2048xbf16>) -> (tensor<1024x2048xf8E4M3FN>, tensor<1024x64xf8E8M0FNU>) {
-  %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> : (tensor<1024x2048xbf16>) -> (tensor<1024x2048xf8E4M3FN>, tensor<1024x64xf8E8M0FNU>)
+  %dst0 = tensor.empty() : tensor<1024x2048xf8E4M3FN>
+  %dst1 = tensor.empty() : tensor<1024x64xf8E8M0FNU>
+  %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> outs(%dst0, %dst1)
+      : (tensor<1024x2048xbf16>, tensor<1024x2048xf8E4M3FN>, tensor<1024x64xf8E8M0FNU>) -> (tensor<1024x2048xf8E4M3FN>, tensor<1024x64xf8E8M0FNU>)
   return %d, %s : tensor<1024x2048xf8E4M3FN>, tensor<1024x64xf8E8M0FNU>
 }
 
@@ -27,7 +30,13 @@ func.func @quantize(%x: tensor<1024x2048xbf16>) -> (tensor<1024x2048xf8E4M3FN>, 
 // CHECK: CUDA kernel: void fusion_rt::cuda::mx_quantize_kernel<fusion_rt::cuda::SrcAct<fusion_rt::cuda::F16T, true>, 3>(fusion_rt::cuda::KParams)
 // CHECK: CUDA kernel: fusion_rt::cuda::dbias_reduce_kernel(float const*, long, long, float*, long)
 func.func @act_backward_dbias(%x: tensor<64x256xf16>, %dy: tensor<64x256xf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<64x256xf8E4M3FN>, tensor<2x256xf8E8M0FNU>, tensor<256xf32>) {
-  %r:5 = fusion.act_quantize #fusion.act<dgelu> %x grad %dy as quant<mxfp8_e4m3, both> via f16 dbias : (tensor<64x256xf16>, tensor<64x256xf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<64x256xf8E4M3FN>, tensor<2x256xf8E8M0FNU>, tensor<256xf32>)
+  %dst2 = tensor.empty() : tensor<64x256xf8E4M3FN>
+  %dst3 = tensor.empty() : tensor<64x8xf8E8M0FNU>
+  %dst4 = tensor.empty() : tensor<64x256xf8E4M3FN>
+  %dst5 = tensor.empty() : tensor<2x256xf8E8M0FNU>
+  %dst6 = tensor.empty() : tensor<256xf32>
+  %r:5 = fusion.act_quantize #fusion.act<dgelu> %x grad %dy as quant<mxfp8_e4m3, both> via f16 dbias outs(%dst2, %dst3, %dst4, %dst5, %dst6)
+      : (tensor<64x256xf16>, tensor<64x256xf16>, tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<64x256xf8E4M3FN>, tensor<2x256xf8E8M0FNU>, tensor<256xf32>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<64x256xf8E4M3FN>, tensor<2x256xf8E8M0FNU>, tensor<256xf32>)
   return %r#0, %r#1, %r#2, %r#3, %r#4 : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<64x256xf8E4M3FN>, tensor<2x256xf8E8M0FNU>, tensor<256xf32>
 }
 
@@ -35,21 +44,34 @@ func.func @act_backward_dbias(%x: tensor<64x256xf16>, %dy: tensor<64x256xf16>) -
 // CHECK: CUDA launch: block 128; grid depends on the runtime shape
 // CHECK: CUDA kernel: void fusion_rt::cuda::mx_quantize_kernel<fusion_rt::cuda::SrcGatedFwd<fusion_rt::cuda::F32T>, 2>(fusion_rt::cuda::KParams)
 func.func @gated(%x: tensor<?x512xf32>) -> (tensor<?x256xf8E5M2>, tensor<?x256xf8E8M0FNU>) {
-  %d, %s = fusion.gated_act_quantize #fusion.act<swiglu> %x as quant<mxfp8_e5m2, colwise> via f32 : (tensor<?x512xf32>) -> (tensor<?x256xf8E5M2>, tensor<?x256xf8E8M0FNU>)
+  %dst_c0 = arith.constant 0 : index
+  %dst_m = tensor.dim %x, %dst_c0 : tensor<?x512xf32>
+  %dst_mb = affine.apply affine_map<()[s0] -> (s0 ceildiv 32)>()[%dst_m]
+  %dst7 = tensor.empty(%dst_m) : tensor<?x256xf8E5M2>
+  %dst8 = tensor.empty(%dst_mb) : tensor<?x256xf8E8M0FNU>
+  %d, %s = fusion.gated_act_quantize #fusion.act<swiglu> %x as quant<mxfp8_e5m2, colwise> via f32 outs(%dst7, %dst8)
+      : (tensor<?x512xf32>, tensor<?x256xf8E5M2>, tensor<?x256xf8E8M0FNU>) -> (tensor<?x256xf8E5M2>, tensor<?x256xf8E8M0FNU>)
   return %d, %s : tensor<?x256xf8E5M2>, tensor<?x256xf8E8M0FNU>
 }
 
 // CHECK: op #3 fusion.gated_act_quantize
 // CHECK: CUDA kernel: void fusion_rt::cuda::mx_quantize_kernel<fusion_rt::cuda::SrcGatedBwd<fusion_rt::cuda::BF16T>, 1>(fusion_rt::cuda::KParams)
 func.func @gated_backward(%x: tensor<32x128xbf16>, %dy: tensor<32x64xbf16>) -> (tensor<32x128xf8E4M3FN>, tensor<32x4xf8E8M0FNU>) {
-  %d, %s = fusion.gated_act_quantize #fusion.act<dswiglu> %x grad %dy as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<32x128xbf16>, tensor<32x64xbf16>) -> (tensor<32x128xf8E4M3FN>, tensor<32x4xf8E8M0FNU>)
+  %dst9 = tensor.empty() : tensor<32x128xf8E4M3FN>
+  %dst10 = tensor.empty() : tensor<32x4xf8E8M0FNU>
+  %d, %s = fusion.gated_act_quantize #fusion.act<dswiglu> %x grad %dy as quant<mxfp8_e4m3, rowwise> via bf16 outs(%dst9, %dst10)
+      : (tensor<32x128xbf16>, tensor<32x64xbf16>, tensor<32x128xf8E4M3FN>, tensor<32x4xf8E8M0FNU>) -> (tensor<32x128xf8E4M3FN>, tensor<32x4xf8E8M0FNU>)
   return %d, %s : tensor<32x128xf8E4M3FN>, tensor<32x4xf8E8M0FNU>
 }
 
 // CHECK: op #4 fusion.quantize
 // CHECK: CUDA backend: not taken: the CUDA backend implements MXFP8 only; format 'nvfp4' runs on the CPU backend (host memory)
 func.func @nvfp4(%x: tensor<16x32xbf16>) -> (tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<1xf32>) {
-  %d, %s, %a = fusion.quantize %x as quant<nvfp4, rowwise> : (tensor<16x32xbf16>) -> (tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<1xf32>)
+  %dst11 = tensor.empty() : tensor<16x32xf4E2M1FN>
+  %dst12 = tensor.empty() : tensor<16x2xf8E4M3FN>
+  %dst13 = tensor.empty() : tensor<1xf32>
+  %d, %s, %a = fusion.quantize %x as quant<nvfp4, rowwise> outs(%dst11, %dst12, %dst13)
+      : (tensor<16x32xbf16>, tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<1xf32>) -> (tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<1xf32>)
   return %d, %s, %a : tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<1xf32>
 }
 
@@ -58,7 +80,10 @@ func.func @nvfp4(%x: tensor<16x32xbf16>) -> (tensor<16x32xf4E2M1FN>, tensor<16x2
 // CHECK: CUDA launch: gemv path: block 128, grid (8, 16, 1), clusters of 8 CTAs splitting K, both epilogues in the same launch
 // CHECK: CUDA kernel: void fusion_rt::paired::(anonymous namespace)::paired_gemv_kernel<__nv_bfloat16, 4, 1>
 func.func @gdn(%x: tensor<3x2048xbf16>, %wa: tensor<32x2048xbf16>, %wb: tensor<32x2048xbf16>, %dt: tensor<32xf32>, %s: tensor<32xf32>) -> (tensor<3x32xf32>, tensor<3x32xf32>) {
-  %g, %b = fusion.paired_projection %x, %wa, %wb epilogues(softplus_bias_scale bias %dt scale %s, sigmoid) : (tensor<3x2048xbf16>, tensor<32x2048xbf16>, tensor<32x2048xbf16>, tensor<32xf32>, tensor<32xf32>) -> (tensor<3x32xf32>, tensor<3x32xf32>)
+  %dst14 = tensor.empty() : tensor<3x32xf32>
+  %dst15 = tensor.empty() : tensor<3x32xf32>
+  %g, %b = fusion.paired_projection %x, %wa, %wb epilogues(softplus_bias_scale bias %dt scale %s, sigmoid) outs(%dst14, %dst15)
+      : (tensor<3x2048xbf16>, tensor<32x2048xbf16>, tensor<32x2048xbf16>, tensor<32xf32>, tensor<32xf32>, tensor<3x32xf32>, tensor<3x32xf32>) -> (tensor<3x32xf32>, tensor<3x32xf32>)
   return %g, %b : tensor<3x32xf32>, tensor<3x32xf32>
 }
 
@@ -66,7 +91,9 @@ func.func @gdn(%x: tensor<3x2048xbf16>, %wa: tensor<32x2048xbf16>, %wb: tensor<3
 // CHECK: CUDA launch: cuBLAS path
 // CHECK: CUDA kernel: fusion_rt::paired::(anonymous namespace)::paired_epilogue_kernel
 func.func @ffn(%x: tensor<2048x256xbf16>, %wg: tensor<512x256xbf16>, %wu: tensor<512x256xbf16>) -> tensor<2048x512xbf16> {
-  %y = fusion.paired_projection %x, %wg, %wu epilogues(none, none) gated(#fusion.act<swiglu>) : (tensor<2048x256xbf16>, tensor<512x256xbf16>, tensor<512x256xbf16>) -> tensor<2048x512xbf16>
+  %dst16 = tensor.empty() : tensor<2048x512xbf16>
+  %y = fusion.paired_projection %x, %wg, %wu epilogues(none, none) gated(#fusion.act<swiglu>) outs(%dst16)
+      : (tensor<2048x256xbf16>, tensor<512x256xbf16>, tensor<512x256xbf16>, tensor<2048x512xbf16>) -> tensor<2048x512xbf16>
   return %y : tensor<2048x512xbf16>
 }
 
@@ -75,6 +102,9 @@ func.func @ffn(%x: tensor<2048x256xbf16>, %wg: tensor<512x256xbf16>, %wu: tensor
 // CHECK: CUDA launch: block 128, 128 warp tiles, grid 32 = min(32,
 // CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::swiglu_row16_v2_kernel<fusion_rt::cuda::BF16T, false, false>(fusion_rt::cuda::KParams)
 func.func @swiglu_v2(%x: tensor<256x2048xbf16>) -> (tensor<256x1024xf8E5M2>, tensor<256x32xf8E8M0FNU>) {
-  %d, %s = fusion.gated_act_quantize #fusion.act<swiglu> %x as quant<mxfp8_e5m2, rowwise, nan = ignore> via bf16 : (tensor<256x2048xbf16>) -> (tensor<256x1024xf8E5M2>, tensor<256x32xf8E8M0FNU>)
+  %dst17 = tensor.empty() : tensor<256x1024xf8E5M2>
+  %dst18 = tensor.empty() : tensor<256x32xf8E8M0FNU>
+  %d, %s = fusion.gated_act_quantize #fusion.act<swiglu> %x as quant<mxfp8_e5m2, rowwise, nan = ignore> via bf16 outs(%dst17, %dst18)
+      : (tensor<256x2048xbf16>, tensor<256x1024xf8E5M2>, tensor<256x32xf8E8M0FNU>) -> (tensor<256x1024xf8E5M2>, tensor<256x32xf8E8M0FNU>)
   return %d, %s : tensor<256x1024xf8E5M2>, tensor<256x32xf8E8M0FNU>
 }

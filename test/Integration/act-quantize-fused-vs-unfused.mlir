@@ -54,7 +54,10 @@ func.func @swiglu(%x: tensor<16x128xbf16>) -> (tensor<16x64xf8E4M3FN>, tensor<16
     %r = arith.truncf %p : f32 to bf16
     linalg.yield %r : bf16
   } -> tensor<16x64xbf16>
-  %d, %sc = fusion.quantize %a as quant<mxfp8_e4m3, rowwise> : (tensor<16x64xbf16>) -> (tensor<16x64xf8E4M3FN>, tensor<16x2xf8E8M0FNU>)
+  %dst0 = tensor.empty() : tensor<16x64xf8E4M3FN>
+  %dst1 = tensor.empty() : tensor<16x2xf8E8M0FNU>
+  %d, %sc = fusion.quantize %a as quant<mxfp8_e4m3, rowwise> outs(%dst0, %dst1)
+      : (tensor<16x64xbf16>, tensor<16x64xf8E4M3FN>, tensor<16x2xf8E8M0FNU>) -> (tensor<16x64xf8E4M3FN>, tensor<16x2xf8E8M0FNU>)
   return %d, %sc : tensor<16x64xf8E4M3FN>, tensor<16x2xf8E8M0FNU>
 }
 
@@ -73,14 +76,20 @@ func.func @silu(%x: tensor<64x32xbf16>) -> (tensor<64x32xf8E4M3FN>, tensor<2x32x
     %r = arith.truncf %s : f32 to bf16
     linalg.yield %r : bf16
   } -> tensor<64x32xbf16>
-  %d, %sc = fusion.quantize %a as quant<mxfp8_e4m3, colwise> : (tensor<64x32xbf16>) -> (tensor<64x32xf8E4M3FN>, tensor<2x32xf8E8M0FNU>)
+  %dst2 = tensor.empty() : tensor<64x32xf8E4M3FN>
+  %dst3 = tensor.empty() : tensor<2x32xf8E8M0FNU>
+  %d, %sc = fusion.quantize %a as quant<mxfp8_e4m3, colwise> outs(%dst2, %dst3)
+      : (tensor<64x32xbf16>, tensor<64x32xf8E4M3FN>, tensor<2x32xf8E8M0FNU>) -> (tensor<64x32xf8E4M3FN>, tensor<2x32xf8E8M0FNU>)
   return %d, %sc : tensor<64x32xf8E4M3FN>, tensor<2x32xf8E8M0FNU>
 }
 
 func.func @relu(%x: tensor<16x64xbf16>) -> (tensor<16x64xf8E5M2>, tensor<16x2xf8E8M0FNU>) {
   %zero = arith.constant dense<0.0> : tensor<16x64xbf16>
   %a = arith.maximumf %x, %zero : tensor<16x64xbf16>
-  %d, %sc = fusion.quantize %a as quant<mxfp8_e5m2, rowwise, rounding = floor> : (tensor<16x64xbf16>) -> (tensor<16x64xf8E5M2>, tensor<16x2xf8E8M0FNU>)
+  %dst4 = tensor.empty() : tensor<16x64xf8E5M2>
+  %dst5 = tensor.empty() : tensor<16x2xf8E8M0FNU>
+  %d, %sc = fusion.quantize %a as quant<mxfp8_e5m2, rowwise, rounding = floor> outs(%dst4, %dst5)
+      : (tensor<16x64xbf16>, tensor<16x64xf8E5M2>, tensor<16x2xf8E8M0FNU>) -> (tensor<16x64xf8E5M2>, tensor<16x2xf8E8M0FNU>)
   return %d, %sc : tensor<16x64xf8E5M2>, tensor<16x2xf8E8M0FNU>
 }
 

@@ -1,5 +1,5 @@
 // RUN: fusion-opt %s --convert-elementwise-to-linalg \
-// RUN:   --one-shot-bufferize=bufferize-function-boundaries \
+// RUN:   --one-shot-bufferize=bufferize-function-boundaries --fusion-lower-to-runtime \
 // RUN:   --buffer-deallocation-pipeline --convert-linalg-to-loops \
 // RUN:   --expand-strided-metadata --lower-affine --convert-scf-to-cf \
 // RUN:   --finalize-memref-to-llvm --convert-to-llvm --reconcile-unrealized-casts \
@@ -7,7 +7,7 @@
 // RUN:   -shared-libs=%fusion_rt_mlir,%mlir_runner_utils,%mlir_c_runner_utils \
 // RUN: | FileCheck %s
 
-// fusion.quantize bufferizes to a call into the runtime and runs on the CPU
+// fusion.quantize bufferizes, becomes a call into the runtime and runs on the CPU
 // backend. Blocks of 32: all 1.0 (RCEIL byte 119, data 256 = 0x78), all 448
 // (byte 127, 0x7E), all 480 (byte 128, data 240 = 0x77), all 0 (byte 0, 0).
 // FLOOR differs on the 480 block: byte 127 and saturated data 448 (0x7E).
@@ -39,7 +39,10 @@ func.func @main() {
   // CHECK:      sizes = [2, 2]
   // CHECK-NEXT: {{\[}}[119, 127],
   // CHECK-NEXT:  [128, 0]]
-  %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> : (tensor<2x64xf32>) -> (tensor<2x64xf8E4M3FN>, tensor<2x2xf8E8M0FNU>)
+  %dst0 = tensor.empty() : tensor<2x64xf8E4M3FN>
+  %dst1 = tensor.empty() : tensor<2x2xf8E8M0FNU>
+  %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> outs(%dst0, %dst1)
+      : (tensor<2x64xf32>, tensor<2x64xf8E4M3FN>, tensor<2x2xf8E8M0FNU>) -> (tensor<2x64xf8E4M3FN>, tensor<2x2xf8E8M0FNU>)
   %si = arith.bitcast %s : tensor<2x2xf8E8M0FNU> to tensor<2x2xi8>
   %sc = tensor.cast %si : tensor<2x2xi8> to tensor<?x?xi8>
   call @print_bytes(%sc) : (tensor<?x?xi8>) -> ()
@@ -59,7 +62,10 @@ func.func @main() {
   // CHECK:      sizes = [2, 2]
   // CHECK-NEXT: {{\[}}[120, 126],
   // CHECK-NEXT:  [126, 0]]
-  %fd, %fs = fusion.quantize %x as quant<mxfp8_e4m3, rowwise, rounding = floor> : (tensor<2x64xf32>) -> (tensor<2x64xf8E4M3FN>, tensor<2x2xf8E8M0FNU>)
+  %dst2 = tensor.empty() : tensor<2x64xf8E4M3FN>
+  %dst3 = tensor.empty() : tensor<2x2xf8E8M0FNU>
+  %fd, %fs = fusion.quantize %x as quant<mxfp8_e4m3, rowwise, rounding = floor> outs(%dst2, %dst3)
+      : (tensor<2x64xf32>, tensor<2x64xf8E4M3FN>, tensor<2x2xf8E8M0FNU>) -> (tensor<2x64xf8E4M3FN>, tensor<2x2xf8E8M0FNU>)
   %fsi = arith.bitcast %fs : tensor<2x2xf8E8M0FNU> to tensor<2x2xi8>
   %fsc = tensor.cast %fsi : tensor<2x2xi8> to tensor<?x?xi8>
   call @print_bytes(%fsc) : (tensor<?x?xi8>) -> ()

@@ -5,7 +5,7 @@
 // Malformed input gets a diagnostic and a non-zero exit status, never a
 // crash (`not` fails on a crash: it would see a signal, not exit code 1).
 
-// CHECK: error: expected ':'
+// CHECK: error: custom op 'fusion.quantize' expected 'outs'
 // SPLIT: error:
 // MISSING: cannot open input file
 func.func @truncated(%x: tensor<4x64xbf16>) {

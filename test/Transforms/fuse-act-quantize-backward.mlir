@@ -22,8 +22,11 @@ func.func @drelu_threshold_backward(%x: !x, %dy: !x) -> (!d, !s) {
   %z = arith.constant dense<0.0> : !x
   %p = arith.cmpf ole, %x, %z : !x
   %y = arith.select %p, %z, %dy : tensor<4x64xi1>, !x
+  %dst0 = tensor.empty() : !d
+  %dst1 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused drelu and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!x) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst0, %dst1)
+      : (!x, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -57,8 +60,11 @@ func.func @dgelu_erf(%x: !x, %dy: !x) -> (!d, !s) {
     %t = arith.truncf %r : f32 to bf16
     linalg.yield %t : bf16
   } -> !x
+  %dst2 = tensor.empty() : !d
+  %dst3 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused dgelu and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!x) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst2, %dst3)
+      : (!x, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -90,8 +96,11 @@ func.func @dgelu_tanh_torch(%x: !xf, %dy: !xf) -> (!d, !s) {
   %p1 = arith.mulf %p0, %id : !xf
   %sum = arith.addf %ld, %p1 : !xf
   %y = arith.mulf %dy, %sum : !xf
+  %dst4 = tensor.empty() : !d
+  %dst5 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused dgelu_tanh and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst4, %dst5)
+      : (!xf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -99,7 +108,7 @@ func.func @dgelu_tanh_torch(%x: !xf, %dy: !xf) -> (!d, !s) {
 /// dynamic shapes.
 // CHECK-LABEL: func.func @dsilu_dynamic
 //  CHECK-SAME: (%[[X:.*]]: tensor<?x64xf32>, %[[DY:.*]]: tensor<?x64xf32>)
-//       CHECK: fusion.act_quantize #fusion.act<dsilu> %[[X]] grad %[[DY]] as quant<mxfp8_e4m3, rowwise> via f32 : (tensor<?x64xf32>, tensor<?x64xf32>) -> (tensor<?x64xf8E4M3FN>, tensor<?x2xf8E8M0FNU>)
+//       CHECK: fusion.act_quantize #fusion.act<dsilu> %[[X]] grad %[[DY]] as quant<mxfp8_e4m3, rowwise> via f32 outs({{.*}}) : (tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x64xf8E4M3FN>, tensor<?x2xf8E8M0FNU>) -> (tensor<?x64xf8E4M3FN>, tensor<?x2xf8E8M0FNU>)
 func.func @dsilu_dynamic(%x: tensor<?x64xf32>, %dy: tensor<?x64xf32>) -> (tensor<?x64xf8E4M3FN>, tensor<?x2xf8E8M0FNU>) {
   %c0 = arith.constant 0 : index
   %m = tensor.dim %x, %c0 : tensor<?x64xf32>
@@ -119,8 +128,13 @@ func.func @dsilu_dynamic(%x: tensor<?x64xf32>, %dy: tensor<?x64xf32>) -> (tensor
     %r = arith.mulf %gs, %a : f32
     linalg.yield %r : f32
   } -> tensor<?x64xf32>
+  %dst_c0 = arith.constant 0 : index
+  %dst_m = tensor.dim %y, %dst_c0 : tensor<?x64xf32>
+  %dst6 = tensor.empty(%dst_m) : tensor<?x64xf8E4M3FN>
+  %dst7 = tensor.empty(%dst_m) : tensor<?x2xf8E8M0FNU>
   // expected-remark @below {{Remark="fused dsilu and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (tensor<?x64xf32>) -> (tensor<?x64xf8E4M3FN>, tensor<?x2xf8E8M0FNU>)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst6, %dst7)
+      : (tensor<?x64xf32>, tensor<?x64xf8E4M3FN>, tensor<?x2xf8E8M0FNU>) -> (tensor<?x64xf8E4M3FN>, tensor<?x2xf8E8M0FNU>)
   return %q#0, %q#1 : tensor<?x64xf8E4M3FN>, tensor<?x2xf8E8M0FNU>
 }
 
@@ -133,8 +147,11 @@ func.func @dsrelu(%x: !xf, %dy: !xf) -> (!d, !s) {
   %r = arith.maximumf %x, %z : !xf
   %r2 = arith.mulf %two, %r : !xf
   %y = arith.mulf %r2, %dy : !xf
+  %dst8 = tensor.empty() : !d
+  %dst9 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused dsrelu and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst8, %dst9)
+      : (!xf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -154,8 +171,11 @@ func.func @dqgelu(%x: !xf, %dy: !xf) -> (!d, !s) {
   %t1 = arith.mulf %t0, %oms : !xf
   %dact = arith.addf %t1, %s : !xf
   %y = arith.mulf %dy, %dact : !xf
+  %dst10 = tensor.empty() : !d
+  %dst11 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused dqgelu and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst10, %dst11)
+      : (!xf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -167,7 +187,7 @@ func.func @dqgelu(%x: !xf, %dy: !xf) -> (!d, !s) {
 /// summed over rows by a linalg.reduce in f32.
 // CHECK-LABEL: func.func @dgelu_tanh_dbias_reduce
 //  CHECK-SAME: (%[[X:.*]]: tensor<4x64xbf16>, %[[DY:.*]]: tensor<4x64xbf16>)
-//       CHECK: %[[Q:.*]]:3 = fusion.act_quantize #fusion.act<dgelu_tanh> %[[X]] grad %[[DY]] as quant<mxfp8_e4m3, rowwise> via bf16 dbias : (tensor<4x64xbf16>, tensor<4x64xbf16>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>, tensor<64xf32>)
+//       CHECK: %[[Q:.*]]:3 = fusion.act_quantize #fusion.act<dgelu_tanh> %[[X]] grad %[[DY]] as quant<mxfp8_e4m3, rowwise> via bf16 dbias outs({{.*}}) : (tensor<4x64xbf16>, tensor<4x64xbf16>, tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>, tensor<64xf32>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>, tensor<64xf32>)
 //   CHECK-NOT: linalg.reduce
 //       CHECK: return %[[Q]]#0, %[[Q]]#1, %[[Q]]#2
 func.func @dgelu_tanh_dbias_reduce(%x: !x, %dy: !x) -> (!d, !s, tensor<64xf32>) {
@@ -211,8 +231,11 @@ func.func @dgelu_tanh_dbias_reduce(%x: !x, %dy: !x) -> (!d, !s, tensor<64xf32>) 
       %n = arith.addf %sum, %inf : f32
       linalg.yield %n : f32
     }
+  %dst12 = tensor.empty() : !d
+  %dst13 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused dgelu_tanh and quantize into fusion.act_quantize with dbias"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!x) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst12, %dst13)
+      : (!x, !d, !s) -> (!d, !s)
   return %q#0, %q#1, %db : !d, !s, tensor<64xf32>
 }
 
@@ -234,8 +257,11 @@ func.func @identity_dbias_generic(%dy: !x) -> (!d, !s, tensor<64xf32>) {
     %n = arith.addf %inf, %sum : f32
     linalg.yield %n : f32
   } -> tensor<64xf32>
+  %dst14 = tensor.empty() : !d
+  %dst15 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused identity and quantize into fusion.act_quantize with dbias"}}
-  %q:2 = fusion.quantize %dy as quant<mxfp8_e4m3, rowwise> : (!x) -> (!d, !s)
+  %q:2 = fusion.quantize %dy as quant<mxfp8_e4m3, rowwise> outs(%dst14, %dst15)
+      : (!x, !d, !s) -> (!d, !s)
   return %q#0, %q#1, %db : !d, !s, tensor<64xf32>
 }
 
@@ -256,8 +282,11 @@ func.func @negative_forward_with_column_sum(%x: !xf) -> (!d, !s, tensor<64xf32>)
       %n = arith.addf %in, %sum : f32
       linalg.yield %n : f32
     }
+  %dst16 = tensor.empty() : !d
+  %dst17 = tensor.empty() : !s
   // expected-remark @below {{Reason="activation has another user", Remark="a dbias reduction fuses only with a backward or identity activation, not relu"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst16, %dst17)
+      : (!xf, !d, !s) -> (!d, !s)
   return %q#0, %q#1, %db : !d, !s, tensor<64xf32>
 }
 
@@ -278,8 +307,11 @@ func.func @negative_dbias_bf16_accumulator(%x: !x, %dy: !x) -> (!d, !s, tensor<6
       %n = arith.addf %in, %sum : bf16
       linalg.yield %n : bf16
     }
+  %dst18 = tensor.empty() : !d
+  %dst19 = tensor.empty() : !s
   // expected-remark @below {{Reason="activation has another user", Remark="the reduction is not a dbias: the reduction does not accumulate in f32"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!x) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst18, %dst19)
+      : (!x, !d, !s) -> (!d, !s)
   return %q#0, %q#1, %db : !d, !s, tensor<64xbf16>
 }
 
@@ -291,7 +323,7 @@ func.func @negative_dbias_bf16_accumulator(%x: !x, %dy: !x) -> (!d, !s, tensor<6
 /// dgate = grad * up * dsilu(gate), dup = grad * silu(gate), concatenated.
 // CHECK-LABEL: func.func @dswiglu_packed
 //  CHECK-SAME: (%[[P:.*]]: tensor<4x128xbf16>, %[[DY:.*]]: tensor<4x64xbf16>)
-//       CHECK: %[[Q:.*]]:2 = fusion.gated_act_quantize #fusion.act<dswiglu> %[[P]] grad %[[DY]] as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<4x128xbf16>, tensor<4x64xbf16>) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>)
+//       CHECK: %[[Q:.*]]:2 = fusion.gated_act_quantize #fusion.act<dswiglu> %[[P]] grad %[[DY]] as quant<mxfp8_e4m3, rowwise> via bf16 outs({{.*}}) : (tensor<4x128xbf16>, tensor<4x64xbf16>, tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>)
 //   CHECK-NOT: tensor.concat
 //       CHECK: return %[[Q]]#0, %[[Q]]#1
 func.func @dswiglu_packed(%gu: tensor<4x128xbf16>, %dy: !x) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>) {
@@ -333,8 +365,11 @@ func.func @dswiglu_packed(%gu: tensor<4x128xbf16>, %dy: !x) -> (tensor<4x128xf8E
     linalg.yield %t : bf16
   } -> !x
   %cat = tensor.concat dim(1) %dgate, %dup : (!x, !x) -> tensor<4x128xbf16>
+  %dst20 = tensor.empty() : tensor<4x128xf8E4M3FN>
+  %dst21 = tensor.empty() : tensor<4x4xf8E8M0FNU>
   // expected-remark @below {{Remark="fused dswiglu and quantize into fusion.gated_act_quantize from a packed [gate | up] tensor"}}
-  %q:2 = fusion.quantize %cat as quant<mxfp8_e4m3, rowwise> : (tensor<4x128xbf16>) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>)
+  %q:2 = fusion.quantize %cat as quant<mxfp8_e4m3, rowwise> outs(%dst20, %dst21)
+      : (tensor<4x128xbf16>, tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>)
   return %q#0, %q#1 : tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>
 }
 
@@ -351,8 +386,13 @@ func.func @dreglu_two_tensors(%gate: tensor<64x64xf32>, %up: tensor<64x64xf32>, 
   %r = arith.maximumf %gate, %z : tensor<64x64xf32>
   %dup = arith.mulf %r, %dy : tensor<64x64xf32>
   %cat = tensor.concat dim(1) %dgate, %dup : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x128xf32>
+  %dst22 = tensor.empty() : tensor<64x128xf8E4M3FN>
+  %dst23 = tensor.empty() : tensor<64x4xf8E8M0FNU>
+  %dst24 = tensor.empty() : tensor<64x128xf8E4M3FN>
+  %dst25 = tensor.empty() : tensor<2x128xf8E8M0FNU>
   // expected-remark @below {{Remark="fused dreglu and quantize into fusion.gated_act_quantize from gate and up tensors"}}
-  %q:4 = fusion.quantize %cat as quant<mxfp8_e4m3, both> : (tensor<64x128xf32>) -> (tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>, tensor<64x128xf8E4M3FN>, tensor<2x128xf8E8M0FNU>)
+  %q:4 = fusion.quantize %cat as quant<mxfp8_e4m3, both> outs(%dst22, %dst23, %dst24, %dst25)
+      : (tensor<64x128xf32>, tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>, tensor<64x128xf8E4M3FN>, tensor<2x128xf8E8M0FNU>) -> (tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>, tensor<64x128xf8E4M3FN>, tensor<2x128xf8E8M0FNU>)
   return %q#0, %q#1, %q#2, %q#3 : tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>, tensor<64x128xf8E4M3FN>, tensor<2x128xf8E8M0FNU>
 }
 
@@ -370,8 +410,11 @@ func.func @negative_dreglu_block_straddles_halves(%gate: tensor<4x48xf32>, %up: 
   %r = arith.maximumf %gate, %z : tensor<4x48xf32>
   %dup = arith.mulf %r, %dy : tensor<4x48xf32>
   %cat = tensor.concat dim(1) %dgate, %dup : (tensor<4x48xf32>, tensor<4x48xf32>) -> tensor<4x96xf32>
+  %dst26 = tensor.empty() : tensor<4x96xf8E4M3FN>
+  %dst27 = tensor.empty() : tensor<4x3xf8E8M0FNU>
   // expected-remark @below {{Reason="unsupported shape", Remark="rowwise blocks of 32 would straddle the [dgate | dup] halves}}
-  %q:2 = fusion.quantize %cat as quant<mxfp8_e4m3, rowwise> : (tensor<4x96xf32>) -> (tensor<4x96xf8E4M3FN>, tensor<4x3xf8E8M0FNU>)
+  %q:2 = fusion.quantize %cat as quant<mxfp8_e4m3, rowwise> outs(%dst26, %dst27)
+      : (tensor<4x96xf32>, tensor<4x96xf8E4M3FN>, tensor<4x3xf8E8M0FNU>) -> (tensor<4x96xf8E4M3FN>, tensor<4x3xf8E8M0FNU>)
   return %q#0, %q#1 : tensor<4x96xf8E4M3FN>, tensor<4x3xf8E8M0FNU>
 }
 
@@ -380,7 +423,7 @@ func.func @negative_dreglu_block_straddles_halves(%gate: tensor<4x48xf32>, %up: 
 /// hidden] matrix.
 // CHECK-LABEL: func.func @dsilu_dbias_rank3
 //  CHECK-SAME: (%[[X:.*]]: tensor<2x4x64xf32>, %[[DY:.*]]: tensor<2x4x64xf32>)
-//       CHECK: %[[Q:.*]]:3 = fusion.act_quantize #fusion.act<dsilu> %[[X]] grad %[[DY]] as quant<mxfp8_e4m3, rowwise> via f32 dbias : (tensor<2x4x64xf32>, tensor<2x4x64xf32>) -> (tensor<2x4x64xf8E4M3FN>, tensor<2x4x2xf8E8M0FNU>, tensor<64xf32>)
+//       CHECK: %[[Q:.*]]:3 = fusion.act_quantize #fusion.act<dsilu> %[[X]] grad %[[DY]] as quant<mxfp8_e4m3, rowwise> via f32 dbias outs({{.*}}) : (tensor<2x4x64xf32>, tensor<2x4x64xf32>, tensor<2x4x64xf8E4M3FN>, tensor<2x4x2xf8E8M0FNU>, tensor<64xf32>) -> (tensor<2x4x64xf8E4M3FN>, tensor<2x4x2xf8E8M0FNU>, tensor<64xf32>)
 //       CHECK: return %[[Q]]#0, %[[Q]]#1, %[[Q]]#2
 func.func @dsilu_dbias_rank3(%x: tensor<2x4x64xf32>, %dy: tensor<2x4x64xf32>) -> (tensor<2x4x64xf8E4M3FN>, tensor<2x4x2xf8E8M0FNU>, tensor<64xf32>) {
   %one = arith.constant dense<1.0> : tensor<2x4x64xf32>
@@ -401,7 +444,10 @@ func.func @dsilu_dbias_rank3(%x: tensor<2x4x64xf32>, %dy: tensor<2x4x64xf32>) ->
       %s = arith.addf %in, %sum : f32
       linalg.yield %s : f32
     }
+  %dst28 = tensor.empty() : tensor<2x4x64xf8E4M3FN>
+  %dst29 = tensor.empty() : tensor<2x4x2xf8E8M0FNU>
   // expected-remark @below {{Remark="fused dsilu and quantize into fusion.act_quantize with dbias"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (tensor<2x4x64xf32>) -> (tensor<2x4x64xf8E4M3FN>, tensor<2x4x2xf8E8M0FNU>)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst28, %dst29)
+      : (tensor<2x4x64xf32>, tensor<2x4x64xf8E4M3FN>, tensor<2x4x2xf8E8M0FNU>) -> (tensor<2x4x64xf8E4M3FN>, tensor<2x4x2xf8E8M0FNU>)
   return %q#0, %q#1, %db : tensor<2x4x64xf8E4M3FN>, tensor<2x4x2xf8E8M0FNU>, tensor<64xf32>
 }

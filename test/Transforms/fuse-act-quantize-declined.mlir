@@ -26,8 +26,11 @@ func.func @negative_transposed_input(%x: tensor<64x4xf32>) -> (tensor<4x64xf8E4M
     %r = arith.maximumf %in, %c0 : f32
     linalg.yield %r : f32
   } -> tensor<4x64xf32>
+  %dst0 = tensor.empty() : tensor<4x64xf8E4M3FN>
+  %dst1 = tensor.empty() : tensor<4x2xf8E8M0FNU>
   // expected-remark @below {{Reason="unsupported activation"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (tensor<4x64xf32>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst0, %dst1)
+      : (tensor<4x64xf32>, tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>)
   return %q#0, %q#1 : tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>
 }
 
@@ -43,10 +46,16 @@ func.func @negative_two_quantizers(%x: tensor<64x64xf32>) -> (tensor<64x64xf8E4M
     %r = arith.maximumf %in, %c0 : f32
     linalg.yield %r : f32
   } -> tensor<64x64xf32>
+  %dst2 = tensor.empty() : tensor<64x64xf8E4M3FN>
+  %dst3 = tensor.empty() : tensor<64x2xf8E8M0FNU>
   // expected-remark @below {{Reason="activation has another user"}}
-  %a:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (tensor<64x64xf32>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
+  %a:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst2, %dst3)
+      : (tensor<64x64xf32>, tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
+  %dst4 = tensor.empty() : tensor<64x64xf8E5M2>
+  %dst5 = tensor.empty() : tensor<64x2xf8E8M0FNU>
   // expected-remark @below {{Reason="activation has another user"}}
-  %b:2 = fusion.quantize %y as quant<mxfp8_e5m2, rowwise> : (tensor<64x64xf32>) -> (tensor<64x64xf8E5M2>, tensor<64x2xf8E8M0FNU>)
+  %b:2 = fusion.quantize %y as quant<mxfp8_e5m2, rowwise> outs(%dst4, %dst5)
+      : (tensor<64x64xf32>, tensor<64x64xf8E5M2>, tensor<64x2xf8E8M0FNU>) -> (tensor<64x64xf8E5M2>, tensor<64x2xf8E8M0FNU>)
   return %a#0, %a#1, %b#0, %b#1 : tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>, tensor<64x64xf8E5M2>, tensor<64x2xf8E8M0FNU>
 }
 
@@ -60,8 +69,11 @@ func.func @negative_reads_output(%x: tensor<4x64xf32>, %acc: tensor<4x64xf32>) -
     %s = arith.addf %r, %out : f32
     linalg.yield %s : f32
   } -> tensor<4x64xf32>
+  %dst6 = tensor.empty() : tensor<4x64xf8E4M3FN>
+  %dst7 = tensor.empty() : tensor<4x2xf8E8M0FNU>
   // expected-remark @below {{Remark="the body reads its output operand"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (tensor<4x64xf32>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst6, %dst7)
+      : (tensor<4x64xf32>, tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>)
   return %q#0, %q#1 : tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>
 }
 
@@ -75,7 +87,10 @@ func.func @negative_log(%x: tensor<4x64xf32>) -> (tensor<4x64xf8E4M3FN>, tensor<
     %l = math.log1p %e : f32
     linalg.yield %l : f32
   } -> tensor<4x64xf32>
+  %dst8 = tensor.empty() : tensor<4x64xf8E4M3FN>
+  %dst9 = tensor.empty() : tensor<4x2xf8E8M0FNU>
   // expected-remark @below {{Reason="unsupported activation"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (tensor<4x64xf32>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst8, %dst9)
+      : (tensor<4x64xf32>, tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>)
   return %q#0, %q#1 : tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>
 }

@@ -24,8 +24,11 @@ func.func @silu_mxfp8(%x: !x) -> (tensor<32x64xf8E5M2>, tensor<32x2xf8E8M0FNU>) 
   %e = math.exp %n : !x
   %den = arith.addf %one, %e : !x
   %y = arith.divf %x, %den : !x
+  %dst0 = tensor.empty() : tensor<32x64xf8E5M2>
+  %dst1 = tensor.empty() : tensor<32x2xf8E8M0FNU>
   // expected-remark @below {{Remark="fused silu and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e5m2, rowwise> : (!x) -> (tensor<32x64xf8E5M2>, tensor<32x2xf8E8M0FNU>)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e5m2, rowwise> outs(%dst0, %dst1)
+      : (!x, tensor<32x64xf8E5M2>, tensor<32x2xf8E8M0FNU>) -> (tensor<32x64xf8E5M2>, tensor<32x2xf8E8M0FNU>)
   return %q#0, %q#1 : tensor<32x64xf8E5M2>, tensor<32x2xf8E8M0FNU>
 }
 
@@ -41,8 +44,12 @@ func.func @negative_silu_nvfp4_not_listed(%x: !x) -> (tensor<32x64xf4E2M1FN>, te
   %e = math.exp %n : !x
   %den = arith.addf %one, %e : !x
   %y = arith.divf %x, %den : !x
+  %dst2 = tensor.empty() : tensor<32x64xf4E2M1FN>
+  %dst3 = tensor.empty() : tensor<32x4xf8E4M3FN>
+  %dst4 = tensor.empty() : tensor<1xf32>
   // expected-remark @below {{[Missed] FuseActQuantize | Category:fusion | Function=negative_silu_nvfp4_not_listed | Reason="unsupported quantization format for fused activation", Remark="format nvfp4 is not in 'formats'"}}
-  %q:3 = fusion.quantize %y as quant<nvfp4, rowwise> : (!x) -> (tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN>, tensor<1xf32>)
+  %q:3 = fusion.quantize %y as quant<nvfp4, rowwise> outs(%dst2, %dst3, %dst4)
+      : (!x, tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN>, tensor<1xf32>) -> (tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN>, tensor<1xf32>)
   return %q#0, %q#1, %q#2 : tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN>, tensor<1xf32>
 }
 
@@ -61,7 +68,11 @@ func.func @gelu_fp8_delayed(%x: !x, %scale: tensor<1xf32>) -> (tensor<32x64xf8E4
   %a = arith.addf %er, %one : !x
   %hx = arith.mulf %half, %x : !x
   %y = arith.mulf %hx, %a : !x
+  %dst5 = tensor.empty() : tensor<32x64xf8E4M3FN>
+  %dst6 = tensor.empty() : tensor<1xf32>
+  %dst7 = tensor.empty() : tensor<1xf32>
   // expected-remark @below {{Reason="unsupported quantization format for fused activation", Remark="format fp8_e4m3 is not in 'formats'"}}
-  %q:3 = fusion.quantize %y scale %scale as quant<fp8_e4m3, rowwise, block = tensor, scaling = delayed> : (!x, tensor<1xf32>) -> (tensor<32x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  %q:3 = fusion.quantize %y scale %scale as quant<fp8_e4m3, rowwise, block = tensor, scaling = delayed> outs(%dst5, %dst6, %dst7)
+      : (!x, tensor<1xf32>, tensor<32x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<32x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
   return %q#0, %q#1, %q#2 : tensor<32x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>
 }

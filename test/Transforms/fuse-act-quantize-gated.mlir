@@ -18,7 +18,7 @@
 /// generic, a mul generic, a mul generic.
 // CHECK-LABEL: func.func @swiglu_two_tensors
 //  CHECK-SAME: (%[[G:.*]]: tensor<4x64xbf16>, %[[U:.*]]: tensor<4x64xbf16>)
-//       CHECK: %[[Q:.*]]:2 = fusion.gated_act_quantize #fusion.act<swiglu> %[[G]], %[[U]] as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<4x64xbf16>, tensor<4x64xbf16>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>)
+//       CHECK: %[[Q:.*]]:2 = fusion.gated_act_quantize #fusion.act<swiglu> %[[G]], %[[U]] as quant<mxfp8_e4m3, rowwise> via bf16 outs({{.*}}) : (tensor<4x64xbf16>, tensor<4x64xbf16>, tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>)
 //       CHECK: return %[[Q]]#0, %[[Q]]#1
 func.func @swiglu_two_tensors(%gate: !h, %up: !h) -> (!d, !s) {
   %init = tensor.empty() : !h
@@ -46,8 +46,11 @@ func.func @swiglu_two_tensors(%gate: !h, %up: !h) -> (!d, !s) {
     %m = arith.mulf %b, %a : bf16
     linalg.yield %m : bf16
   } -> !h
+  %dst0 = tensor.empty() : !d
+  %dst1 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused swiglu and quantize into fusion.gated_act_quantize from gate and up tensors"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!h) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst0, %dst1)
+      : (!h, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -56,7 +59,7 @@ func.func @swiglu_two_tensors(%gate: !h, %up: !h) -> (!d, !s) {
 // CHECK-LABEL: func.func @swiglu_packed
 //  CHECK-SAME: (%[[P:.*]]: tensor<4x128xbf16>)
 //   CHECK-NOT: tensor.extract_slice
-//       CHECK: fusion.gated_act_quantize #fusion.act<swiglu> %[[P]] as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<4x128xbf16>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>)
+//       CHECK: fusion.gated_act_quantize #fusion.act<swiglu> %[[P]] as quant<mxfp8_e4m3, rowwise> via bf16 outs({{.*}}) : (tensor<4x128xbf16>, tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>)
 func.func @swiglu_packed(%gu: !p) -> (!d, !s) {
   %gate = tensor.extract_slice %gu[0, 0] [4, 64] [1, 1] : !p to !h
   %up = tensor.extract_slice %gu[0, 64] [4, 64] [1, 1] : !p to !h
@@ -69,8 +72,11 @@ func.func @swiglu_packed(%gu: !p) -> (!d, !s) {
   %silu = arith.divf %g, %den : !hf
   %y = arith.mulf %silu, %u : !hf
   %t = arith.truncf %y : !hf to !h
+  %dst2 = tensor.empty() : !d
+  %dst3 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused swiglu and quantize into fusion.gated_act_quantize from a packed [gate | up] tensor"}}
-  %q:2 = fusion.quantize %t as quant<mxfp8_e4m3, rowwise> : (!h) -> (!d, !s)
+  %q:2 = fusion.quantize %t as quant<mxfp8_e4m3, rowwise> outs(%dst2, %dst3)
+      : (!h, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -91,15 +97,18 @@ func.func @swiglu_packed_up_first(%ug: !p) -> (!d, !s) {
   %sig = arith.divf %one, %den : !h
   %gs = arith.mulf %gate, %sig : !h
   %y = arith.mulf %up, %gs : !h
+  %dst4 = tensor.empty() : !d
+  %dst5 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused swiglu and quantize into fusion.gated_act_quantize from gate and up tensors"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!h) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst4, %dst5)
+      : (!h, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
 /// Packed and dynamic: the halves are [0, K) and [K, 2K) with K = dim / 2.
 // CHECK-LABEL: func.func @swiglu_packed_dynamic
 //  CHECK-SAME: (%[[P:.*]]: tensor<?x?xbf16>)
-//       CHECK: fusion.gated_act_quantize #fusion.act<swiglu> %[[P]] as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>)
+//       CHECK: fusion.gated_act_quantize #fusion.act<swiglu> %[[P]] as quant<mxfp8_e4m3, rowwise> via bf16 outs({{.*}}) : (tensor<?x?xbf16>, tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>)
 func.func @swiglu_packed_dynamic(%gu: tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -124,8 +133,16 @@ func.func @swiglu_packed_dynamic(%gu: tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>
     %t = arith.truncf %r : f32 to bf16
     linalg.yield %t : bf16
   } -> tensor<?x?xbf16>
+  %dst_c0 = arith.constant 0 : index
+  %dst_c1 = arith.constant 1 : index
+  %dst_m = tensor.dim %y, %dst_c0 : tensor<?x?xbf16>
+  %dst_k = tensor.dim %y, %dst_c1 : tensor<?x?xbf16>
+  %dst_kb = affine.apply affine_map<()[s0] -> (s0 ceildiv 32)>()[%dst_k]
+  %dst6 = tensor.empty(%dst_m, %dst_k) : tensor<?x?xf8E4M3FN>
+  %dst7 = tensor.empty(%dst_m, %dst_kb) : tensor<?x?xf8E8M0FNU>
   // expected-remark @below {{Remark="fused swiglu and quantize into fusion.gated_act_quantize from a packed [gate | up] tensor"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst6, %dst7)
+      : (tensor<?x?xbf16>, tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>)
   return %q#0, %q#1 : tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>
 }
 
@@ -147,8 +164,11 @@ func.func @geglu_tanh(%gate: !hf, %up: !hf) -> (!d, !s) {
   %hx = arith.mulf %h, %gate : !hf
   %gelu = arith.mulf %hx, %s : !hf
   %y = arith.mulf %gelu, %up : !hf
+  %dst8 = tensor.empty() : !d
+  %dst9 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused geglu and quantize into fusion.gated_act_quantize from gate and up tensors"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!hf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst8, %dst9)
+      : (!hf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -159,8 +179,11 @@ func.func @reglu(%gate: !hf, %up: !hf) -> (!d, !s) {
   %z = arith.constant dense<0.0> : !hf
   %r = arith.maximumf %gate, %z : !hf
   %y = arith.mulf %up, %r : !hf
+  %dst10 = tensor.empty() : !d
+  %dst11 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused reglu and quantize into fusion.gated_act_quantize from gate and up tensors"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!hf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst10, %dst11)
+      : (!hf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -172,8 +195,11 @@ func.func @sreglu(%gate: !hf, %up: !hf) -> (!d, !s) {
   %r = arith.maximumf %gate, %z : !hf
   %r2 = arith.mulf %r, %r : !hf
   %y = arith.mulf %r2, %up : !hf
+  %dst12 = tensor.empty() : !d
+  %dst13 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused sreglu and quantize into fusion.gated_act_quantize from gate and up tensors"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!hf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst12, %dst13)
+      : (!hf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -188,8 +214,11 @@ func.func @qgeglu(%gate: !hf, %up: !hf) -> (!d, !s) {
   %den = arith.addf %e, %one : !hf
   %gu = arith.mulf %gate, %up : !hf
   %y = arith.divf %gu, %den : !hf
+  %dst14 = tensor.empty() : !d
+  %dst15 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused qgeglu and quantize into fusion.gated_act_quantize from gate and up tensors"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!hf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst14, %dst15)
+      : (!hf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -208,8 +237,11 @@ func.func @negative_geglu_erf(%gate: !hf, %up: !hf) -> (!d, !s) {
   %hx = arith.mulf %half, %gate : !hf
   %gelu = arith.mulf %hx, %a : !hf
   %y = arith.mulf %gelu, %up : !hf
+  %dst16 = tensor.empty() : !d
+  %dst17 = tensor.empty() : !s
   // expected-remark @below {{[Missed] FuseActQuantize | Category:fusion | Function=negative_geglu_erf | Reason="geglu with erf gelu is not supported by the runtime"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!hf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst16, %dst17)
+      : (!hf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -221,8 +253,11 @@ func.func @negative_gate_up_types_differ(%gate: !hf, %up: !h) -> (!d, !s) {
   %r = arith.maximumf %gate, %z : !hf
   %u = arith.extf %up : !h to !hf
   %y = arith.mulf %u, %r : !hf
+  %dst18 = tensor.empty() : !d
+  %dst19 = tensor.empty() : !s
   // expected-remark @below {{Reason="unsupported input element type", Remark="gate and up have different types"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!hf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst18, %dst19)
+      : (!hf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -236,8 +271,11 @@ func.func @negative_swiglu_extra_consumer(%gate: !hf, %up: !hf) -> (!d, !s, !hf)
   %den = arith.addf %one, %e : !hf
   %silu = arith.divf %gate, %den : !hf
   %y = arith.mulf %silu, %up : !hf
+  %dst20 = tensor.empty() : !d
+  %dst21 = tensor.empty() : !s
   // expected-remark @below {{Reason="activation has another user"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!hf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst20, %dst21)
+      : (!hf, !d, !s) -> (!d, !s)
   return %q#0, %q#1, %y : !d, !s, !hf
 }
 
@@ -271,8 +309,11 @@ func.func @clamped_swiglu_gpt_oss(%x: !p) -> (!d, !s) {
   %lin1 = arith.addf %lin, %one : !hf
   %y = arith.mulf %out_glu, %lin1 : !hf
   %t = arith.truncf %y : !hf to !h
+  %dst22 = tensor.empty() : !d
+  %dst23 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused clamped_swiglu and quantize into fusion.gated_act_quantize from gate and up tensors"}}
-  %q:2 = fusion.quantize %t as quant<mxfp8_e4m3, rowwise> : (!h) -> (!d, !s)
+  %q:2 = fusion.quantize %t as quant<mxfp8_e4m3, rowwise> outs(%dst22, %dst23)
+      : (!h, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -304,8 +345,11 @@ func.func @clamped_swiglu_params(%gate: !hf, %up: !hf) -> (!d, !s) {
     %r = arith.mulf %act, %lo : f32
     linalg.yield %r : f32
   } -> !hf
+  %dst24 = tensor.empty() : !d
+  %dst25 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused clamped_swiglu and quantize into fusion.gated_act_quantize from gate and up tensors"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!hf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst24, %dst25)
+      : (!hf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -326,7 +370,10 @@ func.func @negative_clamped_swiglu_one_sided(%gate: !hf, %up: !hf) -> (!d, !s) {
   %act = arith.divf %glu, %den : !hf
   %lin1 = arith.addf %lin, %one : !hf
   %y = arith.mulf %act, %lin1 : !hf
+  %dst26 = tensor.empty() : !d
+  %dst27 = tensor.empty() : !s
   // expected-remark @below {{Reason="unsupported activation"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!hf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst26, %dst27)
+      : (!hf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }

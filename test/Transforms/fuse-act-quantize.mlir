@@ -37,8 +37,11 @@ func.func @silu_arith_div(%x: !x) -> (!d, !s) {
   %den = arith.addf %one, %e : !xf
   %y = arith.divf %xf, %den : !xf
   %t = arith.truncf %y : !xf to !x
+  %dst0 = tensor.empty() : !d
+  %dst1 = tensor.empty() : !s
   // expected-remark @below {{[Passed] FuseActQuantize | Category:fusion | Function=silu_arith_div | Remark="fused silu and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %t as quant<mxfp8_e4m3, rowwise> : (!x) -> (!d, !s)
+  %q:2 = fusion.quantize %t as quant<mxfp8_e4m3, rowwise> outs(%dst0, %dst1)
+      : (!x, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -62,8 +65,11 @@ func.func @silu_generic_mul_sigmoid(%x: !x) -> (!d, !s) {
     %t = arith.truncf %m : f32 to bf16
     linalg.yield %t : bf16
   } -> !x
+  %dst2 = tensor.empty() : !d
+  %dst3 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused silu and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!x) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst2, %dst3)
+      : (!x, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -90,8 +96,11 @@ func.func @silu_torch_two_generics(%x: !x) -> (!d, !s) {
     %m = arith.mulf %a, %b : bf16
     linalg.yield %m : bf16
   } -> !x
+  %dst4 = tensor.empty() : !d
+  %dst5 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused silu and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!x) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst4, %dst5)
+      : (!x, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -109,8 +118,11 @@ func.func @silu_named_linalg(%x: !xf) -> (!d, !s) {
   %den = linalg.add ins(%ones, %e : !xf, !xf) outs(%init : !xf) -> !xf
   %sig = linalg.div ins(%ones, %den : !xf, !xf) outs(%init : !xf) -> !xf
   %y = linalg.elementwise kind=#linalg.elementwise_kind<mul> ins(%x, %sig : !xf, !xf) outs(%init : !xf) -> !xf
+  %dst6 = tensor.empty() : !d
+  %dst7 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused silu and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst6, %dst7)
+      : (!xf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -123,8 +135,11 @@ func.func @silu_exp_over_one_plus_exp(%x: !xf) -> (!d, !s) {
   %den = arith.addf %e, %one : !xf
   %sig = arith.divf %e, %den : !xf
   %y = arith.mulf %x, %sig : !xf
+  %dst8 = tensor.empty() : !d
+  %dst9 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused silu and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst8, %dst9)
+      : (!xf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -138,15 +153,18 @@ func.func @silu_tanh_sigmoid(%x: !xf) -> (!d, !s) {
   %ht = arith.mulf %h, %t : !xf
   %sig = arith.addf %ht, %h : !xf
   %y = arith.mulf %sig, %x : !xf
+  %dst10 = tensor.empty() : !d
+  %dst11 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused silu and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst10, %dst11)
+      : (!xf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
 /// Dynamic shapes.
 // CHECK-LABEL: func.func @silu_dynamic
 //  CHECK-SAME: (%[[X:.*]]: tensor<?x?xbf16>)
-//       CHECK: fusion.act_quantize #fusion.act<silu> %[[X]] as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>)
+//       CHECK: fusion.act_quantize #fusion.act<silu> %[[X]] as quant<mxfp8_e4m3, rowwise> via bf16 outs({{.*}}) : (tensor<?x?xbf16>, tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>)
 func.func @silu_dynamic(%x: tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>) {
   %xf = arith.extf %x : tensor<?x?xbf16> to tensor<?x?xf32>
   %n = arith.negf %xf : tensor<?x?xf32>
@@ -161,8 +179,16 @@ func.func @silu_dynamic(%x: tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?
   %den = arith.addf %ones, %e : tensor<?x?xf32>
   %y = arith.divf %xf, %den : tensor<?x?xf32>
   %t = arith.truncf %y : tensor<?x?xf32> to tensor<?x?xbf16>
+  %dst_c0 = arith.constant 0 : index
+  %dst_c1 = arith.constant 1 : index
+  %dst_m = tensor.dim %t, %dst_c0 : tensor<?x?xbf16>
+  %dst_k = tensor.dim %t, %dst_c1 : tensor<?x?xbf16>
+  %dst_kb = affine.apply affine_map<()[s0] -> (s0 ceildiv 32)>()[%dst_k]
+  %dst12 = tensor.empty(%dst_m, %dst_k) : tensor<?x?xf8E4M3FN>
+  %dst13 = tensor.empty(%dst_m, %dst_kb) : tensor<?x?xf8E8M0FNU>
   // expected-remark @below {{Remark="fused silu and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %t as quant<mxfp8_e4m3, rowwise> : (tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>)
+  %q:2 = fusion.quantize %t as quant<mxfp8_e4m3, rowwise> outs(%dst12, %dst13)
+      : (tensor<?x?xbf16>, tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>)
   return %q#0, %q#1 : tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>
 }
 
@@ -178,7 +204,7 @@ func.func @silu_dynamic(%x: tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?
 //       CHECK: %[[XB:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[B]] : tensor<4x64xf32>, tensor<64xf32>)
 //       CHECK:   arith.addf
 //   CHECK-NOT:   math.erf
-//       CHECK: fusion.act_quantize #fusion.act<gelu> %[[XB]] as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<4x64xf32>)
+//       CHECK: fusion.act_quantize #fusion.act<gelu> %[[XB]] as quant<mxfp8_e4m3, rowwise> via bf16 outs({{.*}}) : (tensor<4x64xf32>,
 func.func @gelu_torch_with_bias(%x: !xf, %b: tensor<64xf32>) -> (!d, !s) {
   %init = tensor.empty() : !xf
   %xb = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
@@ -204,8 +230,11 @@ func.func @gelu_torch_with_bias(%x: !xf, %b: tensor<64xf32>) -> (!d, !s) {
     linalg.yield %r : f32
   } -> !xf
   %t = arith.truncf %y : !xf to !x
+  %dst14 = tensor.empty() : !d
+  %dst15 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused gelu and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %t as quant<mxfp8_e4m3, rowwise> : (!x) -> (!d, !s)
+  %q:2 = fusion.quantize %t as quant<mxfp8_e4m3, rowwise> outs(%dst14, %dst15)
+      : (!x, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -222,8 +251,11 @@ func.func @gelu_arith(%x: !xf) -> (!d, !s) {
   %a = arith.addf %er, %one : !xf
   %hx = arith.mulf %half, %x : !xf
   %y = arith.mulf %hx, %a : !xf
+  %dst16 = tensor.empty() : !d
+  %dst17 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused gelu and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst16, %dst17)
+      : (!xf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -241,8 +273,11 @@ func.func @gelu_named_linalg_distributed(%x: !xf) -> (!d, !s) {
   %hx = linalg.mul ins(%x, %hf : !xf, !xf) outs(%init : !xf) -> !xf
   %p = linalg.mul ins(%hx, %er : !xf, !xf) outs(%init : !xf) -> !xf
   %y = linalg.add ins(%hx, %p : !xf, !xf) outs(%init : !xf) -> !xf
+  %dst18 = tensor.empty() : !d
+  %dst19 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused gelu and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst18, %dst19)
+      : (!xf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -256,8 +291,11 @@ func.func @gelu_jax_erfc(%x: !xf) -> (!d, !s) {
   %ec = math.erfc %xs : !xf
   %p = arith.mulf %x, %ec : !xf
   %y = arith.divf %p, %two : !xf
+  %dst20 = tensor.empty() : !d
+  %dst21 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused gelu and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst20, %dst21)
+      : (!xf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -292,8 +330,11 @@ func.func @gelu_tanh_torch(%x: !x) -> (!d, !s) {
     %t = arith.truncf %r : f32 to bf16
     linalg.yield %t : bf16
   } -> !x
+  %dst22 = tensor.empty() : !d
+  %dst23 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused gelu_tanh and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!x) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst22, %dst23)
+      : (!x, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -313,8 +354,11 @@ func.func @gelu_tanh_te(%x: !xf) -> (!d, !s) {
   %ht = arith.mulf %h, %t : !xf
   %s = arith.addf %h, %ht : !xf
   %y = arith.mulf %x, %s : !xf
+  %dst24 = tensor.empty() : !d
+  %dst25 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused gelu_tanh and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst24, %dst25)
+      : (!xf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -339,8 +383,11 @@ func.func @gelu_tanh_sigmoid_form(%x: !xf) -> (!d, !s) {
     %r = arith.divf %in, %den : f32
     linalg.yield %r : f32
   } -> !xf
+  %dst26 = tensor.empty() : !d
+  %dst27 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused gelu_tanh and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst26, %dst27)
+      : (!xf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -355,8 +402,11 @@ func.func @gelu_tanh_sigmoid_form(%x: !xf) -> (!d, !s) {
 func.func @relu_maximumf(%x: !x) -> (!d, !s) {
   %z = arith.constant dense<0.0> : !x
   %y = arith.maximumf %z, %x : !x
+  %dst28 = tensor.empty() : !d
+  %dst29 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused relu and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!x) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst28, %dst29)
+      : (!x, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -373,8 +423,11 @@ func.func @relu_select(%x: !xf) -> (!d, !s) {
     %r = arith.select %p, %in, %c0 : f32
     linalg.yield %r : f32
   } -> !xf
+  %dst30 = tensor.empty() : !d
+  %dst31 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused relu and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst30, %dst31)
+      : (!xf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -386,8 +439,11 @@ func.func @relu_select_lt(%x: !xf) -> (!d, !s) {
   %z = arith.constant dense<0.0> : !xf
   %p = arith.cmpf olt, %x, %z : !xf
   %y = arith.select %p, %z, %x : tensor<4x64xi1>, !xf
+  %dst32 = tensor.empty() : !d
+  %dst33 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused relu and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst32, %dst33)
+      : (!xf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -399,8 +455,11 @@ func.func @relu_linalg_max(%x: !xf) -> (!d, !s) {
   %c0 = arith.constant 0.0 : f32
   %z = linalg.fill ins(%c0 : f32) outs(%init : !xf) -> !xf
   %y = linalg.max ins(%x, %z : !xf, !xf) outs(%init : !xf) -> !xf
+  %dst34 = tensor.empty() : !d
+  %dst35 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused relu and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst34, %dst35)
+      : (!xf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -411,8 +470,11 @@ func.func @srelu_square_of_relu(%x: !xf) -> (!d, !s) {
   %z = arith.constant dense<0.0> : !xf
   %r = arith.maximumf %x, %z : !xf
   %y = arith.mulf %r, %r : !xf
+  %dst36 = tensor.empty() : !d
+  %dst37 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused srelu and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst36, %dst37)
+      : (!xf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -430,8 +492,11 @@ func.func @srelu_select(%x: !xf) -> (!d, !s) {
     %r = arith.select %p, %sq, %c0 : f32
     linalg.yield %r : f32
   } -> !xf
+  %dst38 = tensor.empty() : !d
+  %dst39 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused srelu and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst38, %dst39)
+      : (!xf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -447,8 +512,11 @@ func.func @qgelu(%x: !xf) -> (!d, !s) {
   %den = arith.addf %e, %one : !xf
   %sig = arith.divf %one, %den : !xf
   %y = arith.mulf %x, %sig : !xf
+  %dst40 = tensor.empty() : !d
+  %dst41 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused qgelu and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst40, %dst41)
+      : (!xf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -465,19 +533,25 @@ func.func @silu_lookalike_sigmoid_2x_is_qgelu(%x: !xf) -> (!d, !s) {
   %e = math.exp %n : !xf
   %den = arith.addf %e, %one : !xf
   %y = arith.divf %x, %den : !xf
+  %dst42 = tensor.empty() : !d
+  %dst43 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused qgelu and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst42, %dst43)
+      : (!xf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
 /// A cast to bf16 before the quantizer: identity, rounded via bf16.
 // CHECK-LABEL: func.func @identity_cast
 //  CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>)
-//       CHECK: fusion.act_quantize #fusion.act<identity> %[[X]] as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<4x64xf32>)
+//       CHECK: fusion.act_quantize #fusion.act<identity> %[[X]] as quant<mxfp8_e4m3, rowwise> via bf16 outs({{.*}}) : (tensor<4x64xf32>,
 func.func @identity_cast(%x: !xf) -> (!d, !s) {
   %t = arith.truncf %x : !xf to !x
+  %dst44 = tensor.empty() : !d
+  %dst45 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused identity and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %t as quant<mxfp8_e4m3, rowwise> : (!x) -> (!d, !s)
+  %q:2 = fusion.quantize %t as quant<mxfp8_e4m3, rowwise> outs(%dst44, %dst45)
+      : (!x, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -498,8 +572,12 @@ func.func @gelu_tanh_rank3_fp8(%x: tensor<2x4x64xf32>) -> (tensor<2x4x64xf8E4M3F
   %s = arith.addf %one, %t : tensor<2x4x64xf32>
   %hx = arith.mulf %h, %x : tensor<2x4x64xf32>
   %y = arith.mulf %hx, %s : tensor<2x4x64xf32>
+  %dst46 = tensor.empty() : tensor<2x4x64xf8E4M3FN>
+  %dst47 = tensor.empty() : tensor<1xf32>
+  %dst48 = tensor.empty() : tensor<1xf32>
   // expected-remark @below {{Remark="fused gelu_tanh and quantize into fusion.act_quantize"}}
-  %q:3 = fusion.quantize %y as quant<fp8_e4m3, rowwise, block = tensor> : (tensor<2x4x64xf32>) -> (tensor<2x4x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  %q:3 = fusion.quantize %y as quant<fp8_e4m3, rowwise, block = tensor> outs(%dst46, %dst47, %dst48)
+      : (tensor<2x4x64xf32>, tensor<2x4x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<2x4x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
   return %q#0, %q#1, %q#2 : tensor<2x4x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>
 }
 
@@ -508,7 +586,7 @@ func.func @gelu_tanh_rank3_fp8(%x: tensor<2x4x64xf32>) -> (tensor<2x4x64xf8E4M3F
 /// both: the activation is computed once and both copies written in one pass.
 // CHECK-LABEL: func.func @gelu_tanh_rowwise_and_colwise
 //  CHECK-SAME: (%[[X:.*]]: tensor<64x64xbf16>)
-//       CHECK: %[[Q:.*]]:4 = fusion.act_quantize #fusion.act<gelu_tanh> %[[X]] as quant<mxfp8_e4m3, both> via bf16 : (tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>, tensor<64x64xf8E4M3FN>, tensor<2x64xf8E8M0FNU>)
+//       CHECK: %[[Q:.*]]:4 = fusion.act_quantize #fusion.act<gelu_tanh> %[[X]] as quant<mxfp8_e4m3, both> via bf16 outs({{.*}}) : (tensor<64x64xbf16>, tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>, tensor<64x64xf8E4M3FN>, tensor<2x64xf8E8M0FNU>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>, tensor<64x64xf8E4M3FN>, tensor<2x64xf8E8M0FNU>)
 //   CHECK-NOT: fusion.quantize
 //       CHECK: return %[[Q]]#2, %[[Q]]#3, %[[Q]]#0, %[[Q]]#1
 func.func @gelu_tanh_rowwise_and_colwise(%x: tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<2x64xf8E8M0FNU>, tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>) {
@@ -527,10 +605,16 @@ func.func @gelu_tanh_rowwise_and_colwise(%x: tensor<64x64xbf16>) -> (tensor<64x6
   %hx = arith.mulf %h, %xf : tensor<64x64xf32>
   %y = arith.mulf %hx, %s : tensor<64x64xf32>
   %yb = arith.truncf %y : tensor<64x64xf32> to tensor<64x64xbf16>
+  %dst49 = tensor.empty() : tensor<64x64xf8E4M3FN>
+  %dst50 = tensor.empty() : tensor<2x64xf8E8M0FNU>
   // expected-remark @below {{Remark="fused gelu_tanh and quantize into fusion.act_quantize (rowwise and colwise quantizers as direction both)"}}
-  %col:2 = fusion.quantize %yb as quant<mxfp8_e4m3, colwise> : (tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<2x64xf8E8M0FNU>)
+  %col:2 = fusion.quantize %yb as quant<mxfp8_e4m3, colwise> outs(%dst49, %dst50)
+      : (tensor<64x64xbf16>, tensor<64x64xf8E4M3FN>, tensor<2x64xf8E8M0FNU>) -> (tensor<64x64xf8E4M3FN>, tensor<2x64xf8E8M0FNU>)
+  %dst51 = tensor.empty() : tensor<64x64xf8E4M3FN>
+  %dst52 = tensor.empty() : tensor<64x2xf8E8M0FNU>
   // expected-remark @below {{Remark="fused gelu_tanh and quantize into fusion.act_quantize (rowwise and colwise quantizers as direction both)"}}
-  %row:2 = fusion.quantize %yb as quant<mxfp8_e4m3, rowwise> : (tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
+  %row:2 = fusion.quantize %yb as quant<mxfp8_e4m3, rowwise> outs(%dst51, %dst52)
+      : (tensor<64x64xbf16>, tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
   return %col#0, %col#1, %row#0, %row#1 : tensor<64x64xf8E4M3FN>, tensor<2x64xf8E8M0FNU>, tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>
 }
 
@@ -546,8 +630,11 @@ func.func @gelu_tanh_rowwise_and_colwise(%x: tensor<64x64xbf16>) -> (tensor<64x6
 func.func @negative_extra_consumer(%x: !xf) -> (!d, !s, !xf) {
   %z = arith.constant dense<0.0> : !xf
   %y = arith.maximumf %x, %z : !xf
+  %dst53 = tensor.empty() : !d
+  %dst54 = tensor.empty() : !s
   // expected-remark @below {{[Missed] FuseActQuantize | Category:fusion | Function=negative_extra_consumer | Reason="activation has another user"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst53, %dst54)
+      : (!xf, !d, !s) -> (!d, !s)
   return %q#0, %q#1, %y : !d, !s, !xf
 }
 
@@ -556,8 +643,11 @@ func.func @negative_extra_consumer(%x: !xf) -> (!d, !s, !xf) {
 //       CHECK: fusion.quantize
 func.func @negative_unsupported_tanh(%x: !xf) -> (!d, !s) {
   %y = math.tanh %x : !xf
+  %dst55 = tensor.empty() : !d
+  %dst56 = tensor.empty() : !s
   // expected-remark @below {{Reason="unsupported activation"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst55, %dst56)
+      : (!xf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -571,8 +661,11 @@ func.func @negative_silu_lookalike_shifted_sigmoid(%x: !xf) -> (!d, !s) {
   %e = math.exp %n : !xf
   %den = arith.addf %e, %one : !xf
   %y = arith.divf %x, %den : !xf
+  %dst57 = tensor.empty() : !d
+  %dst58 = tensor.empty() : !s
   // expected-remark @below {{Reason="unsupported activation"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst57, %dst58)
+      : (!xf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -586,8 +679,11 @@ func.func @negative_glu_sigmoid_gate(%x: !xf, %g: !xf) -> (!d, !s) {
   %e = math.exp %n : !xf
   %den = arith.addf %e, %one : !xf
   %y = arith.divf %x, %den : !xf
+  %dst59 = tensor.empty() : !d
+  %dst60 = tensor.empty() : !s
   // expected-remark @below {{Reason="unsupported activation"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst59, %dst60)
+      : (!xf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -598,8 +694,11 @@ func.func @negative_f64_input(%x: tensor<4x64xf64>) -> (!d, !s) {
   %z = arith.constant dense<0.0> : tensor<4x64xf64>
   %r = arith.maximumf %x, %z : tensor<4x64xf64>
   %y = arith.truncf %r : tensor<4x64xf64> to !xf
+  %dst61 = tensor.empty() : !d
+  %dst62 = tensor.empty() : !s
   // expected-remark @below {{Reason="unsupported input element type"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst61, %dst62)
+      : (!xf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -609,8 +708,11 @@ func.func @negative_f64_input(%x: tensor<4x64xf64>) -> (!d, !s) {
 func.func @negative_rank5(%x: tensor<1x1x2x4x64xf32>) -> (tensor<1x1x2x4x64xf8E4M3FN>, tensor<1x1x2x4x2xf8E8M0FNU>) {
   %z = arith.constant dense<0.0> : tensor<1x1x2x4x64xf32>
   %y = arith.maximumf %x, %z : tensor<1x1x2x4x64xf32>
+  %dst63 = tensor.empty() : tensor<1x1x2x4x64xf8E4M3FN>
+  %dst64 = tensor.empty() : tensor<1x1x2x4x2xf8E8M0FNU>
   // expected-remark @below {{Reason="unsupported shape"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (tensor<1x1x2x4x64xf32>) -> (tensor<1x1x2x4x64xf8E4M3FN>, tensor<1x1x2x4x2xf8E8M0FNU>)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst63, %dst64)
+      : (tensor<1x1x2x4x64xf32>, tensor<1x1x2x4x64xf8E4M3FN>, tensor<1x1x2x4x2xf8E8M0FNU>) -> (tensor<1x1x2x4x64xf8E4M3FN>, tensor<1x1x2x4x2xf8E8M0FNU>)
   return %q#0, %q#1 : tensor<1x1x2x4x64xf8E4M3FN>, tensor<1x1x2x4x2xf8E8M0FNU>
 }
 
@@ -618,8 +720,11 @@ func.func @negative_rank5(%x: tensor<1x1x2x4x64xf32>) -> (tensor<1x1x2x4x64xf8E4
 // CHECK-LABEL: func.func @negative_no_activation
 //       CHECK: fusion.quantize
 func.func @negative_no_activation(%x: !x) -> (!d, !s) {
+  %dst65 = tensor.empty() : !d
+  %dst66 = tensor.empty() : !s
   // expected-remark @below {{Reason="no activation to fuse"}}
-  %q:2 = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> : (!x) -> (!d, !s)
+  %q:2 = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> outs(%dst65, %dst66)
+      : (!x, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -627,7 +732,7 @@ func.func @negative_no_activation(%x: !x) -> (!d, !s) {
 /// quantizer: the fused op rounds via bf16 (the narrowest type on the way).
 // CHECK-LABEL: func.func @silu_rounded_then_widened
 //  CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>)
-//       CHECK: fusion.act_quantize #fusion.act<silu> %[[X]] as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<4x64xf32>)
+//       CHECK: fusion.act_quantize #fusion.act<silu> %[[X]] as quant<mxfp8_e4m3, rowwise> via bf16 outs({{.*}}) : (tensor<4x64xf32>,
 func.func @silu_rounded_then_widened(%x: !xf) -> (!d, !s) {
   %one = arith.constant dense<1.0> : !xf
   %n = arith.negf %x : !xf
@@ -636,8 +741,11 @@ func.func @silu_rounded_then_widened(%x: !xf) -> (!d, !s) {
   %y = arith.divf %x, %den : !xf
   %t = arith.truncf %y : !xf to !x
   %w = arith.extf %t : !x to !xf
+  %dst67 = tensor.empty() : !d
+  %dst68 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused silu and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %w as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  %q:2 = fusion.quantize %w as quant<mxfp8_e4m3, rowwise> outs(%dst67, %dst68)
+      : (!xf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -651,8 +759,11 @@ func.func @qgelu_slope_kept_exactly(%x: !xf) -> (!d, !s) {
   %e = math.exp %ax : !xf
   %den = arith.addf %e, %one : !xf
   %y = arith.divf %x, %den : !xf
+  %dst69 = tensor.empty() : !d
+  %dst70 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused qgelu and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst69, %dst70)
+      : (!xf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
 
@@ -671,7 +782,10 @@ func.func @silu_linalg_map(%x: !xf) -> (!d, !s) {
       %r = arith.mulf %a, %s : f32
       linalg.yield %r : f32
     }
+  %dst71 = tensor.empty() : !d
+  %dst72 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused silu and quantize into fusion.act_quantize"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!xf) -> (!d, !s)
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst71, %dst72)
+      : (!xf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }

@@ -27,7 +27,7 @@
 //       CHECK: return %[[Q]]#0, %[[Q]]#1
 
 // REVERSED-LABEL: func.func @swiglu_mxfp8
-//       REVERSED: %[[P:.*]]:2 = fusion.paired_projection {{.*}} epilogues(none, none) :
+//       REVERSED: %[[P:.*]]:2 = fusion.paired_projection {{.*}} epilogues(none, none) outs(
 //       REVERSED: fusion.gated_act_quantize #fusion.act<swiglu> %[[P]]#0, %[[P]]#1 as quant<mxfp8_e4m3, rowwise> via bf16
 func.func @swiglu_mxfp8(%x: tensor<32x128xbf16>, %w_gate: tensor<64x128xbf16>, %w_up: tensor<64x128xbf16>)
     -> (tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU>) {
@@ -48,9 +48,11 @@ func.func @swiglu_mxfp8(%x: tensor<32x128xbf16>, %w_gate: tensor<64x128xbf16>, %
   %silu = arith.divf %gate, %d : tensor<32x64xf32>
   %hf = arith.mulf %silu, %up : tensor<32x64xf32>
   %h = arith.truncf %hf : tensor<32x64xf32> to tensor<32x64xbf16>
+  %dst0 = tensor.empty() : tensor<32x64xf8E4M3FN>
+  %dst1 = tensor.empty() : tensor<32x2xf8E8M0FNU>
   // expected-remark @below {{[Missed] FuseActQuantize | Category:fusion | Function=swiglu_mxfp8 | Reason="no activation to fuse"}}
-  %q:2 = fusion.quantize %h as quant<mxfp8_e4m3, rowwise>
-      : (tensor<32x64xbf16>) -> (tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU>)
+  %q:2 = fusion.quantize %h as quant<mxfp8_e4m3, rowwise> outs(%dst0, %dst1)
+      : (tensor<32x64xbf16>, tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU>) -> (tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU>)
   return %q#0, %q#1 : tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU>
 }
 
@@ -87,8 +89,10 @@ func.func @negative_rounded_swiglu_mxfp8(%x: tensor<32x128xbf16>, %w_gate: tenso
   %silu = arith.divf %gf, %d : tensor<32x64xf32>
   %hf = arith.mulf %silu, %uf : tensor<32x64xf32>
   %h = arith.truncf %hf : tensor<32x64xf32> to tensor<32x64xbf16>
+  %dst2 = tensor.empty() : tensor<32x64xf8E4M3FN>
+  %dst3 = tensor.empty() : tensor<32x2xf8E8M0FNU>
   // expected-remark @below {{[Passed] FuseActQuantize | Category:fusion | Function=negative_rounded_swiglu_mxfp8}}
-  %q:2 = fusion.quantize %h as quant<mxfp8_e4m3, rowwise>
-      : (tensor<32x64xbf16>) -> (tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU>)
+  %q:2 = fusion.quantize %h as quant<mxfp8_e4m3, rowwise> outs(%dst2, %dst3)
+      : (tensor<32x64xbf16>, tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU>) -> (tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU>)
   return %q#0, %q#1 : tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU>
 }

@@ -925,7 +925,7 @@ func.func @gate_up_swiglu_biases(%x: tensor<4x64xf32>, %w_gate: tensor<32x64xf32
 // CHECK-LABEL: func.func @linear_transposed_weights
 //  CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>, %[[W0:.*]]: tensor<8x64xf32>, %[[W1:.*]]: tensor<8x64xf32>)
 //   CHECK-NOT: linalg.transpose
-//       CHECK: fusion.paired_projection %[[X]], %[[W0]], %[[W1]] epilogues(sigmoid, silu) :
+//       CHECK: fusion.paired_projection %[[X]], %[[W0]], %[[W1]] epilogues(sigmoid, silu) outs(
 //   CHECK-NOT: linalg.transpose
 func.func @linear_transposed_weights(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>, %w1: tensor<8x64xf32>)
     -> (tensor<4x8xf32>, tensor<4x8xf32>) {

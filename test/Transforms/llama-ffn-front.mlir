@@ -20,7 +20,7 @@
 //  CHECK-NEXT: ^bb0
 //  CHECK-NEXT:   arith.truncf
 //  CHECK-NEXT:   linalg.yield
-//       CHECK: %[[Q:.*]]:2 = fusion.gated_act_quantize #fusion.act<swiglu> %[[G]], %[[U]] as quant<mxfp8_e4m3, rowwise, scales = swizzled> via bf16 : (tensor<128x14336xbf16>, tensor<128x14336xbf16>) -> (tensor<128x14336xf8E4M3FN>, tensor<128x448xf8E8M0FNU>)
+//       CHECK: %[[Q:.*]]:2 = fusion.gated_act_quantize #fusion.act<swiglu> %[[G]], %[[U]] as quant<mxfp8_e4m3, rowwise, scales = swizzled> via bf16 outs({{.*}}) : (tensor<128x14336xbf16>, tensor<128x14336xbf16>, tensor<128x14336xf8E4M3FN>, tensor<128x448xf8E8M0FNU>) -> (tensor<128x14336xf8E4M3FN>, tensor<128x448xf8E8M0FNU>)
 //   CHECK-NOT: fusion.quantize
 //   CHECK-NOT: math.exp
 //       CHECK: return %[[Q]]#0, %[[Q]]#1

@@ -20,6 +20,7 @@ int main(int argc, char **argv) {
   mlir::fusion::registerFusionPipelines();
   mlir::fusion::registerFusionPipeline();
   mlir::fusion::registerKernelReportPass();
+  mlir::fusion::registerLowerToRuntimePass();
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);

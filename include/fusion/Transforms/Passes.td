@@ -69,7 +69,8 @@ def FuseActQuantize : Pass<"fusion-fuse-act-quantize", "func::FuncOp"> {
     cse); the `fusion-act-quantize-pipeline` pipeline runs them first.
   }];
   let dependentDialects = ["fusion::FusionDialect", "linalg::LinalgDialect",
-                           "tensor::TensorDialect", "arith::ArithDialect"];
+                           "tensor::TensorDialect", "arith::ArithDialect",
+                           "affine::AffineDialect"];
   let options = [
     ListOption<"formats", "formats", "std::string",
                "Quantization formats to fuse (default: every format the "

@@ -158,18 +158,18 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
   Plan plan;
   plan.cApi = cApiOf(op).str();
   if (auto q = dyn_cast<QuantizeOp>(op)) {
-    Type t = q.getInput().getType().getElementType();
+    Type t = cast<ShapedType>(q.getInput().getType()).getElementType();
     // v2: 16-bit plain quantize without amax (MX schemes have none).
     planMX(q.getScheme(), t, "SrcPlain", 16 / elemBytes(t), 4,
-           q.getInput().getType().getShape(), false, /*v2Eligible=*/true, inv,
+           cast<ShapedType>(q.getInput().getType()).getShape(), false, /*v2Eligible=*/true, inv,
            plan);
   } else if (auto q = dyn_cast<ActQuantizeOp>(op)) {
-    planMX(q.getScheme(), q.getInput().getType().getElementType(),
+    planMX(q.getScheme(), cast<ShapedType>(q.getInput().getType()).getElementType(),
            q.getActivation().getBackward() ? "SrcActBwd" : "SrcActFwd", 4, 4,
-           q.getInput().getType().getShape(), q.getDbias(),
+           cast<ShapedType>(q.getInput().getType()).getShape(), q.getDbias(),
            /*v2Eligible=*/false, inv, plan);
   } else if (auto q = dyn_cast<GatedActQuantizeOp>(op)) {
-    auto in = cast<RankedTensorType>(q.getInputs()[0].getType());
+    auto in = cast<ShapedType>(q.getInputs()[0].getType());
     SmallVector<int64_t> half(in.getShape());
     if (q.getInputs().size() == 1 && !ShapedType::isDynamic(half.back()))
       half.back() /= 2;
@@ -186,9 +186,9 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
     // launch_gemv (MT = rows per tile, RPW = weight rows per warp, cluster
     // size S over K).
     auto p = cast<PairedProjectionOp>(op);
-    auto lhs = p.getLhs().getType();
-    auto w0 = cast<RankedTensorType>(p.getRhs0().getType());
-    auto w1 = cast<RankedTensorType>(p.getRhs1().getType());
+    auto lhs = cast<ShapedType>(p.getLhs().getType());
+    auto w0 = cast<ShapedType>(p.getRhs0().getType());
+    auto w1 = cast<ShapedType>(p.getRhs1().getType());
     unsigned hDim = p.getKn() ? 1 : 0;
     int64_t n = lhs.getRank() == 2 ? lhs.getDimSize(0) : 1;
     int64_t k = lhs.getShape().back();

@@ -104,367 +104,583 @@ func.func private @f() attributes {a = #fusion.act<qgelu, beta = 1.0>}
 // -----
 
 func.func @f(%x: tensor<f32>) {
+  %dst0 = tensor.empty() : tensor<f8E4M3FN>
+  %dst1 = tensor.empty() : tensor<1xf32>
+  %dst2 = tensor.empty() : tensor<1xf32>
   // expected-error @+1 {{a quantizer needs an input of rank >= 1}}
-  %r:3 = fusion.quantize %x as quant<fp8_e4m3, rowwise> : (tensor<f32>) -> (tensor<f8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  %r:3 = fusion.quantize %x as quant<fp8_e4m3, rowwise> outs(%dst0, %dst1, %dst2)
+      : (tensor<f32>, tensor<f8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<f8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<2x64x64xbf16>) {
+  %dst3 = tensor.empty() : tensor<2x64x64xf8E4M3FN>
+  %dst4 = tensor.empty() : tensor<2x64xf8E8M0FNU>
   // expected-error @+1 {{this scheme needs a rank-2 input, got rank 3}}
-  %r:2 = fusion.quantize %x as quant<mxfp8_e4m3, colwise> : (tensor<2x64x64xbf16>) -> (tensor<2x64x64xf8E4M3FN>, tensor<2x64xf8E8M0FNU>)
+  %r:2 = fusion.quantize %x as quant<mxfp8_e4m3, colwise> outs(%dst3, %dst4)
+      : (tensor<2x64x64xbf16>, tensor<2x64x64xf8E4M3FN>, tensor<2x64xf8E8M0FNU>) -> (tensor<2x64x64xf8E4M3FN>, tensor<2x64xf8E8M0FNU>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<64x64xbf16>) {
-  // expected-error @+1 {{has 1 results but the scheme implies 2 (rowwise data, rowwise scales)}}
-  %r = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> : (tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>)
+  %dst5 = tensor.empty() : tensor<64x64xf8E4M3FN>
+  // expected-error @+1 {{has 1 destinations but the scheme implies 2 (rowwise data, rowwise scales)}}
+  %r = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> outs(%dst5)
+      : (tensor<64x64xbf16>, tensor<64x64xf8E4M3FN>) -> (tensor<64x64xf8E4M3FN>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<64x64xbf16>) {
+  %dst6 = tensor.empty() : tensor<64x64xf8E5M2>
+  %dst7 = tensor.empty() : tensor<64x2xf8E8M0FNU>
   // expected-error @+1 {{result #0 (rowwise data) has element type 'f8E5M2' but the scheme implies 'f8E4M3FN'}}
-  %r:2 = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> : (tensor<64x64xbf16>) -> (tensor<64x64xf8E5M2>, tensor<64x2xf8E8M0FNU>)
+  %r:2 = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> outs(%dst6, %dst7)
+      : (tensor<64x64xbf16>, tensor<64x64xf8E5M2>, tensor<64x2xf8E8M0FNU>) -> (tensor<64x64xf8E5M2>, tensor<64x2xf8E8M0FNU>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<64x64xbf16>) {
+  %dst8 = tensor.empty() : tensor<64x64xf8E4M3FN>
+  %dst9 = tensor.empty() : tensor<64x4xf8E8M0FNU>
   // expected-error @+1 {{result #1 (rowwise scales) has shape 64x4 but the scheme implies 64x2}}
-  %r:2 = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> : (tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x4xf8E8M0FNU>)
+  %r:2 = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> outs(%dst8, %dst9)
+      : (tensor<64x64xbf16>, tensor<64x64xf8E4M3FN>, tensor<64x4xf8E8M0FNU>) -> (tensor<64x64xf8E4M3FN>, tensor<64x4xf8E8M0FNU>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<64x64xbf16>) {
+  %dst10 = tensor.empty() : tensor<64x64xf8E4M3FN>
+  %dst11 = tensor.empty() : tensor<1xf32>
+  %dst12 = tensor.empty() : tensor<1xf32>
   // expected-error @+1 {{delayed scaling needs a 'scale' operand}}
-  %r:3 = fusion.quantize %x as quant<fp8_e4m3, rowwise, scaling = delayed> : (tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  %r:3 = fusion.quantize %x as quant<fp8_e4m3, rowwise, scaling = delayed> outs(%dst10, %dst11, %dst12)
+      : (tensor<64x64xbf16>, tensor<64x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<64x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<64x64xbf16>, %s: tensor<1xf32>) {
+  %dst13 = tensor.empty() : tensor<64x64xf8E4M3FN>
+  %dst14 = tensor.empty() : tensor<1xf32>
+  %dst15 = tensor.empty() : tensor<1xf32>
   // expected-error @+1 {{'scale' operand is only used by FP8 delayed scaling}}
-  %r:3 = fusion.quantize %x scale %s as quant<fp8_e4m3, rowwise> : (tensor<64x64xbf16>, tensor<1xf32>) -> (tensor<64x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  %r:3 = fusion.quantize %x scale %s as quant<fp8_e4m3, rowwise> outs(%dst13, %dst14, %dst15)
+      : (tensor<64x64xbf16>, tensor<1xf32>, tensor<64x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<64x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<64x64xbf16>, %s: tensor<f32>) {
+  %dst16 = tensor.empty() : tensor<64x64xf8E4M3FN>
+  %dst17 = tensor.empty() : tensor<1xf32>
+  %dst18 = tensor.empty() : tensor<1xf32>
   // expected-error @+1 {{'scale' operand must be tensor<1xf32>}}
-  %r:3 = fusion.quantize %x scale %s as quant<fp8_e4m3, rowwise, scaling = delayed> : (tensor<64x64xbf16>, tensor<f32>) -> (tensor<64x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  %r:3 = fusion.quantize %x scale %s as quant<fp8_e4m3, rowwise, scaling = delayed> outs(%dst16, %dst17, %dst18)
+      : (tensor<64x64xbf16>, tensor<f32>, tensor<64x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<64x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<64x64xbf16>) {
+  %dst19 = tensor.empty() : tensor<64x64xf4E2M1FN>
+  %dst20 = tensor.empty() : tensor<64x4xf8E4M3FN>
+  %dst21 = tensor.empty() : tensor<1xf32>
   // expected-error @+1 {{stochastic rounding needs an 'rng' operand (seed, offset)}}
-  %r:3 = fusion.quantize %x as quant<nvfp4, rowwise, elem = stochastic> : (tensor<64x64xbf16>) -> (tensor<64x64xf4E2M1FN>, tensor<64x4xf8E4M3FN>, tensor<1xf32>)
+  %r:3 = fusion.quantize %x as quant<nvfp4, rowwise, elem = stochastic> outs(%dst19, %dst20, %dst21)
+      : (tensor<64x64xbf16>, tensor<64x64xf4E2M1FN>, tensor<64x4xf8E4M3FN>, tensor<1xf32>) -> (tensor<64x64xf4E2M1FN>, tensor<64x4xf8E4M3FN>, tensor<1xf32>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<64x64xbf16>, %rng: tensor<2xi64>) {
+  %dst22 = tensor.empty() : tensor<64x64xf4E2M1FN>
+  %dst23 = tensor.empty() : tensor<64x4xf8E4M3FN>
+  %dst24 = tensor.empty() : tensor<1xf32>
   // expected-error @+1 {{'rng' operand is only used by stochastic rounding}}
-  %r:3 = fusion.quantize %x rng %rng as quant<nvfp4, rowwise> : (tensor<64x64xbf16>, tensor<2xi64>) -> (tensor<64x64xf4E2M1FN>, tensor<64x4xf8E4M3FN>, tensor<1xf32>)
+  %r:3 = fusion.quantize %x rng %rng as quant<nvfp4, rowwise> outs(%dst22, %dst23, %dst24)
+      : (tensor<64x64xbf16>, tensor<2xi64>, tensor<64x64xf4E2M1FN>, tensor<64x4xf8E4M3FN>, tensor<1xf32>) -> (tensor<64x64xf4E2M1FN>, tensor<64x4xf8E4M3FN>, tensor<1xf32>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<64x64xbf16>, %rng: tensor<2xi32>) {
+  %dst25 = tensor.empty() : tensor<64x64xf4E2M1FN>
+  %dst26 = tensor.empty() : tensor<64x4xf8E4M3FN>
+  %dst27 = tensor.empty() : tensor<1xf32>
   // expected-error @+1 {{'rng' operand must be tensor<2xi64>}}
-  %r:3 = fusion.quantize %x rng %rng as quant<nvfp4, rowwise, elem = stochastic> : (tensor<64x64xbf16>, tensor<2xi32>) -> (tensor<64x64xf4E2M1FN>, tensor<64x4xf8E4M3FN>, tensor<1xf32>)
+  %r:3 = fusion.quantize %x rng %rng as quant<nvfp4, rowwise, elem = stochastic> outs(%dst25, %dst26, %dst27)
+      : (tensor<64x64xbf16>, tensor<2xi32>, tensor<64x64xf4E2M1FN>, tensor<64x4xf8E4M3FN>, tensor<1xf32>) -> (tensor<64x64xf4E2M1FN>, tensor<64x4xf8E4M3FN>, tensor<1xf32>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<64x64xf64>) {
+  %dst28 = tensor.empty() : tensor<64x64xf8E4M3FN>
+  %dst29 = tensor.empty() : tensor<64x2xf8E8M0FNU>
   // expected-error @+1 {{input element type must be bf16, f16 or f32, got 'f64'}}
-  %r:2 = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> : (tensor<64x64xf64>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
+  %r:2 = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> outs(%dst28, %dst29)
+      : (tensor<64x64xf64>, tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<64x64xbf16>) {
+  %dst30 = tensor.empty() : tensor<64x64xf8E4M3FN>
+  %dst31 = tensor.empty() : tensor<64x2xf8E8M0FNU>
   // expected-error @+1 {{gated activation 'swiglu' needs fusion.gated_act_quantize}}
-  %r:2 = fusion.act_quantize #fusion.act<swiglu> %x as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
+  %r:2 = fusion.act_quantize #fusion.act<swiglu> %x as quant<mxfp8_e4m3, rowwise> via bf16 outs(%dst30, %dst31)
+      : (tensor<64x64xbf16>, tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<64x64xbf16>) {
+  %dst32 = tensor.empty() : tensor<64x64xf8E4M3FN>
+  %dst33 = tensor.empty() : tensor<64x2xf8E8M0FNU>
   // expected-error @+1 {{backward activation 'dsilu' needs a 'grad' operand}}
-  %r:2 = fusion.act_quantize #fusion.act<dsilu> %x as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
+  %r:2 = fusion.act_quantize #fusion.act<dsilu> %x as quant<mxfp8_e4m3, rowwise> via bf16 outs(%dst32, %dst33)
+      : (tensor<64x64xbf16>, tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<64x64xbf16>, %g: tensor<64x64xbf16>) {
+  %dst34 = tensor.empty() : tensor<64x64xf8E4M3FN>
+  %dst35 = tensor.empty() : tensor<64x2xf8E8M0FNU>
   // expected-error @+1 {{forward activation 'silu' takes no 'grad' operand}}
-  %r:2 = fusion.act_quantize #fusion.act<silu> %x grad %g as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x64xbf16>, tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
+  %r:2 = fusion.act_quantize #fusion.act<silu> %x grad %g as quant<mxfp8_e4m3, rowwise> via bf16 outs(%dst34, %dst35)
+      : (tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<64x64xbf16>, %g: tensor<64x32xbf16>) {
+  %dst36 = tensor.empty() : tensor<64x64xf8E4M3FN>
+  %dst37 = tensor.empty() : tensor<64x2xf8E8M0FNU>
   // expected-error @+1 {{'grad' shape 64x32 differs from input shape 64x64}}
-  %r:2 = fusion.act_quantize #fusion.act<dsilu> %x grad %g as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x64xbf16>, tensor<64x32xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
+  %r:2 = fusion.act_quantize #fusion.act<dsilu> %x grad %g as quant<mxfp8_e4m3, rowwise> via bf16 outs(%dst36, %dst37)
+      : (tensor<64x64xbf16>, tensor<64x32xbf16>, tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<64x64xbf16>, %g: tensor<64x64xi8>) {
+  %dst38 = tensor.empty() : tensor<64x64xf8E4M3FN>
+  %dst39 = tensor.empty() : tensor<64x2xf8E8M0FNU>
   // expected-error @+1 {{grad element type must be bf16, f16 or f32, got 'i8'}}
-  %r:2 = fusion.act_quantize #fusion.act<dsilu> %x grad %g as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x64xbf16>, tensor<64x64xi8>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
+  %r:2 = fusion.act_quantize #fusion.act<dsilu> %x grad %g as quant<mxfp8_e4m3, rowwise> via bf16 outs(%dst38, %dst39)
+      : (tensor<64x64xbf16>, tensor<64x64xi8>, tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<64x64xbf16>) {
+  %dst40 = tensor.empty() : tensor<64x64xf8E4M3FN>
+  %dst41 = tensor.empty() : tensor<64x2xf8E8M0FNU>
   // expected-error @+1 {{intermediate element type must be bf16, f16 or f32, got 'f8E4M3FN'}}
-  %r:2 = fusion.act_quantize #fusion.act<silu> %x as quant<mxfp8_e4m3, rowwise> via f8E4M3FN : (tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
+  %r:2 = fusion.act_quantize #fusion.act<silu> %x as quant<mxfp8_e4m3, rowwise> via f8E4M3FN outs(%dst40, %dst41)
+      : (tensor<64x64xbf16>, tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<64x64xbf16>) {
+  %dst42 = tensor.empty() : tensor<64x64xf8E4M3FN>
+  %dst43 = tensor.empty() : tensor<64x2xf8E8M0FNU>
+  %dst44 = tensor.empty() : tensor<64xf32>
   // expected-error @+1 {{dbias needs a backward activation or identity, not 'gelu'}}
-  %r:3 = fusion.act_quantize #fusion.act<gelu> %x as quant<mxfp8_e4m3, rowwise> via bf16 dbias : (tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>, tensor<64xf32>)
+  %r:3 = fusion.act_quantize #fusion.act<gelu> %x as quant<mxfp8_e4m3, rowwise> via bf16 dbias outs(%dst42, %dst43, %dst44)
+      : (tensor<64x64xbf16>, tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>, tensor<64xf32>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>, tensor<64xf32>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<64x64xbf16>, %g: tensor<64x64xbf16>) {
+  %dst45 = tensor.empty() : tensor<64x64xf8E4M3FN>
+  %dst46 = tensor.empty() : tensor<64x2xf8E8M0FNU>
+  %dst47 = tensor.empty() : tensor<32xf32>
   // expected-error @+1 {{result #2 (dbias) has shape 32 but the scheme implies 64}}
-  %r:3 = fusion.act_quantize #fusion.act<dgelu> %x grad %g as quant<mxfp8_e4m3, rowwise> via bf16 dbias : (tensor<64x64xbf16>, tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>, tensor<32xf32>)
+  %r:3 = fusion.act_quantize #fusion.act<dgelu> %x grad %g as quant<mxfp8_e4m3, rowwise> via bf16 dbias outs(%dst45, %dst46, %dst47)
+      : (tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>, tensor<32xf32>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>, tensor<32xf32>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<64x64xbf16>) {
+  %dst48 = tensor.empty() : tensor<64x32xf8E4M3FN>
+  %dst49 = tensor.empty() : tensor<64x1xf8E8M0FNU>
   // expected-error @+1 {{activation 'gelu' is not gated; use fusion.act_quantize}}
-  %r:2 = fusion.gated_act_quantize #fusion.act<gelu> %x as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x64xbf16>) -> (tensor<64x32xf8E4M3FN>, tensor<64x1xf8E8M0FNU>)
+  %r:2 = fusion.gated_act_quantize #fusion.act<gelu> %x as quant<mxfp8_e4m3, rowwise> via bf16 outs(%dst48, %dst49)
+      : (tensor<64x64xbf16>, tensor<64x32xf8E4M3FN>, tensor<64x1xf8E8M0FNU>) -> (tensor<64x32xf8E4M3FN>, tensor<64x1xf8E8M0FNU>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<64x64xbf16>) {
+  %dst50 = tensor.empty() : tensor<64x64xf8E4M3FN>
+  %dst51 = tensor.empty() : tensor<64x2xf8E8M0FNU>
   // expected-error @+1 {{backward activation 'dswiglu' needs a 'grad' operand}}
-  %r:2 = fusion.gated_act_quantize #fusion.act<dswiglu> %x as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
+  %r:2 = fusion.gated_act_quantize #fusion.act<dswiglu> %x as quant<mxfp8_e4m3, rowwise> via bf16 outs(%dst50, %dst51)
+      : (tensor<64x64xbf16>, tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<64x64xbf16>, %g: tensor<64x32xbf16>) {
+  %dst52 = tensor.empty() : tensor<64x32xf8E4M3FN>
+  %dst53 = tensor.empty() : tensor<64x1xf8E8M0FNU>
   // expected-error @+1 {{forward activation 'swiglu' takes no 'grad' operand}}
-  %r:2 = fusion.gated_act_quantize #fusion.act<swiglu> %x grad %g as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x64xbf16>, tensor<64x32xbf16>) -> (tensor<64x32xf8E4M3FN>, tensor<64x1xf8E8M0FNU>)
+  %r:2 = fusion.gated_act_quantize #fusion.act<swiglu> %x grad %g as quant<mxfp8_e4m3, rowwise> via bf16 outs(%dst52, %dst53)
+      : (tensor<64x64xbf16>, tensor<64x32xbf16>, tensor<64x32xf8E4M3FN>, tensor<64x1xf8E8M0FNU>) -> (tensor<64x32xf8E4M3FN>, tensor<64x1xf8E8M0FNU>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<64x64xbf16>) {
+  %dst54 = tensor.empty() : tensor<64x64xf8E4M3FN>
+  %dst55 = tensor.empty() : tensor<64x2xf8E8M0FNU>
   // expected-error @+1 {{takes one packed [gate | up] input or two inputs (gate, up), got 3}}
-  %r:2 = fusion.gated_act_quantize #fusion.act<swiglu> %x, %x, %x as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
+  %r:2 = fusion.gated_act_quantize #fusion.act<swiglu> %x, %x, %x as quant<mxfp8_e4m3, rowwise> via bf16 outs(%dst54, %dst55)
+      : (tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<64x64xbf16>, %y: tensor<64x32xbf16>) {
+  %dst56 = tensor.empty() : tensor<64x64xf8E4M3FN>
+  %dst57 = tensor.empty() : tensor<64x2xf8E8M0FNU>
   // expected-error @+1 {{gate and up inputs must have the same type, got 'tensor<64x64xbf16>' and 'tensor<64x32xbf16>'}}
-  %r:2 = fusion.gated_act_quantize #fusion.act<swiglu> %x, %y as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x64xbf16>, tensor<64x32xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
+  %r:2 = fusion.gated_act_quantize #fusion.act<swiglu> %x, %y as quant<mxfp8_e4m3, rowwise> via bf16 outs(%dst56, %dst57)
+      : (tensor<64x64xbf16>, tensor<64x32xbf16>, tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<64x63xbf16>) {
+  %dst58 = tensor.empty() : tensor<64x31xf8E4M3FN>
+  %dst59 = tensor.empty() : tensor<64x1xf8E8M0FNU>
   // expected-error @+1 {{packed gated input width 63 is odd; it must hold [gate | up]}}
-  %r:2 = fusion.gated_act_quantize #fusion.act<swiglu> %x as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x63xbf16>) -> (tensor<64x31xf8E4M3FN>, tensor<64x1xf8E8M0FNU>)
+  %r:2 = fusion.gated_act_quantize #fusion.act<swiglu> %x as quant<mxfp8_e4m3, rowwise> via bf16 outs(%dst58, %dst59)
+      : (tensor<64x63xbf16>, tensor<64x31xf8E4M3FN>, tensor<64x1xf8E8M0FNU>) -> (tensor<64x31xf8E4M3FN>, tensor<64x1xf8E8M0FNU>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<64x64xbf16>, %g: tensor<64x64xbf16>) {
+  %dst60 = tensor.empty() : tensor<64x64xf8E4M3FN>
+  %dst61 = tensor.empty() : tensor<64x2xf8E8M0FNU>
   // expected-error @+1 {{'grad' shape 64x64 must equal one half of the gated input, 64x32}}
-  %r:2 = fusion.gated_act_quantize #fusion.act<dswiglu> %x grad %g as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x64xbf16>, tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
+  %r:2 = fusion.gated_act_quantize #fusion.act<dswiglu> %x grad %g as quant<mxfp8_e4m3, rowwise> via bf16 outs(%dst60, %dst61)
+      : (tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<64x96xbf16>, %g: tensor<64x48xbf16>) {
+  %dst62 = tensor.empty() : tensor<64x96xf8E4M3FN>
+  %dst63 = tensor.empty() : tensor<64x3xf8E8M0FNU>
   // expected-error @+1 {{result #1 (rowwise scales) has shape 64x3 but the scheme implies 64x4}}
-  %r:2 = fusion.gated_act_quantize #fusion.act<dswiglu> %x grad %g as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x96xbf16>, tensor<64x48xbf16>) -> (tensor<64x96xf8E4M3FN>, tensor<64x3xf8E8M0FNU>)
+  %r:2 = fusion.gated_act_quantize #fusion.act<dswiglu> %x grad %g as quant<mxfp8_e4m3, rowwise> via bf16 outs(%dst62, %dst63)
+      : (tensor<64x96xbf16>, tensor<64x48xbf16>, tensor<64x96xf8E4M3FN>, tensor<64x3xf8E8M0FNU>) -> (tensor<64x96xf8E4M3FN>, tensor<64x3xf8E8M0FNU>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<2x4x64xbf16>, %w: tensor<8x64xbf16>) {
+  %dst64 = tensor.empty() : tensor<4x8xf32>
+  %dst65 = tensor.empty() : tensor<4x8xf32>
   // expected-error @+1 {{lhs must be [K] or [N, K], got rank 3}}
-  %a, %b = fusion.paired_projection %x, %w, %w epilogues(none, none) : (tensor<2x4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  %a, %b = fusion.paired_projection %x, %w, %w epilogues(none, none) outs(%dst64, %dst65)
+      : (tensor<2x4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<4x64xi8>, %w: tensor<8x64xi8>) {
+  %dst66 = tensor.empty() : tensor<4x8xf32>
+  %dst67 = tensor.empty() : tensor<4x8xf32>
   // expected-error @+1 {{lhs must have a float element type}}
-  %a, %b = fusion.paired_projection %x, %w, %w epilogues(none, none) : (tensor<4x64xi8>, tensor<8x64xi8>, tensor<8x64xi8>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  %a, %b = fusion.paired_projection %x, %w, %w epilogues(none, none) outs(%dst66, %dst67)
+      : (tensor<4x64xi8>, tensor<8x64xi8>, tensor<8x64xi8>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %v: tensor<64xbf16>) {
+  %dst68 = tensor.empty() : tensor<4x8xf32>
+  %dst69 = tensor.empty() : tensor<4x8xf32>
   // expected-error @+1 {{rhs1 must be a rank-2 weight, got rank 1}}
-  %a, %b = fusion.paired_projection %x, %w, %v epilogues(none, none) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<64xbf16>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  %a, %b = fusion.paired_projection %x, %w, %v epilogues(none, none) outs(%dst68, %dst69)
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<64xbf16>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %v: tensor<8x64xf16>) {
+  %dst70 = tensor.empty() : tensor<4x8xf32>
+  %dst71 = tensor.empty() : tensor<4x8xf32>
   // expected-error @+1 {{rhs1 element type 'f16' differs from lhs element type 'bf16'}}
-  %a, %b = fusion.paired_projection %x, %w, %v epilogues(none, none) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xf16>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  %a, %b = fusion.paired_projection %x, %w, %v epilogues(none, none) outs(%dst70, %dst71)
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xf16>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x32xbf16>) {
+  %dst72 = tensor.empty() : tensor<4x8xf32>
+  %dst73 = tensor.empty() : tensor<4x8xf32>
   // expected-error @+1 {{rhs0 has K = 32 but lhs has K = 64}}
-  %a, %b = fusion.paired_projection %x, %w, %w epilogues(none, none) : (tensor<4x64xbf16>, tensor<8x32xbf16>, tensor<8x32xbf16>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  %a, %b = fusion.paired_projection %x, %w, %w epilogues(none, none) outs(%dst72, %dst73)
+      : (tensor<4x64xbf16>, tensor<8x32xbf16>, tensor<8x32xbf16>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>) {
+  %dst74 = tensor.empty() : tensor<4x8xf32>
+  %dst75 = tensor.empty() : tensor<4x8xf32>
   // expected-error @+1 {{epilogue 0 ('bias') needs a bias operand}}
-  %a, %b = fusion.paired_projection %x, %w, %w epilogues(bias, none) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  %a, %b = fusion.paired_projection %x, %w, %w epilogues(bias, none) outs(%dst74, %dst75)
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %b: tensor<8xf32>) {
+  %dst76 = tensor.empty() : tensor<4x8xf32>
+  %dst77 = tensor.empty() : tensor<4x8xf32>
   // expected-error @+1 {{epilogue 1 ('sigmoid') takes no bias operand}}
-  %a, %c = fusion.paired_projection %x, %w, %w epilogues(none, sigmoid bias %b) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  %a, %c = fusion.paired_projection %x, %w, %w epilogues(none, sigmoid bias %b) outs(%dst76, %dst77)
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %b: tensor<8xf32>) {
+  %dst78 = tensor.empty() : tensor<4x8xf32>
+  %dst79 = tensor.empty() : tensor<4x8xf32>
   // expected-error @+1 {{epilogue 0 ('softplus_bias_scale') needs a scale operand}}
-  %a, %c = fusion.paired_projection %x, %w, %w epilogues(softplus_bias_scale bias %b, none) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  %a, %c = fusion.paired_projection %x, %w, %w epilogues(softplus_bias_scale bias %b, none) outs(%dst78, %dst79)
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %b: tensor<8xf32>) {
+  %dst80 = tensor.empty() : tensor<4x8xf32>
+  %dst81 = tensor.empty() : tensor<4x8xf32>
   // expected-error @+1 {{epilogue 0 ('bias') takes no scale operand}}
-  %a, %c = fusion.paired_projection %x, %w, %w epilogues(bias bias %b scale %b, none) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<8xf32>, tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  %a, %c = fusion.paired_projection %x, %w, %w epilogues(bias bias %b scale %b, none) outs(%dst80, %dst81)
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<8xf32>, tensor<8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %b: tensor<16xf32>) {
+  %dst82 = tensor.empty() : tensor<4x8xf32>
+  %dst83 = tensor.empty() : tensor<4x8xf32>
   // expected-error @+1 {{bias of epilogue 0 must have shape [8], got 16}}
-  %a, %c = fusion.paired_projection %x, %w, %w epilogues(bias bias %b, none) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<16xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  %a, %c = fusion.paired_projection %x, %w, %w epilogues(bias bias %b, none) outs(%dst82, %dst83)
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<16xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %b: tensor<8xi32>) {
+  %dst84 = tensor.empty() : tensor<4x8xf32>
+  %dst85 = tensor.empty() : tensor<4x8xf32>
   // expected-error @+1 {{bias of epilogue 0 must have a float element type}}
-  %a, %c = fusion.paired_projection %x, %w, %w epilogues(bias bias %b, none) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<8xi32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  %a, %c = fusion.paired_projection %x, %w, %w epilogues(bias bias %b, none) outs(%dst84, %dst85)
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<8xi32>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>) {
+  %dst86 = tensor.empty() : tensor<4x8xf32>
   // expected-error @+1 {{'gated' must be a forward gated activation, got 'dswiglu'}}
-  %a = fusion.paired_projection %x, %w, %w epilogues(none, none) gated(#fusion.act<dswiglu>) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>) -> tensor<4x8xf32>
+  %a = fusion.paired_projection %x, %w, %w epilogues(none, none) gated(#fusion.act<dswiglu>) outs(%dst86)
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<4x8xf32>) -> tensor<4x8xf32>
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>) {
+  %dst87 = tensor.empty() : tensor<4x8xf32>
   // expected-error @+1 {{a gated paired projection takes only 'none' or 'bias' epilogues, got 'sigmoid'}}
-  %a = fusion.paired_projection %x, %w, %w epilogues(sigmoid, none) gated(#fusion.act<swiglu>) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>) -> tensor<4x8xf32>
+  %a = fusion.paired_projection %x, %w, %w epilogues(sigmoid, none) gated(#fusion.act<swiglu>) outs(%dst87)
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<4x8xf32>) -> tensor<4x8xf32>
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %v: tensor<16x64xbf16>) {
+  %dst88 = tensor.empty() : tensor<4x8xf32>
   // expected-error @+1 {{gate and up projections must have the same width, got 8 and 16}}
-  %a = fusion.paired_projection %x, %w, %v epilogues(none, none) gated(#fusion.act<swiglu>) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<16x64xbf16>) -> tensor<4x8xf32>
+  %a = fusion.paired_projection %x, %w, %v epilogues(none, none) gated(#fusion.act<swiglu>) outs(%dst88)
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<16x64xbf16>, tensor<4x8xf32>) -> tensor<4x8xf32>
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>) {
-  // expected-error @+1 {{has 1 results but two projections return 2}}
-  %a = fusion.paired_projection %x, %w, %w epilogues(none, none) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>) -> tensor<4x8xf32>
+  %dst89 = tensor.empty() : tensor<4x8xf32>
+  // expected-error @+1 {{has 1 destinations but two projections return 2}}
+  %a = fusion.paired_projection %x, %w, %w epilogues(none, none) outs(%dst89)
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<4x8xf32>) -> tensor<4x8xf32>
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>) {
+  %dst90 = tensor.empty() : tensor<4x8xf32>
+  %dst91 = tensor.empty() : tensor<4x8xi32>
   // expected-error @+1 {{result #1 must have a float element type}}
-  %a, %b = fusion.paired_projection %x, %w, %w epilogues(none, none) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>) -> (tensor<4x8xf32>, tensor<4x8xi32>)
+  %a, %b = fusion.paired_projection %x, %w, %w epilogues(none, none) outs(%dst90, %dst91)
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<4x8xf32>, tensor<4x8xi32>) -> (tensor<4x8xf32>, tensor<4x8xi32>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>) {
+  %dst92 = tensor.empty() : tensor<8x4xf32>
+  %dst93 = tensor.empty() : tensor<4x8xf32>
   // expected-error @+1 {{result #0 has shape 8x4 but expected 4x8}}
-  %a, %b = fusion.paired_projection %x, %w, %w epilogues(none, none) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>) -> (tensor<8x4xf32>, tensor<4x8xf32>)
+  %a, %b = fusion.paired_projection %x, %w, %w epilogues(none, none) outs(%dst92, %dst93)
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<8x4xf32>, tensor<4x8xf32>) -> (tensor<8x4xf32>, tensor<4x8xf32>)
   return
 }
 
 // -----
 
 func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>) {
+  %dst94 = tensor.empty() : tensor<4x8xf32>
+  %dst95 = tensor.empty() : tensor<4x8xf32>
   // expected-error @+1 {{unknown epilogue 'tanh' (expected none, bias, sigmoid, silu or softplus_bias_scale)}}
-  %a, %b = fusion.paired_projection %x, %w, %w epilogues(tanh, none) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  %a, %b = fusion.paired_projection %x, %w, %w epilogues(tanh, none) outs(%dst94, %dst95)
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+// Destination style: a result has its destination's type.
+func.func @f(%x: tensor<64x64xbf16>, %d: tensor<64x64xf8E4M3FN>, %s: tensor<64x2xf8E8M0FNU>) {
+  // expected-error @+1 {{result #1 has type 'tensor<64x3xf8E8M0FNU>' but its destination has type 'tensor<64x2xf8E8M0FNU>'}}
+  %r:2 = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> outs(%d, %s)
+      : (tensor<64x64xbf16>, tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>) -> (tensor<64x64xf8E4M3FN>, tensor<64x3xf8E8M0FNU>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xbf16>, %d: memref<64x64xf8E4M3FN>, %s: memref<64x2xf8E8M0FNU>) {
+  // expected-error @+1 {{operands must be all tensors or all memrefs}}
+  fusion.quantize %x as quant<mxfp8_e4m3, rowwise> outs(%d, %s)
+      : (tensor<64x64xbf16>, memref<64x64xf8E4M3FN>, memref<64x2xf8E8M0FNU>) -> ()
+  return
+}
+
+// -----
+
+func.func @f(%x: memref<64x64xbf16>, %d: memref<64x64xf8E4M3FN>, %s: memref<64x2xf8E8M0FNU>) {
+  // expected-error @+1 {{result #0 has type 'tensor<64x64xf8E4M3FN>' but its destination has type 'memref<64x64xf8E4M3FN>'}}
+  %r = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> outs(%d, %s)
+      : (memref<64x64xbf16>, memref<64x64xf8E4M3FN>, memref<64x2xf8E8M0FNU>) -> (tensor<64x64xf8E4M3FN>)
+  return
+}
+
+// -----
+
+func.func @f(%x: memref<64x64xbf16>, %d: memref<64x64xf8E5M2>, %s: memref<64x2xf8E8M0FNU>) {
+  // expected-error @+1 {{result #0 (rowwise data) has element type 'f8E5M2' but the scheme implies 'f8E4M3FN'}}
+  fusion.quantize %x as quant<mxfp8_e4m3, rowwise> outs(%d, %s)
+      : (memref<64x64xbf16>, memref<64x64xf8E5M2>, memref<64x2xf8E8M0FNU>) -> ()
+  return
+}
+
+// -----
+
+// FP4 data packed two per byte (i8, last dimension halved).
+func.func @f(%x: tensor<8x64xbf16>, %d: tensor<8x64xi8>, %s: tensor<8x2xf8E8M0FNU>) {
+  // expected-error @+1 {{result #0 (rowwise data) has shape 8x64 but the scheme implies 8x32}}
+  %r:2 = fusion.quantize %x as quant<mxfp4, rowwise> outs(%d, %s)
+      : (tensor<8x64xbf16>, tensor<8x64xi8>, tensor<8x2xf8E8M0FNU>) -> (tensor<8x64xi8>, tensor<8x2xf8E8M0FNU>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8x33xbf16>, %d: tensor<8x16xi8>, %s: tensor<8x2xf8E8M0FNU>) {
+  // expected-error @+1 {{result #0 (rowwise data) packs FP4 two per byte but has an odd number (33) of elements per row}}
+  %r:2 = fusion.quantize %x as quant<mxfp4, rowwise> outs(%d, %s)
+      : (tensor<8x33xbf16>, tensor<8x16xi8>, tensor<8x2xf8E8M0FNU>) -> (tensor<8x16xi8>, tensor<8x2xf8E8M0FNU>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8x64xbf16>, %d: tensor<8x64xf8E4M3FN>, %s: tensor<8x2xf8E8M0FNU>) {
+  // expected-error @+1 {{result #0 (rowwise data) has element type 'f8E4M3FN' but the scheme implies 'f4E2M1FN' (or i8, packed two per byte)}}
+  %r:2 = fusion.quantize %x as quant<mxfp4, rowwise> outs(%d, %s)
+      : (tensor<8x64xbf16>, tensor<8x64xf8E4M3FN>, tensor<8x2xf8E8M0FNU>) -> (tensor<8x64xf8E4M3FN>, tensor<8x2xf8E8M0FNU>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8x64xbf16>) {
+  // expected-error @+2 {{expected 'outs'}}
+  %r:2 = fusion.quantize %x as quant<mxfp8_e4m3, rowwise>
+      : (tensor<8x64xbf16>) -> (tensor<8x64xf8E4M3FN>, tensor<8x2xf8E8M0FNU>)
   return
 }

@@ -5,110 +5,169 @@
 // Round trip of every fusion op and every attribute form.
 
 // CHECK-LABEL: func @quantize_mxfp8_rowwise
-// CHECK: fusion.quantize %{{.*}} as quant<mxfp8_e4m3, rowwise> : (tensor<128x256xbf16>) -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>)
+// CHECK: fusion.quantize %{{.*}} as quant<mxfp8_e4m3, rowwise> outs({{.*}}) : (tensor<128x256xbf16>, tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>) -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>)
 func.func @quantize_mxfp8_rowwise(%x: tensor<128x256xbf16>) -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>) {
-  %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> : (tensor<128x256xbf16>) -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>)
+  %dst0 = tensor.empty() : tensor<128x256xf8E4M3FN>
+  %dst1 = tensor.empty() : tensor<128x8xf8E8M0FNU>
+  %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> outs(%dst0, %dst1)
+      : (tensor<128x256xbf16>, tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>) -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>)
   return %d, %s : tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>
 }
 
 // Options at their defaults are dropped by the printer.
 // CHECK-LABEL: func @quantize_defaults_elided
-// CHECK: as quant<mxfp8_e5m2, rowwise> :
+// CHECK: as quant<mxfp8_e5m2, rowwise> outs(
 func.func @quantize_defaults_elided(%x: tensor<4x64xf32>) -> (tensor<4x64xf8E5M2>, tensor<4x2xf8E8M0FNU>) {
-  %d, %s = fusion.quantize %x as quant<mxfp8_e5m2, rowwise, block = 1x32, rounding = rceil, nan = propagate, colwise = same, scales = compact, elem = rne, scaling = current> : (tensor<4x64xf32>) -> (tensor<4x64xf8E5M2>, tensor<4x2xf8E8M0FNU>)
+  %dst2 = tensor.empty() : tensor<4x64xf8E5M2>
+  %dst3 = tensor.empty() : tensor<4x2xf8E8M0FNU>
+  %d, %s = fusion.quantize %x as quant<mxfp8_e5m2, rowwise, block = 1x32, rounding = rceil, nan = propagate, colwise = same, scales = compact, elem = rne, scaling = current> outs(%dst2, %dst3)
+      : (tensor<4x64xf32>, tensor<4x64xf8E5M2>, tensor<4x2xf8E8M0FNU>) -> (tensor<4x64xf8E5M2>, tensor<4x2xf8E8M0FNU>)
   return %d, %s : tensor<4x64xf8E5M2>, tensor<4x2xf8E8M0FNU>
 }
 
 // CHECK-LABEL: func @quantize_floor_ignore_partial
-// CHECK: as quant<mxfp8_e4m3, rowwise, rounding = floor, nan = ignore> : (tensor<3x33xf16>) -> (tensor<3x33xf8E4M3FN>, tensor<3x2xf8E8M0FNU>)
+// CHECK: as quant<mxfp8_e4m3, rowwise, rounding = floor, nan = ignore> outs({{.*}}) : (tensor<3x33xf16>, tensor<3x33xf8E4M3FN>, tensor<3x2xf8E8M0FNU>) -> (tensor<3x33xf8E4M3FN>, tensor<3x2xf8E8M0FNU>)
 func.func @quantize_floor_ignore_partial(%x: tensor<3x33xf16>) -> (tensor<3x33xf8E4M3FN>, tensor<3x2xf8E8M0FNU>) {
-  %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise, nan = ignore, rounding = floor> : (tensor<3x33xf16>) -> (tensor<3x33xf8E4M3FN>, tensor<3x2xf8E8M0FNU>)
+  %dst4 = tensor.empty() : tensor<3x33xf8E4M3FN>
+  %dst5 = tensor.empty() : tensor<3x2xf8E8M0FNU>
+  %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise, nan = ignore, rounding = floor> outs(%dst4, %dst5)
+      : (tensor<3x33xf16>, tensor<3x33xf8E4M3FN>, tensor<3x2xf8E8M0FNU>) -> (tensor<3x33xf8E4M3FN>, tensor<3x2xf8E8M0FNU>)
   return %d, %s : tensor<3x33xf8E4M3FN>, tensor<3x2xf8E8M0FNU>
 }
 
 // Rowwise compact schemes take any rank: blocks run along the last dimension.
 // CHECK-LABEL: func @quantize_rank3
-// CHECK: (tensor<2x16x96xbf16>) -> (tensor<2x16x96xf8E4M3FN>, tensor<2x16x3xf8E8M0FNU>)
+// CHECK: (tensor<2x16x96xbf16>, tensor<2x16x96xf8E4M3FN>, tensor<2x16x3xf8E8M0FNU>) -> (tensor<2x16x96xf8E4M3FN>, tensor<2x16x3xf8E8M0FNU>)
 func.func @quantize_rank3(%x: tensor<2x16x96xbf16>) -> (tensor<2x16x96xf8E4M3FN>, tensor<2x16x3xf8E8M0FNU>) {
-  %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> : (tensor<2x16x96xbf16>) -> (tensor<2x16x96xf8E4M3FN>, tensor<2x16x3xf8E8M0FNU>)
+  %dst6 = tensor.empty() : tensor<2x16x96xf8E4M3FN>
+  %dst7 = tensor.empty() : tensor<2x16x3xf8E8M0FNU>
+  %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> outs(%dst6, %dst7)
+      : (tensor<2x16x96xbf16>, tensor<2x16x96xf8E4M3FN>, tensor<2x16x3xf8E8M0FNU>) -> (tensor<2x16x96xf8E4M3FN>, tensor<2x16x3xf8E8M0FNU>)
   return %d, %s : tensor<2x16x96xf8E4M3FN>, tensor<2x16x3xf8E8M0FNU>
 }
 
 // CHECK-LABEL: func @quantize_dynamic
-// CHECK: (tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>)
+// CHECK: (tensor<?x?xbf16>, tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>)
 func.func @quantize_dynamic(%x: tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>) {
-  %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> : (tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>)
+  %dst8_size = arith.constant 8 : index
+  %dst8 = tensor.empty(%dst8_size, %dst8_size) : tensor<?x?xf8E4M3FN>
+  %dst9_size = arith.constant 8 : index
+  %dst9 = tensor.empty(%dst9_size, %dst9_size) : tensor<?x?xf8E8M0FNU>
+  %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> outs(%dst8, %dst9)
+      : (tensor<?x?xbf16>, tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>)
   return %d, %s : tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>
 }
 
 // CHECK-LABEL: func @quantize_colwise_same
-// CHECK: as quant<mxfp8_e4m3, colwise> : (tensor<64x128xbf16>) -> (tensor<64x128xf8E4M3FN>, tensor<2x128xf8E8M0FNU>)
+// CHECK: as quant<mxfp8_e4m3, colwise> outs({{.*}}) : (tensor<64x128xbf16>, tensor<64x128xf8E4M3FN>, tensor<2x128xf8E8M0FNU>) -> (tensor<64x128xf8E4M3FN>, tensor<2x128xf8E8M0FNU>)
 func.func @quantize_colwise_same(%x: tensor<64x128xbf16>) -> (tensor<64x128xf8E4M3FN>, tensor<2x128xf8E8M0FNU>) {
-  %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, colwise> : (tensor<64x128xbf16>) -> (tensor<64x128xf8E4M3FN>, tensor<2x128xf8E8M0FNU>)
+  %dst10 = tensor.empty() : tensor<64x128xf8E4M3FN>
+  %dst11 = tensor.empty() : tensor<2x128xf8E8M0FNU>
+  %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, colwise> outs(%dst10, %dst11)
+      : (tensor<64x128xbf16>, tensor<64x128xf8E4M3FN>, tensor<2x128xf8E8M0FNU>) -> (tensor<64x128xf8E4M3FN>, tensor<2x128xf8E8M0FNU>)
   return %d, %s : tensor<64x128xf8E4M3FN>, tensor<2x128xf8E8M0FNU>
 }
 
 // CHECK-LABEL: func @quantize_both_transposed_swizzled
-// CHECK: as quant<mxfp8_e4m3, both, colwise = transposed, scales = swizzled> : (tensor<64x96xbf16>) -> (tensor<64x96xf8E4M3FN>, tensor<128x4xf8E8M0FNU>, tensor<96x64xf8E4M3FN>, tensor<128x4xf8E8M0FNU>)
+// CHECK: as quant<mxfp8_e4m3, both, colwise = transposed, scales = swizzled> outs({{.*}}) : (tensor<64x96xbf16>, tensor<64x96xf8E4M3FN>, tensor<128x4xf8E8M0FNU>, tensor<96x64xf8E4M3FN>, tensor<128x4xf8E8M0FNU>) -> (tensor<64x96xf8E4M3FN>, tensor<128x4xf8E8M0FNU>, tensor<96x64xf8E4M3FN>, tensor<128x4xf8E8M0FNU>)
 func.func @quantize_both_transposed_swizzled(%x: tensor<64x96xbf16>) -> (tensor<64x96xf8E4M3FN>, tensor<128x4xf8E8M0FNU>, tensor<96x64xf8E4M3FN>, tensor<128x4xf8E8M0FNU>) {
-  %r, %rs, %c, %cs = fusion.quantize %x as quant<mxfp8_e4m3, both, colwise = transposed, scales = swizzled> : (tensor<64x96xbf16>) -> (tensor<64x96xf8E4M3FN>, tensor<128x4xf8E8M0FNU>, tensor<96x64xf8E4M3FN>, tensor<128x4xf8E8M0FNU>)
+  %dst12 = tensor.empty() : tensor<64x96xf8E4M3FN>
+  %dst13 = tensor.empty() : tensor<128x4xf8E8M0FNU>
+  %dst14 = tensor.empty() : tensor<96x64xf8E4M3FN>
+  %dst15 = tensor.empty() : tensor<128x4xf8E8M0FNU>
+  %r, %rs, %c, %cs = fusion.quantize %x as quant<mxfp8_e4m3, both, colwise = transposed, scales = swizzled> outs(%dst12, %dst13, %dst14, %dst15)
+      : (tensor<64x96xbf16>, tensor<64x96xf8E4M3FN>, tensor<128x4xf8E8M0FNU>, tensor<96x64xf8E4M3FN>, tensor<128x4xf8E8M0FNU>) -> (tensor<64x96xf8E4M3FN>, tensor<128x4xf8E8M0FNU>, tensor<96x64xf8E4M3FN>, tensor<128x4xf8E8M0FNU>)
   return %r, %rs, %c, %cs : tensor<64x96xf8E4M3FN>, tensor<128x4xf8E8M0FNU>, tensor<96x64xf8E4M3FN>, tensor<128x4xf8E8M0FNU>
 }
 
 // CHECK-LABEL: func @quantize_mxfp4
-// CHECK: as quant<mxfp4, rowwise> : (tensor<8x64xbf16>) -> (tensor<8x64xf4E2M1FN>, tensor<8x2xf8E8M0FNU>)
+// CHECK: as quant<mxfp4, rowwise> outs({{.*}}) : (tensor<8x64xbf16>, tensor<8x64xf4E2M1FN>, tensor<8x2xf8E8M0FNU>) -> (tensor<8x64xf4E2M1FN>, tensor<8x2xf8E8M0FNU>)
 func.func @quantize_mxfp4(%x: tensor<8x64xbf16>) -> (tensor<8x64xf4E2M1FN>, tensor<8x2xf8E8M0FNU>) {
-  %d, %s = fusion.quantize %x as quant<mxfp4, rowwise> : (tensor<8x64xbf16>) -> (tensor<8x64xf4E2M1FN>, tensor<8x2xf8E8M0FNU>)
+  %dst16 = tensor.empty() : tensor<8x64xf4E2M1FN>
+  %dst17 = tensor.empty() : tensor<8x2xf8E8M0FNU>
+  %d, %s = fusion.quantize %x as quant<mxfp4, rowwise> outs(%dst16, %dst17)
+      : (tensor<8x64xbf16>, tensor<8x64xf4E2M1FN>, tensor<8x2xf8E8M0FNU>) -> (tensor<8x64xf4E2M1FN>, tensor<8x2xf8E8M0FNU>)
   return %d, %s : tensor<8x64xf4E2M1FN>, tensor<8x2xf8E8M0FNU>
 }
 
 // NVFP4: e4m3 block scales of 16, the tensor amax; the colwise copy is transposed by default.
 // CHECK-LABEL: func @quantize_nvfp4_both_2d
-// CHECK: as quant<nvfp4, both, block = 16x16> : (tensor<32x64xbf16>) -> (tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN>, tensor<64x32xf4E2M1FN>, tensor<64x2xf8E4M3FN>, tensor<1xf32>)
+// CHECK: as quant<nvfp4, both, block = 16x16> outs({{.*}}) : (tensor<32x64xbf16>, tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN>, tensor<64x32xf4E2M1FN>, tensor<64x2xf8E4M3FN>, tensor<1xf32>) -> (tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN>, tensor<64x32xf4E2M1FN>, tensor<64x2xf8E4M3FN>, tensor<1xf32>)
 func.func @quantize_nvfp4_both_2d(%x: tensor<32x64xbf16>) -> (tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN>, tensor<64x32xf4E2M1FN>, tensor<64x2xf8E4M3FN>, tensor<1xf32>) {
-  %r, %rs, %c, %cs, %amax = fusion.quantize %x as quant<nvfp4, both, block = 16x16, colwise = transposed> : (tensor<32x64xbf16>) -> (tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN>, tensor<64x32xf4E2M1FN>, tensor<64x2xf8E4M3FN>, tensor<1xf32>)
+  %dst18 = tensor.empty() : tensor<32x64xf4E2M1FN>
+  %dst19 = tensor.empty() : tensor<32x4xf8E4M3FN>
+  %dst20 = tensor.empty() : tensor<64x32xf4E2M1FN>
+  %dst21 = tensor.empty() : tensor<64x2xf8E4M3FN>
+  %dst22 = tensor.empty() : tensor<1xf32>
+  %r, %rs, %c, %cs, %amax = fusion.quantize %x as quant<nvfp4, both, block = 16x16, colwise = transposed> outs(%dst18, %dst19, %dst20, %dst21, %dst22)
+      : (tensor<32x64xbf16>, tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN>, tensor<64x32xf4E2M1FN>, tensor<64x2xf8E4M3FN>, tensor<1xf32>) -> (tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN>, tensor<64x32xf4E2M1FN>, tensor<64x2xf8E4M3FN>, tensor<1xf32>)
   return %r, %rs, %c, %cs, %amax : tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN>, tensor<64x32xf4E2M1FN>, tensor<64x2xf8E4M3FN>, tensor<1xf32>
 }
 
 // CHECK-LABEL: func @quantize_nvfp4_stochastic
-// CHECK: fusion.quantize %{{.*}} rng %{{.*}} as quant<nvfp4, rowwise, elem = stochastic> : (tensor<16x32xf32>, tensor<2xi64>) -> (tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<1xf32>)
+// CHECK: fusion.quantize %{{.*}} rng %{{.*}} as quant<nvfp4, rowwise, elem = stochastic> outs({{.*}}) : (tensor<16x32xf32>, tensor<2xi64>, tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<1xf32>) -> (tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<1xf32>)
 func.func @quantize_nvfp4_stochastic(%x: tensor<16x32xf32>, %rng: tensor<2xi64>) -> (tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<1xf32>) {
-  %d, %s, %a = fusion.quantize %x rng %rng as quant<nvfp4, rowwise, elem = stochastic> : (tensor<16x32xf32>, tensor<2xi64>) -> (tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<1xf32>)
+  %dst23 = tensor.empty() : tensor<16x32xf4E2M1FN>
+  %dst24 = tensor.empty() : tensor<16x2xf8E4M3FN>
+  %dst25 = tensor.empty() : tensor<1xf32>
+  %d, %s, %a = fusion.quantize %x rng %rng as quant<nvfp4, rowwise, elem = stochastic> outs(%dst23, %dst24, %dst25)
+      : (tensor<16x32xf32>, tensor<2xi64>, tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<1xf32>) -> (tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<1xf32>)
   return %d, %s, %a : tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<1xf32>
 }
 
 // CHECK-LABEL: func @quantize_fp8_current
-// CHECK: as quant<fp8_e4m3, rowwise> : (tensor<4x5x6xbf16>) -> (tensor<4x5x6xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+// CHECK: as quant<fp8_e4m3, rowwise> outs({{.*}}) : (tensor<4x5x6xbf16>, tensor<4x5x6xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<4x5x6xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
 func.func @quantize_fp8_current(%x: tensor<4x5x6xbf16>) -> (tensor<4x5x6xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) {
-  %d, %si, %a = fusion.quantize %x as quant<fp8_e4m3, rowwise, block = tensor> : (tensor<4x5x6xbf16>) -> (tensor<4x5x6xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  %dst26 = tensor.empty() : tensor<4x5x6xf8E4M3FN>
+  %dst27 = tensor.empty() : tensor<1xf32>
+  %dst28 = tensor.empty() : tensor<1xf32>
+  %d, %si, %a = fusion.quantize %x as quant<fp8_e4m3, rowwise, block = tensor> outs(%dst26, %dst27, %dst28)
+      : (tensor<4x5x6xbf16>, tensor<4x5x6xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<4x5x6xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
   return %d, %si, %a : tensor<4x5x6xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>
 }
 
 // CHECK-LABEL: func @quantize_fp8_delayed_both
-// CHECK: fusion.quantize %{{.*}} scale %{{.*}} as quant<fp8_e5m2, both, colwise = transposed, scaling = delayed> : (tensor<16x8xbf16>, tensor<1xf32>) -> (tensor<16x8xf8E5M2>, tensor<8x16xf8E5M2>, tensor<1xf32>, tensor<1xf32>)
+// CHECK: fusion.quantize %{{.*}} scale %{{.*}} as quant<fp8_e5m2, both, colwise = transposed, scaling = delayed> outs({{.*}}) : (tensor<16x8xbf16>, tensor<1xf32>, tensor<16x8xf8E5M2>, tensor<8x16xf8E5M2>, tensor<1xf32>, tensor<1xf32>) -> (tensor<16x8xf8E5M2>, tensor<8x16xf8E5M2>, tensor<1xf32>, tensor<1xf32>)
 func.func @quantize_fp8_delayed_both(%x: tensor<16x8xbf16>, %scale: tensor<1xf32>) -> (tensor<16x8xf8E5M2>, tensor<8x16xf8E5M2>, tensor<1xf32>, tensor<1xf32>) {
-  %r, %c, %si, %a = fusion.quantize %x scale %scale as quant<fp8_e5m2, both, colwise = transposed, scaling = delayed> : (tensor<16x8xbf16>, tensor<1xf32>) -> (tensor<16x8xf8E5M2>, tensor<8x16xf8E5M2>, tensor<1xf32>, tensor<1xf32>)
+  %dst29 = tensor.empty() : tensor<16x8xf8E5M2>
+  %dst30 = tensor.empty() : tensor<8x16xf8E5M2>
+  %dst31 = tensor.empty() : tensor<1xf32>
+  %dst32 = tensor.empty() : tensor<1xf32>
+  %r, %c, %si, %a = fusion.quantize %x scale %scale as quant<fp8_e5m2, both, colwise = transposed, scaling = delayed> outs(%dst29, %dst30, %dst31, %dst32)
+      : (tensor<16x8xbf16>, tensor<1xf32>, tensor<16x8xf8E5M2>, tensor<8x16xf8E5M2>, tensor<1xf32>, tensor<1xf32>) -> (tensor<16x8xf8E5M2>, tensor<8x16xf8E5M2>, tensor<1xf32>, tensor<1xf32>)
   return %r, %c, %si, %a : tensor<16x8xf8E5M2>, tensor<8x16xf8E5M2>, tensor<1xf32>, tensor<1xf32>
 }
 
 // CHECK-LABEL: func @act_quantize_forward
-// CHECK: fusion.act_quantize #fusion.act<gelu_tanh> %{{.*}} as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<128x256xbf16>) -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>)
+// CHECK: fusion.act_quantize #fusion.act<gelu_tanh> %{{.*}} as quant<mxfp8_e4m3, rowwise> via bf16 outs({{.*}}) : (tensor<128x256xbf16>, tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>) -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>)
 func.func @act_quantize_forward(%x: tensor<128x256xbf16>) -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>) {
-  %d, %s = fusion.act_quantize #fusion.act<gelu_tanh> %x as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<128x256xbf16>) -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>)
+  %dst33 = tensor.empty() : tensor<128x256xf8E4M3FN>
+  %dst34 = tensor.empty() : tensor<128x8xf8E8M0FNU>
+  %d, %s = fusion.act_quantize #fusion.act<gelu_tanh> %x as quant<mxfp8_e4m3, rowwise> via bf16 outs(%dst33, %dst34)
+      : (tensor<128x256xbf16>, tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>) -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>)
   return %d, %s : tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>
 }
 
 // CHECK-LABEL: func @act_quantize_qgelu_alpha
 // CHECK: #fusion.act<qgelu, alpha = 1.500000e+00>
 func.func @act_quantize_qgelu_alpha(%x: tensor<32x32xf32>) -> (tensor<32x32xf8E4M3FN>, tensor<32x1xf8E8M0FNU>) {
-  %d, %s = fusion.act_quantize #fusion.act<qgelu, alpha = 1.5> %x as quant<mxfp8_e4m3, rowwise> via f32 : (tensor<32x32xf32>) -> (tensor<32x32xf8E4M3FN>, tensor<32x1xf8E8M0FNU>)
+  %dst35 = tensor.empty() : tensor<32x32xf8E4M3FN>
+  %dst36 = tensor.empty() : tensor<32x1xf8E8M0FNU>
+  %d, %s = fusion.act_quantize #fusion.act<qgelu, alpha = 1.5> %x as quant<mxfp8_e4m3, rowwise> via f32 outs(%dst35, %dst36)
+      : (tensor<32x32xf32>, tensor<32x32xf8E4M3FN>, tensor<32x1xf8E8M0FNU>) -> (tensor<32x32xf8E4M3FN>, tensor<32x1xf8E8M0FNU>)
   return %d, %s : tensor<32x32xf8E4M3FN>, tensor<32x1xf8E8M0FNU>
 }
 
 // CHECK-LABEL: func @act_quantize_backward_dbias
-// CHECK: fusion.act_quantize #fusion.act<dgelu> %{{.*}} grad %{{.*}} as quant<mxfp8_e4m3, both> via bf16 dbias : (tensor<64x256xbf16>, tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<64x256xf8E4M3FN>, tensor<2x256xf8E8M0FNU>, tensor<256xf32>)
+// CHECK: fusion.act_quantize #fusion.act<dgelu> %{{.*}} grad %{{.*}} as quant<mxfp8_e4m3, both> via bf16 dbias outs({{.*}}) : (tensor<64x256xbf16>, tensor<64x256xbf16>, tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<64x256xf8E4M3FN>, tensor<2x256xf8E8M0FNU>, tensor<256xf32>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<64x256xf8E4M3FN>, tensor<2x256xf8E8M0FNU>, tensor<256xf32>)
 func.func @act_quantize_backward_dbias(%x: tensor<64x256xbf16>, %dy: tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<64x256xf8E4M3FN>, tensor<2x256xf8E8M0FNU>, tensor<256xf32>) {
-  %r, %rs, %c, %cs, %db = fusion.act_quantize #fusion.act<dgelu> %x grad %dy as quant<mxfp8_e4m3, both> via bf16 dbias : (tensor<64x256xbf16>, tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<64x256xf8E4M3FN>, tensor<2x256xf8E8M0FNU>, tensor<256xf32>)
+  %dst37 = tensor.empty() : tensor<64x256xf8E4M3FN>
+  %dst38 = tensor.empty() : tensor<64x8xf8E8M0FNU>
+  %dst39 = tensor.empty() : tensor<64x256xf8E4M3FN>
+  %dst40 = tensor.empty() : tensor<2x256xf8E8M0FNU>
+  %dst41 = tensor.empty() : tensor<256xf32>
+  %r, %rs, %c, %cs, %db = fusion.act_quantize #fusion.act<dgelu> %x grad %dy as quant<mxfp8_e4m3, both> via bf16 dbias outs(%dst37, %dst38, %dst39, %dst40, %dst41)
+      : (tensor<64x256xbf16>, tensor<64x256xbf16>, tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<64x256xf8E4M3FN>, tensor<2x256xf8E8M0FNU>, tensor<256xf32>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<64x256xf8E4M3FN>, tensor<2x256xf8E8M0FNU>, tensor<256xf32>)
   return %r, %rs, %c, %cs, %db : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<64x256xf8E4M3FN>, tensor<2x256xf8E8M0FNU>, tensor<256xf32>
 }
 
@@ -116,56 +175,114 @@ func.func @act_quantize_backward_dbias(%x: tensor<64x256xbf16>, %dy: tensor<64x2
 // CHECK-LABEL: func @act_quantize_identity_dbias
 // CHECK: fusion.act_quantize #fusion.act<identity> %{{.*}} as quant<fp8_e4m3, rowwise> via bf16 dbias
 func.func @act_quantize_identity_dbias(%x: tensor<?x64xbf16>) -> (tensor<?x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>, tensor<64xf32>) {
-  %d, %si, %a, %db = fusion.act_quantize #fusion.act<identity> %x as quant<fp8_e4m3, rowwise> via bf16 dbias : (tensor<?x64xbf16>) -> (tensor<?x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>, tensor<64xf32>)
+  %dst42_size = arith.constant 8 : index
+  %dst42 = tensor.empty(%dst42_size) : tensor<?x64xf8E4M3FN>
+  %dst43 = tensor.empty() : tensor<1xf32>
+  %dst44 = tensor.empty() : tensor<1xf32>
+  %dst45 = tensor.empty() : tensor<64xf32>
+  %d, %si, %a, %db = fusion.act_quantize #fusion.act<identity> %x as quant<fp8_e4m3, rowwise> via bf16 dbias outs(%dst42, %dst43, %dst44, %dst45)
+      : (tensor<?x64xbf16>, tensor<?x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>, tensor<64xf32>) -> (tensor<?x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>, tensor<64xf32>)
   return %d, %si, %a, %db : tensor<?x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>, tensor<64xf32>
 }
 
 // CHECK-LABEL: func @gated_packed
-// CHECK: fusion.gated_act_quantize #fusion.act<swiglu> %{{.*}} as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x512xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>)
+// CHECK: fusion.gated_act_quantize #fusion.act<swiglu> %{{.*}} as quant<mxfp8_e4m3, rowwise> via bf16 outs({{.*}}) : (tensor<64x512xbf16>, tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>)
 func.func @gated_packed(%x: tensor<64x512xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) {
-  %d, %s = fusion.gated_act_quantize #fusion.act<swiglu> %x as quant<mxfp8_e4m3, rowwise> via bf16 : (tensor<64x512xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>)
+  %dst46 = tensor.empty() : tensor<64x256xf8E4M3FN>
+  %dst47 = tensor.empty() : tensor<64x8xf8E8M0FNU>
+  %d, %s = fusion.gated_act_quantize #fusion.act<swiglu> %x as quant<mxfp8_e4m3, rowwise> via bf16 outs(%dst46, %dst47)
+      : (tensor<64x512xbf16>, tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>)
   return %d, %s : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
 }
 
 // CHECK-LABEL: func @gated_two_inputs_clamped
 // CHECK: fusion.gated_act_quantize #fusion.act<clamped_swiglu, limit = 5.000000e+00, offset = 5.000000e-01> %{{.*}}, %{{.*}} as quant<mxfp8_e5m2, colwise> via f32
 func.func @gated_two_inputs_clamped(%g: tensor<64x96xf32>, %u: tensor<64x96xf32>) -> (tensor<64x96xf8E5M2>, tensor<2x96xf8E8M0FNU>) {
-  %d, %s = fusion.gated_act_quantize #fusion.act<clamped_swiglu, offset = 0.5, limit = 5.0> %g, %u as quant<mxfp8_e5m2, colwise> via f32 : (tensor<64x96xf32>, tensor<64x96xf32>) -> (tensor<64x96xf8E5M2>, tensor<2x96xf8E8M0FNU>)
+  %dst48 = tensor.empty() : tensor<64x96xf8E5M2>
+  %dst49 = tensor.empty() : tensor<2x96xf8E8M0FNU>
+  %d, %s = fusion.gated_act_quantize #fusion.act<clamped_swiglu, offset = 0.5, limit = 5.0> %g, %u as quant<mxfp8_e5m2, colwise> via f32 outs(%dst48, %dst49)
+      : (tensor<64x96xf32>, tensor<64x96xf32>, tensor<64x96xf8E5M2>, tensor<2x96xf8E8M0FNU>) -> (tensor<64x96xf8E5M2>, tensor<2x96xf8E8M0FNU>)
   return %d, %s : tensor<64x96xf8E5M2>, tensor<2x96xf8E8M0FNU>
 }
 
 // Gated backward: [dgate | dup] with separate scales per half (K = 48: 2 blocks per half).
 // CHECK-LABEL: func @gated_backward
-// CHECK: fusion.gated_act_quantize #fusion.act<dswiglu> %{{.*}} grad %{{.*}} as quant<mxfp8_e4m3, both> via bf16 : (tensor<32x96xbf16>, tensor<32x48xbf16>) -> (tensor<32x96xf8E4M3FN>, tensor<32x4xf8E8M0FNU>, tensor<32x96xf8E4M3FN>, tensor<1x96xf8E8M0FNU>)
+// CHECK: fusion.gated_act_quantize #fusion.act<dswiglu> %{{.*}} grad %{{.*}} as quant<mxfp8_e4m3, both> via bf16 outs({{.*}}) : (tensor<32x96xbf16>, tensor<32x48xbf16>, tensor<32x96xf8E4M3FN>, tensor<32x4xf8E8M0FNU>, tensor<32x96xf8E4M3FN>, tensor<1x96xf8E8M0FNU>) -> (tensor<32x96xf8E4M3FN>, tensor<32x4xf8E8M0FNU>, tensor<32x96xf8E4M3FN>, tensor<1x96xf8E8M0FNU>)
 func.func @gated_backward(%x: tensor<32x96xbf16>, %dy: tensor<32x48xbf16>) -> (tensor<32x96xf8E4M3FN>, tensor<32x4xf8E8M0FNU>, tensor<32x96xf8E4M3FN>, tensor<1x96xf8E8M0FNU>) {
-  %r, %rs, %c, %cs = fusion.gated_act_quantize #fusion.act<dswiglu> %x grad %dy as quant<mxfp8_e4m3, both> via bf16 : (tensor<32x96xbf16>, tensor<32x48xbf16>) -> (tensor<32x96xf8E4M3FN>, tensor<32x4xf8E8M0FNU>, tensor<32x96xf8E4M3FN>, tensor<1x96xf8E8M0FNU>)
+  %dst50 = tensor.empty() : tensor<32x96xf8E4M3FN>
+  %dst51 = tensor.empty() : tensor<32x4xf8E8M0FNU>
+  %dst52 = tensor.empty() : tensor<32x96xf8E4M3FN>
+  %dst53 = tensor.empty() : tensor<1x96xf8E8M0FNU>
+  %r, %rs, %c, %cs = fusion.gated_act_quantize #fusion.act<dswiglu> %x grad %dy as quant<mxfp8_e4m3, both> via bf16 outs(%dst50, %dst51, %dst52, %dst53)
+      : (tensor<32x96xbf16>, tensor<32x48xbf16>, tensor<32x96xf8E4M3FN>, tensor<32x4xf8E8M0FNU>, tensor<32x96xf8E4M3FN>, tensor<1x96xf8E8M0FNU>) -> (tensor<32x96xf8E4M3FN>, tensor<32x4xf8E8M0FNU>, tensor<32x96xf8E4M3FN>, tensor<1x96xf8E8M0FNU>)
   return %r, %rs, %c, %cs : tensor<32x96xf8E4M3FN>, tensor<32x4xf8E8M0FNU>, tensor<32x96xf8E4M3FN>, tensor<1x96xf8E8M0FNU>
 }
 
 // CHECK-LABEL: func @paired_gdn
-// CHECK: fusion.paired_projection %{{.*}}, %{{.*}}, %{{.*}} epilogues(softplus_bias_scale bias %{{.*}} scale %{{.*}}, sigmoid) : (tensor<1x2048xbf16>, tensor<32x2048xbf16>, tensor<32x2048xbf16>, tensor<32xf32>, tensor<32xf32>) -> (tensor<1x32xf32>, tensor<1x32xf32>)
+// CHECK: fusion.paired_projection %{{.*}}, %{{.*}}, %{{.*}} epilogues(softplus_bias_scale bias %{{.*}} scale %{{.*}}, sigmoid) outs({{.*}}) : (tensor<1x2048xbf16>, tensor<32x2048xbf16>, tensor<32x2048xbf16>, tensor<32xf32>, tensor<32xf32>, tensor<1x32xf32>, tensor<1x32xf32>) -> (tensor<1x32xf32>, tensor<1x32xf32>)
 func.func @paired_gdn(%x: tensor<1x2048xbf16>, %wa: tensor<32x2048xbf16>, %wb: tensor<32x2048xbf16>, %dt: tensor<32xf32>, %s: tensor<32xf32>) -> (tensor<1x32xf32>, tensor<1x32xf32>) {
-  %g, %b = fusion.paired_projection %x, %wa, %wb epilogues(softplus_bias_scale bias %dt scale %s, sigmoid) : (tensor<1x2048xbf16>, tensor<32x2048xbf16>, tensor<32x2048xbf16>, tensor<32xf32>, tensor<32xf32>) -> (tensor<1x32xf32>, tensor<1x32xf32>)
+  %dst54 = tensor.empty() : tensor<1x32xf32>
+  %dst55 = tensor.empty() : tensor<1x32xf32>
+  %g, %b = fusion.paired_projection %x, %wa, %wb epilogues(softplus_bias_scale bias %dt scale %s, sigmoid) outs(%dst54, %dst55)
+      : (tensor<1x2048xbf16>, tensor<32x2048xbf16>, tensor<32x2048xbf16>, tensor<32xf32>, tensor<32xf32>, tensor<1x32xf32>, tensor<1x32xf32>) -> (tensor<1x32xf32>, tensor<1x32xf32>)
   return %g, %b : tensor<1x32xf32>, tensor<1x32xf32>
 }
 
 // CHECK-LABEL: func @paired_bias_silu_kn
-// CHECK: epilogues(bias bias %{{.*}}, silu) kn : (tensor<?x64xf16>, tensor<64x16xf16>, tensor<64x8xf16>, tensor<16xf16>) -> (tensor<?x16xf16>, tensor<?x8xf16>)
+// CHECK: epilogues(bias bias %{{.*}}, silu) kn outs({{.*}}) : (tensor<?x64xf16>, tensor<64x16xf16>, tensor<64x8xf16>, tensor<16xf16>, tensor<?x16xf16>, tensor<?x8xf16>) -> (tensor<?x16xf16>, tensor<?x8xf16>)
 func.func @paired_bias_silu_kn(%x: tensor<?x64xf16>, %w0: tensor<64x16xf16>, %w1: tensor<64x8xf16>, %b: tensor<16xf16>) -> (tensor<?x16xf16>, tensor<?x8xf16>) {
-  %y0, %y1 = fusion.paired_projection %x, %w0, %w1 epilogues(bias bias %b, silu) kn : (tensor<?x64xf16>, tensor<64x16xf16>, tensor<64x8xf16>, tensor<16xf16>) -> (tensor<?x16xf16>, tensor<?x8xf16>)
+  %dst56_size = arith.constant 8 : index
+  %dst56 = tensor.empty(%dst56_size) : tensor<?x16xf16>
+  %dst57_size = arith.constant 8 : index
+  %dst57 = tensor.empty(%dst57_size) : tensor<?x8xf16>
+  %y0, %y1 = fusion.paired_projection %x, %w0, %w1 epilogues(bias bias %b, silu) kn outs(%dst56, %dst57)
+      : (tensor<?x64xf16>, tensor<64x16xf16>, tensor<64x8xf16>, tensor<16xf16>, tensor<?x16xf16>, tensor<?x8xf16>) -> (tensor<?x16xf16>, tensor<?x8xf16>)
   return %y0, %y1 : tensor<?x16xf16>, tensor<?x8xf16>
 }
 
 // CHECK-LABEL: func @paired_matvec
-// CHECK: epilogues(none, none) : (tensor<128xf32>, tensor<4x128xf32>, tensor<6x128xf32>) -> (tensor<4xf32>, tensor<6xf32>)
+// CHECK: epilogues(none, none) outs({{.*}}) : (tensor<128xf32>, tensor<4x128xf32>, tensor<6x128xf32>, tensor<4xf32>, tensor<6xf32>) -> (tensor<4xf32>, tensor<6xf32>)
 func.func @paired_matvec(%x: tensor<128xf32>, %w0: tensor<4x128xf32>, %w1: tensor<6x128xf32>) -> (tensor<4xf32>, tensor<6xf32>) {
-  %y0, %y1 = fusion.paired_projection %x, %w0, %w1 epilogues(none, none) : (tensor<128xf32>, tensor<4x128xf32>, tensor<6x128xf32>) -> (tensor<4xf32>, tensor<6xf32>)
+  %dst58 = tensor.empty() : tensor<4xf32>
+  %dst59 = tensor.empty() : tensor<6xf32>
+  %y0, %y1 = fusion.paired_projection %x, %w0, %w1 epilogues(none, none) outs(%dst58, %dst59)
+      : (tensor<128xf32>, tensor<4x128xf32>, tensor<6x128xf32>, tensor<4xf32>, tensor<6xf32>) -> (tensor<4xf32>, tensor<6xf32>)
   return %y0, %y1 : tensor<4xf32>, tensor<6xf32>
 }
 
 // CHECK-LABEL: func @paired_gated_swiglu
-// CHECK: epilogues(none, none) gated(#fusion.act<swiglu>) : (tensor<16x256xbf16>, tensor<512x256xbf16>, tensor<512x256xbf16>) -> tensor<16x512xbf16>
+// CHECK: epilogues(none, none) gated(#fusion.act<swiglu>) outs({{.*}}) : (tensor<16x256xbf16>, tensor<512x256xbf16>, tensor<512x256xbf16>, tensor<16x512xbf16>) -> tensor<16x512xbf16>
 func.func @paired_gated_swiglu(%x: tensor<16x256xbf16>, %wg: tensor<512x256xbf16>, %wu: tensor<512x256xbf16>) -> tensor<16x512xbf16> {
-  %y = fusion.paired_projection %x, %wg, %wu epilogues(none, none) gated(#fusion.act<swiglu>) : (tensor<16x256xbf16>, tensor<512x256xbf16>, tensor<512x256xbf16>) -> tensor<16x512xbf16>
+  %dst60 = tensor.empty() : tensor<16x512xbf16>
+  %y = fusion.paired_projection %x, %wg, %wu epilogues(none, none) gated(#fusion.act<swiglu>) outs(%dst60)
+      : (tensor<16x256xbf16>, tensor<512x256xbf16>, tensor<512x256xbf16>, tensor<16x512xbf16>) -> tensor<16x512xbf16>
   return %y : tensor<16x512xbf16>
+}
+
+// Destination style on memrefs (after bufferization): no results.
+// CHECK-LABEL: func @quantize_memref
+// CHECK: fusion.quantize %{{.*}} as quant<mxfp8_e4m3, both> outs(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (memref<64x64xbf16>, memref<64x64xf8E4M3FN>, memref<64x2xf8E8M0FNU>, memref<64x64xf8E4M3FN>, memref<2x64xf8E8M0FNU>) -> ()
+func.func @quantize_memref(%x: memref<64x64xbf16>, %d: memref<64x64xf8E4M3FN>, %s: memref<64x2xf8E8M0FNU>, %cd: memref<64x64xf8E4M3FN>, %cs: memref<2x64xf8E8M0FNU>) {
+  fusion.quantize %x as quant<mxfp8_e4m3, both> outs(%d, %s, %cd, %cs)
+      : (memref<64x64xbf16>, memref<64x64xf8E4M3FN>, memref<64x2xf8E8M0FNU>, memref<64x64xf8E4M3FN>, memref<2x64xf8E8M0FNU>) -> ()
+  return
+}
+
+// CHECK-LABEL: func @paired_memref_strided
+// CHECK: fusion.paired_projection %{{.*}}, %{{.*}}, %{{.*}} epilogues(none, sigmoid) outs(%{{.*}}, %{{.*}}) : (memref<4x64xf32>, memref<8x64xf32>, memref<8x64xf32>, memref<4x8xf32, strided<[16, 1]>>, memref<4x8xf32, strided<[16, 1], offset: 8>>) -> ()
+func.func @paired_memref_strided(%x: memref<4x64xf32>, %w0: memref<8x64xf32>, %w1: memref<8x64xf32>, %y0: memref<4x8xf32, strided<[16, 1]>>, %y1: memref<4x8xf32, strided<[16, 1], offset: 8>>) {
+  fusion.paired_projection %x, %w0, %w1 epilogues(none, sigmoid) outs(%y0, %y1)
+      : (memref<4x64xf32>, memref<8x64xf32>, memref<8x64xf32>, memref<4x8xf32, strided<[16, 1]>>, memref<4x8xf32, strided<[16, 1], offset: 8>>) -> ()
+  return
+}
+
+// FP4 data packed two per byte: i8 with the last dimension halved.
+// CHECK-LABEL: func @quantize_mxfp4_packed
+// CHECK: fusion.quantize %{{.*}} as quant<mxfp4, rowwise> outs(%{{.*}}, %{{.*}}) : (tensor<8x64xbf16>, tensor<8x32xi8>, tensor<8x2xf8E8M0FNU>) -> (tensor<8x32xi8>, tensor<8x2xf8E8M0FNU>)
+func.func @quantize_mxfp4_packed(%x: tensor<8x64xbf16>) -> (tensor<8x32xi8>, tensor<8x2xf8E8M0FNU>) {
+  %e0 = tensor.empty() : tensor<8x32xi8>
+  %e1 = tensor.empty() : tensor<8x2xf8E8M0FNU>
+  %d, %s = fusion.quantize %x as quant<mxfp4, rowwise> outs(%e0, %e1)
+      : (tensor<8x64xbf16>, tensor<8x32xi8>, tensor<8x2xf8E8M0FNU>) -> (tensor<8x32xi8>, tensor<8x2xf8E8M0FNU>)
+  return %d, %s : tensor<8x32xi8>, tensor<8x2xf8E8M0FNU>
 }

@@ -1,9 +1,10 @@
 //===- FusionToRuntime.h - fusion ops to runtime calls ----------*- C++ -*-===//
 //
-// fusion ops take part in one-shot bufferization: each op bufferizes to new
-// result buffers and one call into the runtime's C interface
-// (lib/ExecutionEngine/FusionRuntimeWrappers.cpp), whose status the IR
-// asserts.
+// fusion ops are in destination style and take part in one-shot
+// bufferization, which turns them into the same ops on memrefs;
+// `fusion-lower-to-runtime` turns those into calls of the runtime's C
+// interface (lib/ExecutionEngine/FusionRuntimeWrappers.cpp), whose status the
+// IR asserts.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSION_CONVERSION_FUSIONTORUNTIME_FUSIONTORUNTIME_H
@@ -11,6 +12,8 @@
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/Pass.h"
+#include <memory>
 
 namespace mlir::fusion {
 
@@ -20,6 +23,11 @@ void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry);
 /// The runtime entry point (without the `_mlir_ciface_` prefix) a fusion op
 /// lowers to, e.g. "fusion_rt_mlir_quantize".
 StringRef getRuntimeEntryPoint(Operation *op);
+
+/// `fusion-lower-to-runtime`: fusion ops on memrefs become runtime calls
+/// (lib/Conversion/FusionToRuntime/LowerToRuntime.cpp).
+std::unique_ptr<Pass> createLowerToRuntimePass();
+void registerLowerToRuntimePass();
 
 /// Registers `fusion-kernel-report` (lib/Conversion/FusionToRuntime/
 /// KernelReport.cpp).

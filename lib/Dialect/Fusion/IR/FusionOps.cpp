@@ -12,6 +12,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -192,7 +193,13 @@ static std::string shapeString(ArrayRef<int64_t> shape) {
   return s;
 }
 
-/// Checks the results of a quantizing op against the scheme.
+/// The element type and shape FP4 data has when it is packed two per byte.
+static bool isPackedFp4(Type expectedElt, Type actualElt) {
+  return isa<Float4E2M1FNType>(expectedElt) && actualElt.isInteger(8);
+}
+
+/// Checks the destinations (and so the results) of a quantizing op against
+/// the scheme.
 static LogicalResult verifyQuantizedResults(Operation *op,
                                             QuantSchemeAttr scheme,
                                             ArrayRef<int64_t> dataShape,
@@ -205,10 +212,11 @@ static LogicalResult verifyQuantizedResults(Operation *op,
     return op->emitOpError() << error;
   SmallVector<QuantResultKind, 6> kinds =
       getQuantResultKinds(scheme, withDbias);
-  if (op->getNumResults() != expected->size()) {
+  auto outs = cast<DestinationStyleOpInterface>(op).getDpsInits();
+  if (outs.size() != expected->size()) {
     InFlightDiagnostic diag = op->emitOpError()
-                              << "has " << op->getNumResults()
-                              << " results but the scheme implies "
+                              << "has " << outs.size()
+                              << " destinations but the scheme implies "
                               << expected->size() << " (";
     llvm::interleaveComma(kinds, diag, [&](QuantResultKind k) {
       diag << stringifyQuantResultKind(k);
@@ -216,21 +224,91 @@ static LogicalResult verifyQuantizedResults(Operation *op,
     return diag << ")";
   }
   for (auto [i, exp] : llvm::enumerate(*expected)) {
-    auto actual = cast<RankedTensorType>(op->getResult(i).getType());
+    auto actual = cast<ShapedType>(outs[i].getType());
     StringRef what = stringifyQuantResultKind(kinds[i]);
-    if (actual.getElementType() != exp.getElementType())
+    SmallVector<int64_t> expShape(exp.getShape());
+    if (isPackedFp4(exp.getElementType(), actual.getElementType())) {
+      int64_t &last = expShape.back();
+      if (!ShapedType::isDynamic(last) && last % 2 != 0)
+        return op->emitOpError()
+               << "result #" << i << " (" << what << ") packs FP4 two per "
+               << "byte but has an odd number (" << last
+               << ") of elements per row";
+      last = StaticDims().divExact(last, 2);
+    } else if (actual.getElementType() != exp.getElementType()) {
       return op->emitOpError()
              << "result #" << i << " (" << what << ") has element type "
              << actual.getElementType() << " but the scheme implies "
-             << exp.getElementType();
-    if (failed(verifyCompatibleShape(actual.getShape(), exp.getShape())))
+             << exp.getElementType()
+             << (isa<Float4E2M1FNType>(exp.getElementType())
+                     ? " (or i8, packed two per byte)"
+                     : "");
+    }
+    if (actual.getRank() != static_cast<int64_t>(expShape.size()) ||
+        failed(verifyCompatibleShape(actual.getShape(), expShape)))
       return op->emitOpError()
              << "result #" << i << " (" << what << ") has shape "
              << shapeString(actual.getShape()) << " but the scheme implies "
-             << shapeString(exp.getShape());
+             << shapeString(expShape);
   }
   return success();
 }
+
+/// Destination style: all tensors (results = destinations) or all memrefs
+/// (no results).
+static LogicalResult verifyDestinationStyle(Operation *op) {
+  auto dps = cast<DestinationStyleOpInterface>(op);
+  if (!dps.hasPureTensorSemantics() && !dps.hasPureBufferSemantics())
+    return op->emitOpError()
+           << "operands must be all tensors or all memrefs";
+  for (auto [i, res] : llvm::enumerate(op->getResults())) {
+    Type out = dps.getDpsInits()[i].getType();
+    if (res.getType() != out)
+      return op->emitOpError() << "result #" << i << " has type "
+                               << res.getType() << " but its destination has "
+                               << "type " << out;
+  }
+  return success();
+}
+
+/// Reads every input and writes every destination; nothing on tensors.
+static void getDpsEffects(
+    Operation *op,
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  auto dps = cast<DestinationStyleOpInterface>(op);
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!isa<MemRefType>(operand.get().getType()))
+      continue;
+    if (dps.isDpsInit(&operand))
+      effects.emplace_back(MemoryEffects::Write::get(), &operand,
+                           SideEffects::DefaultResource::get());
+    else
+      effects.emplace_back(MemoryEffects::Read::get(), &operand,
+                           SideEffects::DefaultResource::get());
+  }
+}
+
+static Speculation::Speculatability getDpsSpeculatability(Operation *op) {
+  return cast<DestinationStyleOpInterface>(op).hasPureTensorSemantics()
+             ? Speculation::Speculatable
+             : Speculation::NotSpeculatable;
+}
+
+#define FUSION_DPS_INTERFACE_METHODS(OpT)                                      \
+  void OpT::getEffects(                                                        \
+      SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>      \
+          &effects) {                                                          \
+    getDpsEffects(*this, effects);                                             \
+  }                                                                            \
+  Speculation::Speculatability OpT::getSpeculatability() {                     \
+    return getDpsSpeculatability(*this);                                       \
+  }
+FUSION_DPS_INTERFACE_METHODS(QuantizeOp)
+FUSION_DPS_INTERFACE_METHODS(ActQuantizeOp)
+FUSION_DPS_INTERFACE_METHODS(GatedActQuantizeOp)
+FUSION_DPS_INTERFACE_METHODS(PairedProjectionOp)
+#undef FUSION_DPS_INTERFACE_METHODS
 
 static bool isSupportedInputElement(Type t) {
   return t.isBF16() || t.isF16() || t.isF32();
@@ -246,7 +324,7 @@ static LogicalResult verifyQuantOperands(Operation *op, QuantSchemeAttr scheme,
     return op->emitOpError()
            << "'scale' operand is only used by FP8 delayed scaling";
   if (scale) {
-    auto t = cast<RankedTensorType>(scale.getType());
+    auto t = cast<ShapedType>(scale.getType());
     if (t.getRank() != 1 || t.getDimSize(0) != 1 ||
         !t.getElementType().isF32())
       return op->emitOpError() << "'scale' operand must be tensor<1xf32>";
@@ -259,7 +337,7 @@ static LogicalResult verifyQuantOperands(Operation *op, QuantSchemeAttr scheme,
     return op->emitOpError()
            << "'rng' operand is only used by stochastic rounding";
   if (rng) {
-    auto t = cast<RankedTensorType>(rng.getType());
+    auto t = cast<ShapedType>(rng.getType());
     if (t.getRank() != 1 || t.getDimSize(0) != 2 ||
         !t.getElementType().isInteger(64))
       return op->emitOpError() << "'rng' operand must be tensor<2xi64>";
@@ -269,7 +347,7 @@ static LogicalResult verifyQuantOperands(Operation *op, QuantSchemeAttr scheme,
 
 static LogicalResult verifyInputElement(Operation *op, StringRef name,
                                         Value v) {
-  Type t = cast<RankedTensorType>(v.getType()).getElementType();
+  Type t = cast<ShapedType>(v.getType()).getElementType();
   if (!isSupportedInputElement(t))
     return op->emitOpError() << name << " element type must be bf16, f16 or "
                              << "f32, got " << t;
@@ -294,11 +372,13 @@ static std::string actName(ActivationAttr act) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult QuantizeOp::verify() {
+  if (failed(verifyDestinationStyle(*this)))
+    return failure();
   if (failed(verifyInputElement(*this, "input", getInput())) ||
       failed(verifyQuantOperands(*this, getScheme(), getScale(), getRng())))
     return failure();
   return verifyQuantizedResults(*this, getScheme(),
-                                getInput().getType().getShape(), 1,
+                                cast<ShapedType>(getInput().getType()).getShape(), 1,
                                 /*withDbias=*/false);
 }
 
@@ -307,6 +387,8 @@ LogicalResult QuantizeOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ActQuantizeOp::verify() {
+  if (failed(verifyDestinationStyle(*this)))
+    return failure();
   ActivationAttr act = getActivation();
   if (act.isGated())
     return emitOpError() << "gated activation '" << actName(act)
@@ -321,9 +403,9 @@ LogicalResult ActQuantizeOp::verify() {
       failed(verifyIntermediate(*this, getIntermediate())) ||
       failed(verifyQuantOperands(*this, getScheme(), getScale(), getRng())))
     return failure();
-  auto inTy = getInput().getType();
+  auto inTy = cast<ShapedType>(getInput().getType());
   if (Value grad = getGrad()) {
-    auto gTy = cast<RankedTensorType>(grad.getType());
+    auto gTy = cast<ShapedType>(grad.getType());
     if (failed(verifyInputElement(*this, "grad", grad)))
       return failure();
     if (gTy.getRank() != inTy.getRank() ||
@@ -346,6 +428,8 @@ LogicalResult ActQuantizeOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult GatedActQuantizeOp::verify() {
+  if (failed(verifyDestinationStyle(*this)))
+    return failure();
   ActivationAttr act = getActivation();
   if (!act.isGated())
     return emitOpError() << "activation '" << actName(act)
@@ -368,12 +452,12 @@ LogicalResult GatedActQuantizeOp::verify() {
       failed(verifyQuantOperands(*this, getScheme(), getScale(), getRng())))
     return failure();
 
-  auto first = cast<RankedTensorType>(inputs[0].getType());
+  auto first = cast<ShapedType>(inputs[0].getType());
   SmallVector<int64_t> halfShape(first.getShape());
   if (halfShape.empty())
     return emitOpError() << "gated input must have rank >= 1";
   if (inputs.size() == 2) {
-    auto second = cast<RankedTensorType>(inputs[1].getType());
+    auto second = cast<ShapedType>(inputs[1].getType());
     if (second != first)
       return emitOpError() << "gate and up inputs must have the same type, "
                               "got "
@@ -387,7 +471,7 @@ LogicalResult GatedActQuantizeOp::verify() {
       halfShape.back() = w / 2;
   }
   if (Value grad = getGrad()) {
-    auto gTy = cast<RankedTensorType>(grad.getType());
+    auto gTy = cast<ShapedType>(grad.getType());
     if (failed(verifyInputElement(*this, "grad", grad)))
       return failure();
     if (gTy.getRank() != static_cast<int64_t>(halfShape.size()) ||
@@ -419,8 +503,8 @@ static bool epilogueNeedsScale(EpilogueKind k) {
 static FailureOr<int64_t> verifyProjection(PairedProjectionOp op, unsigned idx,
                                            Value rhs, EpilogueKind epilogue,
                                            Value bias, Value scale) {
-  auto lhsTy = op.getLhs().getType();
-  auto rhsTy = cast<RankedTensorType>(rhs.getType());
+  auto lhsTy = cast<ShapedType>(op.getLhs().getType());
+  auto rhsTy = cast<ShapedType>(rhs.getType());
   std::string name = ("rhs" + Twine(idx)).str();
   if (rhsTy.getRank() != 2)
     return op.emitOpError() << name << " must be a rank-2 weight, got rank "
@@ -449,7 +533,7 @@ static FailureOr<int64_t> verifyProjection(PairedProjectionOp op, unsigned idx,
                          std::pair<StringRef, Value>{"scale", scale}}) {
     if (!v)
       continue;
-    auto t = cast<RankedTensorType>(v.getType());
+    auto t = cast<ShapedType>(v.getType());
     if (t.getRank() != 1 || failed(verifyCompatibleShape({h}, t.getShape())))
       return op.emitOpError() << what << " of epilogue " << idx
                               << " must have shape [" << shapeString({h})
@@ -462,7 +546,9 @@ static FailureOr<int64_t> verifyProjection(PairedProjectionOp op, unsigned idx,
 }
 
 LogicalResult PairedProjectionOp::verify() {
-  auto lhsTy = getLhs().getType();
+  if (failed(verifyDestinationStyle(*this)))
+    return failure();
+  auto lhsTy = cast<ShapedType>(getLhs().getType());
   if (lhsTy.getRank() != 1 && lhsTy.getRank() != 2)
     return emitOpError() << "lhs must be [K] or [N, K], got rank "
                          << lhsTy.getRank();
@@ -506,12 +592,12 @@ LogicalResult PairedProjectionOp::verify() {
     expected.push_back(resultShape(*h0));
     expected.push_back(resultShape(*h1));
   }
-  if (getNumResults() != expected.size())
-    return emitOpError() << "has " << getNumResults() << " results but "
+  if (getOuts().size() != expected.size())
+    return emitOpError() << "has " << getOuts().size() << " destinations but "
                          << (getGated() ? "the gated form returns 1"
                                         : "two projections return 2");
   for (auto [i, exp] : llvm::enumerate(expected)) {
-    auto t = cast<RankedTensorType>(getResult(i).getType());
+    auto t = cast<ShapedType>(getOuts()[i].getType());
     if (!isa<FloatType>(t.getElementType()))
       return emitOpError() << "result #" << i
                            << " must have a float element type";

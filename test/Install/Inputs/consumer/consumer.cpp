@@ -10,9 +10,12 @@ int main() {
   mlir::MLIRContext ctx;
   ctx.loadDialect<mlir::fusion::FusionDialect, mlir::func::FuncDialect>();
   const char *ir = R"mlir(
-    func.func @f(%x: tensor<4x64xbf16>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>) {
-      %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise>
-          : (tensor<4x64xbf16>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>)
+    func.func @f(%x: tensor<4x64xbf16>, %e0: tensor<4x64xf8E4M3FN>,
+                 %e1: tensor<4x2xf8E8M0FNU>)
+        -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>) {
+      %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> outs(%e0, %e1)
+          : (tensor<4x64xbf16>, tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>)
+            -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>)
       return %d, %s : tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>
     })mlir";
   auto module = mlir::parseSourceString<mlir::ModuleOp>(ir, &ctx);

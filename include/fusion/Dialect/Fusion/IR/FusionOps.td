@@ -9,8 +9,31 @@
 #define FUSION_OPS_TD
 
 include "fusion/Dialect/Fusion/IR/FusionAttrs.td"
+include "mlir/Interfaces/DestinationStyleOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/BuiltinAttributes.td"
+
+// Operands are tensors (before bufferization) or memrefs (after it).
+def Fusion_TensorOrMemRef : AnyTypeOf<[AnyRankedTensor, AnyMemRef],
+    "ranked tensor or memref">;
+
+// Every fusion op is in destination style, like linalg: `outs(...)` holds one
+// destination per result. On tensors the results have the destinations'
+// types; on memrefs the op has no results and writes the destinations. The
+// op never reads its destinations.
+class Fusion_DpsOp<string mnemonic, list<Trait> traits = []>
+    : Fusion_Op<mnemonic, !listconcat(traits, [AttrSizedOperandSegments,
+        DestinationStyleOpInterface,
+        DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+        DeclareOpInterfaceMethods<ConditionallySpeculatable>])> {
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let extraClassDeclaration = [{
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      return getOutsMutable();
+    }
+  }];
+  let hasVerifier = 1;
+}
 
 defvar QuantResultsDoc = [{
     Results, in this order, as the scheme implies:
@@ -27,10 +50,17 @@ defvar QuantResultsDoc = [{
     `f8E8M0FNU`, NVFP4 block scales `f8E4M3FN`. B is 32 for MX formats and 16
     for NVFP4. Dimensions may be dynamic wherever the relation can still be
     checked; only the rowwise compact scheme takes inputs of rank other than 2.
+
+    FP4 data (`mxfp4`, `nvfp4`) may also be typed `i8` with the last
+    dimension halved: two e2m1 values per byte, the even element in the low
+    nibble (torch's `float4_e2m1fn_x2`). That form crosses the runtime
+    boundary as is; `f4E2M1FN` memrefs hold one element per byte, so the
+    runtime call widens into them.
+
+    Destinations (`outs`) come in the same order, with the same types.
 }];
 
-def Fusion_QuantizeOp : Fusion_Op<"quantize",
-    [Pure, AttrSizedOperandSegments]> {
+def Fusion_QuantizeOp : Fusion_DpsOp<"quantize"> {
   let summary = "Quantize a tensor (the unfused quantizer)";
   let description = !strconcat([{
     Quantizes `input` (bf16, f16 or f32) according to `scheme`. FP8 delayed
@@ -42,20 +72,18 @@ def Fusion_QuantizeOp : Fusion_Op<"quantize",
         : (tensor<128x256xbf16>) -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>)
     ```
   }], QuantResultsDoc);
-  let arguments = (ins AnyRankedTensor:$input,
-                       Optional<AnyRankedTensor>:$scale,
-                       Optional<AnyRankedTensor>:$rng,
+  let arguments = (ins Fusion_TensorOrMemRef:$input,
+                       Optional<Fusion_TensorOrMemRef>:$scale,
+                       Optional<Fusion_TensorOrMemRef>:$rng,
+                       Variadic<Fusion_TensorOrMemRef>:$outs,
                        Fusion_QuantSchemeAttr:$scheme);
-  let results = (outs Variadic<AnyRankedTensor>:$results);
   let assemblyFormat = [{
-    $input (`scale` $scale^)? (`rng` $rng^)? `as` custom<FusionAttr>($scheme) attr-dict
-    `:` functional-type(operands, results)
+    $input (`scale` $scale^)? (`rng` $rng^)? `as` custom<FusionAttr>($scheme)
+    `outs` `(` $outs `)` attr-dict `:` functional-type(operands, results)
   }];
-  let hasVerifier = 1;
 }
 
-def Fusion_ActQuantizeOp : Fusion_Op<"act_quantize",
-    [Pure, AttrSizedOperandSegments]> {
+def Fusion_ActQuantizeOp : Fusion_DpsOp<"act_quantize"> {
   let summary = "An activation (forward or backward) fused with a quantizer";
   let description = !strconcat([{
     Computes `act(input)` (forward) or `grad * act'(input)` (backward, with
@@ -74,24 +102,23 @@ def Fusion_ActQuantizeOp : Fusion_Op<"act_quantize",
     ```
   }], QuantResultsDoc);
   let arguments = (ins Fusion_ActivationAttr:$activation,
-                       AnyRankedTensor:$input,
-                       Optional<AnyRankedTensor>:$grad,
-                       Optional<AnyRankedTensor>:$scale,
-                       Optional<AnyRankedTensor>:$rng,
+                       Fusion_TensorOrMemRef:$input,
+                       Optional<Fusion_TensorOrMemRef>:$grad,
+                       Optional<Fusion_TensorOrMemRef>:$scale,
+                       Optional<Fusion_TensorOrMemRef>:$rng,
+                       Variadic<Fusion_TensorOrMemRef>:$outs,
                        Fusion_QuantSchemeAttr:$scheme,
                        TypeAttr:$intermediate,
                        UnitAttr:$dbias);
-  let results = (outs Variadic<AnyRankedTensor>:$results);
   let assemblyFormat = [{
     qualified($activation) $input (`grad` $grad^)? (`scale` $scale^)?
     (`rng` $rng^)? `as` custom<FusionAttr>($scheme) `via` $intermediate
-    (`dbias` $dbias^)? attr-dict `:` functional-type(operands, results)
+    (`dbias` $dbias^)? `outs` `(` $outs `)` attr-dict
+    `:` functional-type(operands, results)
   }];
-  let hasVerifier = 1;
 }
 
-def Fusion_GatedActQuantizeOp : Fusion_Op<"gated_act_quantize",
-    [Pure, AttrSizedOperandSegments]> {
+def Fusion_GatedActQuantizeOp : Fusion_DpsOp<"gated_act_quantize"> {
   let summary = "A gated activation (GLU family) fused with a quantizer";
   let description = !strconcat([{
     The gated input is either one packed `[M, 2K]` tensor holding
@@ -109,23 +136,21 @@ def Fusion_GatedActQuantizeOp : Fusion_Op<"gated_act_quantize",
     ```
   }], QuantResultsDoc);
   let arguments = (ins Fusion_ActivationAttr:$activation,
-                       Variadic<AnyRankedTensor>:$inputs,
-                       Optional<AnyRankedTensor>:$grad,
-                       Optional<AnyRankedTensor>:$scale,
-                       Optional<AnyRankedTensor>:$rng,
+                       Variadic<Fusion_TensorOrMemRef>:$inputs,
+                       Optional<Fusion_TensorOrMemRef>:$grad,
+                       Optional<Fusion_TensorOrMemRef>:$scale,
+                       Optional<Fusion_TensorOrMemRef>:$rng,
+                       Variadic<Fusion_TensorOrMemRef>:$outs,
                        Fusion_QuantSchemeAttr:$scheme,
                        TypeAttr:$intermediate);
-  let results = (outs Variadic<AnyRankedTensor>:$results);
   let assemblyFormat = [{
     qualified($activation) $inputs (`grad` $grad^)? (`scale` $scale^)?
-    (`rng` $rng^)? `as` custom<FusionAttr>($scheme) `via` $intermediate attr-dict
-    `:` functional-type(operands, results)
+    (`rng` $rng^)? `as` custom<FusionAttr>($scheme) `via` $intermediate
+    `outs` `(` $outs `)` attr-dict `:` functional-type(operands, results)
   }];
-  let hasVerifier = 1;
 }
 
-def Fusion_PairedProjectionOp : Fusion_Op<"paired_projection",
-    [Pure, AttrSizedOperandSegments]> {
+def Fusion_PairedProjectionOp : Fusion_DpsOp<"paired_projection"> {
   let summary = "Two projections of one input, each with an epilogue";
   let description = [{
     Computes `y0 = epilogue0(lhs · rhs0ᵀ)` and `y1 = epilogue1(lhs · rhs1ᵀ)`
@@ -147,26 +172,25 @@ def Fusion_PairedProjectionOp : Fusion_Op<"paired_projection",
            tensor<32xf32>, tensor<32xf32>) -> (tensor<1x32xf32>, tensor<1x32xf32>)
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$lhs,
-                       AnyRankedTensor:$rhs0,
-                       AnyRankedTensor:$rhs1,
-                       Optional<AnyRankedTensor>:$bias0,
-                       Optional<AnyRankedTensor>:$scale0,
-                       Optional<AnyRankedTensor>:$bias1,
-                       Optional<AnyRankedTensor>:$scale1,
+  let arguments = (ins Fusion_TensorOrMemRef:$lhs,
+                       Fusion_TensorOrMemRef:$rhs0,
+                       Fusion_TensorOrMemRef:$rhs1,
+                       Optional<Fusion_TensorOrMemRef>:$bias0,
+                       Optional<Fusion_TensorOrMemRef>:$scale0,
+                       Optional<Fusion_TensorOrMemRef>:$bias1,
+                       Optional<Fusion_TensorOrMemRef>:$scale1,
+                       Variadic<Fusion_TensorOrMemRef>:$outs,
                        Fusion_EpilogueKindAttr:$epilogue0,
                        Fusion_EpilogueKindAttr:$epilogue1,
                        OptionalAttr<Fusion_ActivationAttr>:$gated,
                        UnitAttr:$kn);
-  let results = (outs Variadic<AnyRankedTensor>:$results);
   let assemblyFormat = [{
     $lhs `,` $rhs0 `,` $rhs1 `epilogues` `(`
       custom<Epilogue>($epilogue0) (`bias` $bias0^)? (`scale` $scale0^)? `,`
       custom<Epilogue>($epilogue1) (`bias` $bias1^)? (`scale` $scale1^)? `)`
-    (`gated` `(` qualified($gated)^ `)`)? (`kn` $kn^)? attr-dict
-    `:` functional-type(operands, results)
+    (`gated` `(` qualified($gated)^ `)`)? (`kn` $kn^)? `outs` `(` $outs `)`
+    attr-dict `:` functional-type(operands, results)
   }];
-  let hasVerifier = 1;
 }
 
 #endif // FUSION_OPS_TD

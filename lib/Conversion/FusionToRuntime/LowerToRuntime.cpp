@@ -1,0 +1,258 @@
+//===- LowerToRuntime.cpp - fusion ops on memrefs to runtime calls ---------===//
+//
+// `fusion-lower-to-runtime`: every fusion op on memrefs (after one-shot
+// bufferization) becomes one call to its runtime entry point with the C
+// interface (`llvm.emit_c_interface`; lib/ExecutionEngine/
+// FusionRuntimeWrappers.cpp) and a `cf.assert` on the returned status.
+// Buffers are described to the runtime by a small table (memref<Nx12xi64>,
+// one row per buffer: aligned pointer, offset, rank, dtype, sizes[4],
+// strides[4]) so that one C signature per op covers every element type, rank
+// and layout. Rows are the op's operands in order: inputs, then
+// destinations. FP4 destinations typed i8 (two per byte) are passed as they
+// are, so packed data crosses the boundary without a copy.
+//
+//===----------------------------------------------------------------------===//
+#include "fusion/Conversion/FusionToRuntime/FusionToRuntime.h"
+#include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/Pass.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::fusion;
+
+namespace {
+
+/// fusion_rt_dtype of an element type; 7 = i64 (the rng operand), 8 = i8
+/// holding FP4 data packed two per byte (the verifier allows i8 only there).
+static FailureOr<int64_t> runtimeDtype(Type t) {
+  if (t.isBF16())
+    return 0;
+  if (t.isF16())
+    return 1;
+  if (t.isF32())
+    return 2;
+  if (isa<Float8E4M3FNType>(t))
+    return 3;
+  if (isa<Float8E5M2Type>(t))
+    return 4;
+  if (isa<Float4E2M1FNType>(t))
+    return 5;
+  if (isa<Float8E8M0FNUType>(t))
+    return 6;
+  if (t.isInteger(64))
+    return 7;
+  if (t.isInteger(8))
+    return 8;
+  return failure();
+}
+
+static Value i32(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, v, 32);
+}
+
+static Value f32(OpBuilder &b, Location loc, const llvm::APFloat &v) {
+  return arith::ConstantFloatOp::create(
+      b, loc, b.getF32Type(),
+      llvm::APFloat(static_cast<float>(v.convertToDouble())));
+}
+
+/// Scheme parameters in the runtime's order.
+static void appendScheme(OpBuilder &b, Location loc, QuantSchemeAttr s,
+                         SmallVectorImpl<Value> &args) {
+  for (int64_t v : {int64_t(s.getFormat()), int64_t(s.getDirection()),
+                    int64_t(s.getRounding()), int64_t(s.getNanPolicy()),
+                    int64_t(s.getColwiseLayout()), int64_t(s.getScaleLayout()),
+                    int64_t(s.getBlockRows() > 1 ? 1 : 0),
+                    int64_t(s.getElemRounding()),
+                    int64_t(s.getTensorScaling())})
+    args.push_back(i32(b, loc, v));
+}
+
+static void appendActivation(OpBuilder &b, Location loc, ActivationAttr a,
+                             Type intermediate, SmallVectorImpl<Value> &args) {
+  args.push_back(i32(b, loc, int64_t(a.getKind())));
+  args.push_back(i32(b, loc, a.getBackward() ? 1 : 0));
+  args.push_back(i32(b, loc, *runtimeDtype(intermediate)));
+  args.push_back(f32(b, loc, a.getLimit()));
+  args.push_back(f32(b, loc, a.getOffset()));
+  args.push_back(f32(b, loc, a.getAlpha()));
+}
+
+/// Builds the buffer table memref<Nx12xi64> (cast to memref<?x12xi64>).
+static Value buildTable(OpBuilder &b, Location loc, ArrayRef<Value> buffers) {
+  constexpr int64_t kWidth = 12;
+  auto tableTy = MemRefType::get(
+      {static_cast<int64_t>(buffers.size()), kWidth}, b.getI64Type());
+  Value table = memref::AllocaOp::create(b, loc, tableTy);
+  auto idx = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  auto toI64 = [&](Value v) {
+    return arith::IndexCastOp::create(b, loc, b.getI64Type(), v).getResult();
+  };
+  Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
+  for (auto [row, buf] : llvm::enumerate(buffers)) {
+    auto ty = cast<MemRefType>(buf.getType());
+    int64_t rank = ty.getRank();
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, buf);
+    Value ptr = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buf);
+    SmallVector<Value, kWidth> cols(kWidth, zero);
+    cols[0] = toI64(ptr);
+    cols[1] = toI64(meta.getOffset());
+    cols[2] = arith::ConstantIntOp::create(b, loc, rank, 64);
+    cols[3] = arith::ConstantIntOp::create(
+        b, loc, *runtimeDtype(ty.getElementType()), 64);
+    for (int64_t d = 0; d < rank; ++d) {
+      cols[4 + d] = toI64(meta.getSizes()[d]);
+      cols[8 + d] = toI64(meta.getStrides()[d]);
+    }
+    for (int64_t c = 0; c < kWidth; ++c)
+      memref::StoreOp::create(b, loc, cols[c], table,
+                              ValueRange{idx(row), idx(c)});
+  }
+  auto dynTy = MemRefType::get({ShapedType::kDynamic, kWidth}, b.getI64Type());
+  return memref::CastOp::create(b, loc, dynTy, table);
+}
+
+/// Finds or declares `name(argTypes) -> i32` with the C interface.
+static func::FuncOp getOrDeclareEntryPoint(RewriterBase &rewriter,
+                                           Operation *op, StringRef name,
+                                           TypeRange argTypes) {
+  auto module = op->getParentOfType<ModuleOp>();
+  if (auto f = module.lookupSymbol<func::FuncOp>(name))
+    return f;
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(module.getBody());
+  auto type = rewriter.getFunctionType(argTypes, rewriter.getI32Type());
+  auto f = func::FuncOp::create(rewriter, op->getLoc(), name, type);
+  f.setPrivate();
+  f->setAttr("llvm.emit_c_interface", rewriter.getUnitAttr());
+  return f;
+}
+
+/// Scalar arguments of the runtime call, in the wrapper's order.
+static SmallVector<Value> scalarArgs(OpBuilder &b, Location loc,
+                                     Operation *op) {
+  SmallVector<Value> args;
+  if (auto q = dyn_cast<QuantizeOp>(op)) {
+    appendScheme(b, loc, q.getScheme(), args);
+  } else if (auto q = dyn_cast<ActQuantizeOp>(op)) {
+    appendActivation(b, loc, q.getActivation(), q.getIntermediate(), args);
+    args.push_back(i32(b, loc, q.getDbias() ? 1 : 0));
+    appendScheme(b, loc, q.getScheme(), args);
+  } else if (auto q = dyn_cast<GatedActQuantizeOp>(op)) {
+    appendActivation(b, loc, q.getActivation(), q.getIntermediate(), args);
+    args.push_back(i32(b, loc, q.getInputs().size()));
+    appendScheme(b, loc, q.getScheme(), args);
+  } else {
+    auto p = cast<PairedProjectionOp>(op);
+    args.push_back(i32(b, loc, int64_t(p.getEpilogue0())));
+    args.push_back(i32(b, loc, int64_t(p.getEpilogue1())));
+    args.push_back(
+        i32(b, loc, p.getGated() ? int64_t(p.getGated()->getKind()) : -1));
+    args.push_back(i32(b, loc, p.getKn() ? 1 : 0));
+    for (Value v : {p.getBias0(), p.getScale0(), p.getBias1(), p.getScale1()})
+      args.push_back(i32(b, loc, v ? 1 : 0));
+  }
+  return args;
+}
+
+static StringRef entryPointOf(Operation *op) {
+  return TypeSwitch<Operation *, StringRef>(op)
+      .Case<QuantizeOp>([](auto) { return "fusion_rt_mlir_quantize"; })
+      .Case<ActQuantizeOp>([](auto) { return "fusion_rt_mlir_act_quantize"; })
+      .Case<GatedActQuantizeOp>(
+          [](auto) { return "fusion_rt_mlir_gated_act_quantize"; })
+      .Case<PairedProjectionOp>(
+          [](auto) { return "fusion_rt_mlir_paired_projection"; })
+      .Default([](auto) { return StringRef(); });
+}
+
+
+/// Lowers one fusion op on memrefs to its runtime call.
+static LogicalResult lowerToRuntimeCall(Operation *op, RewriterBase &rewriter) {
+  auto dps = cast<DestinationStyleOpInterface>(op);
+  if (!dps.hasPureBufferSemantics())
+    return op->emitOpError()
+           << "works on tensors; bufferize it (one-shot-bufferize) before "
+              "fusion-lower-to-runtime";
+  if (!op->getParentOfType<ModuleOp>())
+    return op->emitOpError() << "must be inside a module to be lowered to a "
+                                "runtime call";
+  for (Value v : op->getOperands()) {
+    auto ty = cast<MemRefType>(v.getType());
+    if (failed(runtimeDtype(ty.getElementType())))
+      return op->emitOpError() << "cannot pass an operand of type " << ty
+                               << " to the runtime";
+    if (ty.getRank() > 4)
+      return op->emitOpError()
+             << "operand of rank " << ty.getRank()
+             << " exceeds the runtime's rank limit of 4";
+  }
+  Location loc = op->getLoc();
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  SmallVector<Value> args = scalarArgs(rewriter, loc, op);
+  args.push_back(buildTable(rewriter, loc, llvm::to_vector(op->getOperands())));
+  StringRef name = entryPointOf(op);
+  func::FuncOp callee =
+      getOrDeclareEntryPoint(rewriter, op, name, ValueRange(args).getTypes());
+  auto call = func::CallOp::create(rewriter, loc, callee, args);
+  Value ok = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                   call.getResult(0), i32(rewriter, loc, 0));
+  cf::AssertOp::create(rewriter, loc, ok,
+                       (Twine("fusion runtime call ") + name +
+                        " failed (its message is on stderr)")
+                           .str());
+  rewriter.eraseOp(op);
+  return success();
+}
+
+struct LowerToRuntimePass
+    : public PassWrapper<LowerToRuntimePass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerToRuntimePass)
+
+  StringRef getArgument() const override { return "fusion-lower-to-runtime"; }
+  StringRef getDescription() const override {
+    return "Lower every fusion op on memrefs to a call of its runtime entry "
+           "point (C interface) with a status assertion";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<arith::ArithDialect, cf::ControlFlowDialect,
+                    func::FuncDialect, memref::MemRefDialect>();
+  }
+  void runOnOperation() override {
+    SmallVector<Operation *> ops;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<QuantizeOp, ActQuantizeOp, GatedActQuantizeOp,
+              PairedProjectionOp>(op))
+        ops.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    bool failedAny = false;
+    for (Operation *op : ops)
+      failedAny |= failed(lowerToRuntimeCall(op, rewriter));
+    if (failedAny)
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+StringRef mlir::fusion::getRuntimeEntryPoint(Operation *op) {
+  return entryPointOf(op);
+}
+
+std::unique_ptr<Pass> mlir::fusion::createLowerToRuntimePass() {
+  return std::make_unique<LowerToRuntimePass>();
+}
+
+void mlir::fusion::registerLowerToRuntimePass() {
+  PassRegistration<LowerToRuntimePass>();
+}
