@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 #include "fusion/Transforms/Passes.h"
 #include "fusion/Transforms/RemarkLock.h"
+#include "fusion/Transforms/VerifyQuietly.h"
 
 #include "fusion/Analysis/ActivationMatcher.h"
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
@@ -31,7 +32,6 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Remarks.h"
 #include "mlir/IR/TypeUtilities.h"
-#include "mlir/IR/Verifier.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -488,13 +488,9 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
     if (plan.dbias)
       form = " with dbias";
   }
-  LogicalResult verified = success();
-  {
-    // The rules above imply a valid op; a failure here is a bug, reported as
-    // a decline rather than as invalid IR.
-    ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
-    verified = mlir::verify(fused);
-  }
+  // The rules above imply a valid op; a failure here is a bug, reported as a
+  // decline rather than as invalid IR.
+  LogicalResult verified = verifyQuietly(fused);
   if (failed(verified)) {
     SmallVector<Value> made{input, grad, up};
     fused->erase();

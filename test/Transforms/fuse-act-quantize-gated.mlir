@@ -1,5 +1,5 @@
 // RUN: fusion-opt %s --fusion-act-quantize-pipeline | FileCheck %s
-// RUN: fusion-opt %s --fusion-act-quantize-pipeline --mlir-disable-threading --remarks-filter=fusion -verify-diagnostics -o /dev/null
+// RUN: fusion-opt %s --fusion-act-quantize-pipeline --remarks-filter=fusion -verify-diagnostics -o /dev/null
 // RUN: fusion-opt %s --fusion-act-quantize-pipeline -o %t.once.mlir
 // RUN: fusion-opt %t.once.mlir --fusion-fuse-act-quantize -o %t.twice.mlir
 // RUN: diff %t.once.mlir %t.twice.mlir

@@ -1,5 +1,5 @@
 // RUN: fusion-opt %s --fusion-act-quantize-pipeline | FileCheck %s
-// RUN: fusion-opt %s --fusion-act-quantize-pipeline --mlir-disable-threading --remarks-filter=fusion -verify-diagnostics -o /dev/null
+// RUN: fusion-opt %s --fusion-act-quantize-pipeline --remarks-filter=fusion -verify-diagnostics -o /dev/null
 // RUN: fusion-opt %s --pass-pipeline='builtin.module(func.func(fusion-normalize-elementwise,canonicalize,cse,fusion-fuse-act-quantize,fusion-fuse-act-quantize))' | FileCheck %s
 // RUN: fusion-opt %s --fusion-act-quantize-pipeline -o %t.once.mlir
 // RUN: fusion-opt %t.once.mlir --fusion-fuse-act-quantize -o %t.twice.mlir
