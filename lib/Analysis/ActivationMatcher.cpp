@@ -11,8 +11,10 @@
 //  * a / c (constant c) is a * (1/c); a / m (m a monomial) uses negative
 //    exponents; other divisions become recip(b), and recip(k + c*exp(q)) is
 //    the sigmoid (1/k) * sigmoid(-(q + ln(c/k)));
-//  * exp(c + q) = e^c * exp(q); exp(q) * sigmoid(-q) = sigmoid(q);
-//    tanh(q) = 2 sigmoid(2q) - 1; erf(-q) = -erf(q); erfc(q) = 1 - erf(q);
+//  * exp(c + q) = e^c * exp(q); sigmoid(-q) = 1 - sigmoid(q) and
+//    erf(-q) = -erf(q) give arguments a positive leading coefficient;
+//    exp(q) * sigmoid(q) = exp(q) - sigmoid(q), exp(-q) * sigmoid(q) =
+//    1 - sigmoid(q); tanh(q) = 2 sigmoid(2q) - 1; erfc(q) = 1 - erf(q);
 //  * comparisons become step functions: a > b is step(a - b), a >= b is
 //    1 - step(b - a); select(c, t, f) = f + (t - f) * c; max(a, b) =
 //    b + (a - b) * step(a - b) with the operands ordered canonically; the
@@ -150,6 +152,7 @@ public:
   }
 
   void normalize(Poly &p) {
+    expandExpSigmoid(p);
     llvm::stable_sort(p, [](const Term &a, const Term &b) {
       return monoLess(a.mono, b.mono);
     });
@@ -241,9 +244,13 @@ public:
     return scale(atomPoly(intern(AtomKind::Exp, nullptr, q)), std::exp(c0));
   }
 
+  /// sigmoid(-q) = 1 - sigmoid(q) makes the leading coefficient of the
+  /// argument positive, so `1 - sigmoid(-x)` is sigmoid(x).
   Poly sigmoid(const Poly &p) {
     if (std::optional<double> c = getConstant(p))
       return constant(1.0 / (1.0 + std::exp(-*c)));
+    if (leadCoef(p) < 0)
+      return sub(constant(1.0), sigmoid(scale(p, -1.0)));
     return atomPoly(intern(AtomKind::Sigmoid, nullptr, p));
   }
 
@@ -329,6 +336,56 @@ public:
 private:
   std::vector<Atom> atoms;
 
+  /// With sigmoid arguments of positive leading coefficient, a product of
+  /// exp and sigmoid of one argument is rewritten term by term:
+  ///   exp(q) * sigmoid(q)  = exp(q) - sigmoid(q)
+  ///   exp(-q) * sigmoid(q) = 1 - sigmoid(q)
+  /// (so exp(x) / (1 + exp(x)) = exp(x) * (1 - sigmoid(x)) is sigmoid(x)).
+  /// Each step lowers the exp exponent of the terms it produces.
+  void expandExpSigmoid(Poly &p) {
+    for (size_t i = 0; i < p.size(); ++i) {
+      Monomial &m = p[i].mono;
+      std::optional<size_t> ePos, sPos;
+      bool sameSign = false;
+      for (size_t e = 0; e < m.size() && !ePos; ++e) {
+        if (atoms[m[e].first].kind != AtomKind::Exp || m[e].second < 1)
+          continue;
+        const Poly &q = atoms[m[e].first].arg;
+        Poly negQ = q;
+        for (Term &t : negQ)
+          t.coef = -t.coef;
+        for (size_t s = 0; s < m.size(); ++s) {
+          if (atoms[m[s].first].kind != AtomKind::Sigmoid || m[s].second < 1)
+            continue;
+          const Poly &arg = atoms[m[s].first].arg;
+          if (polyClose(arg, q) || polyClose(arg, negQ)) {
+            ePos = e;
+            sPos = s;
+            sameSign = polyClose(arg, q);
+            break;
+          }
+        }
+      }
+      if (!ePos)
+        continue;
+      auto lowered = [](Monomial mono, size_t pos) {
+        if (--mono[pos].second == 0)
+          mono.erase(mono.begin() + pos);
+        return mono;
+      };
+      double c = p[i].coef;
+      Monomial noExp = lowered(m, *ePos);
+      // sameSign: c*M*exp*sig -> c*M*exp - c*M*sig (M*exp = m without sig).
+      // otherwise: c*M*exp*sig -> c*M - c*M*sig (M = m without exp and sig).
+      Monomial first = sameSign ? lowered(m, *sPos)
+                                : lowered(noExp, *sPos - (*sPos > *ePos &&
+                                                           m[*ePos].second == 1));
+      p[i] = Term{std::move(first), c};
+      p.push_back(Term{std::move(noExp), -c});
+      --i; // the rewritten term may hold another pair
+    }
+  }
+
   Monomial mulMono(const Monomial &a, const Monomial &b) {
     Monomial r;
     size_t i = 0, j = 0;
@@ -345,28 +402,6 @@ private:
           r.push_back({a[i].first, e});
         ++i;
         ++j;
-      }
-    }
-    // exp(q) * sigmoid(-q) = sigmoid(q).
-    for (size_t e = 0; e < r.size(); ++e) {
-      if (atoms[r[e].first].kind != AtomKind::Exp || r[e].second != 1)
-        continue;
-      for (size_t s = 0; s < r.size(); ++s) {
-        if (atoms[r[s].first].kind != AtomKind::Sigmoid || r[s].second != 1)
-          continue;
-        Poly negQ = atoms[r[e].first].arg;
-        for (Term &t : negQ)
-          t.coef = -t.coef;
-        if (!polyClose(atoms[r[s].first].arg, negQ))
-          continue;
-        AtomId sig =
-            intern(AtomKind::Sigmoid, nullptr, Poly(atoms[r[e].first].arg));
-        Monomial out;
-        for (size_t k = 0; k < r.size(); ++k)
-          if (k != e && k != s)
-            out.push_back(r[k]);
-        Monomial sigMono{{sig, 1}};
-        return mulMono(out, sigMono);
       }
     }
     return r;

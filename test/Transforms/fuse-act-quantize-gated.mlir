@@ -330,3 +330,64 @@ func.func @negative_clamped_swiglu_one_sided(%gate: !hf, %up: !hf) -> (!d, !s) {
   %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!hf) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }
+
+/// SwiGLU whose sigmoid is written as 1 - sigmoid(-gate), in one generic.
+// CHECK-LABEL: func.func @swiglu_one_minus_sigmoid_of_neg
+//  CHECK-SAME: (%[[G:.*]]: tensor<4x64xbf16>, %[[U:.*]]: tensor<4x64xbf16>)
+//       CHECK: fusion.gated_act_quantize #fusion.act<swiglu> %[[G]], %[[U]] as quant<mxfp8_e4m3, rowwise> via bf16
+//   CHECK-NOT: fusion.quantize
+func.func @swiglu_one_minus_sigmoid_of_neg(%gate: !h, %up: !h) -> (!d, !s) {
+  %init = tensor.empty() : !h
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%gate, %up : !h, !h) outs(%init : !h) {
+  ^bb0(%gi: bf16, %ui: bf16, %out: bf16):
+    %g = arith.extf %gi : bf16 to f32
+    %u = arith.extf %ui : bf16 to f32
+    %c1 = arith.constant 1.0 : f32
+    %e = math.exp %g : f32
+    %den = arith.addf %e, %c1 : f32
+    %sn = arith.divf %c1, %den : f32
+    %sig = arith.subf %c1, %sn : f32
+    %silu = arith.mulf %g, %sig : f32
+    %r = arith.mulf %silu, %u : f32
+    %t = arith.truncf %r : f32 to bf16
+    linalg.yield %t : bf16
+  } -> !h
+  // expected-remark @below {{Remark="fused swiglu and quantize into fusion.gated_act_quantize from gate and up tensors"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!h) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// SwiGLU whose sigmoid is exp(gate) / (1 + exp(gate)), on tensors.
+// CHECK-LABEL: func.func @swiglu_exp_ratio
+//  CHECK-SAME: (%[[G:.*]]: tensor<4x64xf32>, %[[U:.*]]: tensor<4x64xf32>)
+//       CHECK: fusion.gated_act_quantize #fusion.act<swiglu> %[[G]], %[[U]] as quant<mxfp8_e4m3, rowwise> via f32
+func.func @swiglu_exp_ratio(%gate: !hf, %up: !hf) -> (!d, !s) {
+  %one = arith.constant dense<1.0> : !hf
+  %e = math.exp %gate : !hf
+  %den = arith.addf %one, %e : !hf
+  %sig = arith.divf %e, %den : !hf
+  %silu = arith.mulf %gate, %sig : !hf
+  %y = arith.mulf %up, %silu : !hf
+  // expected-remark @below {{Remark="fused swiglu and quantize into fusion.gated_act_quantize from gate and up tensors"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!hf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// Near miss: gate * (1 - sigmoid(gate)) * up is not a gated kind.
+// CHECK-LABEL: func.func @negative_swiglu_one_minus_sigmoid
+//       CHECK: fusion.quantize
+//   CHECK-NOT: fusion.gated_act_quantize
+func.func @negative_swiglu_one_minus_sigmoid(%gate: !hf, %up: !hf) -> (!d, !s) {
+  %one = arith.constant dense<1.0> : !hf
+  %n = arith.negf %gate : !hf
+  %e = math.exp %n : !hf
+  %den = arith.addf %one, %e : !hf
+  %sp = arith.divf %one, %den : !hf
+  %sig = arith.subf %one, %sp : !hf
+  %act = arith.mulf %gate, %sig : !hf
+  %y = arith.mulf %act, %up : !hf
+  // expected-remark @below {{Reason="unsupported activation", Remark="the body matches no supported activation form"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (!hf) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
