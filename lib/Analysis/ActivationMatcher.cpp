@@ -30,7 +30,8 @@
 // canonical form depends on how its clamps are spelled, is recognised by
 // reading its parameters off the atoms and checking numerically.
 //
-// The gated backward form is a tensor.concat of two generics
+// The gated backward form is [dgate | dup] (a tensor.concat, or two
+// tensor.insert_slice into one [.., 2K] tensor) of two generics
 // [act'(gate) * grad * up | act(gate) * grad] (matchGatedBackward).
 //
 //===----------------------------------------------------------------------===//
@@ -1374,18 +1375,90 @@ ActivationMatchResult mlir::fusion::matchActivation(Value value) {
   return result;
 }
 
+static bool isDimOf(OpFoldResult ofr, Value source, int64_t dim);
+
+/// True if `ofr` is the constant `c`.
+static bool isConstant(OpFoldResult ofr, int64_t c) {
+  std::optional<int64_t> v = getConstantIntValue(ofr);
+  return v && *v == c;
+}
+
+/// True if `ins` writes its whole source into `dest` along every dimension
+/// but the last (offset 0, the dest's size, unit strides, no rank change),
+/// at last-dimension `offset` with last-dimension size `size`.
+static bool insertsColumns(tensor::InsertSliceOp ins, int64_t offset,
+                           int64_t size) {
+  RankedTensorType destType = ins.getDestType();
+  int64_t rank = destType.getRank();
+  if (ins.getSourceType().getRank() != rank)
+    return false;
+  auto offsets = ins.getMixedOffsets(), sizes = ins.getMixedSizes();
+  for (OpFoldResult st : ins.getMixedStrides())
+    if (!isConstant(st, 1))
+      return false;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    if (!isConstant(offsets[d], 0) || !isDimOf(sizes[d], ins.getDest(), d))
+      return false;
+  return isConstant(offsets[rank - 1], offset) &&
+         isConstant(sizes[rank - 1], size);
+}
+
+/// Recognises `value` as [lo | hi] along the last dimension: a tensor.concat
+/// of two, or two tensor.insert_slice of [.., K] tensors into one [.., 2K]
+/// tensor, one at column 0 and one at column K (either order of the writes;
+/// the first write's destination is fully overwritten). `ops` gets the ops
+/// that assemble it, the one that produces `value` first.
+static bool matchHalvesPacking(Value value, Value &lo, Value &hi,
+                               SmallVector<Operation *, 2> &ops) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (auto concat = value.getDefiningOp<tensor::ConcatOp>()) {
+    if (concat.getInputs().size() != 2 ||
+        concat.getDim() + 1 != static_cast<uint64_t>(type.getRank()))
+      return false;
+    lo = concat.getInputs()[0];
+    hi = concat.getInputs()[1];
+    ops = {concat};
+    return true;
+  }
+  auto outer = value.getDefiningOp<tensor::InsertSliceOp>();
+  auto inner = outer ? outer.getDest().getDefiningOp<tensor::InsertSliceOp>()
+                     : tensor::InsertSliceOp();
+  int64_t width = type.getShape().back();
+  if (!inner || ShapedType::isDynamic(width) || width % 2 != 0)
+    return false;
+  int64_t half = width / 2;
+  if (insertsColumns(inner, 0, half) && insertsColumns(outer, half, half)) {
+    lo = inner.getSource();
+    hi = outer.getSource();
+  } else if (insertsColumns(inner, half, half) &&
+             insertsColumns(outer, 0, half)) {
+    lo = outer.getSource();
+    hi = inner.getSource();
+  } else {
+    return false;
+  }
+  ops = {outer, inner};
+  return true;
+}
+
+bool mlir::fusion::isHalvesPacking(Value value) {
+  Value lo, hi;
+  SmallVector<Operation *, 2> ops;
+  return matchHalvesPacking(value, lo, hi, ops);
+}
+
 ActivationMatchResult mlir::fusion::matchGatedBackward(Value value) {
   ActivationMatchResult result;
   result.reason = "unsupported activation";
-  auto concat = value.getDefiningOp<tensor::ConcatOp>();
-  auto type = cast<RankedTensorType>(value.getType());
-  if (!concat || concat.getInputs().size() != 2 ||
-      concat.getDim() + 1 != static_cast<uint64_t>(type.getRank())) {
-    result.detail = "the value is not the concatenation of two halves along "
-                    "the last dimension";
+  Value dGate, dUp;
+  SmallVector<Operation *, 2> packOps;
+  if (!matchHalvesPacking(value, dGate, dUp, packOps)) {
+    result.detail = "the value is not [dgate | dup] along the last dimension "
+                    "(a tensor.concat of two halves, or two "
+                    "tensor.insert_slice at columns 0 and K of a [.., 2K] "
+                    "tensor)";
     return result;
   }
-  Value dGate = concat.getInputs()[0], dUp = concat.getInputs()[1];
   linalg::GenericOp gA = elementwiseProducer(dGate);
   linalg::GenericOp gB = elementwiseProducer(dUp);
   if (!gA || !gB) {
@@ -1460,7 +1533,8 @@ ActivationMatchResult mlir::fusion::matchGatedBackward(Value value) {
         m.up = up;
         m.grad = grad;
         m.intermediate = intermediate;
-        m.concat = concat;
+        m.packOps = packOps;
+        m.halves = {dGate, dUp};
         if (!gatedBackwardAgrees(m, gA, rootA, gB, rootB)) {
           result.detail = "a recognised form failed the numeric cross-check "
                           "(please report: the canonical form has a bug)";

@@ -282,9 +282,9 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
       isDbiasReduction(others[0], value, dbiasWhy))
     dbias = others[0];
 
-  bool fromConcat = value.getDefiningOp<tensor::ConcatOp>() != nullptr;
+  bool fromHalves = isHalvesPacking(value);
   ActivationMatchResult matched =
-      fromConcat ? matchGatedBackward(value) : matchActivation(value);
+      fromHalves ? matchGatedBackward(value) : matchActivation(value);
   Plan plan;
   if (matched.match) {
     plan.act = *matched.match;
@@ -305,18 +305,24 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
       return decline(q, function, "activation has another user", detail);
     }
     plan.dbias = dbias;
-    if (Operation *concat = plan.act.concat)
-      for (Value half : concat->getOperands())
-        if (!half.hasOneUse())
-          return decline(q, function, "activation has another user",
-                         "a half of the gated gradient is also used "
-                         "elsewhere");
+    for (Value half : plan.act.halves)
+      if (!half.hasOneUse())
+        return decline(q, function, "activation has another user",
+                       "a half of the gated gradient is also used "
+                       "elsewhere");
+    // [dgate | dup] written by two insert_slice: the first write must not
+    // be read by anything but the second.
+    for (size_t i = 1; i < plan.act.packOps.size(); ++i)
+      if (!plan.act.packOps[i]->getResult(0).hasOneUse())
+        return decline(q, function, "activation has another user",
+                       "the tensor holding one half of the gated gradient is "
+                       "also used elsewhere");
   } else if (dbias) {
     // quantize + dbias of a value that is not a recognised activation.
     plan.act.kind = ActivationKind::identity;
     plan.act.input = value;
     plan.dbias = dbias;
-  } else if (fromConcat || value.getDefiningOp<linalg::GenericOp>()) {
+  } else if (fromHalves || value.getDefiningOp<linalg::GenericOp>()) {
     return decline(q, function, matched.reason, matched.detail);
   } else {
     std::string detail = "the quantized value is not computed by an "
@@ -373,7 +379,8 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
 
   // Gated backward: the runtime scales the two halves separately, so a
   // rowwise block of the concatenation must not straddle them.
-  if (act.concat && scheme.hasRowwise() && scheme.getBlockSize() > 0) {
+  if (!act.packOps.empty() && scheme.hasRowwise() &&
+      scheme.getBlockSize() > 0) {
     int64_t width = valueType.getShape().back();
     if (ShapedType::isDynamic(width) ||
         (width / 2) % scheme.getBlockSize() != 0)
@@ -514,7 +521,8 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
   if (partner)
     handled.insert(partner.getOperation());
   SmallVector<Operation *> dead{q.getOperation(), partner.getOperation(),
-                                plan.dbias, act.concat};
+                                plan.dbias};
+  llvm::append_range(dead, act.packOps);
   if (act.generic && act.generic->use_empty())
     dead.push_back(act.generic);
   eraseWithDeadProducers(dead);

@@ -405,3 +405,66 @@ func.func @dsilu_dbias_rank3(%x: tensor<2x4x64xf32>, %dy: tensor<2x4x64xf32>) ->
   %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> : (tensor<2x4x64xf32>) -> (tensor<2x4x64xf8E4M3FN>, tensor<2x4x2xf8E8M0FNU>)
   return %q#0, %q#1, %db : tensor<2x4x64xf8E4M3FN>, tensor<2x4x2xf8E8M0FNU>, tensor<64xf32>
 }
+
+/// ReGLU backward whose [dgate | dup] is written by two tensor.insert_slice
+/// into one [M, 2K] tensor instead of a tensor.concat; dup is written first.
+// CHECK-LABEL: func.func @dreglu_insert_slice
+//  CHECK-SAME: (%[[G:.*]]: tensor<4x64xf32>, %[[U:.*]]: tensor<4x64xf32>, %[[DY:.*]]: tensor<4x64xf32>)
+//       CHECK: %[[Q:.*]]:2 = fusion.gated_act_quantize #fusion.act<dreglu> %[[G]], %[[U]] grad %[[DY]] as quant<mxfp8_e4m3, rowwise> via f32
+//   CHECK-NOT: tensor.insert_slice
+//       CHECK: return %[[Q]]#0, %[[Q]]#1
+func.func @dreglu_insert_slice(%gate: !xf, %up: !xf, %dy: !xf) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>) {
+  %z = arith.constant dense<0.0> : !xf
+  %p = arith.cmpf ogt, %gate, %z : !xf
+  %du0 = arith.mulf %dy, %up : !xf
+  %dgate = arith.select %p, %du0, %z : tensor<4x64xi1>, !xf
+  %r = arith.maximumf %gate, %z : !xf
+  %dup = arith.mulf %r, %dy : !xf
+  %e = tensor.empty() : tensor<4x128xf32>
+  %w = tensor.insert_slice %dup into %e[0, 64] [4, 64] [1, 1] : !xf into tensor<4x128xf32>
+  %cat = tensor.insert_slice %dgate into %w[0, 0] [4, 64] [1, 1] : !xf into tensor<4x128xf32>
+  // expected-remark @below {{Remark="fused dreglu and quantize into fusion.gated_act_quantize from gate and up tensors"}}
+  %q:2 = fusion.quantize %cat as quant<mxfp8_e4m3, rowwise> : (tensor<4x128xf32>) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>)
+  return %q#0, %q#1 : tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>
+}
+
+/// Near miss: the halves are written the other way round ([dup | dgate]),
+/// which is not the layout the fused op writes.
+// CHECK-LABEL: func.func @negative_dreglu_insert_slice_swapped
+//       CHECK: tensor.insert_slice
+//       CHECK: fusion.quantize
+//   CHECK-NOT: fusion.gated_act_quantize
+func.func @negative_dreglu_insert_slice_swapped(%gate: !xf, %up: !xf, %dy: !xf) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>) {
+  %z = arith.constant dense<0.0> : !xf
+  %p = arith.cmpf ogt, %gate, %z : !xf
+  %du0 = arith.mulf %dy, %up : !xf
+  %dgate = arith.select %p, %du0, %z : tensor<4x64xi1>, !xf
+  %r = arith.maximumf %gate, %z : !xf
+  %dup = arith.mulf %r, %dy : !xf
+  %e = tensor.empty() : tensor<4x128xf32>
+  %w = tensor.insert_slice %dup into %e[0, 0] [4, 64] [1, 1] : !xf into tensor<4x128xf32>
+  %cat = tensor.insert_slice %dgate into %w[0, 64] [4, 64] [1, 1] : !xf into tensor<4x128xf32>
+  // expected-remark @below {{Reason="unsupported activation", Remark="the halves match no supported gated backward form"}}
+  %q:2 = fusion.quantize %cat as quant<mxfp8_e4m3, rowwise> : (tensor<4x128xf32>) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>)
+  return %q#0, %q#1 : tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>
+}
+
+/// Near miss: the second write starts at column 32, so the halves overlap
+/// and the tensor is not [dgate | dup].
+// CHECK-LABEL: func.func @negative_dreglu_insert_slice_overlap
+//       CHECK: fusion.quantize
+//   CHECK-NOT: fusion.gated_act_quantize
+func.func @negative_dreglu_insert_slice_overlap(%gate: !xf, %up: !xf, %dy: !xf) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>) {
+  %z = arith.constant dense<0.0> : !xf
+  %p = arith.cmpf ogt, %gate, %z : !xf
+  %du0 = arith.mulf %dy, %up : !xf
+  %dgate = arith.select %p, %du0, %z : tensor<4x64xi1>, !xf
+  %r = arith.maximumf %gate, %z : !xf
+  %dup = arith.mulf %r, %dy : !xf
+  %e = tensor.empty() : tensor<4x128xf32>
+  %w = tensor.insert_slice %dgate into %e[0, 0] [4, 64] [1, 1] : !xf into tensor<4x128xf32>
+  %cat = tensor.insert_slice %dup into %w[0, 32] [4, 64] [1, 1] : !xf into tensor<4x128xf32>
+  // expected-remark @below {{Reason="no activation to fuse"}}
+  %q:2 = fusion.quantize %cat as quant<mxfp8_e4m3, rowwise> : (tensor<4x128xf32>) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>)
+  return %q#0, %q#1 : tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>
+}
