@@ -378,9 +378,10 @@ private:
       Monomial noExp = lowered(m, *ePos);
       // sameSign: c*M*exp*sig -> c*M*exp - c*M*sig (M*exp = m without sig).
       // otherwise: c*M*exp*sig -> c*M - c*M*sig (M = m without exp and sig).
-      Monomial first = sameSign ? lowered(m, *sPos)
-                                : lowered(noExp, *sPos - (*sPos > *ePos &&
-                                                           m[*ePos].second == 1));
+      Monomial first =
+          sameSign
+              ? lowered(m, *sPos)
+              : lowered(noExp, *sPos - (*sPos > *ePos && m[*ePos].second == 1));
       p[i] = Term{std::move(first), c};
       p.push_back(Term{std::move(noExp), -c});
       --i; // the rewritten term may hold another pair

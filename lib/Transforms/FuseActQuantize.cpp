@@ -11,9 +11,14 @@
 //                                    (and no dbias reduction sits next to it)
 //   "unsupported activation"         the body matches no supported form
 //   "geglu with erf gelu is not supported by the runtime"
-//   "activation has another user"    besides the quantize (a dbias reduction
-//                                    only counts as fusable for backward or
-//                                    identity non-gated activations)
+//   "activation has another user"    besides the quantizers (a dbias
+//                                    reduction only counts as fusable for
+//                                    backward or identity non-gated
+//                                    activations)
+//   "more quantizers than one fused op writes"
+//                                    a further quantizer of a fused
+//                                    activation that is neither identical to
+//                                    a fused one nor mergeable into it
 //   "unsupported input element type" inputs must be bf16, f16 or f32, grad
 //                                    and up of the input's type
 //   "unsupported shape"              ranks 1..4 (fusion_rt.h views)
@@ -200,6 +205,14 @@ QuantSchemeAttr mergeDirections(QuantizeOp a, QuantizeOp b) {
                     args);
 }
 
+/// True if `a` and `b` quantize one value with one scheme, scale and rng:
+/// quantize is Pure, so their results are equal.
+bool isSameQuantizer(QuantizeOp a, QuantizeOp b) {
+  return a.getInput() == b.getInput() && a.getScheme() == b.getScheme() &&
+         a.getScale() == b.getScale() && a.getRng() == b.getRng() &&
+         a->getResultTypes() == b->getResultTypes();
+}
+
 struct FuseActQuantizePass
     : public fusion::impl::FuseActQuantizeBase<FuseActQuantizePass> {
   using FuseActQuantizeBase::FuseActQuantizeBase;
@@ -275,12 +288,46 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
       }
   if (partner)
     llvm::erase(others, partner.getOperation());
+  // Further quantizers of the value in this block: one identical to q or to
+  // the partner (quantize is Pure) reads the fused op's results; any other
+  // one is more than one fused op writes, and is declined once q fuses.
+  SmallVector<QuantizeOp> duplicates, extras;
+  for (Operation *user : others) {
+    auto other = dyn_cast<QuantizeOp>(user);
+    if (!other || other->getBlock() != q->getBlock() || handled.contains(user))
+      continue;
+    if (isSameQuantizer(q, other) ||
+        (partner && isSameQuantizer(partner, other)))
+      duplicates.push_back(other);
+    else
+      extras.push_back(other);
+  }
+  // Further quantizers are declined in favour of a fused op only when that
+  // op takes several quantizers (a pair or duplicates), so that the
+  // activation read they share is saved. Fusing a lone quantizer next to
+  // another one would only recompute the activation that the other still
+  // reads: those stay "another user".
+  if (!partner && duplicates.empty())
+    extras.clear();
+  for (QuantizeOp other : llvm::concat<QuantizeOp>(duplicates, extras))
+    llvm::erase(others, other.getOperation());
 
   std::string dbiasWhy;
   Operation *dbias = nullptr;
   if (others.size() == 1 && others[0]->getBlock() == q->getBlock() &&
       isDbiasReduction(others[0], value, dbiasWhy))
     dbias = others[0];
+  // A dbias reduction next to further users: named in the remark.
+  Operation *dbiasAmongOthers = nullptr;
+  if (others.size() > 1)
+    for (Operation *user : others) {
+      std::string why;
+      if (user->getBlock() == q->getBlock() &&
+          isDbiasReduction(user, value, why)) {
+        dbiasAmongOthers = user;
+        break;
+      }
+    }
 
   bool fromHalves = isHalvesPacking(value);
   ActivationMatchResult matched =
@@ -294,7 +341,12 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
     if (!others.empty() && !(dbias && dbiasFusable)) {
       std::string detail =
           "'" + others[0]->getName().getStringRef().str() + "' also uses it";
-      if (dbias && plan.act.up)
+      if (dbiasAmongOthers) {
+        Operation *other =
+            others[0] == dbiasAmongOthers ? others[1] : others[0];
+        detail = "the dbias reduction is not the only other user: '" +
+                 other->getName().getStringRef().str() + "' also uses it";
+      } else if (dbias && plan.act.up)
         detail = "the runtime has no dbias for gated activations";
       else if (dbias)
         detail = "a dbias reduction fuses only with a backward or identity "
@@ -509,19 +561,29 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
                    "the fused op would not verify");
   }
 
-  for (QuantizeOp from : {q, partner}) {
-    if (!from)
-      continue;
+  SmallVector<QuantizeOp> replaced{q};
+  if (partner)
+    replaced.push_back(partner);
+  llvm::append_range(replaced, duplicates);
+  for (QuantizeOp from : replaced)
     for (auto [i, k] : llvm::enumerate(kindsOf(from)))
       from->getResult(i).replaceAllUsesWith(
           fused->getResult(llvm::find(fusedKinds, k) - fusedKinds.begin()));
-  }
   if (plan.dbias)
     plan.dbias->getResult(0).replaceAllUsesWith(fused->getResults().back());
   if (partner)
     handled.insert(partner.getOperation());
+  SmallVector<Location> duplicateLocs;
+  for (QuantizeOp dup : duplicates) {
+    handled.insert(dup.getOperation());
+    duplicateLocs.push_back(dup.getLoc());
+  }
+  for (QuantizeOp extra : extras)
+    handled.insert(extra.getOperation());
   SmallVector<Operation *> dead{q.getOperation(), partner.getOperation(),
                                 plan.dbias};
+  for (QuantizeOp dup : duplicates)
+    dead.push_back(dup.getOperation());
   llvm::append_range(dead, act.packOps);
   if (act.generic && act.generic->use_empty())
     dead.push_back(act.generic);
@@ -532,12 +594,28 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
   if (partner)
     form += " (rowwise and colwise quantizers as direction both)";
   std::string opName = fused->getName().getStringRef().str();
-  std::lock_guard<std::mutex> lock(getRemarkMutex());
-  remark::passed(loc, remarkOpts(function))
-      << remark::add("fused {0} and quantize into {1}{2}", what, opName, form);
-  if (partnerLoc)
-    remark::passed(*partnerLoc, remarkOpts(function)) << remark::add(
+  {
+    std::lock_guard<std::mutex> lock(getRemarkMutex());
+    remark::passed(loc, remarkOpts(function)) << remark::add(
         "fused {0} and quantize into {1}{2}", what, opName, form);
+    if (partnerLoc)
+      remark::passed(*partnerLoc, remarkOpts(function)) << remark::add(
+          "fused {0} and quantize into {1}{2}", what, opName, form);
+    for (Location dupLoc : duplicateLocs)
+      remark::passed(dupLoc, remarkOpts(function)) << remark::add(
+          "fused {0} and quantize into {1}{2}; this quantizer is identical "
+          "to a fused one and reads its results",
+          what, opName, form);
+  }
+  // The runtime writes at most one rowwise and one colwise copy per fused
+  // op; the other quantizers keep reading the unfused activation.
+  for (QuantizeOp extra : extras)
+    decline(extra, function, "more quantizers than one fused op writes",
+            "this activation also feeds a fused " + opName + " with " +
+                stringifyQuantFormat(scheme.getFormat()).str() + ", " +
+                stringifyQuantDirection(scheme.getDirection()).str() +
+                "; one fused op writes one rowwise and one colwise copy of "
+                "one scheme, so this quantizer reads the activation");
 }
 
 } // namespace
