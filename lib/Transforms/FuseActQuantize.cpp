@@ -19,6 +19,10 @@
 //                                    a further quantizer of a fused
 //                                    activation that is neither identical to
 //                                    a fused one nor mergeable into it
+//   "activation body rounds internally"
+//                                    with strict-rounding only: the body
+//                                    rounds an intermediate to a narrower
+//                                    float (truncf inside, bf16 arithmetic)
 //   "unsupported input element type" inputs must be bf16, f16 or f32, grad
 //                                    and up of the input's type
 //   "unsupported shape"              ranks 1..4 (fusion_rt.h views)
@@ -32,6 +36,7 @@
 
 #include "fusion/Analysis/ActivationMatcher.h"
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
@@ -203,6 +208,70 @@ QuantSchemeAttr mergeDirections(QuantizeOp a, QuantizeOp b) {
     return QuantSchemeAttr();
   return std::apply([&](auto... v) { return QuantSchemeAttr::get(ctx, v...); },
                     args);
+}
+
+/// With `strict-rounding`: the first place where the body of `generic`
+/// (the part that computes result `resultIndex`) rounds an intermediate
+/// value to a float type narrower than f32, as a remark detail; empty if
+/// it rounds only its inputs (a truncf of a block argument, or of
+/// `inputScalar`, the input the fused op reads materialised) and its result
+/// (the cast chain to the yield, the fused op's `via` type). The fused op
+/// computes in f32 and rounds once, so it reproduces those roundings and
+/// no others.
+std::string internalRounding(linalg::GenericOp generic, unsigned resultIndex,
+                             Value inputScalar) {
+  Block *body = generic.getBody();
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  // The ops the result depends on.
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> worklist{yield.getOperand(resultIndex)};
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val().getDefiningOp();
+    if (!op || op->getBlock() != body || !slice.insert(op))
+      continue;
+    llvm::append_range(worklist, op->getOperands());
+  }
+  // The result's own cast chain.
+  llvm::SmallPtrSet<Operation *, 4> outputCasts;
+  for (Value v = yield.getOperand(resultIndex);
+       isa_and_present<arith::ExtFOp, arith::TruncFOp>(v.getDefiningOp());
+       v = v.getDefiningOp()->getOperand(0))
+    outputCasts.insert(v.getDefiningOp());
+  auto isInputRead = [&](Value v) {
+    while (auto ext = v.getDefiningOp<arith::ExtFOp>())
+      v = ext.getIn();
+    if (inputScalar && v == inputScalar)
+      return true;
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == body;
+  };
+  auto narrow = [](Type t) {
+    auto f = dyn_cast<FloatType>(t);
+    return f && f.getWidth() < 32;
+  };
+  for (Operation &op : body->without_terminator()) {
+    // Constants, widenings and the operations that are exact in any type
+    // (sign, magnitude, selection) round nothing.
+    if (!slice.contains(&op) || outputCasts.contains(&op) ||
+        op.getNumResults() != 1 || !narrow(op.getResult(0).getType()) ||
+        isa<arith::ConstantOp, arith::ExtFOp, arith::NegFOp, math::AbsFOp,
+            arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
+            arith::MinNumFOp, arith::SelectOp>(op))
+      continue;
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    if (isa<arith::TruncFOp>(op)) {
+      if (isInputRead(op.getOperand(0)))
+        continue;
+      os << "'arith.truncf' rounds an intermediate value to "
+         << op.getResult(0).getType();
+    } else {
+      os << "'" << op.getName() << "' computes in "
+         << op.getResult(0).getType();
+    }
+    return s;
+  }
+  return std::string();
 }
 
 /// True if `a` and `b` quantize one value with one scheme, scale and rng:
@@ -384,6 +453,22 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
     return decline(q, function, "no activation to fuse", detail);
   }
   ActivationMatch &act = plan.act;
+
+  // strict-rounding: the fused result must equal the unfused one bit for
+  // bit as far as rounding goes.
+  if (strictRounding && act.generic && act.kind != ActivationKind::identity) {
+    std::string why =
+        internalRounding(act.generic, act.resultIndex, act.inputScalar);
+    if (why.empty() && act.halves.size() == 2)
+      if (auto dup = dyn_cast_or_null<linalg::GenericOp>(
+              act.halves[1].getDefiningOp()))
+        why = internalRounding(
+            dup, cast<OpResult>(act.halves[1]).getResultNumber(), Value());
+    if (!why.empty())
+      return decline(q, function, "activation body rounds internally",
+                     why + " (strict-rounding: the fused op computes in f32 "
+                           "and rounds once)");
+  }
 
   // Element types the fused op will read (a leaf the body rounds is read
   // rounded).
