@@ -1104,6 +1104,72 @@ std::optional<ClampedParams> matchClampedSwiglu(const Algebra &A, AtomId g,
   return params;
 }
 
+/// The clamped SwiGLU backward (runtime/common/activation.h gated_backward):
+/// with x = min(g, L), s = sigmoid(alpha x),
+///   dgate = (g <= L ? s + alpha x s (1 - s) : 0) * grad * (clamp(u, -L, L)
+///           + offset)
+///   dup   = (-L <= u <= L ? x s : 0) * grad.
+/// L and alpha are read off the atoms of the dgate half (as for the
+/// forward), offset from one evaluation, then both halves are compared with
+/// the formula on a grid that crosses both clamps (away from the boundaries,
+/// where the masks' <= / < may legitimately differ).
+std::optional<ClampedParams>
+matchClampedSwigluBackward(const Algebra &A, AtomId g, linalg::GenericOp gA,
+                           Value rootA, linalg::GenericOp gB, Value rootB,
+                           Value gate, Value up, Value grad) {
+  std::optional<double> limit, alpha;
+  for (AtomId id = 0, e = A.numAtoms(); id < e; ++id) {
+    const Atom &a = A.atom(id);
+    if (a.kind == AtomKind::Step && a.arg.size() == 2 &&
+        a.arg[0].mono.empty() && a.arg[1].mono == Monomial{{g, 1}} &&
+        a.arg[1].coef == 1.0 && a.arg[0].coef < 0)
+      limit = -a.arg[0].coef;
+    if (a.kind == AtomKind::Sigmoid)
+      for (const Term &t : a.arg)
+        if (t.mono == Monomial{{g, 1}} && t.coef > 0)
+          alpha = t.coef;
+  }
+  if (!limit || !alpha)
+    return std::nullopt;
+  const double L = *limit, al = *alpha;
+  auto evalAt = [&](double gv, double uv, double dv, linalg::GenericOp gen,
+                    Value root) -> std::optional<double> {
+    DenseMap<Value, double> leaves;
+    leaves[gate] = gv;
+    leaves[up] = uv;
+    leaves[grad] = dv;
+    BodyEvaluator evaluator(gen, leaves);
+    return evaluator.eval(root);
+  };
+  auto dact = [&](double gv) {
+    double xv = std::min(gv, L), sv = refSigmoid(al * xv);
+    return gv <= L ? sv + al * xv * sv * (1 - sv) : 0.0;
+  };
+  double g0 = std::min(1.0, L / 2);
+  std::optional<double> out0 = evalAt(g0, 0.0, 1.0, gA, rootA);
+  if (!out0 || dact(g0) == 0.0)
+    return std::nullopt;
+  double offset = *out0 / dact(g0);
+  const double gs[] = {-6.0, -1.3, -0.2, 0.4, 1.1, L - 0.5, L + 0.5, L + 3};
+  const double us[] = {-L - 2, -L + 0.5, -0.8, 0.3, 1.7, L - 0.3, L + 1.5};
+  auto near = [](std::optional<double> got, double want) {
+    return got && std::fabs(*got - want) <=
+                      1e-3 * std::max(std::fabs(*got), std::fabs(want)) + 1e-6;
+  };
+  for (double gv : gs)
+    for (double uv : us)
+      for (double dv : {0.7, -1.3}) {
+        double xv = std::min(gv, L), sv = refSigmoid(al * xv);
+        double uc = (uv < -L ? -L : std::min(uv, L)) + offset;
+        double wantA = dact(gv) * dv * uc;
+        double wantB = (uv >= -L && uv <= L) ? xv * sv * dv : 0.0;
+        if (!near(evalAt(gv, uv, dv, gA, rootA), wantA) ||
+            !near(evalAt(gv, uv, dv, gB, rootB), wantB))
+          return std::nullopt;
+      }
+  return ClampedParams{L, offset, al};
+}
+
 /// The scalar a generic's body yields for result `res`.
 Value yieldedValue(OpResult res) {
   auto generic = cast<linalg::GenericOp>(res.getOwner());
@@ -1546,6 +1612,39 @@ ActivationMatchResult mlir::fusion::matchGatedBackward(Value value) {
         return result;
       }
     }
+    // The clamped SwiGLU backward: up and grad sit inside the clamps'
+    // masks, not as plain factors; try every (up, grad) pair of dgate's
+    // other inputs.
+    for (OpOperand *upIn : gA.getDpsInputOperands())
+      for (OpOperand *gradIn : gA.getDpsInputOperands()) {
+        Value up = upIn->get(), grad = gradIn->get();
+        if (up == gate || grad == gate || up == grad ||
+            !gA.getMatchingIndexingMap(upIn).isIdentity() ||
+            !gA.getMatchingIndexingMap(gradIn).isIdentity())
+          continue;
+        std::optional<ClampedParams> c = matchClampedSwigluBackward(
+            A, *x, gA, rootA, gB, rootB, gate, up, grad);
+        if (!c)
+          continue;
+        ActivationMatch m;
+        m.generic = gA;
+        m.resultIndex = cast<OpResult>(dGate).getResultNumber();
+        m.kind = ActivationKind::clamped_swiglu;
+        m.backward = true;
+        m.input = gate;
+        m.up = up;
+        m.grad = grad;
+        m.limit = c->limit;
+        m.offset = c->offset;
+        if (std::fabs(c->alpha - kQGeluAlpha) > 1e-6 * kQGeluAlpha)
+          m.alpha = c->alpha;
+        m.intermediate = intermediate;
+        m.packOps = packOps;
+        m.halves = {dGate, dUp};
+        result.match = m;
+        result.reason.clear();
+        return result;
+      }
   }
   result.detail = "the halves match no supported gated backward form";
   return result;
