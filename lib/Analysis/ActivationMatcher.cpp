@@ -11,8 +11,10 @@
 //  * a / c (constant c) is a * (1/c); a / m (m a monomial) uses negative
 //    exponents; other divisions become recip(b), and recip(k + c*exp(q)) is
 //    the sigmoid (1/k) * sigmoid(-(q + ln(c/k)));
-//  * exp(c + q) = e^c * exp(q); exp(q) * sigmoid(-q) = sigmoid(q);
-//    tanh(q) = 2 sigmoid(2q) - 1; erf(-q) = -erf(q); erfc(q) = 1 - erf(q);
+//  * exp(c + q) = e^c * exp(q); sigmoid(-q) = 1 - sigmoid(q) and
+//    erf(-q) = -erf(q) give arguments a positive leading coefficient;
+//    exp(q) * sigmoid(q) = exp(q) - sigmoid(q), exp(-q) * sigmoid(q) =
+//    1 - sigmoid(q); tanh(q) = 2 sigmoid(2q) - 1; erfc(q) = 1 - erf(q);
 //  * comparisons become step functions: a > b is step(a - b), a >= b is
 //    1 - step(b - a); select(c, t, f) = f + (t - f) * c; max(a, b) =
 //    b + (a - b) * step(a - b) with the operands ordered canonically; the
@@ -28,7 +30,8 @@
 // canonical form depends on how its clamps are spelled, is recognised by
 // reading its parameters off the atoms and checking numerically.
 //
-// The gated backward form is a tensor.concat of two generics
+// The gated backward form is [dgate | dup] (a tensor.concat, or two
+// tensor.insert_slice into one [.., 2K] tensor) of two generics
 // [act'(gate) * grad * up | act(gate) * grad] (matchGatedBackward).
 //
 //===----------------------------------------------------------------------===//
@@ -150,6 +153,7 @@ public:
   }
 
   void normalize(Poly &p) {
+    expandExpSigmoid(p);
     llvm::stable_sort(p, [](const Term &a, const Term &b) {
       return monoLess(a.mono, b.mono);
     });
@@ -241,9 +245,13 @@ public:
     return scale(atomPoly(intern(AtomKind::Exp, nullptr, q)), std::exp(c0));
   }
 
+  /// sigmoid(-q) = 1 - sigmoid(q) makes the leading coefficient of the
+  /// argument positive, so `1 - sigmoid(-x)` is sigmoid(x).
   Poly sigmoid(const Poly &p) {
     if (std::optional<double> c = getConstant(p))
       return constant(1.0 / (1.0 + std::exp(-*c)));
+    if (leadCoef(p) < 0)
+      return sub(constant(1.0), sigmoid(scale(p, -1.0)));
     return atomPoly(intern(AtomKind::Sigmoid, nullptr, p));
   }
 
@@ -329,6 +337,57 @@ public:
 private:
   std::vector<Atom> atoms;
 
+  /// With sigmoid arguments of positive leading coefficient, a product of
+  /// exp and sigmoid of one argument is rewritten term by term:
+  ///   exp(q) * sigmoid(q)  = exp(q) - sigmoid(q)
+  ///   exp(-q) * sigmoid(q) = 1 - sigmoid(q)
+  /// (so exp(x) / (1 + exp(x)) = exp(x) * (1 - sigmoid(x)) is sigmoid(x)).
+  /// Each step lowers the exp exponent of the terms it produces.
+  void expandExpSigmoid(Poly &p) {
+    for (size_t i = 0; i < p.size(); ++i) {
+      Monomial &m = p[i].mono;
+      std::optional<size_t> ePos, sPos;
+      bool sameSign = false;
+      for (size_t e = 0; e < m.size() && !ePos; ++e) {
+        if (atoms[m[e].first].kind != AtomKind::Exp || m[e].second < 1)
+          continue;
+        const Poly &q = atoms[m[e].first].arg;
+        Poly negQ = q;
+        for (Term &t : negQ)
+          t.coef = -t.coef;
+        for (size_t s = 0; s < m.size(); ++s) {
+          if (atoms[m[s].first].kind != AtomKind::Sigmoid || m[s].second < 1)
+            continue;
+          const Poly &arg = atoms[m[s].first].arg;
+          if (polyClose(arg, q) || polyClose(arg, negQ)) {
+            ePos = e;
+            sPos = s;
+            sameSign = polyClose(arg, q);
+            break;
+          }
+        }
+      }
+      if (!ePos)
+        continue;
+      auto lowered = [](Monomial mono, size_t pos) {
+        if (--mono[pos].second == 0)
+          mono.erase(mono.begin() + pos);
+        return mono;
+      };
+      double c = p[i].coef;
+      Monomial noExp = lowered(m, *ePos);
+      // sameSign: c*M*exp*sig -> c*M*exp - c*M*sig (M*exp = m without sig).
+      // otherwise: c*M*exp*sig -> c*M - c*M*sig (M = m without exp and sig).
+      Monomial first =
+          sameSign
+              ? lowered(m, *sPos)
+              : lowered(noExp, *sPos - (*sPos > *ePos && m[*ePos].second == 1));
+      p[i] = Term{std::move(first), c};
+      p.push_back(Term{std::move(noExp), -c});
+      --i; // the rewritten term may hold another pair
+    }
+  }
+
   Monomial mulMono(const Monomial &a, const Monomial &b) {
     Monomial r;
     size_t i = 0, j = 0;
@@ -345,28 +404,6 @@ private:
           r.push_back({a[i].first, e});
         ++i;
         ++j;
-      }
-    }
-    // exp(q) * sigmoid(-q) = sigmoid(q).
-    for (size_t e = 0; e < r.size(); ++e) {
-      if (atoms[r[e].first].kind != AtomKind::Exp || r[e].second != 1)
-        continue;
-      for (size_t s = 0; s < r.size(); ++s) {
-        if (atoms[r[s].first].kind != AtomKind::Sigmoid || r[s].second != 1)
-          continue;
-        Poly negQ = atoms[r[e].first].arg;
-        for (Term &t : negQ)
-          t.coef = -t.coef;
-        if (!polyClose(atoms[r[s].first].arg, negQ))
-          continue;
-        AtomId sig =
-            intern(AtomKind::Sigmoid, nullptr, Poly(atoms[r[e].first].arg));
-        Monomial out;
-        for (size_t k = 0; k < r.size(); ++k)
-          if (k != e && k != s)
-            out.push_back(r[k]);
-        Monomial sigMono{{sig, 1}};
-        return mulMono(out, sigMono);
       }
     }
     return r;
@@ -1067,6 +1104,72 @@ std::optional<ClampedParams> matchClampedSwiglu(const Algebra &A, AtomId g,
   return params;
 }
 
+/// The clamped SwiGLU backward (runtime/common/activation.h gated_backward):
+/// with x = min(g, L), s = sigmoid(alpha x),
+///   dgate = (g <= L ? s + alpha x s (1 - s) : 0) * grad * (clamp(u, -L, L)
+///           + offset)
+///   dup   = (-L <= u <= L ? x s : 0) * grad.
+/// L and alpha are read off the atoms of the dgate half (as for the
+/// forward), offset from one evaluation, then both halves are compared with
+/// the formula on a grid that crosses both clamps (away from the boundaries,
+/// where the masks' <= / < may legitimately differ).
+std::optional<ClampedParams>
+matchClampedSwigluBackward(const Algebra &A, AtomId g, linalg::GenericOp gA,
+                           Value rootA, linalg::GenericOp gB, Value rootB,
+                           Value gate, Value up, Value grad) {
+  std::optional<double> limit, alpha;
+  for (AtomId id = 0, e = A.numAtoms(); id < e; ++id) {
+    const Atom &a = A.atom(id);
+    if (a.kind == AtomKind::Step && a.arg.size() == 2 &&
+        a.arg[0].mono.empty() && a.arg[1].mono == Monomial{{g, 1}} &&
+        a.arg[1].coef == 1.0 && a.arg[0].coef < 0)
+      limit = -a.arg[0].coef;
+    if (a.kind == AtomKind::Sigmoid)
+      for (const Term &t : a.arg)
+        if (t.mono == Monomial{{g, 1}} && t.coef > 0)
+          alpha = t.coef;
+  }
+  if (!limit || !alpha)
+    return std::nullopt;
+  const double L = *limit, al = *alpha;
+  auto evalAt = [&](double gv, double uv, double dv, linalg::GenericOp gen,
+                    Value root) -> std::optional<double> {
+    DenseMap<Value, double> leaves;
+    leaves[gate] = gv;
+    leaves[up] = uv;
+    leaves[grad] = dv;
+    BodyEvaluator evaluator(gen, leaves);
+    return evaluator.eval(root);
+  };
+  auto dact = [&](double gv) {
+    double xv = std::min(gv, L), sv = refSigmoid(al * xv);
+    return gv <= L ? sv + al * xv * sv * (1 - sv) : 0.0;
+  };
+  double g0 = std::min(1.0, L / 2);
+  std::optional<double> out0 = evalAt(g0, 0.0, 1.0, gA, rootA);
+  if (!out0 || dact(g0) == 0.0)
+    return std::nullopt;
+  double offset = *out0 / dact(g0);
+  const double gs[] = {-6.0, -1.3, -0.2, 0.4, 1.1, L - 0.5, L + 0.5, L + 3};
+  const double us[] = {-L - 2, -L + 0.5, -0.8, 0.3, 1.7, L - 0.3, L + 1.5};
+  auto near = [](std::optional<double> got, double want) {
+    return got && std::fabs(*got - want) <=
+                      1e-3 * std::max(std::fabs(*got), std::fabs(want)) + 1e-6;
+  };
+  for (double gv : gs)
+    for (double uv : us)
+      for (double dv : {0.7, -1.3}) {
+        double xv = std::min(gv, L), sv = refSigmoid(al * xv);
+        double uc = (uv < -L ? -L : std::min(uv, L)) + offset;
+        double wantA = dact(gv) * dv * uc;
+        double wantB = (uv >= -L && uv <= L) ? xv * sv * dv : 0.0;
+        if (!near(evalAt(gv, uv, dv, gA, rootA), wantA) ||
+            !near(evalAt(gv, uv, dv, gB, rootB), wantB))
+          return std::nullopt;
+      }
+  return ClampedParams{L, offset, al};
+}
+
 /// The scalar a generic's body yields for result `res`.
 Value yieldedValue(OpResult res) {
   auto generic = cast<linalg::GenericOp>(res.getOwner());
@@ -1339,18 +1442,90 @@ ActivationMatchResult mlir::fusion::matchActivation(Value value) {
   return result;
 }
 
+static bool isDimOf(OpFoldResult ofr, Value source, int64_t dim);
+
+/// True if `ofr` is the constant `c`.
+static bool isConstant(OpFoldResult ofr, int64_t c) {
+  std::optional<int64_t> v = getConstantIntValue(ofr);
+  return v && *v == c;
+}
+
+/// True if `ins` writes its whole source into `dest` along every dimension
+/// but the last (offset 0, the dest's size, unit strides, no rank change),
+/// at last-dimension `offset` with last-dimension size `size`.
+static bool insertsColumns(tensor::InsertSliceOp ins, int64_t offset,
+                           int64_t size) {
+  RankedTensorType destType = ins.getDestType();
+  int64_t rank = destType.getRank();
+  if (ins.getSourceType().getRank() != rank)
+    return false;
+  auto offsets = ins.getMixedOffsets(), sizes = ins.getMixedSizes();
+  for (OpFoldResult st : ins.getMixedStrides())
+    if (!isConstant(st, 1))
+      return false;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    if (!isConstant(offsets[d], 0) || !isDimOf(sizes[d], ins.getDest(), d))
+      return false;
+  return isConstant(offsets[rank - 1], offset) &&
+         isConstant(sizes[rank - 1], size);
+}
+
+/// Recognises `value` as [lo | hi] along the last dimension: a tensor.concat
+/// of two, or two tensor.insert_slice of [.., K] tensors into one [.., 2K]
+/// tensor, one at column 0 and one at column K (either order of the writes;
+/// the first write's destination is fully overwritten). `ops` gets the ops
+/// that assemble it, the one that produces `value` first.
+static bool matchHalvesPacking(Value value, Value &lo, Value &hi,
+                               SmallVector<Operation *, 2> &ops) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (auto concat = value.getDefiningOp<tensor::ConcatOp>()) {
+    if (concat.getInputs().size() != 2 ||
+        concat.getDim() + 1 != static_cast<uint64_t>(type.getRank()))
+      return false;
+    lo = concat.getInputs()[0];
+    hi = concat.getInputs()[1];
+    ops = {concat};
+    return true;
+  }
+  auto outer = value.getDefiningOp<tensor::InsertSliceOp>();
+  auto inner = outer ? outer.getDest().getDefiningOp<tensor::InsertSliceOp>()
+                     : tensor::InsertSliceOp();
+  int64_t width = type.getShape().back();
+  if (!inner || ShapedType::isDynamic(width) || width % 2 != 0)
+    return false;
+  int64_t half = width / 2;
+  if (insertsColumns(inner, 0, half) && insertsColumns(outer, half, half)) {
+    lo = inner.getSource();
+    hi = outer.getSource();
+  } else if (insertsColumns(inner, half, half) &&
+             insertsColumns(outer, 0, half)) {
+    lo = outer.getSource();
+    hi = inner.getSource();
+  } else {
+    return false;
+  }
+  ops = {outer, inner};
+  return true;
+}
+
+bool mlir::fusion::isHalvesPacking(Value value) {
+  Value lo, hi;
+  SmallVector<Operation *, 2> ops;
+  return matchHalvesPacking(value, lo, hi, ops);
+}
+
 ActivationMatchResult mlir::fusion::matchGatedBackward(Value value) {
   ActivationMatchResult result;
   result.reason = "unsupported activation";
-  auto concat = value.getDefiningOp<tensor::ConcatOp>();
-  auto type = cast<RankedTensorType>(value.getType());
-  if (!concat || concat.getInputs().size() != 2 ||
-      concat.getDim() + 1 != static_cast<uint64_t>(type.getRank())) {
-    result.detail = "the value is not the concatenation of two halves along "
-                    "the last dimension";
+  Value dGate, dUp;
+  SmallVector<Operation *, 2> packOps;
+  if (!matchHalvesPacking(value, dGate, dUp, packOps)) {
+    result.detail = "the value is not [dgate | dup] along the last dimension "
+                    "(a tensor.concat of two halves, or two "
+                    "tensor.insert_slice at columns 0 and K of a [.., 2K] "
+                    "tensor)";
     return result;
   }
-  Value dGate = concat.getInputs()[0], dUp = concat.getInputs()[1];
   linalg::GenericOp gA = elementwiseProducer(dGate);
   linalg::GenericOp gB = elementwiseProducer(dUp);
   if (!gA || !gB) {
@@ -1425,7 +1600,8 @@ ActivationMatchResult mlir::fusion::matchGatedBackward(Value value) {
         m.up = up;
         m.grad = grad;
         m.intermediate = intermediate;
-        m.concat = concat;
+        m.packOps = packOps;
+        m.halves = {dGate, dUp};
         if (!gatedBackwardAgrees(m, gA, rootA, gB, rootB)) {
           result.detail = "a recognised form failed the numeric cross-check "
                           "(please report: the canonical form has a bug)";
@@ -1436,6 +1612,39 @@ ActivationMatchResult mlir::fusion::matchGatedBackward(Value value) {
         return result;
       }
     }
+    // The clamped SwiGLU backward: up and grad sit inside the clamps'
+    // masks, not as plain factors; try every (up, grad) pair of dgate's
+    // other inputs.
+    for (OpOperand *upIn : gA.getDpsInputOperands())
+      for (OpOperand *gradIn : gA.getDpsInputOperands()) {
+        Value up = upIn->get(), grad = gradIn->get();
+        if (up == gate || grad == gate || up == grad ||
+            !gA.getMatchingIndexingMap(upIn).isIdentity() ||
+            !gA.getMatchingIndexingMap(gradIn).isIdentity())
+          continue;
+        std::optional<ClampedParams> c = matchClampedSwigluBackward(
+            A, *x, gA, rootA, gB, rootB, gate, up, grad);
+        if (!c)
+          continue;
+        ActivationMatch m;
+        m.generic = gA;
+        m.resultIndex = cast<OpResult>(dGate).getResultNumber();
+        m.kind = ActivationKind::clamped_swiglu;
+        m.backward = true;
+        m.input = gate;
+        m.up = up;
+        m.grad = grad;
+        m.limit = c->limit;
+        m.offset = c->offset;
+        if (std::fabs(c->alpha - kQGeluAlpha) > 1e-6 * kQGeluAlpha)
+          m.alpha = c->alpha;
+        m.intermediate = intermediate;
+        m.packOps = packOps;
+        m.halves = {dGate, dUp};
+        result.match = m;
+        result.reason.clear();
+        return result;
+      }
   }
   result.detail = "the halves match no supported gated backward form";
   return result;

@@ -11,9 +11,18 @@
 //                                    (and no dbias reduction sits next to it)
 //   "unsupported activation"         the body matches no supported form
 //   "geglu with erf gelu is not supported by the runtime"
-//   "activation has another user"    besides the quantize (a dbias reduction
-//                                    only counts as fusable for backward or
-//                                    identity non-gated activations)
+//   "activation has another user"    besides the quantizers (a dbias
+//                                    reduction only counts as fusable for
+//                                    backward or identity non-gated
+//                                    activations)
+//   "more quantizers than one fused op writes"
+//                                    a further quantizer of a fused
+//                                    activation that is neither identical to
+//                                    a fused one nor mergeable into it
+//   "activation body rounds internally"
+//                                    with strict-rounding only: the body
+//                                    rounds an intermediate to a narrower
+//                                    float (truncf inside, bf16 arithmetic)
 //   "unsupported input element type" inputs must be bf16, f16 or f32, grad
 //                                    and up of the input's type
 //   "unsupported shape"              ranks 1..4 (fusion_rt.h views)
@@ -23,18 +32,19 @@
 //===----------------------------------------------------------------------===//
 #include "fusion/Transforms/Passes.h"
 #include "fusion/Transforms/RemarkLock.h"
+#include "fusion/Transforms/VerifyQuietly.h"
 
 #include "fusion/Analysis/ActivationMatcher.h"
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 #include "fusion/Dialect/Fusion/IR/QuantShapes.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Remarks.h"
 #include "mlir/IR/TypeUtilities.h"
-#include "mlir/IR/Verifier.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -247,6 +257,78 @@ QuantSchemeAttr mergeDirections(QuantizeOp a, QuantizeOp b) {
                     args);
 }
 
+/// With `strict-rounding`: the first place where the body of `generic`
+/// (the part that computes result `resultIndex`) rounds an intermediate
+/// value to a float type narrower than f32, as a remark detail; empty if
+/// it rounds only its inputs (a truncf of a block argument, or of
+/// `inputScalar`, the input the fused op reads materialised) and its result
+/// (the cast chain to the yield, the fused op's `via` type). The fused op
+/// computes in f32 and rounds once, so it reproduces those roundings and
+/// no others.
+std::string internalRounding(linalg::GenericOp generic, unsigned resultIndex,
+                             Value inputScalar) {
+  Block *body = generic.getBody();
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  // The ops the result depends on.
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> worklist{yield.getOperand(resultIndex)};
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val().getDefiningOp();
+    if (!op || op->getBlock() != body || !slice.insert(op))
+      continue;
+    llvm::append_range(worklist, op->getOperands());
+  }
+  // The result's own cast chain.
+  llvm::SmallPtrSet<Operation *, 4> outputCasts;
+  for (Value v = yield.getOperand(resultIndex);
+       isa_and_present<arith::ExtFOp, arith::TruncFOp>(v.getDefiningOp());
+       v = v.getDefiningOp()->getOperand(0))
+    outputCasts.insert(v.getDefiningOp());
+  auto isInputRead = [&](Value v) {
+    while (auto ext = v.getDefiningOp<arith::ExtFOp>())
+      v = ext.getIn();
+    if (inputScalar && v == inputScalar)
+      return true;
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == body;
+  };
+  auto narrow = [](Type t) {
+    auto f = dyn_cast<FloatType>(t);
+    return f && f.getWidth() < 32;
+  };
+  for (Operation &op : body->without_terminator()) {
+    // Constants, widenings and the operations that are exact in any type
+    // (sign, magnitude, selection) round nothing.
+    if (!slice.contains(&op) || outputCasts.contains(&op) ||
+        op.getNumResults() != 1 || !narrow(op.getResult(0).getType()) ||
+        isa<arith::ConstantOp, arith::ExtFOp, arith::NegFOp, math::AbsFOp,
+            arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
+            arith::MinNumFOp, arith::SelectOp>(op))
+      continue;
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    if (isa<arith::TruncFOp>(op)) {
+      if (isInputRead(op.getOperand(0)))
+        continue;
+      os << "'arith.truncf' rounds an intermediate value to "
+         << op.getResult(0).getType();
+    } else {
+      os << "'" << op.getName() << "' computes in "
+         << op.getResult(0).getType();
+    }
+    return s;
+  }
+  return std::string();
+}
+
+/// True if `a` and `b` quantize one value with one scheme, scale and rng:
+/// quantize is Pure, so their results are equal.
+bool isSameQuantizer(QuantizeOp a, QuantizeOp b) {
+  return a.getInput() == b.getInput() && a.getScheme() == b.getScheme() &&
+         a.getScale() == b.getScale() && a.getRng() == b.getRng() &&
+         a->getResultTypes() == b->getResultTypes();
+}
+
 struct FuseActQuantizePass
     : public fusion::impl::FuseActQuantizeBase<FuseActQuantizePass> {
   using FuseActQuantizeBase::FuseActQuantizeBase;
@@ -322,16 +404,50 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
       }
   if (partner)
     llvm::erase(others, partner.getOperation());
+  // Further quantizers of the value in this block: one identical to q or to
+  // the partner (quantize is Pure) reads the fused op's results; any other
+  // one is more than one fused op writes, and is declined once q fuses.
+  SmallVector<QuantizeOp> duplicates, extras;
+  for (Operation *user : others) {
+    auto other = dyn_cast<QuantizeOp>(user);
+    if (!other || other->getBlock() != q->getBlock() || handled.contains(user))
+      continue;
+    if (isSameQuantizer(q, other) ||
+        (partner && isSameQuantizer(partner, other)))
+      duplicates.push_back(other);
+    else
+      extras.push_back(other);
+  }
+  // Further quantizers are declined in favour of a fused op only when that
+  // op takes several quantizers (a pair or duplicates), so that the
+  // activation read they share is saved. Fusing a lone quantizer next to
+  // another one would only recompute the activation that the other still
+  // reads: those stay "another user".
+  if (!partner && duplicates.empty())
+    extras.clear();
+  for (QuantizeOp other : llvm::concat<QuantizeOp>(duplicates, extras))
+    llvm::erase(others, other.getOperation());
 
   std::string dbiasWhy;
   Operation *dbias = nullptr;
   if (others.size() == 1 && others[0]->getBlock() == q->getBlock() &&
       isDbiasReduction(others[0], value, dbiasWhy))
     dbias = others[0];
+  // A dbias reduction next to further users: named in the remark.
+  Operation *dbiasAmongOthers = nullptr;
+  if (others.size() > 1)
+    for (Operation *user : others) {
+      std::string why;
+      if (user->getBlock() == q->getBlock() &&
+          isDbiasReduction(user, value, why)) {
+        dbiasAmongOthers = user;
+        break;
+      }
+    }
 
-  bool fromConcat = value.getDefiningOp<tensor::ConcatOp>() != nullptr;
+  bool fromHalves = isHalvesPacking(value);
   ActivationMatchResult matched =
-      fromConcat ? matchGatedBackward(value) : matchActivation(value);
+      fromHalves ? matchGatedBackward(value) : matchActivation(value);
   Plan plan;
   if (matched.match) {
     plan.act = *matched.match;
@@ -341,7 +457,12 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
     if (!others.empty() && !(dbias && dbiasFusable)) {
       std::string detail =
           "'" + others[0]->getName().getStringRef().str() + "' also uses it";
-      if (dbias && plan.act.up)
+      if (dbiasAmongOthers) {
+        Operation *other =
+            others[0] == dbiasAmongOthers ? others[1] : others[0];
+        detail = "the dbias reduction is not the only other user: '" +
+                 other->getName().getStringRef().str() + "' also uses it";
+      } else if (dbias && plan.act.up)
         detail = "the runtime has no dbias for gated activations";
       else if (dbias)
         detail = "a dbias reduction fuses only with a backward or identity "
@@ -352,18 +473,24 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
       return decline(q, function, "activation has another user", detail);
     }
     plan.dbias = dbias;
-    if (Operation *concat = plan.act.concat)
-      for (Value half : concat->getOperands())
-        if (!half.hasOneUse())
-          return decline(q, function, "activation has another user",
-                         "a half of the gated gradient is also used "
-                         "elsewhere");
+    for (Value half : plan.act.halves)
+      if (!half.hasOneUse())
+        return decline(q, function, "activation has another user",
+                       "a half of the gated gradient is also used "
+                       "elsewhere");
+    // [dgate | dup] written by two insert_slice: the first write must not
+    // be read by anything but the second.
+    for (size_t i = 1; i < plan.act.packOps.size(); ++i)
+      if (!plan.act.packOps[i]->getResult(0).hasOneUse())
+        return decline(q, function, "activation has another user",
+                       "the tensor holding one half of the gated gradient is "
+                       "also used elsewhere");
   } else if (dbias) {
     // quantize + dbias of a value that is not a recognised activation.
     plan.act.kind = ActivationKind::identity;
     plan.act.input = value;
     plan.dbias = dbias;
-  } else if (fromConcat || value.getDefiningOp<linalg::GenericOp>()) {
+  } else if (fromHalves || value.getDefiningOp<linalg::GenericOp>()) {
     return decline(q, function, matched.reason, matched.detail);
   } else {
     std::string detail = "the quantized value is not computed by an "
@@ -373,6 +500,22 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
     return decline(q, function, "no activation to fuse", detail);
   }
   ActivationMatch &act = plan.act;
+
+  // strict-rounding: the fused result must equal the unfused one bit for
+  // bit as far as rounding goes.
+  if (strictRounding && act.generic && act.kind != ActivationKind::identity) {
+    std::string why =
+        internalRounding(act.generic, act.resultIndex, act.inputScalar);
+    if (why.empty() && act.halves.size() == 2)
+      if (auto dup = dyn_cast_or_null<linalg::GenericOp>(
+              act.halves[1].getDefiningOp()))
+        why = internalRounding(
+            dup, cast<OpResult>(act.halves[1]).getResultNumber(), Value());
+    if (!why.empty())
+      return decline(q, function, "activation body rounds internally",
+                     why + " (strict-rounding: the fused op computes in f32 "
+                           "and rounds once)");
+  }
 
   // Element types the fused op will read (a leaf the body rounds is read
   // rounded).
@@ -420,7 +563,8 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
 
   // Gated backward: the runtime scales the two halves separately, so a
   // rowwise block of the concatenation must not straddle them.
-  if (act.concat && scheme.hasRowwise() && scheme.getBlockSize() > 0) {
+  if (!act.packOps.empty() && scheme.hasRowwise() &&
+      scheme.getBlockSize() > 0) {
     int64_t width = valueType.getShape().back();
     if (ShapedType::isDynamic(width) ||
         (width / 2) % scheme.getBlockSize() != 0)
@@ -551,13 +695,9 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
     if (plan.dbias)
       form = " with dbias";
   }
-  LogicalResult verified = success();
-  {
-    // The rules above imply a valid op; a failure here is a bug, reported as
-    // a decline rather than as invalid IR.
-    ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
-    verified = mlir::verify(fused);
-  }
+  // The rules above imply a valid op; a failure here is a bug, reported as a
+  // decline rather than as invalid IR.
+  LogicalResult verified = verifyQuietly(fused);
   if (failed(verified)) {
     SmallVector<Value> made{input, grad, up};
     fused->erase();
@@ -571,19 +711,30 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
                    "the fused op would not verify");
   }
 
-  for (QuantizeOp from : {q, partner}) {
-    if (!from)
-      continue;
+  SmallVector<QuantizeOp> replaced{q};
+  if (partner)
+    replaced.push_back(partner);
+  llvm::append_range(replaced, duplicates);
+  for (QuantizeOp from : replaced)
     for (auto [i, k] : llvm::enumerate(kindsOf(from)))
       from->getResult(i).replaceAllUsesWith(
           fused->getResult(llvm::find(fusedKinds, k) - fusedKinds.begin()));
-  }
   if (plan.dbias)
     plan.dbias->getResult(0).replaceAllUsesWith(fused->getResults().back());
   if (partner)
     handled.insert(partner.getOperation());
+  SmallVector<Location> duplicateLocs;
+  for (QuantizeOp dup : duplicates) {
+    handled.insert(dup.getOperation());
+    duplicateLocs.push_back(dup.getLoc());
+  }
+  for (QuantizeOp extra : extras)
+    handled.insert(extra.getOperation());
   SmallVector<Operation *> dead{q.getOperation(), partner.getOperation(),
-                                plan.dbias, act.concat};
+                                plan.dbias};
+  for (QuantizeOp dup : duplicates)
+    dead.push_back(dup.getOperation());
+  llvm::append_range(dead, act.packOps);
   if (act.generic && act.generic->use_empty())
     dead.push_back(act.generic);
   eraseWithDeadProducers(dead);
@@ -593,12 +744,28 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
   if (partner)
     form += " (rowwise and colwise quantizers as direction both)";
   std::string opName = fused->getName().getStringRef().str();
-  std::lock_guard<std::mutex> lock(getRemarkMutex());
-  remark::passed(loc, remarkOpts(function))
-      << remark::add("fused {0} and quantize into {1}{2}", what, opName, form);
-  if (partnerLoc)
-    remark::passed(*partnerLoc, remarkOpts(function)) << remark::add(
+  {
+    std::lock_guard<std::mutex> lock(getRemarkMutex());
+    remark::passed(loc, remarkOpts(function)) << remark::add(
         "fused {0} and quantize into {1}{2}", what, opName, form);
+    if (partnerLoc)
+      remark::passed(*partnerLoc, remarkOpts(function)) << remark::add(
+          "fused {0} and quantize into {1}{2}", what, opName, form);
+    for (Location dupLoc : duplicateLocs)
+      remark::passed(dupLoc, remarkOpts(function)) << remark::add(
+          "fused {0} and quantize into {1}{2}; this quantizer is identical "
+          "to a fused one and reads its results",
+          what, opName, form);
+  }
+  // The runtime writes at most one rowwise and one colwise copy per fused
+  // op; the other quantizers keep reading the unfused activation.
+  for (QuantizeOp extra : extras)
+    decline(extra, function, "more quantizers than one fused op writes",
+            "this activation also feeds a fused " + opName + " with " +
+                stringifyQuantFormat(scheme.getFormat()).str() + ", " +
+                stringifyQuantDirection(scheme.getDirection()).str() +
+                "; one fused op writes one rowwise and one colwise copy of "
+                "one scheme, so this quantizer reads the activation");
 }
 
 } // namespace

@@ -36,6 +36,7 @@
 //===----------------------------------------------------------------------===//
 #include "fusion/Transforms/Passes.h"
 #include "fusion/Transforms/RemarkLock.h"
+#include "fusion/Transforms/VerifyQuietly.h"
 
 #include "fusion/Analysis/ProjectionPairing.h"
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
@@ -45,7 +46,6 @@
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/Remarks.h"
 #include "mlir/IR/TypeUtilities.h"
-#include "mlir/IR/Verifier.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -422,13 +422,9 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
       b, loc, resultTypes, lhs, plan.proj[0].weight, plan.proj[1].weight,
       bias[0], scale[0], bias[1], scale[1], outs, kinds[0], kinds[1],
       gatedAttr, plan.proj[0].kn);
-  LogicalResult verified = success();
-  {
-    // The rules imply a valid op; a failure here is a bug, reported as a
-    // decline rather than as invalid IR.
-    ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
-    verified = mlir::verify(fused);
-  }
+  // The rules imply a valid op; a failure here is a bug, reported as a
+  // decline rather than as invalid IR.
+  LogicalResult verified = verifyQuietly(fused);
   if (failed(verified)) {
     SmallVector<Value> created{bias[0], bias[1], scale[0], scale[1]};
     created.append(outs.begin(), outs.end());

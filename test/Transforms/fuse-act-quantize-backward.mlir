@@ -1,5 +1,5 @@
 // RUN: fusion-opt %s --fusion-act-quantize-pipeline | FileCheck %s
-// RUN: fusion-opt %s --fusion-act-quantize-pipeline --mlir-disable-threading --remarks-filter=fusion -verify-diagnostics -o /dev/null
+// RUN: fusion-opt %s --fusion-act-quantize-pipeline --remarks-filter=fusion -verify-diagnostics -o /dev/null
 // RUN: fusion-opt %s --fusion-act-quantize-pipeline -o %t.once.mlir
 // RUN: fusion-opt %t.once.mlir --fusion-fuse-act-quantize -o %t.twice.mlir
 // RUN: diff %t.once.mlir %t.twice.mlir
@@ -450,4 +450,203 @@ func.func @dsilu_dbias_rank3(%x: tensor<2x4x64xf32>, %dy: tensor<2x4x64xf32>) ->
   %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst28, %dst29)
       : (tensor<2x4x64xf32>, tensor<2x4x64xf8E4M3FN>, tensor<2x4x2xf8E8M0FNU>) -> (tensor<2x4x64xf8E4M3FN>, tensor<2x4x2xf8E8M0FNU>)
   return %q#0, %q#1, %db : tensor<2x4x64xf8E4M3FN>, tensor<2x4x2xf8E8M0FNU>, tensor<64xf32>
+}
+
+/// ReGLU backward whose [dgate | dup] is written by two tensor.insert_slice
+/// into one [M, 2K] tensor instead of a tensor.concat; dup is written first.
+// CHECK-LABEL: func.func @dreglu_insert_slice
+//  CHECK-SAME: (%[[G:.*]]: tensor<4x64xf32>, %[[U:.*]]: tensor<4x64xf32>, %[[DY:.*]]: tensor<4x64xf32>)
+//       CHECK: %[[Q:.*]]:2 = fusion.gated_act_quantize #fusion.act<dreglu> %[[G]], %[[U]] grad %[[DY]] as quant<mxfp8_e4m3, rowwise> via f32
+//   CHECK-NOT: tensor.insert_slice
+//       CHECK: return %[[Q]]#0, %[[Q]]#1
+func.func @dreglu_insert_slice(%gate: !xf, %up: !xf, %dy: !xf) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>) {
+  %z = arith.constant dense<0.0> : !xf
+  %p = arith.cmpf ogt, %gate, %z : !xf
+  %du0 = arith.mulf %dy, %up : !xf
+  %dgate = arith.select %p, %du0, %z : tensor<4x64xi1>, !xf
+  %r = arith.maximumf %gate, %z : !xf
+  %dup = arith.mulf %r, %dy : !xf
+  %e = tensor.empty() : tensor<4x128xf32>
+  %w = tensor.insert_slice %dup into %e[0, 64] [4, 64] [1, 1] : !xf into tensor<4x128xf32>
+  %cat = tensor.insert_slice %dgate into %w[0, 0] [4, 64] [1, 1] : !xf into tensor<4x128xf32>
+  %dst0 = tensor.empty() : tensor<4x128xf8E4M3FN>
+  %dst1 = tensor.empty() : tensor<4x4xf8E8M0FNU>
+  // expected-remark @below {{Remark="fused dreglu and quantize into fusion.gated_act_quantize from gate and up tensors"}}
+  %q:2 = fusion.quantize %cat as quant<mxfp8_e4m3, rowwise> outs(%dst0, %dst1)
+      : (tensor<4x128xf32>, tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>)
+  return %q#0, %q#1 : tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>
+}
+
+/// Near miss: the halves are written the other way round ([dup | dgate]),
+/// which is not the layout the fused op writes.
+// CHECK-LABEL: func.func @negative_dreglu_insert_slice_swapped
+//       CHECK: tensor.insert_slice
+//       CHECK: fusion.quantize
+//   CHECK-NOT: fusion.gated_act_quantize
+func.func @negative_dreglu_insert_slice_swapped(%gate: !xf, %up: !xf, %dy: !xf) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>) {
+  %z = arith.constant dense<0.0> : !xf
+  %p = arith.cmpf ogt, %gate, %z : !xf
+  %du0 = arith.mulf %dy, %up : !xf
+  %dgate = arith.select %p, %du0, %z : tensor<4x64xi1>, !xf
+  %r = arith.maximumf %gate, %z : !xf
+  %dup = arith.mulf %r, %dy : !xf
+  %e = tensor.empty() : tensor<4x128xf32>
+  %w = tensor.insert_slice %dup into %e[0, 0] [4, 64] [1, 1] : !xf into tensor<4x128xf32>
+  %cat = tensor.insert_slice %dgate into %w[0, 64] [4, 64] [1, 1] : !xf into tensor<4x128xf32>
+  %dst2 = tensor.empty() : tensor<4x128xf8E4M3FN>
+  %dst3 = tensor.empty() : tensor<4x4xf8E8M0FNU>
+  // expected-remark @below {{Reason="unsupported activation", Remark="the halves match no supported gated backward form"}}
+  %q:2 = fusion.quantize %cat as quant<mxfp8_e4m3, rowwise> outs(%dst2, %dst3)
+      : (tensor<4x128xf32>, tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>)
+  return %q#0, %q#1 : tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>
+}
+
+/// Near miss: the second write starts at column 32, so the halves overlap
+/// and the tensor is not [dgate | dup].
+// CHECK-LABEL: func.func @negative_dreglu_insert_slice_overlap
+//       CHECK: fusion.quantize
+//   CHECK-NOT: fusion.gated_act_quantize
+func.func @negative_dreglu_insert_slice_overlap(%gate: !xf, %up: !xf, %dy: !xf) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>) {
+  %z = arith.constant dense<0.0> : !xf
+  %p = arith.cmpf ogt, %gate, %z : !xf
+  %du0 = arith.mulf %dy, %up : !xf
+  %dgate = arith.select %p, %du0, %z : tensor<4x64xi1>, !xf
+  %r = arith.maximumf %gate, %z : !xf
+  %dup = arith.mulf %r, %dy : !xf
+  %e = tensor.empty() : tensor<4x128xf32>
+  %w = tensor.insert_slice %dgate into %e[0, 0] [4, 64] [1, 1] : !xf into tensor<4x128xf32>
+  %cat = tensor.insert_slice %dup into %w[0, 32] [4, 64] [1, 1] : !xf into tensor<4x128xf32>
+  %dst4 = tensor.empty() : tensor<4x128xf8E4M3FN>
+  %dst5 = tensor.empty() : tensor<4x4xf8E8M0FNU>
+  // expected-remark @below {{Reason="no activation to fuse"}}
+  %q:2 = fusion.quantize %cat as quant<mxfp8_e4m3, rowwise> outs(%dst4, %dst5)
+      : (tensor<4x128xf32>, tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>)
+  return %q#0, %q#1 : tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>
+}
+
+/// GPT-OSS's clamped SwiGLU backward as autograd writes it (clamp backward
+/// masks the gradient where the input was clamped), L = 7, alpha = 1.702,
+/// offset 1: dgate = [g <= 7] dqgelu(min(g, 7)) grad (clamp(u, -7, 7) + 1),
+/// dup = [-7 <= u <= 7] qgelu(min(g, 7)) grad. The runtime's
+/// gated_backward for kActClampedSwiGLU computes the same.
+// CHECK-LABEL: func.func @dclamped_swiglu
+//  CHECK-SAME: (%[[G:.*]]: tensor<4x64xf32>, %[[U:.*]]: tensor<4x64xf32>, %[[DY:.*]]: tensor<4x64xf32>)
+//       CHECK: fusion.gated_act_quantize #fusion.act<dclamped_swiglu> %[[G]], %[[U]] grad %[[DY]] as quant<mxfp8_e4m3, rowwise> via f32
+//   CHECK-NOT: tensor.concat
+func.func @dclamped_swiglu(%gate: !xf, %up: !xf, %dy: !xf) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>) {
+  %init = tensor.empty() : !xf
+  %dgate = linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%gate, %up, %dy : !xf, !xf, !xf) outs(%init : !xf) {
+  ^bb0(%g: f32, %u: f32, %d: f32, %out: f32):
+    %lim = arith.constant 7.0 : f32
+    %nlim = arith.constant -7.0 : f32
+    %alpha = arith.constant 1.702 : f32
+    %c0 = arith.constant 0.0 : f32
+    %c1 = arith.constant 1.0 : f32
+    %x = arith.minimumf %g, %lim : f32
+    %ax = arith.mulf %alpha, %x : f32
+    %n = arith.negf %ax : f32
+    %e = math.exp %n : f32
+    %den = arith.addf %c1, %e : f32
+    %s = arith.divf %c1, %den : f32
+    %oms = arith.subf %c1, %s : f32
+    %t0 = arith.mulf %ax, %oms : f32
+    %t1 = arith.addf %c1, %t0 : f32
+    %dq = arith.mulf %s, %t1 : f32
+    %in = arith.cmpf ole, %g, %lim : f32
+    %dqm = arith.select %in, %dq, %c0 : f32
+    %uc0 = arith.minimumf %u, %lim : f32
+    %uc = arith.maximumf %uc0, %nlim : f32
+    %u1 = arith.addf %uc, %c1 : f32
+    %p = arith.mulf %d, %u1 : f32
+    %r = arith.mulf %p, %dqm : f32
+    linalg.yield %r : f32
+  } -> !xf
+  %dup = linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%gate, %up, %dy : !xf, !xf, !xf) outs(%init : !xf) {
+  ^bb0(%g: f32, %u: f32, %d: f32, %out: f32):
+    %lim = arith.constant 7.0 : f32
+    %nlim = arith.constant -7.0 : f32
+    %alpha = arith.constant 1.702 : f32
+    %c0 = arith.constant 0.0 : f32
+    %c1 = arith.constant 1.0 : f32
+    %x = arith.minimumf %g, %lim : f32
+    %ax = arith.mulf %alpha, %x : f32
+    %n = arith.negf %ax : f32
+    %e = math.exp %n : f32
+    %den = arith.addf %c1, %e : f32
+    %act = arith.divf %x, %den : f32
+    %hi = arith.cmpf ole, %u, %lim : f32
+    %lo = arith.cmpf oge, %u, %nlim : f32
+    %gd = arith.mulf %act, %d : f32
+    %m0 = arith.select %hi, %gd, %c0 : f32
+    %r = arith.select %lo, %m0, %c0 : f32
+    linalg.yield %r : f32
+  } -> !xf
+  %cat = tensor.concat dim(1) %dgate, %dup : (!xf, !xf) -> tensor<4x128xf32>
+  %dst6 = tensor.empty() : tensor<4x128xf8E4M3FN>
+  %dst7 = tensor.empty() : tensor<4x4xf8E8M0FNU>
+  // expected-remark @below {{Remark="fused dclamped_swiglu and quantize into fusion.gated_act_quantize from gate and up tensors"}}
+  %q:2 = fusion.quantize %cat as quant<mxfp8_e4m3, rowwise> outs(%dst6, %dst7)
+      : (tensor<4x128xf32>, tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>)
+  return %q#0, %q#1 : tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>
+}
+
+/// Near miss: dup does not mask the gradient where up was clamped (the
+/// clamp's backward is missing), which is not the runtime's dclamped_swiglu.
+// CHECK-LABEL: func.func @negative_dclamped_swiglu_unmasked_dup
+//       CHECK: tensor.concat
+//       CHECK: fusion.quantize
+//   CHECK-NOT: fusion.gated_act_quantize
+func.func @negative_dclamped_swiglu_unmasked_dup(%gate: !xf, %up: !xf, %dy: !xf) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>) {
+  %init = tensor.empty() : !xf
+  %dgate = linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%gate, %up, %dy : !xf, !xf, !xf) outs(%init : !xf) {
+  ^bb0(%g: f32, %u: f32, %d: f32, %out: f32):
+    %lim = arith.constant 7.0 : f32
+    %nlim = arith.constant -7.0 : f32
+    %alpha = arith.constant 1.702 : f32
+    %c0 = arith.constant 0.0 : f32
+    %c1 = arith.constant 1.0 : f32
+    %x = arith.minimumf %g, %lim : f32
+    %ax = arith.mulf %alpha, %x : f32
+    %n = arith.negf %ax : f32
+    %e = math.exp %n : f32
+    %den = arith.addf %c1, %e : f32
+    %s = arith.divf %c1, %den : f32
+    %oms = arith.subf %c1, %s : f32
+    %t0 = arith.mulf %ax, %oms : f32
+    %t1 = arith.addf %c1, %t0 : f32
+    %dq = arith.mulf %s, %t1 : f32
+    %in = arith.cmpf ole, %g, %lim : f32
+    %dqm = arith.select %in, %dq, %c0 : f32
+    %uc0 = arith.minimumf %u, %lim : f32
+    %uc = arith.maximumf %uc0, %nlim : f32
+    %u1 = arith.addf %uc, %c1 : f32
+    %p = arith.mulf %d, %u1 : f32
+    %r = arith.mulf %p, %dqm : f32
+    linalg.yield %r : f32
+  } -> !xf
+  %dup = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%gate, %dy : !xf, !xf) outs(%init : !xf) {
+  ^bb0(%g: f32, %d: f32, %out: f32):
+    %lim = arith.constant 7.0 : f32
+    %alpha = arith.constant 1.702 : f32
+    %c1 = arith.constant 1.0 : f32
+    %x = arith.minimumf %g, %lim : f32
+    %ax = arith.mulf %alpha, %x : f32
+    %n = arith.negf %ax : f32
+    %e = math.exp %n : f32
+    %den = arith.addf %c1, %e : f32
+    %act = arith.divf %x, %den : f32
+    %r = arith.mulf %act, %d : f32
+    linalg.yield %r : f32
+  } -> !xf
+  %cat = tensor.concat dim(1) %dgate, %dup : (!xf, !xf) -> tensor<4x128xf32>
+  %dst8 = tensor.empty() : tensor<4x128xf8E4M3FN>
+  %dst9 = tensor.empty() : tensor<4x4xf8E8M0FNU>
+  // expected-remark @below {{Reason="unsupported activation", Remark="the halves match no supported gated backward form"}}
+  %q:2 = fusion.quantize %cat as quant<mxfp8_e4m3, rowwise> outs(%dst8, %dst9)
+      : (tensor<4x128xf32>, tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>)
+  return %q#0, %q#1 : tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>
 }

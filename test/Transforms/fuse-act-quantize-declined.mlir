@@ -1,8 +1,8 @@
 // RUN: fusion-opt %s -o %t.input.mlir
 // RUN: fusion-opt %s --fusion-fuse-act-quantize -o %t.after.mlir
 // RUN: diff %t.input.mlir %t.after.mlir
-// RUN: fusion-opt %s --fusion-fuse-act-quantize --mlir-disable-threading --remarks-filter=fusion -verify-diagnostics -o /dev/null
-// RUN: fusion-opt %s --fusion-fuse-act-quantize --mlir-disable-threading --remarks-filter=fusion --remark-policy=final -o /dev/null 2>&1 | FileCheck %s
+// RUN: fusion-opt %s --fusion-fuse-act-quantize --remarks-filter=fusion -verify-diagnostics -o /dev/null
+// RUN: fusion-opt %s --fusion-fuse-act-quantize --remarks-filter=fusion --remark-policy=final -o /dev/null 2>&1 | FileCheck %s
 
 // A declined candidate leaves the IR exactly as it was: the pass alone on
 // these (already normalised) candidates prints the input unchanged.

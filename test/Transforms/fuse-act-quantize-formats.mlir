@@ -1,5 +1,5 @@
 // RUN: fusion-opt %s --fusion-act-quantize-pipeline | FileCheck %s --check-prefix=ALL
-// RUN: fusion-opt %s --pass-pipeline='builtin.module(func.func(fusion-normalize-elementwise,canonicalize,cse,fusion-fuse-act-quantize{formats=mxfp8_e4m3,mxfp8_e5m2}))' --mlir-disable-threading --remarks-filter=fusion -verify-diagnostics | FileCheck %s --check-prefix=MX
+// RUN: fusion-opt %s --pass-pipeline='builtin.module(func.func(fusion-normalize-elementwise,canonicalize,cse,fusion-fuse-act-quantize{formats=mxfp8_e4m3,mxfp8_e5m2}))' --remarks-filter=fusion -verify-diagnostics | FileCheck %s --check-prefix=MX
 // RUN: not fusion-opt %s --pass-pipeline='builtin.module(func.func(fusion-fuse-act-quantize{formats=mxfp9}))' 2>&1 | FileCheck %s --check-prefix=BAD
 
 // The `formats` option restricts fusion to the listed formats, e.g. to

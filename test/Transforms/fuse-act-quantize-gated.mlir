@@ -1,5 +1,5 @@
 // RUN: fusion-opt %s --fusion-act-quantize-pipeline | FileCheck %s
-// RUN: fusion-opt %s --fusion-act-quantize-pipeline --mlir-disable-threading --remarks-filter=fusion -verify-diagnostics -o /dev/null
+// RUN: fusion-opt %s --fusion-act-quantize-pipeline --remarks-filter=fusion -verify-diagnostics -o /dev/null
 // RUN: fusion-opt %s --fusion-act-quantize-pipeline -o %t.once.mlir
 // RUN: fusion-opt %t.once.mlir --fusion-fuse-act-quantize -o %t.twice.mlir
 // RUN: diff %t.once.mlir %t.twice.mlir
@@ -374,6 +374,76 @@ func.func @negative_clamped_swiglu_one_sided(%gate: !hf, %up: !hf) -> (!d, !s) {
   %dst27 = tensor.empty() : !s
   // expected-remark @below {{Reason="unsupported activation"}}
   %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst26, %dst27)
+      : (!hf, !d, !s) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// SwiGLU whose sigmoid is written as 1 - sigmoid(-gate), in one generic.
+// CHECK-LABEL: func.func @swiglu_one_minus_sigmoid_of_neg
+//  CHECK-SAME: (%[[G:.*]]: tensor<4x64xbf16>, %[[U:.*]]: tensor<4x64xbf16>)
+//       CHECK: fusion.gated_act_quantize #fusion.act<swiglu> %[[G]], %[[U]] as quant<mxfp8_e4m3, rowwise> via bf16
+//   CHECK-NOT: fusion.quantize
+func.func @swiglu_one_minus_sigmoid_of_neg(%gate: !h, %up: !h) -> (!d, !s) {
+  %init = tensor.empty() : !h
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%gate, %up : !h, !h) outs(%init : !h) {
+  ^bb0(%gi: bf16, %ui: bf16, %out: bf16):
+    %g = arith.extf %gi : bf16 to f32
+    %u = arith.extf %ui : bf16 to f32
+    %c1 = arith.constant 1.0 : f32
+    %e = math.exp %g : f32
+    %den = arith.addf %e, %c1 : f32
+    %sn = arith.divf %c1, %den : f32
+    %sig = arith.subf %c1, %sn : f32
+    %silu = arith.mulf %g, %sig : f32
+    %r = arith.mulf %silu, %u : f32
+    %t = arith.truncf %r : f32 to bf16
+    linalg.yield %t : bf16
+  } -> !h
+  %dst0 = tensor.empty() : !d
+  %dst1 = tensor.empty() : !s
+  // expected-remark @below {{Remark="fused swiglu and quantize into fusion.gated_act_quantize from gate and up tensors"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst0, %dst1)
+      : (!h, !d, !s) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// SwiGLU whose sigmoid is exp(gate) / (1 + exp(gate)), on tensors.
+// CHECK-LABEL: func.func @swiglu_exp_ratio
+//  CHECK-SAME: (%[[G:.*]]: tensor<4x64xf32>, %[[U:.*]]: tensor<4x64xf32>)
+//       CHECK: fusion.gated_act_quantize #fusion.act<swiglu> %[[G]], %[[U]] as quant<mxfp8_e4m3, rowwise> via f32
+func.func @swiglu_exp_ratio(%gate: !hf, %up: !hf) -> (!d, !s) {
+  %one = arith.constant dense<1.0> : !hf
+  %e = math.exp %gate : !hf
+  %den = arith.addf %one, %e : !hf
+  %sig = arith.divf %e, %den : !hf
+  %silu = arith.mulf %gate, %sig : !hf
+  %y = arith.mulf %up, %silu : !hf
+  %dst2 = tensor.empty() : !d
+  %dst3 = tensor.empty() : !s
+  // expected-remark @below {{Remark="fused swiglu and quantize into fusion.gated_act_quantize from gate and up tensors"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst2, %dst3)
+      : (!hf, !d, !s) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// Near miss: gate * (1 - sigmoid(gate)) * up is not a gated kind.
+// CHECK-LABEL: func.func @negative_swiglu_one_minus_sigmoid
+//       CHECK: fusion.quantize
+//   CHECK-NOT: fusion.gated_act_quantize
+func.func @negative_swiglu_one_minus_sigmoid(%gate: !hf, %up: !hf) -> (!d, !s) {
+  %one = arith.constant dense<1.0> : !hf
+  %n = arith.negf %gate : !hf
+  %e = math.exp %n : !hf
+  %den = arith.addf %one, %e : !hf
+  %sp = arith.divf %one, %den : !hf
+  %sig = arith.subf %one, %sp : !hf
+  %act = arith.mulf %gate, %sig : !hf
+  %y = arith.mulf %act, %up : !hf
+  %dst4 = tensor.empty() : !d
+  %dst5 = tensor.empty() : !s
+  // expected-remark @below {{Reason="unsupported activation", Remark="the body matches no supported activation form"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst4, %dst5)
       : (!hf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }

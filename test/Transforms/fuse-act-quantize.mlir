@@ -1,5 +1,5 @@
 // RUN: fusion-opt %s --fusion-act-quantize-pipeline | FileCheck %s
-// RUN: fusion-opt %s --fusion-act-quantize-pipeline --mlir-disable-threading --remarks-filter=fusion -verify-diagnostics -o /dev/null
+// RUN: fusion-opt %s --fusion-act-quantize-pipeline --remarks-filter=fusion -verify-diagnostics -o /dev/null
 // RUN: fusion-opt %s --pass-pipeline='builtin.module(func.func(fusion-normalize-elementwise,canonicalize,cse,fusion-fuse-act-quantize,fusion-fuse-act-quantize))' | FileCheck %s
 // RUN: fusion-opt %s --fusion-act-quantize-pipeline -o %t.once.mlir
 // RUN: fusion-opt %t.once.mlir --fusion-fuse-act-quantize -o %t.twice.mlir
@@ -786,6 +786,50 @@ func.func @silu_linalg_map(%x: !xf) -> (!d, !s) {
   %dst72 = tensor.empty() : !s
   // expected-remark @below {{Remark="fused silu and quantize into fusion.act_quantize"}}
   %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst71, %dst72)
+      : (!xf, !d, !s) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+//===----------------------------------------------------------------------===//
+// sigmoid written through its reflection
+//===----------------------------------------------------------------------===//
+
+/// sigmoid(x) written as 1 - sigmoid(-x) = 1 - 1 / (1 + exp(x)) inside silu.
+// CHECK-LABEL: func.func @silu_one_minus_sigmoid_of_neg
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>)
+//       CHECK: fusion.act_quantize #fusion.act<silu> %[[X]] as quant<mxfp8_e4m3, rowwise> via f32
+//   CHECK-NOT: fusion.quantize
+func.func @silu_one_minus_sigmoid_of_neg(%x: !xf) -> (!d, !s) {
+  %one = arith.constant dense<1.0> : !xf
+  %e = math.exp %x : !xf
+  %den = arith.addf %one, %e : !xf
+  %sn = arith.divf %one, %den : !xf
+  %sig = arith.subf %one, %sn : !xf
+  %y = arith.mulf %x, %sig : !xf
+  %dst0 = tensor.empty() : !d
+  %dst1 = tensor.empty() : !s
+  // expected-remark @below {{Remark="fused silu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst0, %dst1)
+      : (!xf, !d, !s) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// Near miss: x * (1 - sigmoid(x)) is x * sigmoid(-x), not silu.
+// CHECK-LABEL: func.func @negative_silu_one_minus_sigmoid
+//       CHECK: fusion.quantize
+//   CHECK-NOT: fusion.act_quantize
+func.func @negative_silu_one_minus_sigmoid(%x: !xf) -> (!d, !s) {
+  %one = arith.constant dense<1.0> : !xf
+  %n = arith.negf %x : !xf
+  %e = math.exp %n : !xf
+  %den = arith.addf %one, %e : !xf
+  %sp = arith.divf %one, %den : !xf
+  %sig = arith.subf %one, %sp : !xf
+  %y = arith.mulf %x, %sig : !xf
+  %dst2 = tensor.empty() : !d
+  %dst3 = tensor.empty() : !s
+  // expected-remark @below {{Reason="unsupported activation", Remark="the body matches no supported activation form"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst2, %dst3)
       : (!xf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s
 }

@@ -1,5 +1,5 @@
 // RUN: fusion-opt %s --pass-pipeline='builtin.module(func.func(fusion-normalize-elementwise,canonicalize,cse,fusion-fuse-paired-projections,fusion-fuse-act-quantize))' | FileCheck %s
-// RUN: fusion-opt %s --pass-pipeline='builtin.module(func.func(fusion-normalize-elementwise,canonicalize,cse,fusion-fuse-paired-projections,fusion-fuse-act-quantize))' --remarks-filter=fusion -verify-diagnostics --mlir-disable-threading -o /dev/null
+// RUN: fusion-opt %s --pass-pipeline='builtin.module(func.func(fusion-normalize-elementwise,canonicalize,cse,fusion-fuse-paired-projections,fusion-fuse-act-quantize))' --remarks-filter=fusion -verify-diagnostics -o /dev/null
 // RUN: fusion-opt %s --pass-pipeline='builtin.module(func.func(fusion-normalize-elementwise,canonicalize,cse,fusion-fuse-act-quantize,fusion-fuse-paired-projections))' | FileCheck %s --check-prefix=REVERSED
 
 // Composition of fusion-fuse-paired-projections with fusion-fuse-act-quantize

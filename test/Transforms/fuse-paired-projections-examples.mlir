@@ -1,7 +1,7 @@
 // RUN: fusion-opt %fusion_src/examples/gdn_gates.mlir --pass-pipeline='builtin.module(func.func(fusion-normalize-elementwise,canonicalize,cse,fusion-fuse-paired-projections))' | FileCheck %s --check-prefix=GDN
-// RUN: fusion-opt %fusion_src/examples/gdn_gates.mlir --pass-pipeline='builtin.module(func.func(fusion-normalize-elementwise,canonicalize,cse,fusion-fuse-paired-projections))' --remarks-filter=fusion --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=GDN-REMARK
+// RUN: fusion-opt %fusion_src/examples/gdn_gates.mlir --pass-pipeline='builtin.module(func.func(fusion-normalize-elementwise,canonicalize,cse,fusion-fuse-paired-projections))' --remarks-filter=fusion -o /dev/null 2>&1 | FileCheck %s --check-prefix=GDN-REMARK
 // RUN: fusion-opt %fusion_src/examples/llama_gate_up.mlir --pass-pipeline='builtin.module(func.func(fusion-normalize-elementwise,canonicalize,cse,fusion-fuse-paired-projections,fusion-fuse-act-quantize))' | FileCheck %s --check-prefix=LLAMA
-// RUN: fusion-opt %fusion_src/examples/llama_ffn_front.mlir --pass-pipeline='builtin.module(func.func(fusion-normalize-elementwise,canonicalize,cse,fusion-fuse-paired-projections,fusion-fuse-act-quantize))' --remarks-filter=fusion --mlir-disable-threading 2>&1 | FileCheck %s --check-prefix=FRONT
+// RUN: fusion-opt %fusion_src/examples/llama_ffn_front.mlir --pass-pipeline='builtin.module(func.func(fusion-normalize-elementwise,canonicalize,cse,fusion-fuse-paired-projections,fusion-fuse-act-quantize))' --remarks-filter=fusion 2>&1 | FileCheck %s --check-prefix=FRONT
 
 // The examples through fusion-fuse-paired-projections.
 

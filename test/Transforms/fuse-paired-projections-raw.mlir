@@ -1,4 +1,4 @@
-// RUN: fusion-opt %s --fusion-fuse-paired-projections --remarks-filter=fusion -verify-diagnostics --mlir-disable-threading -o /dev/null
+// RUN: fusion-opt %s --fusion-fuse-paired-projections --remarks-filter=fusion -verify-diagnostics -o /dev/null
 // RUN: fusion-opt %s --fusion-fuse-paired-projections | FileCheck %s
 
 // fusion-fuse-paired-projections on IR that was not normalised (no cse):

@@ -1,5 +1,5 @@
 // RUN: fusion-opt %s --pass-pipeline='builtin.module(func.func(fusion-normalize-elementwise,canonicalize,cse,fusion-fuse-paired-projections))' | FileCheck %s
-// RUN: fusion-opt %s --pass-pipeline='builtin.module(func.func(fusion-normalize-elementwise,canonicalize,cse,fusion-fuse-paired-projections))' --remarks-filter=fusion -verify-diagnostics --mlir-disable-threading -o /dev/null
+// RUN: fusion-opt %s --pass-pipeline='builtin.module(func.func(fusion-normalize-elementwise,canonicalize,cse,fusion-fuse-paired-projections))' --remarks-filter=fusion -verify-diagnostics -o /dev/null
 // RUN: fusion-opt %s --pass-pipeline='builtin.module(func.func(fusion-normalize-elementwise,canonicalize,cse,fusion-fuse-paired-projections))' -o %t.once.mlir
 // RUN: fusion-opt %t.once.mlir --fusion-fuse-paired-projections -o %t.twice.mlir
 // RUN: diff %t.once.mlir %t.twice.mlir

@@ -1,5 +1,5 @@
 // RUN: fusion-opt %fusion_src/examples/llama_ffn_front.mlir --fusion-act-quantize-pipeline | FileCheck %s
-// RUN: fusion-opt %fusion_src/examples/llama_ffn_front.mlir --fusion-act-quantize-pipeline --mlir-disable-threading --remarks-filter=fusion -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: fusion-opt %fusion_src/examples/llama_ffn_front.mlir --fusion-act-quantize-pipeline --remarks-filter=fusion -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 
 // The Llama FFN front of examples/llama_ffn_front.mlir: the SwiGLU and the
 // MXFP8 quantizer become one fusion.gated_act_quantize reading the bf16

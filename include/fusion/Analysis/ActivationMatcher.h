@@ -55,8 +55,11 @@ struct ActivationMatch {
   /// The element type the graph rounds the activation result to before the
   /// quantizer (the narrowest type on the cast chain to the yield).
   Type intermediate;
-  /// Gated backward: the tensor.concat of [dgate | dup] that is quantized.
-  Operation *concat = nullptr;
+  /// Gated backward: the ops that assemble the quantized [dgate | dup]
+  /// (a tensor.concat, or two tensor.insert_slice, the outer one first),
+  /// and the two halves.
+  SmallVector<Operation *, 2> packOps;
+  SmallVector<Value, 2> halves;
 };
 
 /// Outcome of `matchActivation`: a match, or the reason there is none.
@@ -74,10 +77,16 @@ struct ActivationMatchResult {
 /// of an elementwise (all-parallel, identity output map) `linalg.generic`.
 ActivationMatchResult matchActivation(Value value);
 
-/// Recognises a gated backward activation: `value` is the concatenation
-/// along the last dimension of [dgate | dup], dgate = act'(gate) * grad * up
-/// and dup = act(gate) * grad, each computed by an elementwise generic.
+/// Recognises a gated backward activation: `value` is [dgate | dup] along
+/// the last dimension, dgate = act'(gate) * grad * up and dup = act(gate) *
+/// grad, each computed by an elementwise generic. The halves are joined by a
+/// tensor.concat or written by two tensor.insert_slice into one [.., 2K]
+/// tensor (columns 0 and K, either order).
 ActivationMatchResult matchGatedBackward(Value value);
+
+/// True if `value` is assembled from two halves along its last dimension as
+/// `matchGatedBackward` accepts (structure only).
+bool isHalvesPacking(Value value);
 
 /// If `gate` and `up` are the two halves [.., 0:K] and [.., K:2K] of one
 /// tensor of last dimension 2K (`tensor.extract_slice` with unit strides),

@@ -47,11 +47,12 @@ def FuseActQuantize : Pass<"fusion-fuse-act-quantize", "func::FuncOp"> {
     gelu, gelu_tanh, silu, qgelu, srelu, identity, and their backward forms
     grad * act'(x)) or `fusion.gated_act_quantize` (swiglu, geglu, reglu,
     qgeglu, sreglu, clamped_swiglu; gate and up as two tensors or as the
-    halves of one packed [M, 2K] tensor; the backward forms from the
-    `tensor.concat` of [dgate | dup]). A column-sum reduction of the
-    quantized value next to the quantizer is fused as the op's `dbias`
-    result; a rowwise and a colwise quantizer of one activation become one
-    fused op with direction `both`. The fused op rounds the activation to
+    halves of one packed [M, 2K] tensor; the backward forms from
+    [dgate | dup] written by `tensor.concat` or two `tensor.insert_slice`).
+    A column-sum reduction of the quantized value next to the quantizer is
+    fused as the op's `dbias` result; a rowwise and a colwise quantizer of
+    one activation become one fused op with direction `both`, and a
+    quantizer identical to a fused one reads its results. The fused op rounds the activation to
     the element type the graph rounded it to (the `via` type). Every match
     is cross-checked numerically against the runtime's formula before the
     rewrite.
@@ -62,8 +63,10 @@ def FuseActQuantize : Pass<"fusion-fuse-act-quantize", "func::FuncOp"> {
     activation" (and "geglu with erf gelu is not supported by the
     runtime"), "activation has another user", "unsupported input element
     type", "unsupported shape", "unsupported quantization format for fused
-    activation". A declined candidate is left untouched. docs/passes.md
-    lists the recognised spellings.
+    activation", "more quantizers than one fused op writes", and with
+    `strict-rounding` "activation body rounds internally". A declined
+    candidate is left untouched. docs/passes.md lists the recognised
+    spellings.
 
     Expects normalised input (`fusion-normalize-elementwise`, canonicalize,
     cse); the `fusion-act-quantize-pipeline` pipeline runs them first.
@@ -74,7 +77,12 @@ def FuseActQuantize : Pass<"fusion-fuse-act-quantize", "func::FuncOp"> {
   let options = [
     ListOption<"formats", "formats", "std::string",
                "Quantization formats to fuse (default: every format the "
-               "runtime's fused entry points take)">
+               "runtime's fused entry points take)">,
+    Option<"strictRounding", "strict-rounding", "bool", /*default=*/"false",
+           "Decline activations whose body rounds an intermediate value to "
+           "a float type narrower than f32 (a truncf inside the body, or "
+           "arithmetic in bf16/f16), which the fused op, computing in f32 "
+           "and rounding once, would not reproduce bit for bit">
   ];
   let statistics = [
     Statistic<"numFused", "num-fused", "Candidates fused">,

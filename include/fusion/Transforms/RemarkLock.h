@@ -1,10 +1,14 @@
 //===- RemarkLock.h - serialise fusion remarks ------------------*- C++ -*-===//
 //
-// MLIR 22's RemarkEngine reports without a lock, and the fusion passes run
-// on functions in parallel, so two remarks reported at once race. Every
-// fusion remark is reported while holding this lock. (With it, threaded runs
-// of the remark tests still lost one remark in 1 of 50 runs, against 7 of 30
-// before; the tests check remarks with --mlir-disable-threading.)
+// MLIR 22's RemarkEngine reports without a lock: the emitting policy
+// (`--remark-policy=final` keeps a DenseSet) and the YAML/bitstream streamer
+// are not thread-safe, and the fusion passes run on functions in parallel.
+// Every fusion remark is reported while holding this lock.
+//
+// The lock was once blamed for remarks that threaded runs lost under
+// -verify-diagnostics; the cause was elsewhere (a context-wide diagnostic
+// handler that swallowed other threads' remarks while a pass verified its
+// fused op; fixed in VerifyQuietly.h). The remark tests run threaded.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSION_TRANSFORMS_REMARKLOCK_H
