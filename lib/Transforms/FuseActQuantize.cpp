@@ -322,7 +322,8 @@ std::string internalRounding(linalg::GenericOp generic, unsigned resultIndex,
 }
 
 /// True if `a` and `b` quantize one value with one scheme, scale and rng:
-/// quantize is Pure, so their results are equal.
+/// quantize on tensors has no side effects and never reads its destinations,
+/// so their results are equal.
 bool isSameQuantizer(QuantizeOp a, QuantizeOp b) {
   return a.getInput() == b.getInput() && a.getScheme() == b.getScheme() &&
          a.getScale() == b.getScale() && a.getRng() == b.getRng() &&
@@ -405,7 +406,7 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
   if (partner)
     llvm::erase(others, partner.getOperation());
   // Further quantizers of the value in this block: one identical to q or to
-  // the partner (quantize is Pure) reads the fused op's results; any other
+  // the partner (quantize on tensors is side-effect free) reads the fused op's results; any other
   // one is more than one fused op writes, and is declined once q fuses.
   SmallVector<QuantizeOp> duplicates, extras;
   for (Operation *user : others) {

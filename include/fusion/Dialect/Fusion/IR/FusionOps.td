@@ -68,8 +68,9 @@ def Fusion_QuantizeOp : Fusion_DpsOp<"quantize"> {
     rounding takes `rng` (`tensor<2xi64>`: seed, offset).
 
     ```mlir
-    %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise>
-        : (tensor<128x256xbf16>) -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>)
+    %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> outs(%e0, %e1)
+        : (tensor<128x256xbf16>, tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>)
+          -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>)
     ```
   }], QuantResultsDoc);
   let arguments = (ins Fusion_TensorOrMemRef:$input,
@@ -93,11 +94,13 @@ def Fusion_ActQuantizeOp : Fusion_DpsOp<"act_quantize"> {
 
     ```mlir
     %d, %s = fusion.act_quantize #fusion.act<gelu_tanh> %x
-        as quant<mxfp8_e4m3, rowwise> via bf16
-        : (tensor<128x256xbf16>) -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>)
+        as quant<mxfp8_e4m3, rowwise> via bf16 outs(%e0, %e1)
+        : (tensor<128x256xbf16>, tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>)
+          -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>)
     %g:3 = fusion.act_quantize #fusion.act<dgelu> %x grad %dy
-        as quant<mxfp8_e4m3, rowwise> via bf16 dbias
-        : (tensor<128x256xbf16>, tensor<128x256xbf16>)
+        as quant<mxfp8_e4m3, rowwise> via bf16 dbias outs(%e0, %e1, %e2)
+        : (tensor<128x256xbf16>, tensor<128x256xbf16>, tensor<128x256xf8E4M3FN>,
+           tensor<128x8xf8E8M0FNU>, tensor<256xf32>)
           -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>, tensor<256xf32>)
     ```
   }], QuantResultsDoc);
@@ -131,8 +134,9 @@ def Fusion_GatedActQuantizeOp : Fusion_DpsOp<"gated_act_quantize"> {
 
     ```mlir
     %d, %s = fusion.gated_act_quantize #fusion.act<swiglu> %gu
-        as quant<mxfp8_e4m3, rowwise> via bf16
-        : (tensor<64x512xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>)
+        as quant<mxfp8_e4m3, rowwise> via bf16 outs(%e0, %e1)
+        : (tensor<64x512xbf16>, tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>)
+          -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>)
     ```
   }], QuantResultsDoc);
   let arguments = (ins Fusion_ActivationAttr:$activation,
@@ -167,9 +171,10 @@ def Fusion_PairedProjectionOp : Fusion_DpsOp<"paired_projection"> {
 
     ```mlir
     %g, %b = fusion.paired_projection %x, %wa, %wb
-        epilogues(softplus_bias_scale bias %dt scale %s, sigmoid)
+        epilogues(softplus_bias_scale bias %dt scale %s, sigmoid) outs(%e0, %e1)
         : (tensor<1x2048xbf16>, tensor<32x2048xbf16>, tensor<32x2048xbf16>,
-           tensor<32xf32>, tensor<32xf32>) -> (tensor<1x32xf32>, tensor<1x32xf32>)
+           tensor<32xf32>, tensor<32xf32>, tensor<1x32xf32>, tensor<1x32xf32>)
+          -> (tensor<1x32xf32>, tensor<1x32xf32>)
     ```
   }];
   let arguments = (ins Fusion_TensorOrMemRef:$lhs,
