@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda/launch.cuh"
+#include "cuda/row_stream.cuh"
 
 #include <cstdlib>
 #include <cstring>
@@ -164,9 +165,14 @@ cudaError_t launch_swiglu_v2_typed(const KParams &p, cudaStream_t s) {
 cudaError_t launch_gated(const KParams &p, bool backward, int dir, int dtype,
                          cudaStream_t s) {
   if (!backward && dir == kRow && p.kind == kActSwiGLU && dtype != FUSION_RT_F32 &&
-      !p.amax_bits && quant_v2_enabled())
+      !p.amax_bits && quant_v2_enabled()) {
+    const int v = row_stream_ok(p, true) ? row_stream_variant(true) : 0;
+    if (v > 0)
+      return dtype == FUSION_RT_BF16 ? launch_stream_typed<true, BF16T>(p, v, s)
+                                     : launch_stream_typed<true, F16T>(p, v, s);
     return dtype == FUSION_RT_BF16 ? launch_swiglu_v2_typed<BF16T>(p, s)
                                    : launch_swiglu_v2_typed<F16T>(p, s);
+  }
   return backward ? launch_typed<SrcGatedBwd>(p, dir, dtype, s)
                   : launch_typed<SrcGatedFwd>(p, dir, dtype, s);
 }

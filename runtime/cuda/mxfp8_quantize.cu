@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda/launch.cuh"
+#include "cuda/row_stream.cuh"
 
 #include <cstdlib>
 #include <cstring>
@@ -357,8 +358,40 @@ bool quant_v2_enabled() {
   return on;
 }
 
+int row_stream_variant(bool gated) {
+  // FUSION_RT_CUDA_ROW_STREAM=0|4p|8p|8|16|4ph|8h selects one variant for
+  // both families (A/B runs; 0 = the v2 tile kernels); unset: the defaults.
+  static const int plain_swiglu = [] {
+    // Defaults from the 2026-11-29 A/B runs on the H200 (docs/kernels.md):
+    // plain: 4 chunks + prefetch + L2 hints (4ph); SwiGLU: the v2 tile
+    // kernel (0), which beat its stream variants by 3-4 %.
+    int plain = 5, swiglu = 0;
+    if (const char *e = std::getenv("FUSION_RT_CUDA_ROW_STREAM")) {
+      const int x = !std::strcmp(e, "0")    ? 0
+                    : !std::strcmp(e, "4p") ? 1
+                    : !std::strcmp(e, "8p") ? 2
+                    : !std::strcmp(e, "8")  ? 3
+                    : !std::strcmp(e, "16") ? 4
+                    : !std::strcmp(e, "4ph") ? 5
+                    : !std::strcmp(e, "8h") ? 6
+                                            : -1;
+      if (x >= 0)
+        plain = swiglu = x;
+    }
+    return plain | (swiglu << 8);
+  }();
+  return gated ? plain_swiglu >> 8 : plain_swiglu & 0xff;
+}
+
 cudaError_t launch_quantize(const KParams &p, int dir, int dtype,
                             cudaStream_t s) {
+  if (dir == kRow && dtype != FUSION_RT_F32 && !p.amax_bits && quant_v2_enabled() &&
+      row_stream_ok(p, false)) {
+    const int v = row_stream_variant(false);
+    if (v > 0)
+      return dtype == FUSION_RT_BF16 ? launch_stream_typed<false, BF16T>(p, v, s)
+                                     : launch_stream_typed<false, F16T>(p, v, s);
+  }
   if (dtype != FUSION_RT_F32 && !p.amax_bits && quant_v2_enabled())
     return dtype == FUSION_RT_BF16 ? launch_v2_typed<BF16T>(p, dir, s)
                                    : launch_v2_typed<F16T>(p, dir, s);

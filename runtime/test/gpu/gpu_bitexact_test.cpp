@@ -634,6 +634,30 @@ int main(int argc, char **argv) {
     c.s = scheme(v % 2, (v / 2) % 2, (v / 3) % 2, 0, 0, v == 4);
     cases.push_back(c);
   }
+  // Rowwise stream kernels (K % 256 == 0, row_stream.cuh): chunk counts that
+  // leave a partial step for every U, steps across rows, strided rows,
+  // swizzled scales, both 16-bit types, every format / rounding / NaN policy.
+  for (int v = 0; v < 8; ++v) {
+    Case c;
+    c.dt = v % 2 ? FUSION_RT_F16 : FUSION_RT_BF16;
+    c.M = v < 4 ? 77 : 45;
+    c.N = v < 4 ? 768 : 256;
+    c.pitch_pad = v >= 6 ? 8 : 0;
+    c.s = scheme((v / 2) % 2, v % 2, (v / 4) % 2, 0, 0, v == 3 || v == 6);
+    cases.push_back(c);
+  }
+  for (int v = 0; v < 4; ++v) {
+    Case c; // SwiGLU forward rowwise through the stream kernel
+    c.op = 2;
+    c.kind = FUSION_RT_ACT_SWIGLU;
+    c.dt = v % 2 ? FUSION_RT_F16 : FUSION_RT_BF16;
+    c.inter = v == 0 ? FUSION_RT_BF16 : v == 1 ? FUSION_RT_F16 : FUSION_RT_F32;
+    c.packed = v < 2;
+    c.M = 77;
+    c.N = 768;
+    c.s = scheme(v % 2, (v / 2) % 2, v == 3, 0, 0, v == 2);
+    cases.push_back(c);
+  }
   if (!quick) {
     // Benchmark shapes of the fast paths.
     for (int dir = 0; dir < 3; ++dir) {

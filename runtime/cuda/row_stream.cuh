@@ -1,0 +1,508 @@
+//===- row_stream.cuh - rowwise MXFP8 "stream" kernels ------------*- CUDA -*-===//
+//
+// Rowwise quantize (plain 16-bit input, and SwiGLU forward) of an [M, K]
+// value matrix with K % 256 == 0, seen as M*K/256 chunks of 256 values in
+// row-major order. A warp takes U consecutive chunks per step; lane l holds
+// values l*8 .. l*8+7 of every chunk, so each chunk is one contiguous
+// 512-byte read per input (16 bytes a lane) and one contiguous 256-byte
+// write of codes (8 bytes a lane); the 4 lanes of a 32-value block join
+// their amax with two xor shuffles. Consecutive warps take consecutive
+// steps: the grid streams through memory front to back like a copy.
+//
+// Memory-level parallelism: all U (plain) or 2U (SwiGLU) 16-byte loads of a
+// step are issued before the first use, and with PF the loads of the warp's
+// next step are issued before the current step is computed (software
+// prefetch into registers), so a warp always has a step's bytes in flight.
+//
+// FLAT form (plain input with contiguous rows and compact contiguous
+// scales): chunk c is simply elements [256 c, 256 c + 256) of input and
+// codes and scale bytes [8 c, 8 c + 8); the scale bytes of 4 chunks are
+// gathered by xor shuffles into 4-byte stores. Other layouts (strided rows,
+// swizzled scales, the SwiGLU [gate | up] input) track (row, chunk-in-row).
+// Selection and measured variants: docs/kernels.md ("Rowwise stream
+// kernels"); bytes moved are those of the plain and gated families.
+//
+// The numerics are those of the v2 tile kernels (vec_key / block_scale_byte /
+// the exact reciprocal / cvt.rn.satfinite), bit-exact to the CPU backend.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSION_RT_CUDA_ROW_STREAM_CUH
+#define FUSION_RT_CUDA_ROW_STREAM_CUH
+
+#include "cuda/launch.cuh"
+
+namespace fusion_rt {
+namespace cuda {
+namespace stream {
+
+/// Packed max of two pairs of 16-bit |x| patterns. PROPAGATE: unsigned max
+/// (a NaN pattern exceeds Inf exceeds every number). IGNORE: the IEEE maxNum
+/// of the type (a NaN operand yields the other one).
+template <typename T, bool PROPAGATE>
+__device__ __forceinline__ uint32_t max16x2(uint32_t a, uint32_t b) {
+  uint32_t d;
+  if constexpr (PROPAGATE)
+    asm("max.u16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  else if constexpr (std::is_same<T, BF16T>::value)
+    asm("max.bf16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  else
+    asm("max.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+
+/// The block-amax key (|x| bits of the 16-bit type, NaN patterns kept under
+/// PROPAGATE, dropped under IGNORE) of one 8-element vector.
+template <typename T, bool PROPAGATE>
+__device__ __forceinline__ uint32_t vec_key(const uint4 &w) {
+  const uint32_t m = 0x7fff7fffu;
+  uint32_t k = max16x2<T, PROPAGATE>(max16x2<T, PROPAGATE>(w.x & m, w.y & m),
+                                     max16x2<T, PROPAGATE>(w.z & m, w.w & m));
+  uint32_t lo = k & 0xffffu, hi = k >> 16;
+  if constexpr (!PROPAGATE) {
+    // maxNum of an all-NaN chain is NaN: those elements are ignored (0).
+    const uint32_t inf = std::is_same<T, BF16T>::value ? 0x7f80u : 0x7c00u;
+    lo = lo > inf ? 0u : lo;
+    hi = hi > inf ? 0u : hi;
+  }
+  return max(lo, hi);
+}
+
+/// fp32 bits of a 16-bit |x| pattern (exact; NaN stays NaN, Inf stays Inf).
+template <typename T>
+__device__ __forceinline__ uint32_t key_f32_bits(uint32_t k) {
+  if constexpr (std::is_same<T, BF16T>::value)
+    return k << 16;
+  else
+    return __float_as_uint(__half2float(__ushort_as_half(uint16_t(k))));
+}
+
+/// mx_reciprocal (common/scale.h) without branches: 2^(127-b) exactly,
+/// b = 254 -> 2^-127 (subnormal), b = 255 -> NaN.
+__device__ __forceinline__ float rcp_of(uint32_t b) {
+  uint32_t r = (254u - b) << 23;
+  r = b == 254u ? 0x00400000u : r;
+  r = b == 255u ? 0x7fffffffu : r;
+  return __uint_as_float(r);
+}
+
+/// An L2 evict-first access policy (createpolicy), for the hinted variants.
+__device__ __forceinline__ uint64_t evict_first_policy() {
+  uint64_t pol;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+  return pol;
+}
+/// 16-byte streaming load with the L2 policy `pol` and a 256-byte L2
+/// prefetch of the surrounding segment.
+__device__ __forceinline__ uint4 ldg_hint16(const void *p, uint64_t pol) {
+  uint4 v;
+  asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.L2::256B.v4.u32 "
+               "{%0,%1,%2,%3}, [%4], %5;"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p), "l"(pol));
+  return v;
+}
+/// Streaming (evict-first) global stores of 8 and 4 bytes.
+__device__ __forceinline__ void stg_cs8(void *p, uint2 v) {
+  asm volatile("st.global.cs.v2.u32 [%0], {%1, %2};" ::"l"(p), "r"(v.x), "r"(v.y)
+               : "memory");
+}
+__device__ __forceinline__ void stg_cs4(void *p, uint32_t v) {
+  asm volatile("st.global.cs.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+/// Advances (row, chunk-in-row) by one chunk.
+__device__ __forceinline__ void next_chunk(uint32_t &row, uint32_t &cc,
+                                           uint32_t cpr) {
+  if (++cc == cpr) {
+    cc = 0;
+    ++row;
+  }
+}
+
+/// 8 codes of 8 fp32 values scaled by r.
+template <bool E4M3>
+__device__ __forceinline__ uint2 codes8(const float (&v)[8], float r) {
+  uint32_t c[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j)
+    c[j] = E4M3 ? cvt_e4m3x2(v[2 * j] * r, v[2 * j + 1] * r)
+                : cvt_e5m2x2(v[2 * j] * r, v[2 * j + 1] * r);
+  return make_uint2(c[0] | (c[1] << 16), c[2] | (c[3] << 16));
+}
+
+/// Stores the code vector and (lane q == 0 of the block) the scale byte of
+/// the lane's 8 values of chunk (row, cc).
+__device__ __forceinline__ void put_row(const KParams &p, uint32_t row,
+                                        uint32_t cc, int lane, uint2 code,
+                                        uint32_t sb) {
+  const int64_t col = int64_t(cc) * 256 + lane * 8;
+  *reinterpret_cast<uint2 *>(p.rd + int64_t(row) * p.rd_rs + col) = code;
+  if ((lane & 3) == 0) {
+    const int64_t sc = col >> 5;
+    const int64_t off = p.swz ? swizzled_scale_offset(row, sc, p.rsc_pc)
+                              : int64_t(row) * p.rsc_rs + sc * p.rsc_cs;
+    p.rsc[off] = uint8_t(sb);
+  }
+}
+
+/// The U raw 16-byte vectors of step s of a plain input (zeros past the
+/// end). FLAT: the input rows are contiguous (x_rs == K), so chunk c starts
+/// at element c * 256.
+template <int U, bool FLAT, bool HINT = false>
+__device__ __forceinline__ void load_plain(const KParams &p, uint32_t s,
+                                           int lane, uint4 (&w)[U],
+                                           uint64_t pol = 0) {
+  const uint32_t nch = uint32_t(p.tiles), cpr = uint32_t(p.tiles_x);
+  const uint32_t c0 = s * U;
+  if constexpr (FLAT) {
+    const char *xp = p.x + (int64_t(c0) * 256 + lane * 8) * 2;
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      w[u] = c0 + u >= nch ? make_uint4(0, 0, 0, 0)
+             : HINT        ? ldg_hint16(xp + u * 512, pol)
+                           : ldg_stream16(xp + u * 512);
+  } else {
+    uint32_t row = c0 / cpr, cc = c0 - row * cpr;
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      if (c0 + u < nch)
+        w[u] = ldg_stream16(p.x + (int64_t(row) * p.x_rs + int64_t(cc) * 256 +
+                                   lane * 8) * 2);
+      else
+        w[u] = make_uint4(0, 0, 0, 0);
+      next_chunk(row, cc, cpr);
+    }
+  }
+}
+
+/// Quantizes step s of a plain input from its raw vectors.
+template <typename T, bool E4M3, bool PROPAGATE, int U, bool FLAT, bool HINT>
+__device__ __forceinline__ void step_plain(const KParams &p, uint32_t s,
+                                           int lane, const uint4 (&w)[U]) {
+  static_assert(U % 4 == 0, "U is a multiple of 4");
+  const int fmt = E4M3 ? kMXFP8E4M3 : kMXFP8E5M2;
+  uint32_t key[U];
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    uint32_t k = vec_key<T, PROPAGATE>(w[u]);
+    k = max(k, __shfl_xor_sync(0xffffffffu, k, 1));
+    key[u] = max(k, __shfl_xor_sync(0xffffffffu, k, 2));
+  }
+  // Lane q of a block computes the scales of chunks q, q + 4, ..; shuffles
+  // hand them to the other three lanes.
+  const int q = lane & 3;
+  uint32_t sbm[U / 4];
+#pragma unroll
+  for (int h = 0; h < U / 4; ++h) {
+    const uint32_t k = q == 0 ? key[4 * h] : q == 1 ? key[4 * h + 1]
+                       : q == 2 ? key[4 * h + 2] : key[4 * h + 3];
+    sbm[h] = block_scale_byte(key_f32_bits<T>(k), fmt, p.rounding, PROPAGATE);
+  }
+  const uint32_t nch = uint32_t(p.tiles), cpr = uint32_t(p.tiles_x);
+  const uint32_t c0 = s * U;
+  uint32_t row = 0, cc = 0;
+  if constexpr (!FLAT) {
+    row = c0 / cpr;
+    cc = c0 - row * cpr;
+  }
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    const uint32_t sb =
+        __shfl_sync(0xffffffffu, sbm[u / 4], (lane & ~3) | (u % 4)) & 0xffu;
+    if (c0 + u < nch) {
+      const float r = rcp_of(sb);
+      const float v[8] = {T::lo(w[u].x), T::hi(w[u].x), T::lo(w[u].y),
+                          T::hi(w[u].y), T::lo(w[u].z), T::hi(w[u].z),
+                          T::lo(w[u].w), T::hi(w[u].w)};
+      const uint2 code = codes8<E4M3>(v, r);
+      if constexpr (FLAT && HINT)
+        stg_cs8(p.rd + (int64_t(c0) + u) * 256 + lane * 8, code);
+      else if constexpr (FLAT)
+        *reinterpret_cast<uint2 *>(p.rd + (int64_t(c0) + u) * 256 + lane * 8) = code;
+      else
+        put_row(p, row, cc, lane, code, sb);
+    }
+    if constexpr (!FLAT)
+      next_chunk(row, cc, cpr);
+  }
+  if constexpr (FLAT) {
+    // The 8 scale bytes of a chunk are contiguous (compact scales of
+    // contiguous rows): lane (block b, q) holds byte b of chunk 4h + q in
+    // sbm[h]; two xor shuffles gather bytes 4 (b / 4) .. + 3 in the lanes of
+    // b % 4 == 0, which store them as one word (one 32-byte request per 4
+    // chunks instead of one request per chunk).
+    const int b = lane >> 2;
+#pragma unroll
+    for (int h = 0; h < U / 4; ++h) {
+      uint32_t word = (sbm[h] & 0xffu) << (8 * (b & 3));
+      word |= __shfl_xor_sync(0xffffffffu, word, 4);
+      word |= __shfl_xor_sync(0xffffffffu, word, 8);
+      const uint32_t c = c0 + 4 * h + q;
+      if ((b & 3) == 0 && c < nch) {
+        uint8_t *sp = p.rsc + int64_t(c) * 8 + (b >> 2) * 4;
+        if constexpr (HINT)
+          stg_cs4(sp, word);
+        else
+          *reinterpret_cast<uint32_t *>(sp) = word;
+      }
+    }
+  }
+}
+
+/// Plain rowwise stream kernel (see the file comment). p.tiles = chunks,
+/// p.tiles_x = chunks per row.
+template <typename T, bool E4M3, bool PROPAGATE, int U, bool PF, bool FLAT,
+          bool HINT = false>
+__global__ void __launch_bounds__(128, U >= 16 ? 3 : 4) row_stream_kernel(const KParams p) {
+  const int lane = threadIdx.x & 31;
+  const uint64_t pol = HINT ? evict_first_policy() : 0;
+  const uint32_t nsteps = (uint32_t(p.tiles) + U - 1) / U;
+  const uint32_t stride = (gridDim.x * blockDim.x) >> 5;
+  uint32_t s = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  uint4 w[U];
+  if constexpr (PF) {
+    if (s < nsteps)
+      load_plain<U, FLAT, HINT>(p, s, lane, w, pol);
+  }
+  for (; s < nsteps; s += stride) {
+    if constexpr (PF) {
+      uint4 nx[U];
+      if (s + stride < nsteps)
+        load_plain<U, FLAT, HINT>(p, s + stride, lane, nx, pol);
+      else
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+          nx[u] = make_uint4(0, 0, 0, 0);
+      step_plain<T, E4M3, PROPAGATE, U, FLAT, HINT>(p, s, lane, w);
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        w[u] = nx[u];
+    } else {
+      load_plain<U, FLAT, HINT>(p, s, lane, w, pol);
+      step_plain<T, E4M3, PROPAGATE, U, FLAT, HINT>(p, s, lane, w);
+    }
+  }
+}
+
+//===--- SwiGLU forward ------------------------------------------------------===//
+
+/// The U gate and up vectors of step s (zeros past the end).
+template <int U>
+__device__ __forceinline__ void load_gated(const KParams &p, uint32_t s,
+                                           int lane, uint4 (&g)[U],
+                                           uint4 (&up)[U]) {
+  const uint32_t nch = uint32_t(p.tiles), cpr = uint32_t(p.tiles_x);
+  const uint32_t c0 = s * U;
+  uint32_t row = c0 / cpr, cc = c0 - row * cpr;
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    const int64_t col = int64_t(cc) * 256 + lane * 8;
+    if (c0 + u < nch) {
+      g[u] = ldg_stream16(p.x + (int64_t(row) * p.x_rs + col) * 2);
+      up[u] = ldg_stream16(p.up + (int64_t(row) * p.up_rs + col) * 2);
+    } else {
+      g[u] = make_uint4(0, 0, 0, 0);
+      up[u] = make_uint4(0, 0, 0, 0);
+    }
+    next_chunk(row, cc, cpr);
+  }
+}
+
+/// silu(gate) * up of 8 values, rounded to the intermediate type, and their
+/// amax key (the formulas of swiglu_row_tile / common/activation.h).
+template <typename T, bool PROPAGATE, int INTER>
+__device__ __forceinline__ uint32_t swiglu8(const KParams &p, const uint4 &gv,
+                                            const uint4 &uv, float (&v)[8]) {
+  const uint32_t gw[4] = {gv.x, gv.y, gv.z, gv.w};
+  const uint32_t uw[4] = {uv.x, uv.y, uv.z, uv.w};
+  uint32_t k = 0;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) {
+    const float a = (j & 1) ? T::hi(gw[j / 2]) : T::lo(gw[j / 2]);
+    const float g = (j & 1) ? T::hi(uw[j / 2]) : T::lo(uw[j / 2]);
+    float x = gated_forward(kActSwiGLU, a, g, p.act);
+    if constexpr (INTER == kInterBF16)
+      x = __bfloat162float(__float2bfloat16_rn(x));
+    else if constexpr (INTER == kInterF16)
+      x = __half2float(__float2half_rn(x));
+    v[j] = x;
+    k = max(k, amax_key(x, PROPAGATE));
+  }
+  return k;
+}
+
+/// Quantizes step s of the SwiGLU source, 4 chunks at a time.
+template <typename T, bool E4M3, bool PROPAGATE, int INTER, int U>
+__device__ __forceinline__ void step_swiglu(const KParams &p, uint32_t s,
+                                            int lane, const uint4 (&g)[U],
+                                            const uint4 (&up)[U]) {
+  static_assert(U % 4 == 0, "U is a multiple of 4");
+  const int fmt = E4M3 ? kMXFP8E4M3 : kMXFP8E5M2;
+  const uint32_t nch = uint32_t(p.tiles), cpr = uint32_t(p.tiles_x);
+  const uint32_t c0 = s * U;
+  uint32_t row = c0 / cpr, cc = c0 - row * cpr;
+  const int q = lane & 3;
+#pragma unroll
+  for (int h = 0; h < U / 4; ++h) {
+    float v[4][8];
+    uint32_t key[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      uint32_t k = swiglu8<T, PROPAGATE, INTER>(p, g[4 * h + i], up[4 * h + i], v[i]);
+      k = max(k, __shfl_xor_sync(0xffffffffu, k, 1));
+      key[i] = max(k, __shfl_xor_sync(0xffffffffu, k, 2));
+    }
+    const uint32_t kq = q == 0 ? key[0] : q == 1 ? key[1] : q == 2 ? key[2] : key[3];
+    const uint32_t sbm = block_scale_byte(kq, fmt, p.rounding, PROPAGATE);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const uint32_t sb = __shfl_sync(0xffffffffu, sbm, (lane & ~3) | i) & 0xffu;
+      if (c0 + 4 * h + i < nch)
+        put_row(p, row, cc, lane, codes8<E4M3>(v[i], rcp_of(sb)), sb);
+      next_chunk(row, cc, cpr);
+    }
+  }
+}
+
+template <typename T, bool E4M3, bool PROPAGATE, int INTER, int U, bool PF>
+__device__ __forceinline__ void swiglu_stream_body(const KParams &p) {
+  const int lane = threadIdx.x & 31;
+  const uint32_t nsteps = (uint32_t(p.tiles) + U - 1) / U;
+  const uint32_t stride = (gridDim.x * blockDim.x) >> 5;
+  uint32_t s = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  uint4 g[U], up[U];
+  if constexpr (PF) {
+    if (s < nsteps)
+      load_gated<U>(p, s, lane, g, up);
+  }
+  for (; s < nsteps; s += stride) {
+    if constexpr (PF) {
+      uint4 ng[U], nu[U];
+      if (s + stride < nsteps) {
+        load_gated<U>(p, s + stride, lane, ng, nu);
+      } else {
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+          ng[u] = nu[u] = make_uint4(0, 0, 0, 0);
+      }
+      step_swiglu<T, E4M3, PROPAGATE, INTER, U>(p, s, lane, g, up);
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        g[u] = ng[u], up[u] = nu[u];
+    } else {
+      load_gated<U>(p, s, lane, g, up);
+      step_swiglu<T, E4M3, PROPAGATE, INTER, U>(p, s, lane, g, up);
+    }
+  }
+}
+
+/// SwiGLU forward rowwise stream kernel; the intermediate type is dispatched
+/// once per launch (uniform branch).
+template <typename T, bool E4M3, bool PROPAGATE, int U, bool PF>
+__global__ void __launch_bounds__(128, U >= 16 ? 3 : 4) swiglu_stream_kernel(const KParams p) {
+  if (p.inter == kInterBF16)
+    swiglu_stream_body<T, E4M3, PROPAGATE, kInterBF16, U, PF>(p);
+  else if (p.inter == kInterF16)
+    swiglu_stream_body<T, E4M3, PROPAGATE, kInterF16, U, PF>(p);
+  else
+    swiglu_stream_body<T, E4M3, PROPAGATE, kInterF32, U, PF>(p);
+}
+
+} // namespace stream
+
+/// Variant of the stream kernels, from FUSION_RT_CUDA_ROW_STREAM (for A/B
+/// runs): "0" off (the v2 tile kernels), "4p", "8p" (U chunks a step with
+/// prefetch), "8", "16" (without). Default: see row_stream_default().
+int row_stream_variant(bool gated);
+
+/// True when the stream kernels apply: 16-byte input vectors and 8-byte
+/// code stores allowed (vec_all of the plain family, vec16 of the gated
+/// one), K % 256 == 0, and the chunk count fits the 32-bit step arithmetic.
+inline bool row_stream_ok(const KParams &p, bool gated) {
+  return (gated ? p.vec16 : p.vec_all) && p.K % 256 == 0 && p.M > 0 &&
+         p.M * (p.K / 256) < (int64_t(1) << 30);
+}
+
+/// Launches a stream kernel of U chunks a step: a persistent grid of up to
+/// (SMs x resident blocks) blocks of 128 threads, capped by the steps.
+template <int U, typename Kernel>
+cudaError_t launch_stream(Kernel kernel, const KParams &p_in, int &per_sm,
+                          cudaStream_t stream) {
+  if (per_sm == 0) {
+    int n = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreads, 0) !=
+            cudaSuccess ||
+        n < 1)
+      n = 1;
+    per_sm = n;
+  }
+  KParams p = p_in;
+  p.tiles_x = p.K / 256;
+  p.tiles = p.M * p.tiles_x;
+  const int64_t steps = (p.tiles + U - 1) / U;
+  const int64_t want = (steps + kThreads / 32 - 1) / (kThreads / 32);
+  const int64_t cap = int64_t(device_sm_count()) * per_sm;
+  const int grid = int(want < cap ? want : cap);
+  if (grid <= 0)
+    return cudaSuccess;
+  kernel<<<grid, kThreads, 0, stream>>>(p);
+  return cudaGetLastError();
+}
+
+/// Runs the plain (GATED false) or SwiGLU (GATED true) stream kernel of
+/// variant `v` (row_stream_variant: 1 = 4p, 2 = 8p, 3 = 8, 4 = 16).
+/// Runs the plain (GATED false) or SwiGLU (GATED true) stream kernel of
+/// variant `v` (row_stream_variant: 1 = 4p, 2 = 8p, 3 = 8, 4 = 16). The plain
+/// kernel has the FLAT form (contiguous rows, compact contiguous scales) in
+/// variants 4p, 8p and 8 (16 runs as 8), and the general form in 8 only;
+/// SwiGLU keeps 8 fp32 values a chunk live, so its 8p and 16 variants (which
+/// would spill) run as 4p and 8.
+template <bool GATED, typename T, bool E4M3, bool PROPAGATE>
+cudaError_t launch_stream_variant(const KParams &p, int v, cudaStream_t s) {
+  static int per_sm[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  if constexpr (GATED) {
+    if (v == 1 || v == 2)
+      return launch_stream<4>(stream::swiglu_stream_kernel<T, E4M3, PROPAGATE, 4, true>,
+                              p, per_sm[1], s);
+    return launch_stream<8>(stream::swiglu_stream_kernel<T, E4M3, PROPAGATE, 8, false>,
+                            p, per_sm[3], s);
+  } else {
+    const bool flat = p.x_rs == p.K && p.rd_rs == p.K && !p.swz && p.rsc_cs == 1 &&
+                      p.rsc_rs == p.K / 32 &&
+                      reinterpret_cast<uintptr_t>(p.rsc) % 4 == 0;
+    if (!flat)
+      return launch_stream<8>(stream::row_stream_kernel<T, E4M3, PROPAGATE, 8, false, false>,
+                              p, per_sm[0], s);
+    if (v == 1)
+      return launch_stream<4>(stream::row_stream_kernel<T, E4M3, PROPAGATE, 4, true, true>,
+                              p, per_sm[1], s);
+    if (v == 5)
+      return launch_stream<4>(
+          stream::row_stream_kernel<T, E4M3, PROPAGATE, 4, true, true, true>, p,
+          per_sm[5], s);
+    if (v == 6)
+      return launch_stream<8>(
+          stream::row_stream_kernel<T, E4M3, PROPAGATE, 8, false, true, true>, p,
+          per_sm[6], s);
+    if (v == 2)
+      return launch_stream<8>(stream::row_stream_kernel<T, E4M3, PROPAGATE, 8, true, true>,
+                              p, per_sm[2], s);
+    return launch_stream<8>(stream::row_stream_kernel<T, E4M3, PROPAGATE, 8, false, true>,
+                            p, per_sm[3], s);
+  }
+}
+
+/// Dispatches the stream kernels on format and NaN policy.
+template <bool GATED, typename T>
+cudaError_t launch_stream_typed(const KParams &p, int v, cudaStream_t s) {
+  if (p.format == kMXFP8E4M3)
+    return p.propagate ? launch_stream_variant<GATED, T, true, true>(p, v, s)
+                       : launch_stream_variant<GATED, T, true, false>(p, v, s);
+  return p.propagate ? launch_stream_variant<GATED, T, false, true>(p, v, s)
+                     : launch_stream_variant<GATED, T, false, false>(p, v, s);
+}
+
+} // namespace cuda
+} // namespace fusion_rt
+
+#endif // FUSION_RT_CUDA_ROW_STREAM_CUH
