@@ -175,7 +175,7 @@ def main():
     ap.add_argument("--no-autotune", action="store_true")
     ap.add_argument("--skip-tests", action="store_true")
     ap.add_argument("--no-ab-v2", dest="ab_v2", action="store_false",
-                    help="skip the A/B arm with FUSION_RT_CUDA_QUANT_V2=0 (engine kernels)")
+                    help="skip the A/B arm with FUSION_RT_CUDA_ROW_STREAM=0 (v2 tile rowwise kernel)")
     ap.add_argument("--ours-only", action="store_true",
                     help="tests + our kernels only (no peers): quick A/B runs")
     ap.add_argument("--budget-s", type=float, default=300.0,
@@ -193,7 +193,8 @@ def main():
     if not args.skip_tests:
         exe = os.path.join(args.bin, "fusion_rt_gpu_tests")
         logs = []
-        for tag, env in (("default", {}), ("FUSION_RT_CUDA_QUANT_V2=0", {"FUSION_RT_CUDA_QUANT_V2": "0"})):
+        for tag, env in (("default", {}), ("FUSION_RT_CUDA_QUANT_V2=0", {"FUSION_RT_CUDA_QUANT_V2": "0"}),
+                         ("FUSION_RT_CUDA_ROW_STREAM=0", {"FUSION_RT_CUDA_ROW_STREAM": "0"})):
             if tag != "default" and not args.ab_v2:
                 continue
             p = subprocess.run([exe] + (["--quick"] if args.quick or tag != "default" else []),
@@ -219,16 +220,16 @@ def main():
         for r in csv.DictReader(f):
             rows.append(r)
     if args.ab_v2:
-        # The engine's kernels (v2 off), same binary, same method: A/B.
-        p = subprocess.run([exe, "--csv", ours_csv, "--only",
-                            "mxfp8_rowwise,mxfp8_colwise,mxfp8_both,swiglu_mxfp8_rowwise"] +
+        # The previous default of the rowwise quantize (the v2 tile kernel,
+        # FUSION_RT_CUDA_ROW_STREAM=0), same binary, same method: A/B.
+        p = subprocess.run([exe, "--csv", ours_csv, "--only", "mxfp8_rowwise"] +
                            (["--quick"] if args.quick else []), capture_output=True,
-                           text=True, env={**os.environ, "FUSION_RT_CUDA_QUANT_V2": "0"})
+                           text=True, env={**os.environ, "FUSION_RT_CUDA_ROW_STREAM": "0"})
         log(p.stdout[-3000:], p.stderr[-2000:])
         with open(ours_csv) as f:
             for r in csv.DictReader(f):
                 if r["arm"] == "fusion_rt":
-                    r["kernel"] += "_v1"
+                    r["kernel"] += "_v2"
                     rows.append(r)
     os.remove(ours_csv)  # every row is in mxfp8_results.csv
     copy_gbps = max(float(r["GBps"]) for r in rows if r["arm"] == "copy")
