@@ -41,6 +41,7 @@
 //===----------------------------------------------------------------------===//
 #include "common/convert.h"
 #include "common/epilogue.h"
+#include "common/paired_plan.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_status.h"
 #include "src/backend.h"
@@ -66,19 +67,6 @@ namespace {
 using cuda::cuda_fail;
 using cuda::fail;
 using cuda::where;
-
-/// The selector: the gemv path takes M <= kGemvMaxM tokens, or any M whose
-/// M * K * (H0 + H1) multiply-adds stay within kGemvMaxMacs; larger calls go
-/// to cuBLAS. Measured on the H200 (docs/paired-projections.md, "selector";
-/// crossover 128-256 tokens at 2048 x 64 rows, 32-64 at 5120 x 96 and
-/// 4096 x 128, i.e. at ~2^24-2^25 multiply-adds).
-constexpr int64_t kGemvMaxM = 16;
-constexpr int64_t kGemvMaxMacs = int64_t(1) << 24;
-constexpr int kMaxWarps = 8; ///< gemv CTA: WR * WK <= 8 warps
-constexpr int kMaxThreads = 32 * kMaxWarps;
-constexpr int kMaxCluster = 8; ///< portable cluster size
-constexpr int kBatch = 8;      ///< chunks per lane whose loads are issued together
-constexpr int64_t kXsBytes = 32 << 10; ///< staged lhs slice, dynamic shared memory
 
 //===--- parameters ---------------------------------------------------------===//
 
@@ -669,91 +657,29 @@ cudaError_t launch_gemv_t(const Params &p, int mt, int rpw, dim3 grid, size_t sm
   }
 }
 
-/// Launch shape of the gemv path: S (cluster size, K split across CTAs),
-/// WR x WK warps per CTA (rows x K split inside the CTA). Measured on the
-/// H200 (docs/benchmarks/paired-projections.md, "launch shapes").
-struct GemvShape {
-  int64_t S = 1, wr = 4, wk = 1, mt = 1, rpw = 1;
-};
-
-/// Default launch shape (docs/paired-projections.md, "gemv launch shape";
-/// measured in docs/benchmarks/paired-sweep.csv). No cluster: a cluster
-/// launch cost ~0.7 us more than the same work without one at N <= 16.
-/// 1. K split inside the CTA (wk warps) until a lane has <= kBatch chunks,
-///    so all its weight loads are in flight at once; wr = 4 / wk row warps.
-/// 2. Token tile mt = 1, one CTA per token and row group, lhs straight into
-///    registers (staging it in shared memory measured slower).
-/// 3. While that gives more than kMaxGemvWarps warps (more than one wave,
-///    or more L2 -> SM traffic than the latency hides): mt = 2, then two
-///    rows per warp, then fewer K-split warps (wk / 2, wr * 2), then larger
-///    token tiles (mt >= 4 stages the lhs in shared memory).
-constexpr int64_t kMaxGemvWarps = 1024;
-
-GemvShape default_shape(int64_t chunks, int64_t rows, int64_t M, bool gated) {
-  GemvShape s;
-  while (s.wk < kMaxWarps && chunks > int64_t(32) * kBatch * s.wk)
-    s.wk *= 2;
-  s.wr = s.wk >= 4 ? 1 : 4 / s.wk;
-  s.rpw = gated ? 2 : 1;
-  auto warps = [&] {
-    const int64_t units = gated ? rows : (rows + s.rpw - 1) / s.rpw;
-    return units * s.wk * ((M + s.mt - 1) / s.mt);
-  };
-  if (M > 1 && warps() > kMaxGemvWarps)
-    s.mt = 2;
-  if (warps() > kMaxGemvWarps)
-    s.rpw = 2;
-  while (warps() > kMaxGemvWarps && s.wk > 1) {
-    s.wk /= 2;
-    s.wr = s.wr * 2 > kMaxWarps ? kMaxWarps : s.wr * 2;
-  }
-  while (warps() > kMaxGemvWarps && s.mt < 16)
-    s.mt *= 2;
-  return s;
-}
-
 /// The gemv path. Returns cudaErrorNotSupported when the launch shape does
 /// not fit (the caller then takes another path).
 cudaError_t launch_gemv(Params p, int32_t dt, cudaStream_t stream) {
-  const int64_t es = esize_of(dt), vec = 16 / es;
-  const bool gated = p.gated_kind >= 0;
-  const int64_t rows = p.H[0] + (gated ? 0 : p.H[1]);
-  p.chunks = p.K / vec;
-  GemvShape sh = default_shape(p.chunks, rows, p.M, gated);
-  int rpw = gated ? 2 : int(env_int("FUSION_RT_PAIRED_RPW", sh.rpw));
-  if (rpw != 2)
-    rpw = 1;
-  p.units = gated ? p.H[0] : (rows + rpw - 1) / rpw;
-  const int64_t mt_max = env_int("FUSION_RT_PAIRED_MT", sh.mt);
-  int64_t mt = 1;
-  while (mt < p.M && mt < 16 && mt < mt_max)
-    mt *= 2;
-  sh.S = env_int("FUSION_RT_PAIRED_SPLIT", sh.S);
-  sh.wr = env_int("FUSION_RT_PAIRED_WR", sh.wr);
-  sh.wk = env_int("FUSION_RT_PAIRED_WK", sh.wk);
-  sh.S = sh.S < 1 ? 1 : (sh.S > kMaxCluster ? kMaxCluster : sh.S);
-  sh.wr = sh.wr < 1 ? 1 : (sh.wr > kMaxWarps ? kMaxWarps : sh.wr);
-  sh.wk = sh.wk < 1 ? 1 : sh.wk;
-  if (sh.wr * sh.wk > kMaxWarps)
-    sh.wk = kMaxWarps / sh.wr;
-  // Chunks per rank and per warp: whole multiples of 32 (one per lane).
-  int64_t cpw = (p.chunks + sh.S * sh.wk - 1) / (sh.S * sh.wk);
-  cpw = cpw < 1 ? 32 : (cpw + 31) / 32 * 32;
-  const int64_t cpc = cpw * sh.wk;
-  // The staged lhs slice (MT >= 4) must fit: halve the token tile if not.
-  while (mt >= 4 && mt * cpc * 16 > kXsBytes)
-    mt /= 2;
-  const size_t smem = mt >= 4 ? size_t(mt * cpc * 16) : 0;
-  const int64_t z = (p.M + mt - 1) / mt;
-  const int64_t g = (p.units + sh.wr - 1) / sh.wr;
-  if (z > 65535 || g > 65535 || g == 0)
+  GemvOverrides o;
+  o.rpw = env_int("FUSION_RT_PAIRED_RPW", -1);
+  o.mt = env_int("FUSION_RT_PAIRED_MT", -1);
+  o.S = env_int("FUSION_RT_PAIRED_SPLIT", -1);
+  o.wr = env_int("FUSION_RT_PAIRED_WR", -1);
+  o.wk = env_int("FUSION_RT_PAIRED_WK", -1);
+  const GemvPlan plan = plan_gemv(p.M, p.K, p.H[0], p.H[1],
+                                  p.gated_kind >= 0, esize_of(dt), o);
+  if (!plan.ok)
     return cudaErrorNotSupported;
-  p.split = int32_t(sh.S);
-  p.wr = int32_t(sh.wr);
-  p.wk = int32_t(sh.wk);
-  p.chunks_per_cta = cpc;
-  p.chunks_per_warp = cpw;
-  const dim3 grid{unsigned(sh.S), unsigned(g), unsigned(z)};
+  p.chunks = plan.chunks;
+  p.units = plan.units;
+  p.split = int32_t(plan.S);
+  p.wr = int32_t(plan.wr);
+  p.wk = int32_t(plan.wk);
+  p.chunks_per_cta = plan.cpc;
+  p.chunks_per_warp = plan.cpw;
+  const int rpw = int(plan.rpw), mt = int(plan.mt);
+  const size_t smem = plan.smem;
+  const dim3 grid{unsigned(plan.S), unsigned(plan.g), unsigned(plan.z)};
   switch (dt) {
   case FUSION_RT_BF16:
     return launch_gemv_t<__nv_bfloat16>(p, int(mt), rpw, grid, smem, stream);
@@ -1058,9 +984,8 @@ fusion_rt_status cuda_paired_execute(const PairedRequest &q, void *stream_ptr) {
   const bool force_generic = path && !std::strcmp(path, "generic");
   // Selector (measured, docs/paired-projections.md): the gemv path while
   // M <= 16 or the multiply-adds M * K * (H0 + H1) stay within 2^24.
-  const int64_t macs = p.M * p.K * (p.H[0] + p.H[1]);
   const int64_t max_m = env_int("FUSION_RT_PAIRED_GEMV_MAX_M",
-                                macs <= kGemvMaxMacs ? p.M : kGemvMaxM);
+                                gemv_max_m(p.M, p.K, p.H[0], p.H[1]));
   const bool vec_ok = p.K > 0 && p.K % vec == 0 && vec_rows(q.lhs, es) &&
                       vec_rows(q.w[0], es) && vec_rows(q.w[1], es);
 

@@ -8,14 +8,17 @@
 // count of shared-state-space vs generic memory instructions in its PTX
 // (tools/fusion-inspect/kernel_inventory.py, run at build time).
 //
-// The kernel choice mirrors the dispatch in runtime/cuda/cuda_backend.cu and
-// paired_projection.cu; every name it produces must exist in the inventory,
-// which test/Conversion/kernel-report.mlir checks, so the mirror cannot
-// drift silently.
+// The paired projection's path and launch plan come from the runtime's own
+// plan (runtime/common/paired_plan.h, which paired_projection.cu launches
+// from). The quantizers' kernel choice mirrors the dispatch in
+// runtime/cuda/cuda_backend.cu; every name the report produces must exist in
+// the inventory, which test/Conversion/kernel-report.mlir checks, so that
+// mirror cannot drift silently.
 //
 //===----------------------------------------------------------------------===//
 #include "fusion/Conversion/FusionToRuntime/FusionToRuntime.h"
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "common/paired_plan.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -181,10 +184,9 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
            bwd ? "SrcGatedBwd" : "SrcGatedFwd", bwd ? 2 : 4, bwd ? 2 : 4, half,
            false, v2, inv, plan);
   } else {
-    // Mirrors runtime/cuda/paired_projection.cu: the selector (gemv for
-    // M <= 16 tokens or M*K*(H0+H1) <= 2^24 multiply-adds, else cuBLAS) and
-    // launch_gemv (MT = rows per tile, RPW = weight rows per warp, cluster
-    // size S over K).
+    // The selector (gemv for M <= 16 tokens or M*K*(H0+H1) <= 2^24
+    // multiply-adds, else cuBLAS) and the gemv launch plan come from
+    // runtime/common/paired_plan.h, the code the CUDA backend launches from.
     auto p = cast<PairedProjectionOp>(op);
     auto lhs = cast<ShapedType>(p.getLhs().getType());
     auto w0 = cast<ShapedType>(p.getRhs0().getType());
@@ -203,25 +205,25 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
                     "cuBLAS path, chosen at run time from the shape";
       return plan;
     }
-    if (n <= 16 || n * k * (h0 + h1) <= (int64_t(1) << 24)) {
-      int64_t mt = 1;
-      while (mt < n && mt < 16)
-        mt *= 2;
-      int rpw = gated ? 2 : 1;
+    using namespace fusion_rt::paired;
+    int64_t esize = elemBytes(lhs.getElementType());
+    GemvPlan g = plan_gemv(n, k, h0, h1, gated, esize);
+    if (n <= gemv_max_m(n, k, h0, h1) && k % (16 / esize) == 0 && g.ok) {
       std::string name = std::string("void ") + ns + "paired_gemv_kernel<" +
-                         t + ", " + std::to_string(mt) + ", " +
-                         std::to_string(rpw) + ">(" + ns + "Params)";
+                         t + ", " + std::to_string(g.mt) + ", " +
+                         std::to_string(g.rpw) + ">(" + ns + "Params)";
       plan.kernels.push_back(name);
-      int64_t units = gated ? h0 : (h0 + h1 + rpw - 1) / rpw;
-      int64_t g = (units + 3) / 4, z = (n + mt - 1) / mt;
-      int64_t chunks = k / (16 / elemBytes(lhs.getElementType()));
-      int64_t cluster = std::min<int64_t>(2 * kSMs / std::max<int64_t>(1, g * z),
-                                          (chunks + 31) / 32);
-      cluster = std::max<int64_t>(1, std::min<int64_t>(cluster, 8));
-      plan.launch = "gemv path: block 128, grid (" + std::to_string(cluster) +
-                    ", " + std::to_string(g) + ", " + std::to_string(z) +
-                    "), clusters of " + std::to_string(cluster) +
-                    " CTAs splitting K, both epilogues in the same launch";
+      plan.launch =
+          "gemv path: block " + std::to_string(g.threads()) + " (" +
+          std::to_string(g.wr) + " row x " + std::to_string(g.wk) +
+          " K-split warps), grid (" + std::to_string(g.S) + ", " +
+          std::to_string(g.g) + ", " + std::to_string(g.z) + ")" +
+          (g.S > 1 ? ", clusters of " + std::to_string(g.S) +
+                         " CTAs splitting K"
+                   : ", no cluster") +
+          ", " + std::to_string(g.mt) + " token(s) and " +
+          std::to_string(g.rpw) + " weight row(s) per warp, dynamic smem " +
+          std::to_string(g.smem) + " B, both epilogues in the same launch";
     } else {
       plan.kernels.push_back(std::string(ns) + "paired_epilogue_kernel(" + ns +
                              "Params)");

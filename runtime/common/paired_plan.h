@@ -1,0 +1,149 @@
+//===- paired_plan.h - launch plan of the paired projection on CUDA -*- C++ -*-===//
+//
+// The one description of how runtime/cuda/paired_projection.cu launches a
+// paired projection: the path selector and the gemv path's launch shape.
+// Plain C++ (no CUDA types): the CUDA backend launches from it, and
+// `fusion-opt --fusion-kernel-report` (lib/Conversion/FusionToRuntime/
+// KernelReport.cpp) prints it, so the report cannot drift from the launch.
+// The measurements behind the numbers: docs/paired-projections.md.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSION_RT_COMMON_PAIRED_PLAN_H
+#define FUSION_RT_COMMON_PAIRED_PLAN_H
+
+#include <cstddef>
+#include <cstdint>
+
+namespace fusion_rt {
+namespace paired {
+
+/// The selector: the gemv path takes M <= kGemvMaxM tokens, or any M whose
+/// M * K * (H0 + H1) multiply-adds stay within kGemvMaxMacs; larger calls go
+/// to cuBLAS. Measured on the H200 (docs/paired-projections.md, "selector";
+/// crossover 128-256 tokens at 2048 x 64 rows, 32-64 at 5120 x 96 and
+/// 4096 x 128, i.e. at ~2^24-2^25 multiply-adds).
+constexpr int64_t kGemvMaxM = 16;
+constexpr int64_t kGemvMaxMacs = int64_t(1) << 24;
+constexpr int kMaxWarps = 8; ///< gemv CTA: WR * WK <= 8 warps
+constexpr int kMaxThreads = 32 * kMaxWarps;
+constexpr int kMaxCluster = 8; ///< portable cluster size
+constexpr int kBatch = 8;      ///< chunks per lane whose loads are issued together
+constexpr int64_t kXsBytes = 32 << 10; ///< staged lhs slice, dynamic shared memory
+/// More warps than this is more than one wave, or more L2 -> SM traffic than
+/// the latency hides (docs/paired-projections.md, "gemv launch shape").
+constexpr int64_t kMaxGemvWarps = 1024;
+
+/// The largest M the gemv path takes for this problem (before overrides).
+inline int64_t gemv_max_m(int64_t M, int64_t K, int64_t H0, int64_t H1) {
+  return M * K * (H0 + H1) <= kGemvMaxMacs ? M : kGemvMaxM;
+}
+
+/// Launch shape of the gemv path: S (cluster size, K split across CTAs),
+/// WR x WK warps per CTA (rows x K split inside the CTA), MT tokens per CTA,
+/// RPW weight rows per warp.
+struct GemvShape {
+  int64_t S = 1, wr = 4, wk = 1, mt = 1, rpw = 1;
+};
+
+/// Default launch shape (docs/paired-projections.md, "gemv launch shape";
+/// measured in docs/benchmarks/paired-sweep.csv). No cluster: a cluster
+/// launch cost ~0.7 us more than the same work without one at N <= 16.
+/// 1. K split inside the CTA (wk warps) until a lane has <= kBatch chunks,
+///    so all its weight loads are in flight at once; wr = 4 / wk row warps.
+/// 2. Token tile mt = 1, one CTA per token and row group, lhs straight into
+///    registers (staging it in shared memory measured slower).
+/// 3. While that gives more than kMaxGemvWarps warps: mt = 2, then two
+///    rows per warp, then fewer K-split warps (wk / 2, wr * 2), then larger
+///    token tiles (mt >= 4 stages the lhs in shared memory).
+inline GemvShape default_shape(int64_t chunks, int64_t rows, int64_t M,
+                               bool gated) {
+  GemvShape s;
+  while (s.wk < kMaxWarps && chunks > int64_t(32) * kBatch * s.wk)
+    s.wk *= 2;
+  s.wr = s.wk >= 4 ? 1 : 4 / s.wk;
+  s.rpw = gated ? 2 : 1;
+  auto warps = [&] {
+    const int64_t units = gated ? rows : (rows + s.rpw - 1) / s.rpw;
+    return units * s.wk * ((M + s.mt - 1) / s.mt);
+  };
+  if (M > 1 && warps() > kMaxGemvWarps)
+    s.mt = 2;
+  if (warps() > kMaxGemvWarps)
+    s.rpw = 2;
+  while (warps() > kMaxGemvWarps && s.wk > 1) {
+    s.wk /= 2;
+    s.wr = s.wr * 2 > kMaxWarps ? kMaxWarps : s.wr * 2;
+  }
+  while (warps() > kMaxGemvWarps && s.mt < 16)
+    s.mt *= 2;
+  return s;
+}
+
+/// Overrides of the default shape (the FUSION_RT_PAIRED_* environment
+/// variables of the CUDA backend); -1 keeps the default.
+struct GemvOverrides {
+  int64_t S = -1, wr = -1, wk = -1, mt = -1, rpw = -1;
+};
+
+/// Everything launch_gemv needs: the kernel instance (MT, RPW), the grid
+/// (S, G, Z), the block (32 * wr * wk threads), dynamic shared memory, and
+/// the per-CTA / per-warp split of K in 16-byte chunks.
+struct GemvPlan {
+  bool ok = false; ///< false: the grid does not fit, take another path
+  int64_t S = 1, wr = 1, wk = 1, mt = 1, rpw = 1;
+  int64_t units = 0, chunks = 0, cpw = 0, cpc = 0, g = 0, z = 0;
+  size_t smem = 0;
+  int64_t threads() const { return 32 * wr * wk; }
+};
+
+/// The gemv plan for M tokens of K, weights of H0 and H1 rows (H0 only
+/// when gated), elements of `esize` bytes (K a multiple of 16 / esize).
+inline GemvPlan plan_gemv(int64_t M, int64_t K, int64_t H0, int64_t H1,
+                          bool gated, int64_t esize,
+                          const GemvOverrides &o = GemvOverrides()) {
+  GemvPlan p;
+  const int64_t vec = 16 / esize;
+  const int64_t rows = H0 + (gated ? 0 : H1);
+  p.chunks = K / vec;
+  GemvShape sh = default_shape(p.chunks, rows, M, gated);
+  int64_t rpw = gated ? 2 : (o.rpw >= 0 ? o.rpw : sh.rpw);
+  if (rpw != 2)
+    rpw = 1;
+  p.rpw = rpw;
+  p.units = gated ? H0 : (rows + rpw - 1) / rpw;
+  const int64_t mt_max = o.mt >= 0 ? o.mt : sh.mt;
+  int64_t mt = 1;
+  while (mt < M && mt < 16 && mt < mt_max)
+    mt *= 2;
+  sh.S = o.S >= 0 ? o.S : sh.S;
+  sh.wr = o.wr >= 0 ? o.wr : sh.wr;
+  sh.wk = o.wk >= 0 ? o.wk : sh.wk;
+  sh.S = sh.S < 1 ? 1 : (sh.S > kMaxCluster ? kMaxCluster : sh.S);
+  sh.wr = sh.wr < 1 ? 1 : (sh.wr > kMaxWarps ? kMaxWarps : sh.wr);
+  sh.wk = sh.wk < 1 ? 1 : sh.wk;
+  if (sh.wr * sh.wk > kMaxWarps)
+    sh.wk = kMaxWarps / sh.wr;
+  // Chunks per rank and per warp: whole multiples of 32 (one per lane).
+  int64_t cpw = (p.chunks + sh.S * sh.wk - 1) / (sh.S * sh.wk);
+  cpw = cpw < 1 ? 32 : (cpw + 31) / 32 * 32;
+  const int64_t cpc = cpw * sh.wk;
+  // The staged lhs slice (MT >= 4) must fit: halve the token tile if not.
+  while (mt >= 4 && mt * cpc * 16 > kXsBytes)
+    mt /= 2;
+  p.smem = mt >= 4 ? size_t(mt * cpc * 16) : 0;
+  p.z = (M + mt - 1) / mt;
+  p.g = (p.units + sh.wr - 1) / sh.wr;
+  p.S = sh.S;
+  p.wr = sh.wr;
+  p.wk = sh.wk;
+  p.mt = mt;
+  p.cpw = cpw;
+  p.cpc = cpc;
+  p.ok = !(p.z > 65535 || p.g > 65535 || p.g == 0);
+  return p;
+}
+
+} // namespace paired
+} // namespace fusion_rt
+
+#endif // FUSION_RT_COMMON_PAIRED_PLAN_H
