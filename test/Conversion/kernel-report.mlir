@@ -15,8 +15,8 @@
 // CHECK: op #0 fusion.quantize
 // CHECK-NEXT: entry point: _mlir_ciface_fusion_rt_mlir_quantize -> fusion_rt_quantize
 // CHECK-NEXT: CPU backend: reference implementation (host memory)
-// CHECK-NEXT: CUDA launch: block 128, 1024 warp tiles, grid 256 = min(256, 132 SMs x {{[0-9]+}} resident blocks, est. from registers)
-// CHECK-NEXT: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::mx_rowwise16_v2_kernel<fusion_rt::cuda::BF16T, true, true>(fusion_rt::cuda::KParams)
+// CHECK-NEXT: CUDA launch: block 128, 8192 chunks of 256 values, 4 a warp step, grid {{[0-9]+}} = min(512, 132 SMs x {{[0-9]+}} resident blocks, est. from registers)
+// CHECK-NEXT: CUDA kernel: void fusion_rt::cuda::stream::row_stream_kernel<fusion_rt::cuda::BF16T, true, true, 4, true, true, true>(fusion_rt::cuda::KParams)
 // CHECK-NEXT: registers {{[0-9]+}}, static smem {{[0-9]+}} B, stack 0 B, spill stores/loads 0/0 B, shared-memory insts {{[0-9]+}}, generic ld/st 0 (mxfp8_quantize.cu)
 func.func @quantize(%x: tensor<1024x2048xbf16>) -> (tensor<1024x2048xf8E4M3FN>, tensor<1024x64xf8E8M0FNU>) {
   %dst0 = tensor.empty() : tensor<1024x2048xf8E4M3FN>

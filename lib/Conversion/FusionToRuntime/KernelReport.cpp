@@ -106,8 +106,9 @@ void planTiles(ArrayRef<int64_t> shape, int64_t perTileX, StringRef kernel,
 }
 
 /// The MXFP8 kernels: mirrors runtime/cuda/cuda_backend.cu, launch.cuh and
-/// the v2 selection in mxfp8_quantize.cu / gated_act_quantize.cu (the
-/// default; FUSION_RT_CUDA_QUANT_V2=0 turns it off at run time).
+/// the stream / v2 selection in mxfp8_quantize.cu / gated_act_quantize.cu
+/// (the defaults; FUSION_RT_CUDA_ROW_STREAM and FUSION_RT_CUDA_QUANT_V2
+/// change them at run time).
 void planMX(QuantSchemeAttr scheme, Type inElt, StringRef src, int vec, int g,
             ArrayRef<int64_t> shape, bool dbias, bool v2Eligible,
             const llvm::StringMap<KernelInfo> &inv, Plan &plan) {
@@ -124,12 +125,48 @@ void planMX(QuantSchemeAttr scheme, Type inElt, StringRef src, int vec, int g,
             : scheme.getDirection() == QuantDirection::colwise ? 2
                                                                : 3;
   std::string t = typeTag(inElt, false);
+  std::string flags =
+      std::string(scheme.getFormat() == QuantFormat::mxfp8_e4m3 ? "true"
+                                                                : "false") +
+      ", " + (scheme.getNanPolicy() == NanPolicy::propagate ? "true" : "false");
+  // The rowwise stream kernel (mxfp8_quantize.cu launch_quantize,
+  // row_stream.cuh): plain 16-bit rowwise quantize with K % 256 == 0, its
+  // default variant 4ph (4 chunks a step, prefetch, L2 hints) when rows and
+  // compact scales are contiguous (identity layouts), else the general form.
+  int64_t k = shape.back();
+  if (v2Eligible && src == "SrcPlain" && dir == 1 && !inElt.isF32() &&
+      !ShapedType::isDynamic(k) && k % 256 == 0) {
+    bool flat = scheme.getScaleLayout() == ScaleLayout::compact;
+    int u = flat ? 4 : 8;
+    std::string name = "void fusion_rt::cuda::stream::row_stream_kernel<" + t +
+                       ", " + flags +
+                       (flat ? ", 4, true, true, true>" : ", 8, false, false, false>") +
+                       "(fusion_rt::cuda::KParams)";
+    plan.kernels.push_back(name);
+    int64_t m = 1;
+    for (int64_t d : shape.drop_back())
+      m = ShapedType::isDynamic(d) || ShapedType::isDynamic(m)
+              ? ShapedType::kDynamic
+              : m * d;
+    if (ShapedType::isDynamic(m)) {
+      plan.launch = "block 128, persistent grid; size depends on the runtime "
+                    "shape";
+      return;
+    }
+    int64_t chunks = m * (k / 256), steps = (chunks + u - 1) / u;
+    int64_t want = (steps + kThreads / 32 - 1) / (kThreads / 32);
+    auto it = inv.find(name);
+    int perSM = it == inv.end() ? 1 : blocksPerSM(it->second.registers);
+    int64_t cap = int64_t(kSMs) * perSM;
+    plan.launch = "block 128, " + std::to_string(chunks) +
+                  " chunks of 256 values, " + std::to_string(u) +
+                  " a warp step, grid " + std::to_string(std::min(want, cap)) +
+                  " = min(" + std::to_string(want) + ", " +
+                  std::to_string(kSMs) + " SMs x " + std::to_string(perSM) +
+                  " resident blocks, est. from registers)";
+    return;
+  }
   if (v2Eligible && !inElt.isF32()) {
-    std::string flags =
-        std::string(scheme.getFormat() == QuantFormat::mxfp8_e4m3 ? "true"
-                                                                  : "false") +
-        ", " +
-        (scheme.getNanPolicy() == NanPolicy::propagate ? "true" : "false");
     std::string prefix = "void fusion_rt::cuda::(anonymous namespace)::";
     std::string name =
         src == "SrcGatedFwd"
