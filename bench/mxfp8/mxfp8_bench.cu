@@ -10,6 +10,7 @@
 // eagerly (a memcpy node in a graph runs slower; peers.md).
 //
 // Options: --csv FILE, --quick (the 4096-row shapes only), --only A,B,..
+// (name fragments; =NAME for an exact name)
 // (kernels whose name contains one of the fragments: quick A/B runs).
 // Prints one CSV line per arm to stdout (and to --csv FILE):
 //   arm,kernel,shape,M,N,bytes,us,GBps
@@ -324,6 +325,9 @@ int main(int argc, char **argv) {
     cfgs.push_back({Kind::Quantize, "mxfp8_colwise_same", q[0], q[1], 1, 0, 1});
     cfgs.push_back({Kind::Quantize, "mxfp8_colwise_transposed", q[0], q[1], 1, 1, 1});
     cfgs.push_back({Kind::Quantize, "mxfp8_both", q[0], q[1], 2, 0, 1});
+    // Both directions with the colwise output transposed ([N, M], the
+    // layout of torchao's dim0 + dim1 pair).
+    cfgs.push_back({Kind::Quantize, "mxfp8_both_transposed", q[0], q[1], 2, 1, 1});
   }
   cfgs.push_back({Kind::Quantize, "mxfp8_rowwise_rceil", 16384, 16384, 0, 0, 0});
   const int64_t gshapes[][2] = {{4096, 7168}, {16384, 7168}, {8192, 14336}};
@@ -340,7 +344,10 @@ int main(int argc, char **argv) {
     for (const char *f = only; f && *f && !take;) {
       const char *e = std::strchr(f, ',');
       const std::string frag = e ? std::string(f, size_t(e - f)) : std::string(f);
-      take = !frag.empty() && std::strstr(c.name, frag.c_str()) != nullptr;
+      // "=name" matches that name exactly.
+      take = !frag.empty() && (frag[0] == '='
+                                   ? frag.compare(1, std::string::npos, c.name) == 0
+                                   : std::strstr(c.name, frag.c_str()) != nullptr);
       f = e ? e + 1 : nullptr;
     }
     if (take)

@@ -176,6 +176,10 @@ def main():
     ap.add_argument("--skip-tests", action="store_true")
     ap.add_argument("--no-ab-v2", dest="ab_v2", action="store_false",
                     help="skip the A/B arm with FUSION_RT_CUDA_ROW_STREAM=0 (v2 tile rowwise kernel)")
+    ap.add_argument("--no-ab-colt", dest="ab_colt", action="store_false",
+                    help="skip the A/B arms of the colwise transposed and both kernels "
+                         "(FUSION_RT_CUDA_COL_T=0 FUSION_RT_CUDA_BOTH=0: previous v2 tile "
+                         "kernels, _prev rows; COL_T=o: v2 tile kernel in strip order, _ord rows)")
     ap.add_argument("--ours-only", action="store_true",
                     help="tests + our kernels only (no peers): quick A/B runs")
     ap.add_argument("--budget-s", type=float, default=300.0,
@@ -194,8 +198,11 @@ def main():
         exe = os.path.join(args.bin, "fusion_rt_gpu_tests")
         logs = []
         for tag, env in (("default", {}), ("FUSION_RT_CUDA_QUANT_V2=0", {"FUSION_RT_CUDA_QUANT_V2": "0"}),
-                         ("FUSION_RT_CUDA_ROW_STREAM=0", {"FUSION_RT_CUDA_ROW_STREAM": "0"})):
-            if tag != "default" and not args.ab_v2:
+                         ("FUSION_RT_CUDA_ROW_STREAM=0", {"FUSION_RT_CUDA_ROW_STREAM": "0"}),
+                         ("FUSION_RT_CUDA_COL_T=0 FUSION_RT_CUDA_BOTH=0",
+                          {"FUSION_RT_CUDA_COL_T": "0", "FUSION_RT_CUDA_BOTH": "0"}),
+                         ("FUSION_RT_CUDA_COL_T=o", {"FUSION_RT_CUDA_COL_T": "o"})):
+            if tag != "default" and not (args.ab_colt if "COL_T" in tag else args.ab_v2):
                 continue
             p = subprocess.run([exe] + (["--quick"] if args.quick or tag != "default" else []),
                                capture_output=True, text=True, env={**os.environ, **env})
@@ -231,6 +238,25 @@ def main():
                 if r["arm"] == "fusion_rt":
                     r["kernel"] += "_v2"
                     rows.append(r)
+    if args.ab_colt:
+        # The colwise transposed and both kernels: previous defaults (v2 tile
+        # kernels, FUSION_RT_CUDA_COL_T=0 FUSION_RT_CUDA_BOTH=0, _prev rows)
+        # and the v2 tile kernel in strip order (COL_T=o, _ord rows); same
+        # binary, same method: A/B.
+        for env, only, suffix in (
+                ({"FUSION_RT_CUDA_COL_T": "0", "FUSION_RT_CUDA_BOTH": "0"},
+                 "mxfp8_colwise_transposed,=mxfp8_both,mxfp8_both_transposed", "_prev"),
+                ({"FUSION_RT_CUDA_COL_T": "o"},
+                 "mxfp8_colwise_transposed,mxfp8_both_transposed", "_ord")):
+            p = subprocess.run([exe, "--csv", ours_csv, "--only", only] +
+                               (["--quick"] if args.quick else []), capture_output=True,
+                               text=True, env={**os.environ, **env})
+            log(p.stdout[-3000:], p.stderr[-2000:])
+            with open(ours_csv) as f:
+                for r in csv.DictReader(f):
+                    if r["arm"] == "fusion_rt":
+                        r["kernel"] += suffix
+                        rows.append(r)
     os.remove(ours_csv)  # every row is in mxfp8_results.csv
     copy_gbps = max(float(r["GBps"]) for r in rows if r["arm"] == "copy")
     tus, tgb = torch_copy_ceiling()
@@ -331,11 +357,31 @@ TARGETS = {
     "mxfp8_colwise_same": "≥ 1.5× best colwise peer; ≥ 85 % of copy at 16384²",
     "mxfp8_colwise_transposed": "≥ 1.5× best colwise peer; ≥ 85 % of copy at 16384²",
     "mxfp8_both": "≥ 80 % of copy",
+    "mxfp8_both_transposed": "≥ 80 % of copy",
     "swiglu_mxfp8_rowwise": "≥ 1.2× torch.compile",
     "dswiglu_mxfp8_both": "measured vs torch.compile",
     "dgelu_dbias_mxfp8_both": "measured vs torch.compile",
     "mxfp8_rowwise_rceil": "(RCEIL variant; peers use FLOOR)",
 }
+
+
+def strip_ab(kernel):
+    """The kernel name without its A/B-arm suffix."""
+    for suf in ("_v1", "_v2", "_prev", "_ord"):
+        if kernel.endswith(suf):
+            return kernel[:-len(suf)]
+    return kernel
+
+
+def peer_kernel(base):
+    """The peer rows a kernel is compared with: RCEIL rows with the rowwise
+    peers; both-transposed with the both peers (torchao's both is dim0 + dim1,
+    i.e. the transposed layout; torch's q_both is the same layout)."""
+    if base.startswith("mxfp8_rowwise_rceil"):
+        return "mxfp8_rowwise"
+    if base == "mxfp8_both_transposed":
+        return "mxfp8_both"
+    return base
 
 
 def write_outputs(args, rows, copy_gbps, test_summary, dev, has_ao, quiet=False):
@@ -373,10 +419,10 @@ def write_outputs(args, rows, copy_gbps, test_summary, dev, has_ao, quiet=False)
         us = float(r["us"])
         gbps = float(r["GBps"])
         pct = 100.0 * gbps / copy_gbps
-        base = kernel[:-3] if kernel.endswith(("_v1", "_v2")) else kernel
+        base = strip_ab(kernel)
         col = base.startswith("mxfp8_colwise")
         comp = base in ("swiglu_mxfp8_rowwise", "dswiglu_mxfp8_both", "dgelu_dbias_mxfp8_both")
-        pk = "mxfp8_rowwise" if base.startswith("mxfp8_rowwise_rceil") else base
+        pk = peer_kernel(base)
         b = best(pk, shape, colwise_pool=col, compile_only=comp)
         sp = float(b["us"]) / us if b else float("nan")
         met = "—"
@@ -387,7 +433,7 @@ def write_outputs(args, rows, copy_gbps, test_summary, dev, has_ao, quiet=False)
             met = "yes" if sp >= 1.0 and (not big or pct >= 92) else "**no**"
         elif col:
             met = "yes" if sp >= 1.5 and (not big or pct >= 85) else "**no**"
-        elif kernel == "mxfp8_both":
+        elif kernel in ("mxfp8_both", "mxfp8_both_transposed"):
             met = "yes" if pct >= 80 else "**no**"
         elif kernel == "swiglu_mxfp8_rowwise":
             met = "yes" if sp >= 1.2 else "**no**"
@@ -440,8 +486,7 @@ def write_outputs(args, rows, copy_gbps, test_summary, dev, has_ao, quiet=False)
                 if arm == "fusion_rt":
                     v = float(ours[(kernel, shape)]["GBps"])
                 else:
-                    pk = kernel[:-3] if kernel.endswith(("_v1", "_v2")) else kernel
-                    pk = "mxfp8_rowwise" if pk.startswith("mxfp8_rowwise_rceil") else pk
+                    pk = peer_kernel(strip_ab(kernel))
                     c = [r for r in peers.get((pk, shape), []) if r["arm"] == arm]
                     if not c:
                         continue

@@ -127,6 +127,41 @@ __device__ __forceinline__ void row16_tile(const KParams &p, int64_t rb,
   }
 }
 
+/// Shared-window address of a shared array (32-bit, for ld/st.shared).
+__device__ __forceinline__ uint32_t smem_addr(const void *p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void sts64(uint32_t a, uint32_t x, uint32_t y) {
+  asm volatile("st.shared.v2.u32 [%0], {%1, %2};" ::"r"(a), "r"(x), "r"(y) : "memory");
+}
+__device__ __forceinline__ void sts8(uint32_t a, uint32_t x) {
+  asm volatile("st.shared.u8 [%0], %1;" ::"r"(a), "r"(x) : "memory");
+}
+__device__ __forceinline__ uint4 lds128(uint32_t a) {
+  uint4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"(a)
+               : "memory");
+  return v;
+}
+__device__ __forceinline__ uint32_t lds32(uint32_t a) {
+  uint32_t v;
+  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(a) : "memory");
+  return v;
+}
+__device__ __forceinline__ void stg128(void *p, const uint4 &v) {
+  asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x),
+               "r"(v.y), "r"(v.z), "r"(v.w)
+               : "memory");
+}
+__device__ __forceinline__ void stg32(void *p, uint32_t v) {
+  asm volatile("st.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+__device__ __forceinline__ void stg64(void *p, uint32_t x, uint32_t y) {
+  asm volatile("st.global.v2.u32 [%0], {%1, %2};" ::"l"(p), "r"(x), "r"(y) : "memory");
+}
+
 /// Zeroes a 16-bit NaN key under IGNORE (maxNum of an all-NaN chain is NaN).
 template <typename T, bool PROPAGATE>
 __device__ __forceinline__ uint32_t fix_key(uint32_t k) {
@@ -140,10 +175,14 @@ __device__ __forceinline__ uint32_t fix_key(uint32_t k) {
 /// the engine's layout. Column keys are packed 16-bit maxima over the lane's
 /// rows, joined across the 4 row groups with shuffles; row group g computes
 /// the scales of column pair g and shares them.
-template <typename T, bool E4M3, bool PROPAGATE, bool DO_ROW>
+///
+/// RS_SMEM (the both-directions CTA kernel): the rowwise scale bytes go to
+/// shared memory (`rs`: [32 rows][8 blocks] bytes of the CTA tile, this warp's
+/// blocks 2 * warp, 2 * warp + 1) instead of global memory.
+template <typename T, bool E4M3, bool PROPAGATE, bool DO_ROW, bool RS_SMEM = false>
 __device__ __forceinline__ void col16_tile(const KParams &p, int64_t band,
                                            int64_t rb, int64_t c, int group,
-                                           int lane) {
+                                           int lane, uint32_t rs = 0, int warp = 0) {
   constexpr int RPL = 8;
   const int fmt = E4M3 ? kMXFP8E4M3 : kMXFP8E5M2;
   const char *xp = p.x + (rb * p.x_rs + c) * 2;
@@ -252,13 +291,327 @@ __device__ __forceinline__ void col16_tile(const KParams &p, int64_t band,
       }
       *reinterpret_cast<uint2 *>(dp + i * p.rd_rs) =
           make_uint2(code[0] | (code[1] << 16), code[2] | (code[3] << 16));
+      if constexpr (RS_SMEM) {
+        if (q == 0)
+          sts8(rs + (group * RPL + i) * 8 + warp * 2 + ((lane & 7) >> 2), b);
+      } else {
+        if (q == 0)
+          sp[i * sstep] = b;
+      }
+    }
+  }
+}
+
+//===--- colwise transposed through shared memory (the "colT" kernels) -----===//
+//
+// The transposed colwise output is [N, M] (row n = column n of the input),
+// its compact scales [N, ceil(M/32)]. The v2 tile above stores, per warp
+// tile of 32 rows x 64 columns, 8 bytes a lane to 8 output rows (32-byte
+// pieces) and one scale byte per column: every scale byte lands in a
+// different 32-byte sector whose other 31 bytes come from the other row
+// bands, far apart in time.
+//
+// The colT kernel: a CTA (4 warps) owns a 128-row x 64-column tile; warp w
+// quantizes rows 32w..32w+31 exactly like col16_tile (same loads, packed
+// abs-max, shuffles, scale, reciprocal, cvt), but writes its codes
+// transposed into shared memory (64 rows of 128 bytes, the 16-byte chunks of
+// row n XOR-swizzled by (n / 8) % 8: the 8-byte writes and the 16-byte reads
+// are bank-conflict free) and its scale bytes into a [64][4] array. After
+// one barrier the CTA stores the 64 x 128-byte transposed block as full
+// 128-byte lines (16 bytes a lane, 8 lanes a line) and each column's 4 scale
+// bytes as one 4-byte word where aligned. Tiles are visited in column
+// strips of 8 row tiles (1024 rows = 32 bands), so the 32 scale bytes of a
+// sector and the 1 KB pieces of an output row are written by CTAs running
+// at the same time. Double-buffered shared memory: one barrier per tile.
+// Edge tiles (not all 128 rows or 64 columns inside, or no vector path) run
+// the v2 tile / slow tile per warp.
+
+/// Tile t of a G x S grid of tiles (G tile rows, S column strips), visited
+/// in super-rows of H tile rows: strip by strip, the H tile rows of a strip
+/// one after the other (the last super-row may hold fewer).
+__device__ __forceinline__ void strip_order(uint32_t t, uint32_t G, uint32_t S,
+                                            uint32_t H, uint32_t &row,
+                                            uint32_t &strip) {
+  const uint32_t full = G / H;
+  const uint32_t per = H * S;
+  if (t < full * per) {
+    const uint32_t sr = t / per, l = t - sr * per;
+    strip = l / H;
+    row = sr * H + (l - strip * H);
+  } else {
+    const uint32_t h = G - full * H, l = t - full * per;
+    strip = l / h;
+    row = full * H + (l - strip * h);
+  }
+}
+
+/// One warp's 32 x 64 part of a colT tile: col16_tile with the transposed
+/// codes and the scale bytes going to shared memory (`cs`: this buffer's
+/// 64 x 128-byte code block, `ss`: its [64][4] scale bytes).
+template <typename T, bool E4M3, bool PROPAGATE, bool DO_ROW>
+__device__ __forceinline__ void colT16_tile(const KParams &p, int64_t rb,
+                                            int64_t c, int group, int lane,
+                                            int warp, uint32_t cs, uint32_t ss) {
+  constexpr int RPL = 8;
+  const int fmt = E4M3 ? kMXFP8E4M3 : kMXFP8E5M2;
+  const char *xp = p.x + (rb * p.x_rs + c) * 2;
+  const int64_t xstep = p.x_rs * 2;
+  uint4 w[RPL];
+#pragma unroll
+  for (int i = 0; i < RPL; ++i)
+    w[i] = ldg_stream16(xp + i * xstep);
+
+  const uint32_t m = 0x7fff7fffu;
+  uint32_t ck[4] = {w[0].x & m, w[0].y & m, w[0].z & m, w[0].w & m};
+#pragma unroll
+  for (int i = 1; i < RPL; ++i) {
+    ck[0] = max16x2<T, PROPAGATE>(ck[0], w[i].x & m);
+    ck[1] = max16x2<T, PROPAGATE>(ck[1], w[i].y & m);
+    ck[2] = max16x2<T, PROPAGATE>(ck[2], w[i].z & m);
+    ck[3] = max16x2<T, PROPAGATE>(ck[3], w[i].w & m);
+  }
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    ck[j] = max16x2<T, PROPAGATE>(ck[j], __shfl_xor_sync(0xffffffffu, ck[j], 8));
+    ck[j] = max16x2<T, PROPAGATE>(ck[j], __shfl_xor_sync(0xffffffffu, ck[j], 16));
+  }
+  const uint32_t kk = group == 0 ? ck[0] : group == 1 ? ck[1] : group == 2 ? ck[2] : ck[3];
+  const uint32_t sb_lo = block_scale_byte(
+      key_f32_bits<T>(fix_key<T, PROPAGATE>(kk & 0xffffu)), fmt, p.rounding, PROPAGATE);
+  const uint32_t sb_hi = block_scale_byte(
+      key_f32_bits<T>(fix_key<T, PROPAGATE>(kk >> 16)), fmt, p.rounding, PROPAGATE);
+  const uint32_t mine = sb_lo | (sb_hi << 8);
+  const int cl = lane & 7; // this lane's 8 columns: cl * 8 .. + 8 of the tile
+  uint8_t sb[8];
+  float crcp[8];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const uint32_t pr = __shfl_sync(0xffffffffu, mine, j * 8 + cl);
+    sb[2 * j] = uint8_t(pr & 0xffu);
+    sb[2 * j + 1] = uint8_t(pr >> 8);
+  }
+#pragma unroll
+  for (int j = 0; j < 8; ++j) {
+    crcp[j] = mx_reciprocal(sb[j]);
+    if (group == 0)
+      sts8(ss + (cl * 8 + j) * 4 + warp, sb[j]);
+  }
+  // Column cl*8 + j, rows 32*warp + 8*group .. + 8: 8 bytes at byte
+  // 32*warp + 8*group of smem row cl*8 + j, chunk XOR-swizzled by cl.
+  const uint32_t chunk = uint32_t(warp * 2 + (group >> 1)) ^ uint32_t(cl);
+  const uint32_t a0 = cs + uint32_t(cl * 8) * 128 + (chunk << 4) + ((group & 1) << 3);
+#pragma unroll
+  for (int j = 0; j < 8; ++j) {
+    uint32_t code[4];
+#pragma unroll
+    for (int i = 0; i < RPL; i += 2) {
+      const uint32_t a = (&w[i].x)[j / 2], b = (&w[i + 1].x)[j / 2];
+      const float va = ((j & 1) ? T::hi(a) : T::lo(a)) * crcp[j];
+      const float vb = ((j & 1) ? T::hi(b) : T::lo(b)) * crcp[j];
+      code[i / 2] = E4M3 ? cvt_e4m3x2(va, vb) : cvt_e5m2x2(va, vb);
+    }
+    sts64(a0 + j * 128, code[0] | (code[1] << 16), code[2] | (code[3] << 16));
+  }
+  if constexpr (DO_ROW) {
+    uint32_t key[RPL];
+#pragma unroll
+    for (int i = 0; i < RPL; ++i) {
+      uint32_t k = vec_key<T, PROPAGATE>(w[i]);
+      k = max(k, __shfl_xor_sync(0xffffffffu, k, 1));
+      key[i] = max(k, __shfl_xor_sync(0xffffffffu, k, 2));
+    }
+    const int q = lane & 3;
+    uint32_t sb_row[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const uint32_t k = q == 0 ? key[4 * h] : q == 1 ? key[4 * h + 1]
+                         : q == 2 ? key[4 * h + 2] : key[4 * h + 3];
+      sb_row[h] = block_scale_byte(key_f32_bits<T>(k), fmt, p.rounding, PROPAGATE);
+    }
+    uint8_t *dp = p.rd + rb * p.rd_rs + c;
+    const int64_t sc = c / 32;
+    uint8_t *sp = p.swz ? p.rsc + swizzled_scale_offset(rb, sc, p.rsc_pc)
+                        : p.rsc + rb * p.rsc_rs + sc * p.rsc_cs;
+    const int64_t sstep = p.swz ? 16 : p.rsc_rs;
+#pragma unroll
+    for (int i = 0; i < RPL; ++i) {
+      const uint8_t b =
+          uint8_t(__shfl_sync(0xffffffffu, sb_row[i / 4], (lane & ~3) | (i % 4)));
+      const float r = mx_reciprocal(b);
+      const uint32_t ws[4] = {w[i].x, w[i].y, w[i].z, w[i].w};
+      uint32_t code[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const float lo = T::lo(ws[j]) * r, hi = T::hi(ws[j]) * r;
+        code[j] = E4M3 ? cvt_e4m3x2(lo, hi) : cvt_e5m2x2(lo, hi);
+      }
+      *reinterpret_cast<uint2 *>(dp + i * p.rd_rs) =
+          make_uint2(code[0] | (code[1] << 16), code[2] | (code[3] << 16));
       if (q == 0)
         sp[i * sstep] = b;
     }
   }
 }
 
+/// The colT kernel (col_t only; DIR = kCol or kBoth). Grid: persistent,
+/// CTA tiles of 128 rows x 64 columns in strip order (strip_order, H = 8).
 template <typename T, bool E4M3, bool PROPAGATE, int DIR>
+__global__ void __launch_bounds__(128, 4) mx_colT16_kernel(const KParams p) {
+  using Src = SrcPlain<T>;
+  __shared__ __align__(16) uint8_t codes_sh[2][64 * 128];
+  __shared__ __align__(16) uint8_t scales_sh[2][64 * 4];
+  const uint32_t cs0 = smem_addr(&codes_sh[0][0]);
+  const uint32_t ss0 = smem_addr(&scales_sh[0][0]);
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const int group = lane >> 3;
+  const uint32_t G = uint32_t((p.M + 127) / 128);
+  const uint32_t S = uint32_t(p.tiles_x);
+  const uint32_t ntiles = uint32_t(p.tiles);
+  uint32_t unused_amax = 0;
+  uint32_t buf = 0;
+  for (uint32_t t = blockIdx.x; t < ntiles; t += gridDim.x, buf ^= 1u) {
+    uint32_t trow, strip;
+    strip_order(t, G, S, 8, trow, strip);
+    const int64_t R0 = int64_t(trow) * 128, C0 = int64_t(strip) * 64;
+    const int64_t band = R0 / 32 + warp;
+    const int64_t rb = band * 32 + group * 8;
+    const int64_t c = C0 + (lane & 7) * 8;
+    // Uniform over the CTA: the whole 128 x 64 tile inside, vector views.
+    const bool cta_fast = p.vec_all && R0 + 128 <= p.M && C0 + 64 <= p.K;
+    if (cta_fast) {
+      const uint32_t cs = cs0 + buf * (64 * 128), ss = ss0 + buf * (64 * 4);
+      colT16_tile<T, E4M3, PROPAGATE, DIR == kBoth>(p, rb, c, group, lane, warp,
+                                                     cs, ss);
+      __syncthreads();
+      // 64 output rows of 128 bytes: 8 lanes a row, 16 bytes a lane.
+      uint8_t *const out = p.cd + C0 * p.cd_rs + R0;
+#pragma unroll
+      for (int it = 0; it < 4; ++it) {
+        const uint32_t v = uint32_t(it * 128) + threadIdx.x;
+        const uint32_t n = v >> 3, k = v & 7u;
+        const uint4 val = lds128(cs + n * 128 + ((k ^ ((n >> 3) & 7u)) << 4));
+        stg128(out + int64_t(n) * p.cd_rs + k * 16, val);
+      }
+      if (threadIdx.x < 64) {
+        const int64_t n = C0 + threadIdx.x;
+        const int64_t band0 = R0 / 32;
+        const uint32_t word = lds32(ss + threadIdx.x * 4);
+        int64_t off;
+        bool contiguous;
+        if (p.swz) {
+          off = swizzled_scale_offset(n, band0, p.csc_pc); // band0 % 4 == 0
+          contiguous = true;
+        } else {
+          off = n * p.csc_rs + band0 * p.csc_cs;
+          contiguous = p.csc_cs == 1;
+        }
+        uint8_t *const q = p.csc + off;
+        if (contiguous && (reinterpret_cast<uintptr_t>(q) & 3u) == 0) {
+          stg32(q, word);
+        } else {
+#pragma unroll
+          for (int b = 0; b < 4; ++b)
+            put_col_scale(p, n, band0 + b, uint8_t(word >> (8 * b)));
+        }
+      }
+    } else if (band * 32 < p.M) {
+      // Edge tile: this warp's band through the v2 tile or the slow tile.
+      const bool lane_fast = p.vec_all && band * 32 + 32 <= p.M && c + 8 <= p.K;
+      if (__all_sync(0xffffffffu, lane_fast))
+        col16_tile<T, E4M3, PROPAGATE, DIR == kBoth>(p, band, rb, c, group, lane);
+      else
+        tile_slow<Src, DIR>(p, band, rb, c, group, lane, unused_amax);
+    }
+    // Every path passes one barrier per tile: with two buffers, a buffer is
+    // written again only after every thread has read it (two barriers on).
+    if (!cta_fast)
+      __syncthreads();
+  }
+}
+
+/// Both directions, same colwise layout, through a CTA tile (the "c" variant
+/// of FUSION_RT_CUDA_BOTH): 4 warps side by side own 32 rows x 256 columns;
+/// each warp runs col16_tile on its 32 x 64 part, but its rowwise scale bytes
+/// (2 a row) go to shared memory, and after one barrier each of the 32 rows'
+/// 8 scale bytes leaves as one 8-byte store (two 4-byte stores when
+/// swizzled; bytes where misaligned): 32 store requests per CTA tile instead
+/// of 256 single bytes. Codes and colwise scales are stored as in the v2
+/// tile. Double-buffered, one barrier per tile; edge tiles per warp.
+template <typename T, bool E4M3, bool PROPAGATE>
+__global__ void __launch_bounds__(128, 4) mx_both16_cta_kernel(const KParams p) {
+  using Src = SrcPlain<T>;
+  __shared__ __align__(16) uint8_t rs_sh[2][32 * 8];
+  const uint32_t rs0 = smem_addr(&rs_sh[0][0]);
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const int group = lane >> 3;
+  const int64_t S = p.tiles_x;
+  uint32_t unused_amax = 0;
+  uint32_t buf = 0;
+  for (int64_t t = blockIdx.x; t < p.tiles; t += gridDim.x, buf ^= 1u) {
+    const int64_t band = t / S;
+    const int64_t C0 = (t - band * S) * 256;
+    const int64_t rb = band * 32 + group * 8;
+    const int64_t c = C0 + warp * 64 + (lane & 7) * 8;
+    const bool cta_fast = p.vec_all && band * 32 + 32 <= p.M && C0 + 256 <= p.K;
+    if (cta_fast) {
+      const uint32_t rs = rs0 + buf * (32 * 8);
+      col16_tile<T, E4M3, PROPAGATE, true, true>(p, band, rb, c, group, lane, rs, warp);
+      __syncthreads();
+      if (threadIdx.x < 32) {
+        const int64_t r = band * 32 + threadIdx.x;
+        const int64_t sc = C0 / 32; // multiple of 8
+        const uint32_t a = rs + threadIdx.x * 8;
+        const uint32_t lo = lds32(a), hi = lds32(a + 4);
+        if (p.swz) {
+          uint8_t *q0 = p.rsc + swizzled_scale_offset(r, sc, p.rsc_pc);
+          uint8_t *q1 = p.rsc + swizzled_scale_offset(r, sc + 4, p.rsc_pc);
+          if ((reinterpret_cast<uintptr_t>(p.rsc) & 3u) == 0) {
+            stg32(q0, lo);
+            stg32(q1, hi);
+          } else {
+#pragma unroll
+            for (int b = 0; b < 4; ++b) {
+              q0[b] = uint8_t(lo >> (8 * b));
+              q1[b] = uint8_t(hi >> (8 * b));
+            }
+          }
+        } else {
+          uint8_t *q = p.rsc + r * p.rsc_rs + sc * p.rsc_cs;
+          const uintptr_t al = reinterpret_cast<uintptr_t>(q);
+          if (p.rsc_cs == 1 && (al & 7u) == 0) {
+            stg64(q, lo, hi);
+          } else if (p.rsc_cs == 1 && (al & 3u) == 0) {
+            stg32(q, lo);
+            stg32(q + 4, hi);
+          } else {
+#pragma unroll
+            for (int b = 0; b < 4; ++b) {
+              q[b * p.rsc_cs] = uint8_t(lo >> (8 * b));
+              q[(b + 4) * p.rsc_cs] = uint8_t(hi >> (8 * b));
+            }
+          }
+        }
+      }
+    } else if (C0 + warp * 64 < p.K) {
+      // Edge tile: this warp's 32 x 64 part through the v2 tile or the slow tile.
+      const bool lane_fast = p.vec_all && band * 32 + 32 <= p.M && c + 8 <= p.K;
+      if (__all_sync(0xffffffffu, lane_fast))
+        col16_tile<T, E4M3, PROPAGATE, true>(p, band, rb, c, group, lane);
+      else
+        tile_slow<Src, kBoth>(p, band, rb, c, group, lane, unused_amax);
+    }
+    // One barrier per tile on every path (two buffers, see mx_colT16_kernel).
+    if (!cta_fast)
+      __syncthreads();
+  }
+}
+
+/// ORD (the "o" variant of FUSION_RT_CUDA_COL_T, transposed layout only):
+/// warp tiles in strip order (32 bands of one 64-column strip after one
+/// another) instead of row-band order; the tile itself is unchanged.
+template <typename T, bool E4M3, bool PROPAGATE, int DIR, bool ORD = false>
 __global__ void __launch_bounds__(128, 4) mx_col16_v2_kernel(const KParams p) {
   using Src = SrcPlain<T>;
   constexpr int VEC = 8, LG = 8, RPL = 8;
@@ -268,9 +621,18 @@ __global__ void __launch_bounds__(128, 4) mx_col16_v2_kernel(const KParams p) {
   const int64_t nwarps = (int64_t(gridDim.x) * blockDim.x) >> 5;
   uint32_t unused_amax = 0;
   for (int64_t t = warp0; t < p.tiles; t += nwarps) {
-    const int64_t band = t / p.tiles_x;
+    int64_t band, x;
+    if constexpr (ORD) {
+      uint32_t b32, x32;
+      strip_order(uint32_t(t), uint32_t((p.M + 31) / 32), uint32_t(p.tiles_x), 32,
+                  b32, x32);
+      band = b32, x = x32;
+    } else {
+      band = t / p.tiles_x;
+      x = t - band * p.tiles_x;
+    }
     const int64_t rb = band * 32 + group * RPL;
-    const int64_t c = (t - band * p.tiles_x) * (LG * VEC) + (lane % LG) * VEC;
+    const int64_t c = x * (LG * VEC) + (lane % LG) * VEC;
     const bool lane_fast = p.vec_all && band * 32 + 32 <= p.M && c + VEC <= p.K;
     if (__all_sync(0xffffffffu, lane_fast))
       col16_tile<T, E4M3, PROPAGATE, DIR == kBoth>(p, band, rb, c, group, lane);
@@ -324,9 +686,102 @@ cudaError_t launch_v2_kernel(Kernel kernel, const KParams &p_in, int &per_sm,
   return cudaGetLastError();
 }
 
+/// FUSION_RT_CUDA_COL_T=0|o|s: the kernel of the 16-bit colwise transposed
+/// quantize (and of both directions with the transposed layout): 0 = the v2
+/// tile kernel (the default before 2026-11-29 22:xx), o = the v2 tile kernel
+/// in strip order, s = the colT kernel (shared-memory transpose).
+int colT_variant() {
+  static const int v = [] {
+    int x = 2; // default: s
+    if (const char *e = std::getenv("FUSION_RT_CUDA_COL_T"))
+      x = !std::strcmp(e, "0") ? 0 : !std::strcmp(e, "o") ? 1 : !std::strcmp(e, "s") ? 2 : x;
+    return x;
+  }();
+  return v;
+}
+
+/// Grid of the colT kernel: persistent, over 128 x 64 CTA tiles.
+template <typename Kernel>
+cudaError_t launch_colT_kernel(Kernel kernel, const KParams &p_in, int &per_sm,
+                               cudaStream_t stream) {
+  if (per_sm == 0) {
+    int n = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreads, 0) !=
+            cudaSuccess ||
+        n < 1)
+      n = 1;
+    per_sm = n;
+  }
+  KParams p = p_in;
+  p.tiles_x = (p.K + 63) / 64;
+  p.tiles = (p.M + 127) / 128 * p.tiles_x;
+  const int64_t cap = int64_t(device_sm_count()) * per_sm;
+  const int grid = int(p.tiles < cap ? p.tiles : cap);
+  if (grid <= 0)
+    return cudaSuccess;
+  kernel<<<grid, kThreads, 0, stream>>>(p);
+  return cudaGetLastError();
+}
+
+/// FUSION_RT_CUDA_BOTH=0|c: the kernel of the 16-bit both-directions
+/// quantize with the same colwise layout: 0 = the v2 tile kernel, c = the
+/// CTA kernel with the rowwise scales staged in shared memory.
+int both_variant() {
+  static const int v = [] {
+    int x = 1; // default: c
+    if (const char *e = std::getenv("FUSION_RT_CUDA_BOTH"))
+      x = !std::strcmp(e, "0") ? 0 : !std::strcmp(e, "c") ? 1 : x;
+    return x;
+  }();
+  return v;
+}
+
+/// Grid of the both CTA kernel: persistent, over 32 x 256 CTA tiles.
+template <typename Kernel>
+cudaError_t launch_both_cta_kernel(Kernel kernel, const KParams &p_in, int &per_sm,
+                                   cudaStream_t stream) {
+  if (per_sm == 0) {
+    int n = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreads, 0) !=
+            cudaSuccess ||
+        n < 1)
+      n = 1;
+    per_sm = n;
+  }
+  KParams p = p_in;
+  p.tiles_x = (p.K + 255) / 256;
+  p.tiles = (p.M + 31) / 32 * p.tiles_x;
+  const int64_t cap = int64_t(device_sm_count()) * per_sm;
+  const int grid = int(p.tiles < cap ? p.tiles : cap);
+  if (grid <= 0)
+    return cudaSuccess;
+  kernel<<<grid, kThreads, 0, stream>>>(p);
+  return cudaGetLastError();
+}
+
 template <typename T, bool E4M3, bool PROPAGATE>
 cudaError_t launch_v2(const KParams &p, int dir, cudaStream_t s) {
-  static int per_sm[3] = {0, 0, 0};
+  static int per_sm[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  if (dir == kBoth && !p.col_t && both_variant() == 1)
+    return launch_both_cta_kernel(mx_both16_cta_kernel<T, E4M3, PROPAGATE>, p,
+                                  per_sm[7], s);
+  // Transposed colwise: tile counts must fit 32 bits for the strip order.
+  const int ct = p.col_t && dir != kRow &&
+                         (p.M + 31) / 32 * ((p.K + 63) / 64) < (int64_t(1) << 31)
+                     ? colT_variant()
+                     : 0;
+  if (ct == 2)
+    return dir == kCol
+               ? launch_colT_kernel(mx_colT16_kernel<T, E4M3, PROPAGATE, kCol>, p,
+                                    per_sm[3], s)
+               : launch_colT_kernel(mx_colT16_kernel<T, E4M3, PROPAGATE, kBoth>, p,
+                                    per_sm[4], s);
+  if (ct == 1)
+    return dir == kCol
+               ? launch_v2_kernel(mx_col16_v2_kernel<T, E4M3, PROPAGATE, kCol, true>,
+                                  p, per_sm[5], s)
+               : launch_v2_kernel(mx_col16_v2_kernel<T, E4M3, PROPAGATE, kBoth, true>,
+                                  p, per_sm[6], s);
   if (dir == kRow)
     return launch_v2_kernel(mx_rowwise16_v2_kernel<T, E4M3, PROPAGATE>, p, per_sm[0], s);
   if (dir == kCol)

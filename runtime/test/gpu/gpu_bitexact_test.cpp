@@ -658,7 +658,64 @@ int main(int argc, char **argv) {
     c.s = scheme(v % 2, (v / 2) % 2, v == 3, 0, 0, v == 2);
     cases.push_back(c);
   }
+  // Colwise transposed / both-transposed through the colT kernel (128 x 64
+  // CTA tiles, shared-memory transpose, strip order; FUSION_RT_CUDA_COL_T):
+  // partial CTA tiles in rows and columns, scale rows that are not 4-byte
+  // aligned, swizzled scales, strided input (vector-aligned and not), more
+  // than one super-row of the strip order (G > 8 tile rows, > 32 bands).
+  {
+    struct V {
+      int dt, M, N, dir, fmt, rn, nan, swz, pad;
+    } vs[] = {{FUSION_RT_BF16, 320, 200, 1, 0, 0, 0, 0, 0},
+              {FUSION_RT_F16, 320, 200, 2, 1, 1, 1, 0, 0},
+              {FUSION_RT_BF16, 256, 128, 1, 1, 1, 0, 1, 0},
+              {FUSION_RT_BF16, 256, 128, 2, 0, 0, 1, 1, 0},
+              {FUSION_RT_F16, 384, 192, 1, 0, 0, 0, 0, 8},
+              {FUSION_RT_BF16, 384, 192, 2, 0, 1, 0, 0, 3},
+              {FUSION_RT_BF16, 1184, 136, 1, 0, 1, 0, 0, 0},
+              {FUSION_RT_F16, 1088, 64, 2, 1, 0, 1, 1, 0}};
+    for (const V &v : vs) {
+      Case c;
+      c.dt = v.dt;
+      c.M = v.M;
+      c.N = v.N;
+      c.pitch_pad = v.pad;
+      c.s = scheme(v.fmt, v.rn, v.nan, v.dir, 1, v.swz);
+      cases.push_back(c);
+    }
+  }
+  // Both directions, same colwise layout, through the CTA kernel (32 x 256
+  // CTA tiles, rowwise scales staged in shared memory; FUSION_RT_CUDA_BOTH):
+  // partial CTA tiles in rows and columns, scale rows 8-, 4- and 1-byte
+  // aligned, swizzled scales, strided input (vector-aligned and not).
+  {
+    struct V {
+      int dt, M, N, fmt, rn, nan, swz, pad;
+    } vs[] = {{FUSION_RT_BF16, 96, 640, 0, 0, 0, 0, 0},
+              {FUSION_RT_F16, 70, 768, 1, 1, 1, 1, 0},
+              {FUSION_RT_BF16, 64, 1280, 0, 1, 0, 1, 8},
+              {FUSION_RT_BF16, 64, 512, 0, 0, 1, 0, 3},
+              {FUSION_RT_F16, 128, 1032, 0, 1, 0, 0, 0},
+              {FUSION_RT_BF16, 32, 256, 1, 0, 0, 0, 0}};
+    for (const V &v : vs) {
+      Case c;
+      c.dt = v.dt;
+      c.M = v.M;
+      c.N = v.N;
+      c.pitch_pad = v.pad;
+      c.s = scheme(v.fmt, v.rn, v.nan, 2, 0, v.swz);
+      cases.push_back(c);
+    }
+  }
   if (!quick) {
+    {
+      Case c; // both directions, transposed colwise, at a benchmark shape
+      c.M = 4096;
+      c.N = 7168;
+      c.specials = false;
+      c.s = scheme(0, 1, 0, 2, 1, 0);
+      cases.push_back(c);
+    }
     // Benchmark shapes of the fast paths.
     for (int dir = 0; dir < 3; ++dir) {
       Case c;
