@@ -22,13 +22,17 @@
 // IR: fusion.paired_projection {{.*}} epilogues(sigmoid, softplus_bias_scale bias
 // IR-LABEL: func.func @swiglu_biases
 // IR: fusion.paired_projection {{.*}} epilogues(bias bias {{.*}}, bias bias {{.*}}) gated(#fusion.act<swiglu>)
+// IR-LABEL: func.func @sigmoid_silu_biases
+// IR: fusion.paired_projection {{.*}} epilogues(sigmoid bias {{.*}}, silu bias {{.*}})
 
-// Three printed tensors (f32 bits as i32); their values are whatever the
+// Five printed tensors (f32 bits as i32); their values are whatever the
 // unfused program computes (compared by `diff`), spot-checked so that an
 // empty or all-zero output cannot pass: beta[0][2] = sigmoid(0) = 0.5
 // (0x3F000000).
 // CHECK: sizes = [2, 8]
 // CHECK-NEXT: {{\[\[}}{{-?[0-9]+}}, {{-?[0-9]+}}, 1056964608,
+// CHECK: sizes = [2, 8]
+// CHECK: sizes = [2, 16]
 // CHECK: sizes = [2, 8]
 // CHECK: sizes = [2, 16]
 
@@ -102,6 +106,46 @@ func.func @swiglu_biases(%x: tensor<2x64xf32>, %w_g: tensor<16x64xf32>, %w_u: te
     linalg.yield %r : f32
   } -> tensor<2x16xf32>
   return %h : tensor<2x16xf32>
+}
+
+/// sigmoid(y + b) with a bf16 bias and silu(b + y) with an f32 bias (the
+/// add written the other way round) on bf16 projections.
+func.func @sigmoid_silu_biases(%x: tensor<2x64xbf16>, %w0: tensor<8x64xbf16>, %w1: tensor<16x64xbf16>,
+                               %b0: tensor<8xbf16>, %b1: tensor<16xf32>) -> (tensor<2x8xf32>, tensor<2x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e8 = tensor.empty() : tensor<2x8xf32>
+  %e16 = tensor.empty() : tensor<2x16xf32>
+  %acc8 = linalg.fill ins(%zero : f32) outs(%e8 : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %acc16 = linalg.fill ins(%zero : f32) outs(%e16 : tensor<2x16xf32>) -> tensor<2x16xf32>
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<2x64xbf16>, tensor<8x64xbf16>) outs(%acc8 : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<2x64xbf16>, tensor<16x64xbf16>) outs(%acc16 : tensor<2x16xf32>) -> tensor<2x16xf32>
+  %s = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y0, %b0 : tensor<2x8xf32>, tensor<8xbf16>) outs(%e8 : tensor<2x8xf32>) {
+  ^bb0(%in: f32, %bias: bf16, %out: f32):
+    %one = arith.constant 1.0 : f32
+    %bf = arith.extf %bias : bf16 to f32
+    %t = arith.addf %in, %bf : f32
+    %n = arith.negf %t : f32
+    %e = math.exp %n : f32
+    %d = arith.addf %one, %e : f32
+    %r = arith.divf %one, %d : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8xf32>
+  %u = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y1, %b1 : tensor<2x16xf32>, tensor<16xf32>) outs(%e16 : tensor<2x16xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %one = arith.constant 1.0 : f32
+    %t = arith.addf %bias, %in : f32
+    %n = arith.negf %t : f32
+    %e = math.exp %n : f32
+    %d = arith.addf %one, %e : f32
+    %sg = arith.divf %one, %d : f32
+    %r = arith.mulf %t, %sg : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16xf32>
+  return %s, %u : tensor<2x8xf32>, tensor<2x16xf32>
 }
 
 /// value(i, j) = ((i * cols + j) * mul mod 7 - 3) * step: small multiples
@@ -183,5 +227,14 @@ func.func @main() {
       : (tensor<2x64xf32>, tensor<16x64xf32>, tensor<16x64xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<2x16xf32>
   %hc = tensor.cast %h : tensor<2x16xf32> to tensor<?x?xf32>
   call @print(%hc) : (tensor<?x?xf32>) -> ()
+
+  %wgb = arith.truncf %wgs : tensor<16x64xf32> to tensor<16x64xbf16>
+  %s, %u = call @sigmoid_silu_biases(%xb, %wbb, %wgb, %vb, %bbs)
+      : (tensor<2x64xbf16>, tensor<8x64xbf16>, tensor<16x64xbf16>, tensor<8xbf16>, tensor<16xf32>)
+        -> (tensor<2x8xf32>, tensor<2x16xf32>)
+  %sc = tensor.cast %s : tensor<2x8xf32> to tensor<?x?xf32>
+  %uc = tensor.cast %u : tensor<2x16xf32> to tensor<?x?xf32>
+  call @print(%sc) : (tensor<?x?xf32>) -> ()
+  call @print(%uc) : (tensor<?x?xf32>) -> ()
   return
 }
