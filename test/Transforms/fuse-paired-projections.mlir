@@ -1319,3 +1319,38 @@ func.func @negative_batched_and_broadcast_weights(%x: tensor<2x3x64xf32>, %w0: t
       outs(%acc : tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
   return %y0, %y1 : tensor<2x3x8xf32>, tensor<2x3x8xf32>
 }
+
+/// Dynamic B and T, one projection a batch contraction generic and the other
+/// a linalg.batch_matmul, both against [H, K] matrices broadcast across B.
+// CHECK-LABEL: func.func @batch_broadcast_generic_dynamic
+//  CHECK-SAME: (%[[X:.*]]: tensor<?x?x64xf32>, %[[W0:.*]]: tensor<8x64xf32>, %[[W1:.*]]: tensor<8x64xf32>)
+//       CHECK: %[[X2:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : tensor<?x?x64xf32> into tensor<?x64xf32>
+//       CHECK: %[[R:.*]]:2 = fusion.paired_projection %[[X2]], %[[W0]], %[[W1]] epilogues(none, none) outs
+//  CHECK-SAME: -> (tensor<?x8xf32>, tensor<?x8xf32>)
+//       CHECK: tensor.expand_shape %[[R]]#0 {{\[\[}}0, 1], [2]] output_shape [%{{.*}}, %{{.*}}, 8]
+//   CHECK-NOT: linalg.broadcast
+func.func @batch_broadcast_generic_dynamic(%x: tensor<?x?x64xf32>, %w0: tensor<8x64xf32>, %w1: tensor<8x64xf32>)
+    -> (tensor<?x?x8xf32>, tensor<?x?x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = tensor.dim %x, %c0 : tensor<?x?x64xf32>
+  %t = tensor.dim %x, %c1 : tensor<?x?x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty(%b, %t) : tensor<?x?x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<?x?x8xf32>) -> tensor<?x?x8xf32>
+  %we = tensor.empty(%b) : tensor<?x8x64xf32>
+  %wb0 = linalg.broadcast ins(%w0 : tensor<8x64xf32>) outs(%we : tensor<?x8x64xf32>) dimensions = [0]
+  %wb1 = linalg.broadcast ins(%w1 : tensor<8x64xf32>) outs(%we : tensor<?x8x64xf32>) dimensions = [0]
+  // expected-remark @below {{Remark="paired linalg.generic and linalg.batch_matmul into fusion.paired_projection with epilogues none, none"}}
+  %y0 = linalg.generic {indexing_maps = [affine_map<(b, t, h, k) -> (b, t, k)>, affine_map<(b, t, h, k) -> (b, h, k)>, affine_map<(b, t, h, k) -> (b, t, h)>],
+                        iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %wb0 : tensor<?x?x64xf32>, tensor<?x8x64xf32>) outs(%acc : tensor<?x?x8xf32>) {
+  ^bb0(%in: f32, %w: f32, %c: f32):
+    %m = arith.mulf %in, %w : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<?x?x8xf32>
+  %y1 = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%x, %wb1 : tensor<?x?x64xf32>, tensor<?x8x64xf32>) outs(%acc : tensor<?x?x8xf32>) -> tensor<?x?x8xf32>
+  return %y0, %y1 : tensor<?x?x8xf32>, tensor<?x?x8xf32>
+}
