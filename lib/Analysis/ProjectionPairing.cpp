@@ -106,6 +106,59 @@ static Value getColumnBroadcastSource(Value v) {
   return source;
 }
 
+/// A 2-D tensor copied along one added dimension into a 3-D one: torch-mlir
+/// broadcasts the weight of F.linear / matmul on a 3-D input across the
+/// batch and multiplies with linalg.batch_matmul.
+struct BatchBroadcast {
+  Value source;
+  /// The broadcast result's dimension that each source dimension becomes.
+  unsigned resultDimOf[2];
+  /// The added (batch) dimension of the result.
+  unsigned batchDim;
+};
+
+/// If `v` ([B, P, Q] or another order) is a 2-D tensor broadcast along one
+/// dimension, as linalg.broadcast or as a generic that yields its one input
+/// read through a two-result projected permutation (a broadcast, possibly
+/// with a transpose folded in by fusion-normalize-elementwise), the source
+/// and how its dimensions land; otherwise nullopt.
+static std::optional<BatchBroadcast> getBatchBroadcastSource(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || type.getRank() != 3)
+    return std::nullopt;
+  BatchBroadcast bc;
+  if (auto op = v.getDefiningOp<linalg::BroadcastOp>()) {
+    ArrayRef<int64_t> added = op.getDimensions();
+    if (added.size() != 1)
+      return std::nullopt;
+    bc.source = op.getInput();
+    bc.batchDim = added[0];
+    unsigned j = 0;
+    for (unsigned d = 0; d < 3; ++d)
+      if (d != bc.batchDim)
+        bc.resultDimOf[j++] = d;
+    return bc;
+  }
+  auto g = v.getDefiningOp<linalg::GenericOp>();
+  if (!g || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
+      g.getNumParallelLoops() != g.getNumLoops() || g.getNumLoops() != 3)
+    return std::nullopt;
+  auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
+  if (yield.getNumOperands() != 1 ||
+      yield.getOperand(0) != g.getBody()->getArgument(0))
+    return std::nullopt;
+  AffineMap inMap = g.getMatchingIndexingMap(g.getDpsInputOperand(0));
+  AffineMap outMap = g.getMatchingIndexingMap(g.getDpsInitOperand(0));
+  if (!outMap.isIdentity() || !inMap.isProjectedPermutation() ||
+      inMap.getNumResults() != 2)
+    return std::nullopt;
+  bc.source = g.getDpsInputOperand(0)->get();
+  bc.resultDimOf[0] = inMap.getDimPosition(0);
+  bc.resultDimOf[1] = inMap.getDimPosition(1);
+  bc.batchDim = 3 - bc.resultDimOf[0] - bc.resultDimOf[1];
+  return bc;
+}
+
 /// The element type the body multiplies in (the mulf result), if found.
 static Type productType(linalg::LinalgOp op) {
   Block *body = op.getBlock();
@@ -173,6 +226,25 @@ std::optional<Projection> mlir::fusion::matchProjection(linalg::LinalgOp op) {
   unsigned wK = *resultPos(wMap, kLoops[0]);
   unsigned wH = *resultPos(wMap, hLoop);
   p.kn = wK < wH;
+  // A 3-D weight that is one [H, K] or [K, H] matrix broadcast along a
+  // token (batch) dimension of the LHS and the result (torch-mlir's matmul
+  // of a [B, T, K] input): read the matrix before the broadcast, whose
+  // dimensions give the layout; the broadcast dies with the projection.
+  bool batchedWeight = wMap.getNumResults() != 2;
+  if (wMap.getNumResults() == 3) {
+    if (std::optional<BatchBroadcast> bc = getBatchBroadcastSource(p.weight)) {
+      unsigned loop0 = wMap.getDimPosition(bc->resultDimOf[0]);
+      unsigned loop1 = wMap.getDimPosition(bc->resultDimOf[1]);
+      unsigned batchLoop = wMap.getDimPosition(bc->batchDim);
+      bool kh = (loop0 == kLoops[0] && loop1 == hLoop) ||
+                (loop0 == hLoop && loop1 == kLoops[0]);
+      if (kh && resultPos(lhsMap, batchLoop) && resultPos(outMap, batchLoop)) {
+        p.weight = bc->source;
+        p.kn = loop0 == kLoops[0];
+        batchedWeight = false;
+      }
+    }
+  }
   // torch-mlir writes F.linear as a linalg.transpose of the [H, K] weight
   // feeding a plain matmul: read the weight before the transpose (the fused
   // op takes either layout), so the transpose dies with the projection.
@@ -195,7 +267,7 @@ std::optional<Projection> mlir::fusion::matchProjection(linalg::LinalgOp op) {
   // weight, the result [B, T, H]) are collapsed onto N by the rewrite.
   int64_t lhsRank = lhsMap.getNumResults();
   p.tokenRank = lhsRank - 1;
-  if (wMap.getNumResults() != 2)
+  if (batchedWeight)
     setUnsupported("unsupported projection",
                    "the weight has rank " + Twine(wMap.getNumResults()) +
                        " (batched weights); the paired op takes one [H, K] "
@@ -718,9 +790,21 @@ FailureOr<EpilogueMatch> mlir::fusion::matchEpilogue(Value projection,
   bool negate = false;
   SmallVector<Value, 2> factors;
   Value f;
-  if (!factorize(body, root, negate, factors, f) || !f)
+  if (!factorize(body, root, negate, factors, f) || !f) {
+    // silu(y + b) = t * sigmoid(t) has two factors that depend on y: read
+    // the whole root as the function of y.
+    if (Value b = findBias(body, root); b && body.agrees(root, b, refSilu)) {
+      m.kind = EpilogueKind::silu;
+      m.bias = columnParam(body, b);
+      return m;
+    }
+    if (body.agrees(root, Value(), refSilu)) {
+      m.kind = EpilogueKind::silu;
+      return m;
+    }
     return unsupported("the epilogue is not a product of one function of the "
                        "projection and per-column factors");
+  }
   bool plain = factors.empty() && !negate;
 
   // none (a rounding or widening of y) and bias (y + b).
@@ -743,6 +827,19 @@ FailureOr<EpilogueMatch> mlir::fusion::matchEpilogue(Value projection,
     m.kind = EpilogueKind::silu;
     return m;
   }
+  // sigmoid(y + b) and silu(y + b): the bias is a column value added to y
+  // inside the activation (a bias added after it is no match: `bias` is
+  // then not an operand of an add with y).
+  if (plain && bias && body.agrees(f, bias, refSigmoid)) {
+    m.kind = EpilogueKind::sigmoid;
+    m.bias = columnParam(body, bias);
+    return m;
+  }
+  if (plain && bias && body.agrees(f, bias, refSilu)) {
+    m.kind = EpilogueKind::silu;
+    m.bias = columnParam(body, bias);
+    return m;
+  }
   if (body.agrees(f, bias, refSoftplus)) {
     m.kind = EpilogueKind::softplus_bias_scale;
     if (bias) {
@@ -761,15 +858,14 @@ FailureOr<EpilogueMatch> mlir::fusion::matchEpilogue(Value projection,
     m.scale = scale;
     return m;
   }
-  if (bias &&
-      (body.agrees(f, bias, refSigmoid) || body.agrees(f, bias, refSilu)))
-    return unsupported("sigmoid or silu of the projection plus a bias (the "
-                       "paired op's sigmoid and silu epilogues take no bias)");
   if (!plain && (body.agrees(f, Value(), refSigmoid) ||
+                 (bias && (body.agrees(f, bias, refSigmoid) ||
+                           body.agrees(f, bias, refSilu))) ||
                  (bias && f.getDefiningOp<arith::AddFOp>())))
     return unsupported("a scale on an epilogue other than softplus");
-  return unsupported("the epilogue matches none of: y + bias, sigmoid(y), "
-                     "silu(y), softplus(y + bias) * scale");
+  return unsupported("the epilogue matches none of: y + bias, "
+                     "sigmoid(y [+ bias]), silu(y [+ bias]), "
+                     "softplus(y + bias) * scale");
 }
 
 linalg::GenericOp mlir::fusion::getGatedConsumer(Value a, Value b) {

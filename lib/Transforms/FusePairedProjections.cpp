@@ -21,7 +21,9 @@
 //                                    through its operands, or no point of the
 //                                    block sees every operand and precedes
 //                                    every use
-//   "unsupported projection"         batched weights, LHS not [N, K] / [K],
+//   "unsupported projection"         batched weights (not one matrix
+//                                    broadcast across the batch), LHS not
+//                                    [tokens..., K] / [K],
 //                                    accumulator not zero-initialised, ...
 //   "accumulation narrower than f32" the IR accumulates (or multiplies) in
 //                                    bf16 / f16; the fused op uses f32
@@ -29,7 +31,8 @@
 //                                    the result feeds an epilogue and
 //                                    something else
 //   "unsupported epilogue"           the consumer is not none / + bias /
-//                                    sigmoid / silu / softplus(y+b)*s / a
+//                                    sigmoid(y[+b]) / silu(y[+b]) /
+//                                    softplus(y+b)*s / a
 //                                    gated activation, or it rounds or
 //                                    computes in a narrower type than f32
 //
@@ -237,15 +240,21 @@ FailureOr<PairPlan> FusePairedProjectionsPass::checkPair(const Projection &a,
       return failure();
     plan.epi[i] = *e;
     if (Value initBias = plan.proj[i].initBias) {
-      // y starts from a bias: only `none` can take it (as `bias`).
-      if (e->kind != EpilogueKind::none)
+      // y starts from a bias (torch-mlir's addmm): `none` takes it as
+      // `bias`, sigmoid and silu without a bias of their own as theirs
+      // (sigmoid(y + b)); the fused op adds one bias per projection.
+      bool activation =
+          e->kind == EpilogueKind::sigmoid || e->kind == EpilogueKind::silu;
+      if (e->kind != EpilogueKind::none && !(activation && !e->bias))
         return decline("unsupported epilogue",
                        "the accumulator starts from a bias and the epilogue "
                        "is " +
                            stringifyEpilogueKind(e->kind) +
-                           " (the fused op adds one bias, before a sigmoid "
-                           "or silu not at all)");
-      plan.epi[i].kind = EpilogueKind::bias;
+                           (e->bias ? " with a bias of its own" : "") +
+                           " (the fused op adds one bias, to y, before a "
+                           "sigmoid or silu)");
+      if (e->kind == EpilogueKind::none)
+        plan.epi[i].kind = EpilogueKind::bias;
       plan.epi[i].bias = ColumnParam();
       plan.epi[i].bias->tensor = initBias;
     }

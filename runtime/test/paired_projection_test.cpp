@@ -218,6 +218,37 @@ TEST(PairedProjectionCpu, AccumulationOrderIsSequentialFp32) {
   }
 }
 
+// SIGMOID and SILU with a bias are sigmoid(y + b) and silu(y + b): the bias
+// is added to the fp32 accumulation before the activation (not after it),
+// for an f32 bias and for one of the input dtype. The expected value is the
+// formula of common/epilogue.h written out, on the sequential fp32 sum.
+TEST(PairedProjectionCpu, SigmoidAndSiluAddTheBiasBeforeTheActivation) {
+  for (int32_t dt : kDtypes) {
+    Pair p(3, 96, 8, 8, dt, 41);
+    p.d.epilogue0.kind = FUSION_RT_EPILOGUE_SIGMOID;
+    p.d.epilogue0.bias = view1d(p.b0.bytes.data(), FUSION_RT_F32, p.h0);
+    p.d.epilogue1 = fusion_rt_epilogue{};
+    p.d.epilogue1.kind = FUSION_RT_EPILOGUE_SILU;
+    p.d.epilogue1.bias = view1d(p.b1.bytes.data(), dt, p.h1);
+    ASSERT_EQ(p.run(), FUSION_RT_STATUS_SUCCESS) << fusion_rt_last_error_message();
+    bool biasMatters = false;
+    for (int64_t r = 0; r < p.m; ++r)
+      for (int64_t n = 0; n < 8; ++n) {
+        const float t0 = p.y_f(0, r, n) + p.b0.at(0, n);
+        const float t1 = p.y_f(1, r, n) + p.b1.at(0, n);
+        const float sig0 = 1.f / (1.f + expf(-t0));
+        const float silu1 = t1 * (1.f / (1.f + expf(-t1)));
+        EXPECT_EQ(fusion_rt::f32_bits(p.o0.at(r, n)), fusion_rt::f32_bits(sig0))
+            << "dtype " << dt << " row " << r << " col " << n;
+        EXPECT_EQ(fusion_rt::f32_bits(p.o1.at(r, n)), fusion_rt::f32_bits(silu1))
+            << "dtype " << dt << " row " << r << " col " << n;
+        const float y0 = p.y_f(0, r, n);
+        biasMatters |= p.o0.at(r, n) != 1.f / (1.f + expf(-y0));
+      }
+    EXPECT_TRUE(biasMatters) << "dtype " << dt;
+  }
+}
+
 TEST(PairedProjectionCpu, OutputDtypesRoundOnce) {
   Pair p(4, 256, 16, 16, FUSION_RT_BF16, 5, FUSION_RT_BF16, FUSION_RT_F16);
   ASSERT_EQ(p.run(), FUSION_RT_STATUS_SUCCESS) << fusion_rt_last_error_message();

@@ -22,8 +22,12 @@
 // IR: fusion.paired_projection {{.*}} epilogues(sigmoid, softplus_bias_scale bias
 // IR-LABEL: func.func @swiglu_biases
 // IR: fusion.paired_projection {{.*}} epilogues(bias bias {{.*}}, bias bias {{.*}}) gated(#fusion.act<swiglu>)
+// IR-LABEL: func.func @sigmoid_silu_biases
+// IR: fusion.paired_projection {{.*}} epilogues(sigmoid bias {{.*}}, silu bias {{.*}})
+// IR-LABEL: func.func @batch_linear
+// IR: fusion.paired_projection {{.*}} epilogues(silu bias {{.*}}, none) kn
 
-// Three printed tensors (f32 bits as i32); their values are whatever the
+// Seven printed tensors (f32 bits as i32); their values are whatever the
 // unfused program computes (compared by `diff`), spot-checked so that an
 // empty or all-zero output cannot pass: beta[0][2] = sigmoid(0) = 0.5
 // (0x3F000000).
@@ -31,6 +35,10 @@
 // CHECK-NEXT: {{\[\[}}{{-?[0-9]+}}, {{-?[0-9]+}}, 1056964608,
 // CHECK: sizes = [2, 8]
 // CHECK: sizes = [2, 16]
+// CHECK: sizes = [2, 8]
+// CHECK: sizes = [2, 16]
+// CHECK: sizes = [6, 8]
+// CHECK: sizes = [6, 16]
 
 #x_map = affine_map<(n, h, k) -> (n, k)>
 #w_map = affine_map<(n, h, k) -> (h, k)>
@@ -102,6 +110,79 @@ func.func @swiglu_biases(%x: tensor<2x64xf32>, %w_g: tensor<16x64xf32>, %w_u: te
     linalg.yield %r : f32
   } -> tensor<2x16xf32>
   return %h : tensor<2x16xf32>
+}
+
+/// sigmoid(y + b) with a bf16 bias and silu(b + y) with an f32 bias (the
+/// add written the other way round) on bf16 projections.
+func.func @sigmoid_silu_biases(%x: tensor<2x64xbf16>, %w0: tensor<8x64xbf16>, %w1: tensor<16x64xbf16>,
+                               %b0: tensor<8xbf16>, %b1: tensor<16xf32>) -> (tensor<2x8xf32>, tensor<2x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e8 = tensor.empty() : tensor<2x8xf32>
+  %e16 = tensor.empty() : tensor<2x16xf32>
+  %acc8 = linalg.fill ins(%zero : f32) outs(%e8 : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %acc16 = linalg.fill ins(%zero : f32) outs(%e16 : tensor<2x16xf32>) -> tensor<2x16xf32>
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<2x64xbf16>, tensor<8x64xbf16>) outs(%acc8 : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<2x64xbf16>, tensor<16x64xbf16>) outs(%acc16 : tensor<2x16xf32>) -> tensor<2x16xf32>
+  %s = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y0, %b0 : tensor<2x8xf32>, tensor<8xbf16>) outs(%e8 : tensor<2x8xf32>) {
+  ^bb0(%in: f32, %bias: bf16, %out: f32):
+    %one = arith.constant 1.0 : f32
+    %bf = arith.extf %bias : bf16 to f32
+    %t = arith.addf %in, %bf : f32
+    %n = arith.negf %t : f32
+    %e = math.exp %n : f32
+    %d = arith.addf %one, %e : f32
+    %r = arith.divf %one, %d : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8xf32>
+  %u = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y1, %b1 : tensor<2x16xf32>, tensor<16xf32>) outs(%e16 : tensor<2x16xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %one = arith.constant 1.0 : f32
+    %t = arith.addf %bias, %in : f32
+    %n = arith.negf %t : f32
+    %e = math.exp %n : f32
+    %d = arith.addf %one, %e : f32
+    %sg = arith.divf %one, %d : f32
+    %r = arith.mulf %t, %sg : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16xf32>
+  return %s, %u : tensor<2x8xf32>, tensor<2x16xf32>
+}
+
+/// torch-mlir's matmul of a [B, T, K] input by [K, H] weights broadcast
+/// across the batch (linalg.batch_matmul), silu(y + b) on the first.
+func.func @batch_linear(%x: tensor<2x3x64xf32>, %w0: tensor<64x8xf32>, %w1: tensor<64x16xf32>,
+                        %b0: tensor<8xf32>) -> (tensor<2x3x8xf32>, tensor<2x3x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e8 = tensor.empty() : tensor<2x3x8xf32>
+  %e16 = tensor.empty() : tensor<2x3x16xf32>
+  %acc8 = linalg.fill ins(%zero : f32) outs(%e8 : tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  %acc16 = linalg.fill ins(%zero : f32) outs(%e16 : tensor<2x3x16xf32>) -> tensor<2x3x16xf32>
+  %we0 = tensor.empty() : tensor<2x64x8xf32>
+  %we1 = tensor.empty() : tensor<2x64x16xf32>
+  %wb0 = linalg.broadcast ins(%w0 : tensor<64x8xf32>) outs(%we0 : tensor<2x64x8xf32>) dimensions = [0]
+  %wb1 = linalg.broadcast ins(%w1 : tensor<64x16xf32>) outs(%we1 : tensor<2x64x16xf32>) dimensions = [0]
+  %y0 = linalg.batch_matmul ins(%x, %wb0 : tensor<2x3x64xf32>, tensor<2x64x8xf32>)
+      outs(%acc8 : tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  %y1 = linalg.batch_matmul ins(%x, %wb1 : tensor<2x3x64xf32>, tensor<2x64x16xf32>)
+      outs(%acc16 : tensor<2x3x16xf32>) -> tensor<2x3x16xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, t, h) -> (b, t, h)>, affine_map<(b, t, h) -> (h)>, affine_map<(b, t, h) -> (b, t, h)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%y0, %b0 : tensor<2x3x8xf32>, tensor<8xf32>) outs(%e8 : tensor<2x3x8xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %one = arith.constant 1.0 : f32
+    %t = arith.addf %in, %bias : f32
+    %n = arith.negf %t : f32
+    %e = math.exp %n : f32
+    %d = arith.addf %one, %e : f32
+    %sg = arith.divf %one, %d : f32
+    %r = arith.mulf %t, %sg : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x8xf32>
+  return %s, %y1 : tensor<2x3x8xf32>, tensor<2x3x16xf32>
 }
 
 /// value(i, j) = ((i * cols + j) * mul mod 7 - 3) * step: small multiples
@@ -183,5 +264,32 @@ func.func @main() {
       : (tensor<2x64xf32>, tensor<16x64xf32>, tensor<16x64xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<2x16xf32>
   %hc = tensor.cast %h : tensor<2x16xf32> to tensor<?x?xf32>
   call @print(%hc) : (tensor<?x?xf32>) -> ()
+
+  %wgb = arith.truncf %wgs : tensor<16x64xf32> to tensor<16x64xbf16>
+  %s, %u = call @sigmoid_silu_biases(%xb, %wbb, %wgb, %vb, %bbs)
+      : (tensor<2x64xbf16>, tensor<8x64xbf16>, tensor<16x64xbf16>, tensor<8xbf16>, tensor<16xf32>)
+        -> (tensor<2x8xf32>, tensor<2x16xf32>)
+  %sc = tensor.cast %s : tensor<2x8xf32> to tensor<?x?xf32>
+  %uc = tensor.cast %u : tensor<2x16xf32> to tensor<?x?xf32>
+  call @print(%sc) : (tensor<?x?xf32>) -> ()
+  call @print(%uc) : (tensor<?x?xf32>) -> ()
+
+  %c6 = arith.constant 6 : index
+  %x6 = call @input(%c6, %c64, %c1, %quarter) : (index, index, index, f32) -> tensor<?x?xf32>
+  %x6s = tensor.cast %x6 : tensor<?x?xf32> to tensor<6x64xf32>
+  %x3 = tensor.expand_shape %x6s [[0, 1], [2]] output_shape [2, 3, 64] : tensor<6x64xf32> into tensor<2x3x64xf32>
+  %k0 = call @input(%c64, %c8, %c3, %eighth) : (index, index, index, f32) -> tensor<?x?xf32>
+  %k0s = tensor.cast %k0 : tensor<?x?xf32> to tensor<64x8xf32>
+  %k1 = call @input(%c64, %c16, %c5, %eighth) : (index, index, index, f32) -> tensor<?x?xf32>
+  %k1s = tensor.cast %k1 : tensor<?x?xf32> to tensor<64x16xf32>
+  %p, %q = call @batch_linear(%x3, %k0s, %k1s, %vs)
+      : (tensor<2x3x64xf32>, tensor<64x8xf32>, tensor<64x16xf32>, tensor<8xf32>)
+        -> (tensor<2x3x8xf32>, tensor<2x3x16xf32>)
+  %p2 = tensor.collapse_shape %p [[0, 1], [2]] : tensor<2x3x8xf32> into tensor<6x8xf32>
+  %q2 = tensor.collapse_shape %q [[0, 1], [2]] : tensor<2x3x16xf32> into tensor<6x16xf32>
+  %pc = tensor.cast %p2 : tensor<6x8xf32> to tensor<?x?xf32>
+  %qc = tensor.cast %q2 : tensor<6x16xf32> to tensor<?x?xf32>
+  call @print(%pc) : (tensor<?x?xf32>) -> ()
+  call @print(%qc) : (tensor<?x?xf32>) -> ()
   return
 }

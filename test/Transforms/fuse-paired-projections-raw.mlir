@@ -53,3 +53,32 @@ func.func @bias_then_more(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>, %w1: tens
   %th = math.tanh %t : tensor<4x8xf32>
   return %th, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+/// torch-mlir's F.linear on a [B, T, K] input as it comes out of torch-mlir
+/// (no elementwise fusion): linalg.transpose of the [H, K] weight, then
+/// linalg.broadcast across the batch, then linalg.batch_matmul. The fused op
+/// reads the [H, K] weights; the transposes and broadcasts die.
+// CHECK-LABEL: func.func @batch_linear_transpose_broadcast
+//  CHECK-SAME: (%[[X:.*]]: tensor<2x3x64xf32>, %[[W0:.*]]: tensor<8x64xf32>, %[[W1:.*]]: tensor<8x64xf32>)
+//       CHECK: %[[X2:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]]
+//       CHECK: fusion.paired_projection %[[X2]], %[[W0]], %[[W1]] epilogues(none, none) outs
+//   CHECK-NOT: linalg.transpose
+//   CHECK-NOT: linalg.broadcast
+func.func @batch_linear_transpose_broadcast(%x: tensor<2x3x64xf32>, %w0: tensor<8x64xf32>, %w1: tensor<8x64xf32>)
+    -> (tensor<2x3x8xf32>, tensor<2x3x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<2x3x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  %te = tensor.empty() : tensor<64x8xf32>
+  %be = tensor.empty() : tensor<2x64x8xf32>
+  %w0t = linalg.transpose ins(%w0 : tensor<8x64xf32>) outs(%te : tensor<64x8xf32>) permutation = [1, 0]
+  %w0b = linalg.broadcast ins(%w0t : tensor<64x8xf32>) outs(%be : tensor<2x64x8xf32>) dimensions = [0]
+  %w1t = linalg.transpose ins(%w1 : tensor<8x64xf32>) outs(%te : tensor<64x8xf32>) permutation = [1, 0]
+  %w1b = linalg.broadcast ins(%w1t : tensor<64x8xf32>) outs(%be : tensor<2x64x8xf32>) dimensions = [0]
+  // expected-remark @below {{Remark="paired linalg.batch_matmul and linalg.batch_matmul into fusion.paired_projection with epilogues none, none"}}
+  %y0 = linalg.batch_matmul ins(%x, %w0b : tensor<2x3x64xf32>, tensor<2x64x8xf32>)
+      outs(%acc : tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  %y1 = linalg.batch_matmul ins(%x, %w1b : tensor<2x3x64xf32>, tensor<2x64x8xf32>)
+      outs(%acc : tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  return %y0, %y1 : tensor<2x3x8xf32>, tensor<2x3x8xf32>
+}

@@ -606,7 +606,7 @@ func.func @negative_unsupported_epilogue(%x: tensor<4x64xf32>, %w0: tensor<8x64x
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<4x8xf32>
   %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
-  // expected-remark @below {{Reason="unsupported epilogue", Remark="the epilogue matches none of: y + bias, sigmoid(y), silu(y), softplus(y + bias) * scale"}}
+  // expected-remark @below {{Reason="unsupported epilogue", Remark="the epilogue matches none of: y + bias, sigmoid(y [+ bias]), silu(y [+ bias]), softplus(y + bias) * scale"}}
   %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
       ins(%x, %w0 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
   %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
@@ -615,15 +615,18 @@ func.func @negative_unsupported_epilogue(%x: tensor<4x64xf32>, %w0: tensor<8x64x
   return %t, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
 }
 
-/// sigmoid(y + b): the op's sigmoid epilogue takes no bias.
-// CHECK-LABEL: func.func @negative_sigmoid_bias
-//   CHECK-NOT: fusion.paired_projection
-func.func @negative_sigmoid_bias(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>, %w1: tensor<8x64xf32>,
-                                 %b: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+/// sigmoid(y + b) in one body, the bias an [H] tensor read through the
+/// column map: the op's sigmoid epilogue with a bias.
+// CHECK-LABEL: func.func @sigmoid_bias
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>, %[[W0:.*]]: tensor<8x64xf32>, %[[W1:.*]]: tensor<8x64xf32>, %[[B:.*]]: tensor<8xf32>)
+//       CHECK: fusion.paired_projection %[[X]], %[[W0]], %[[W1]] epilogues(sigmoid bias %[[B]], none)
+//   CHECK-NOT: linalg.generic
+func.func @sigmoid_bias(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>, %w1: tensor<8x64xf32>,
+                        %b: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<4x8xf32>
   %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
-  // expected-remark @below {{Reason="unsupported epilogue", Remark="sigmoid or silu of the projection plus a bias (the paired op's sigmoid and silu epilogues take no bias)"}}
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues sigmoid, none"}}
   %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
       ins(%x, %w0 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
   %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
@@ -651,7 +654,7 @@ func.func @negative_softplus_threshold(%x: tensor<4x64xf32>, %w0: tensor<8x64xf3
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<4x8xf32>
   %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
-  // expected-remark @below {{Reason="unsupported epilogue", Remark="the epilogue matches none of: y + bias, sigmoid(y), silu(y), softplus(y + bias) * scale"}}
+  // expected-remark @below {{Reason="unsupported epilogue", Remark="the epilogue matches none of: y + bias, sigmoid(y [+ bias]), silu(y [+ bias]), softplus(y + bias) * scale"}}
   %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
       ins(%x, %w0 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
   %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
@@ -978,16 +981,19 @@ func.func @addmm_bias_init(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>, %w1: ten
   return %y0, %s : tensor<4x8xf32>, tensor<4x8xf32>
 }
 
-/// A bias in the accumulator under a sigmoid: the op's sigmoid takes none.
-// CHECK-LABEL: func.func @negative_addmm_sigmoid
-//   CHECK-NOT: fusion.paired_projection
-func.func @negative_addmm_sigmoid(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>, %w1: tensor<8x64xf32>,
-                                  %b0: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+/// A bias in the accumulator under a silu (torch-mlir's addmm followed by
+/// F.silu): silu(y + b), the bias taken from the accumulator's init.
+// CHECK-LABEL: func.func @addmm_silu
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>, %[[W0:.*]]: tensor<8x64xf32>, %[[W1:.*]]: tensor<8x64xf32>, %[[B0:.*]]: tensor<8xf32>)
+//       CHECK: fusion.paired_projection %[[X]], %[[W0]], %[[W1]] epilogues(silu bias %[[B0]], none)
+//   CHECK-NOT: linalg.broadcast
+func.func @addmm_silu(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>, %w1: tensor<8x64xf32>,
+                      %b0: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<4x8xf32>
   %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
   %bias = linalg.broadcast ins(%b0 : tensor<8xf32>) outs(%empty : tensor<4x8xf32>) dimensions = [0]
-  // expected-remark @below {{Reason="unsupported epilogue", Remark="the accumulator starts from a bias and the epilogue is sigmoid (the fused op adds one bias, before a sigmoid or silu not at all)"}}
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues silu, none"}}
   %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
       ins(%x, %w0 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%bias : tensor<4x8xf32>) -> tensor<4x8xf32>
   %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
@@ -996,6 +1002,355 @@ func.func @negative_addmm_sigmoid(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>, %
   %n = arith.negf %y0 : tensor<4x8xf32>
   %e = math.exp %n : tensor<4x8xf32>
   %d = arith.addf %one, %e : tensor<4x8xf32>
-  %s = arith.divf %one, %d : tensor<4x8xf32>
+  %s = arith.divf %y0, %d : tensor<4x8xf32>
   return %s, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+/// A bias in the accumulator and another inside the sigmoid: the fused op
+/// adds one bias per projection.
+// CHECK-LABEL: func.func @negative_addmm_sigmoid_bias
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_addmm_sigmoid_bias(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>, %w1: tensor<8x64xf32>,
+                                       %b0: tensor<8xf32>, %b1: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %bias = linalg.broadcast ins(%b0 : tensor<8xf32>) outs(%empty : tensor<4x8xf32>) dimensions = [0]
+  // expected-remark @below {{Reason="unsupported epilogue", Remark="the accumulator starts from a bias and the epilogue is sigmoid with a bias of its own (the fused op adds one bias, to y, before a sigmoid or silu)"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%bias : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y0, %b1 : tensor<4x8xf32>, tensor<8xf32>) outs(%empty : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %bb: f32, %out: f32):
+    %one = arith.constant 1.0 : f32
+    %t = arith.addf %in, %bb : f32
+    %n = arith.negf %t : f32
+    %e = math.exp %n : f32
+    %d = arith.addf %one, %e : f32
+    %s = arith.divf %one, %d : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  return %r, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// sigmoid(y + bias) and silu(y + bias)
+//===----------------------------------------------------------------------===//
+
+/// Torch-style bf16: bf16 x, weights and biases, f32 accumulation, the
+/// outputs rounded to bf16. The sigmoid's bias add is its own op (a
+/// linalg.broadcast of the [H] bias and a tensor addf), merged into the
+/// sigmoid's body by fusion-normalize-elementwise; the silu adds its bias
+/// the other way round (b + y) inside one generic.
+// CHECK-LABEL: func.func @sigmoid_silu_bias_bf16
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xbf16>, %[[W0:.*]]: tensor<8x64xbf16>, %[[W1:.*]]: tensor<16x64xbf16>, %[[B0:.*]]: tensor<8xbf16>, %[[B1:.*]]: tensor<16xbf16>)
+//       CHECK: %[[R:.*]]:2 = fusion.paired_projection %[[X]], %[[W0]], %[[W1]] epilogues(sigmoid bias %[[B0]], silu bias %[[B1]])
+//  CHECK-SAME: -> (tensor<4x8xbf16>, tensor<4x16xbf16>)
+//   CHECK-NOT: linalg.generic
+//       CHECK: return %[[R]]#0, %[[R]]#1
+func.func @sigmoid_silu_bias_bf16(%x: tensor<4x64xbf16>, %w0: tensor<8x64xbf16>, %w1: tensor<16x64xbf16>,
+                                  %b0: tensor<8xbf16>, %b1: tensor<16xbf16>) -> (tensor<4x8xbf16>, tensor<4x16xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %e8 = tensor.empty() : tensor<4x8xf32>
+  %e16 = tensor.empty() : tensor<4x16xf32>
+  %acc8 = linalg.fill ins(%zero : f32) outs(%e8 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %acc16 = linalg.fill ins(%zero : f32) outs(%e16 : tensor<4x16xf32>) -> tensor<4x16xf32>
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues sigmoid, silu"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%acc8 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<4x64xbf16>, tensor<16x64xbf16>) outs(%acc16 : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %eb = tensor.empty() : tensor<4x8xbf16>
+  %b0b = linalg.broadcast ins(%b0 : tensor<8xbf16>) outs(%eb : tensor<4x8xbf16>) dimensions = [0]
+  %b0f = arith.extf %b0b : tensor<4x8xbf16> to tensor<4x8xf32>
+  %t0 = arith.addf %y0, %b0f : tensor<4x8xf32>
+  %one = arith.constant dense<1.0> : tensor<4x8xf32>
+  %n0 = arith.negf %t0 : tensor<4x8xf32>
+  %x0 = math.exp %n0 : tensor<4x8xf32>
+  %d0 = arith.addf %one, %x0 : tensor<4x8xf32>
+  %s0 = arith.divf %one, %d0 : tensor<4x8xf32>
+  %r0 = arith.truncf %s0 : tensor<4x8xf32> to tensor<4x8xbf16>
+  %eo = tensor.empty() : tensor<4x16xbf16>
+  %r1 = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y1, %b1 : tensor<4x16xf32>, tensor<16xbf16>) outs(%eo : tensor<4x16xbf16>) {
+  ^bb0(%in: f32, %bb: bf16, %out: bf16):
+    %c1 = arith.constant 1.0 : f32
+    %bf = arith.extf %bb : bf16 to f32
+    %t = arith.addf %bf, %in : f32
+    %n = arith.negf %t : f32
+    %e = math.exp %n : f32
+    %d = arith.addf %c1, %e : f32
+    %sg = arith.divf %c1, %d : f32
+    %sl = arith.mulf %t, %sg : f32
+    %r = arith.truncf %sl : f32 to bf16
+    linalg.yield %r : bf16
+  } -> tensor<4x16xbf16>
+  return %r0, %r1 : tensor<4x8xbf16>, tensor<4x16xbf16>
+}
+
+/// f32, [K, H] weights: silu(b + y) as x * sigmoid(x) on tensors and
+/// sigmoid(y + b) spelled exp(t) / (exp(t) + 1), each bias an [H] tensor.
+// CHECK-LABEL: func.func @silu_sigmoid_bias_kn
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>, %[[W0:.*]]: tensor<64x8xf32>, %[[W1:.*]]: tensor<64x8xf32>, %[[B0:.*]]: tensor<8xf32>, %[[B1:.*]]: tensor<8xf32>)
+//       CHECK: fusion.paired_projection %[[X]], %[[W0]], %[[W1]] epilogues(silu bias %[[B0]], sigmoid bias %[[B1]]) kn
+func.func @silu_sigmoid_bias_kn(%x: tensor<4x64xf32>, %w0: tensor<64x8xf32>, %w1: tensor<64x8xf32>,
+                                %b0: tensor<8xf32>, %b1: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues silu, sigmoid"}}
+  %y0 = linalg.matmul ins(%x, %w0 : tensor<4x64xf32>, tensor<64x8xf32>)
+      outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul ins(%x, %w1 : tensor<4x64xf32>, tensor<64x8xf32>)
+      outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %bb0 = linalg.broadcast ins(%b0 : tensor<8xf32>) outs(%empty : tensor<4x8xf32>) dimensions = [0]
+  %bb1 = linalg.broadcast ins(%b1 : tensor<8xf32>) outs(%empty : tensor<4x8xf32>) dimensions = [0]
+  %one = arith.constant dense<1.0> : tensor<4x8xf32>
+  %t0 = arith.addf %bb0, %y0 : tensor<4x8xf32>
+  %n0 = arith.negf %t0 : tensor<4x8xf32>
+  %x0 = math.exp %n0 : tensor<4x8xf32>
+  %d0 = arith.addf %one, %x0 : tensor<4x8xf32>
+  %s0 = arith.divf %one, %d0 : tensor<4x8xf32>
+  %r0 = arith.mulf %t0, %s0 : tensor<4x8xf32>
+  %t1 = arith.addf %y1, %bb1 : tensor<4x8xf32>
+  %x1 = math.exp %t1 : tensor<4x8xf32>
+  %d1 = arith.addf %x1, %one : tensor<4x8xf32>
+  %r1 = arith.divf %x1, %d1 : tensor<4x8xf32>
+  return %r0, %r1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+/// Near miss: the bias is indexed by the token dimension (an [N] vector
+/// broadcast along the columns), not by H; the op's bias is per column.
+// CHECK-LABEL: func.func @negative_sigmoid_bias_rows
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_sigmoid_bias_rows(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>, %w1: tensor<8x64xf32>,
+                                      %b: tensor<4xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @below {{Reason="unsupported epilogue", Remark="the epilogue reads a tensor indexed by the token dimension other than the projection"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y0, %b : tensor<4x8xf32>, tensor<4xf32>) outs(%empty : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %one = arith.constant 1.0 : f32
+    %t = arith.addf %in, %bias : f32
+    %n = arith.negf %t : f32
+    %e = math.exp %n : f32
+    %d = arith.addf %one, %e : f32
+    %s = arith.divf %one, %d : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  return %r, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+/// Near miss: sigmoid(y) + b adds the bias after the activation; the op's
+/// sigmoid adds it before.
+// CHECK-LABEL: func.func @negative_sigmoid_plus_bias
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_sigmoid_plus_bias(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>, %w1: tensor<8x64xf32>,
+                                      %b: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @below {{Reason="unsupported epilogue", Remark="the epilogue matches none of: y + bias, sigmoid(y [+ bias]), silu(y [+ bias]), softplus(y + bias) * scale"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y0, %b : tensor<4x8xf32>, tensor<8xf32>) outs(%empty : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %one = arith.constant 1.0 : f32
+    %n = arith.negf %in : f32
+    %e = math.exp %n : f32
+    %d = arith.addf %one, %e : f32
+    %s = arith.divf %one, %d : f32
+    %t = arith.addf %s, %bias : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  return %r, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// Batched projections of one broadcast weight
+//===----------------------------------------------------------------------===//
+
+/// linalg.batch_matmul of x [B, T, K] with a [B, H, K] weight that is one
+/// [H, K] matrix broadcast across the batch (linalg.broadcast): the
+/// projection of the matrix, x collapsed to [B*T, K] and the results
+/// expanded back; the broadcasts die with the projections.
+// CHECK-LABEL: func.func @batch_broadcast_hk
+//  CHECK-SAME: (%[[X:.*]]: tensor<2x3x64xf32>, %[[W0:.*]]: tensor<8x64xf32>, %[[W1:.*]]: tensor<16x64xf32>)
+//       CHECK: %[[X2:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : tensor<2x3x64xf32> into tensor<6x64xf32>
+//       CHECK: %[[R:.*]]:2 = fusion.paired_projection %[[X2]], %[[W0]], %[[W1]] epilogues(sigmoid, none)
+//  CHECK-SAME: -> (tensor<6x8xf32>, tensor<6x16xf32>)
+//   CHECK-DAG: %[[S:.*]] = tensor.expand_shape %[[R]]#0 {{\[\[}}0, 1], [2]] output_shape [2, 3, 8]
+//   CHECK-DAG: %[[Y:.*]] = tensor.expand_shape %[[R]]#1 {{\[\[}}0, 1], [2]] output_shape [2, 3, 16]
+//   CHECK-NOT: linalg.broadcast
+//   CHECK-NOT: linalg.generic
+//       CHECK: return %[[S]], %[[Y]]
+func.func @batch_broadcast_hk(%x: tensor<2x3x64xf32>, %w0: tensor<8x64xf32>, %w1: tensor<16x64xf32>)
+    -> (tensor<2x3x8xf32>, tensor<2x3x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e8 = tensor.empty() : tensor<2x3x8xf32>
+  %e16 = tensor.empty() : tensor<2x3x16xf32>
+  %acc8 = linalg.fill ins(%zero : f32) outs(%e8 : tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  %acc16 = linalg.fill ins(%zero : f32) outs(%e16 : tensor<2x3x16xf32>) -> tensor<2x3x16xf32>
+  %we0 = tensor.empty() : tensor<2x8x64xf32>
+  %we1 = tensor.empty() : tensor<2x16x64xf32>
+  %wb0 = linalg.broadcast ins(%w0 : tensor<8x64xf32>) outs(%we0 : tensor<2x8x64xf32>) dimensions = [0]
+  %wb1 = linalg.broadcast ins(%w1 : tensor<16x64xf32>) outs(%we1 : tensor<2x16x64xf32>) dimensions = [0]
+  // expected-remark @below {{Remark="paired linalg.batch_matmul and linalg.batch_matmul into fusion.paired_projection with epilogues sigmoid, none"}}
+  %y0 = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%x, %wb0 : tensor<2x3x64xf32>, tensor<2x8x64xf32>) outs(%acc8 : tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  %y1 = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%x, %wb1 : tensor<2x3x64xf32>, tensor<2x16x64xf32>) outs(%acc16 : tensor<2x3x16xf32>) -> tensor<2x3x16xf32>
+  %one = arith.constant dense<1.0> : tensor<2x3x8xf32>
+  %n = arith.negf %y0 : tensor<2x3x8xf32>
+  %e = math.exp %n : tensor<2x3x8xf32>
+  %d = arith.addf %one, %e : tensor<2x3x8xf32>
+  %s = arith.divf %one, %d : tensor<2x3x8xf32>
+  return %s, %y1 : tensor<2x3x8xf32>, tensor<2x3x16xf32>
+}
+
+/// [K, H] weights broadcast by a linalg.generic to [B, K, H] and a plain
+/// linalg.batch_matmul: the `kn` layout.
+// CHECK-LABEL: func.func @batch_broadcast_kn
+//  CHECK-SAME: (%[[X:.*]]: tensor<2x3x64xf32>, %[[W0:.*]]: tensor<64x8xf32>, %[[W1:.*]]: tensor<64x8xf32>)
+//       CHECK: %[[X2:.*]] = tensor.collapse_shape %[[X]]
+//       CHECK: fusion.paired_projection %[[X2]], %[[W0]], %[[W1]] epilogues(none, none) kn
+//  CHECK-SAME: -> (tensor<6x8xf32>, tensor<6x8xf32>)
+func.func @batch_broadcast_kn(%x: tensor<2x3x64xf32>, %w0: tensor<64x8xf32>, %w1: tensor<64x8xf32>)
+    -> (tensor<2x3x8xf32>, tensor<2x3x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<2x3x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  %we = tensor.empty() : tensor<2x64x8xf32>
+  %wb0 = linalg.generic {indexing_maps = [affine_map<(b, k, h) -> (k, h)>, affine_map<(b, k, h) -> (b, k, h)>],
+                         iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%w0 : tensor<64x8xf32>) outs(%we : tensor<2x64x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x64x8xf32>
+  %wb1 = linalg.generic {indexing_maps = [affine_map<(b, k, h) -> (k, h)>, affine_map<(b, k, h) -> (b, k, h)>],
+                         iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%w1 : tensor<64x8xf32>) outs(%we : tensor<2x64x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x64x8xf32>
+  // expected-remark @below {{Remark="paired linalg.batch_matmul and linalg.batch_matmul into fusion.paired_projection with epilogues none, none"}}
+  %y0 = linalg.batch_matmul ins(%x, %wb0 : tensor<2x3x64xf32>, tensor<2x64x8xf32>)
+      outs(%acc : tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  %y1 = linalg.batch_matmul ins(%x, %wb1 : tensor<2x3x64xf32>, tensor<2x64x8xf32>)
+      outs(%acc : tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  return %y0, %y1 : tensor<2x3x8xf32>, tensor<2x3x8xf32>
+}
+
+/// torch-mlir's F.linear on a [B, T, K] bf16 input with bias, then silu and
+/// sigmoid: the [H, K] weight transposed to [K, H], broadcast to [B, K, H]
+/// (fusion-normalize-elementwise merges the two into one generic) and a plain
+/// linalg.batch_matmul; the biases [H] broadcast over [B, T]. The fused op
+/// reads the [H, K] weights themselves.
+// CHECK-LABEL: func.func @batch_linear_torch
+//  CHECK-SAME: (%[[X:.*]]: tensor<2x3x64xbf16>, %[[W0:.*]]: tensor<8x64xbf16>, %[[W1:.*]]: tensor<8x64xbf16>, %[[B0:.*]]: tensor<8xbf16>, %[[B1:.*]]: tensor<8xbf16>)
+//       CHECK: %[[X2:.*]] = tensor.collapse_shape %[[X]]
+//       CHECK: fusion.paired_projection %[[X2]], %[[W0]], %[[W1]] epilogues(silu bias %[[B0]], sigmoid bias %[[B1]])
+//  CHECK-SAME: -> (tensor<6x8xbf16>, tensor<6x8xbf16>)
+//   CHECK-NOT: linalg.transpose
+//   CHECK-NOT: linalg.generic
+func.func @batch_linear_torch(%x: tensor<2x3x64xbf16>, %w0: tensor<8x64xbf16>, %w1: tensor<8x64xbf16>,
+                              %b0: tensor<8xbf16>, %b1: tensor<8xbf16>) -> (tensor<2x3x8xbf16>, tensor<2x3x8xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<2x3x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  %te = tensor.empty() : tensor<64x8xbf16>
+  %be = tensor.empty() : tensor<2x64x8xbf16>
+  %w0t = linalg.transpose ins(%w0 : tensor<8x64xbf16>) outs(%te : tensor<64x8xbf16>) permutation = [1, 0]
+  %w0b = linalg.broadcast ins(%w0t : tensor<64x8xbf16>) outs(%be : tensor<2x64x8xbf16>) dimensions = [0]
+  %w1t = linalg.transpose ins(%w1 : tensor<8x64xbf16>) outs(%te : tensor<64x8xbf16>) permutation = [1, 0]
+  %w1b = linalg.broadcast ins(%w1t : tensor<64x8xbf16>) outs(%be : tensor<2x64x8xbf16>) dimensions = [0]
+  // expected-remark @below {{Remark="paired linalg.batch_matmul and linalg.batch_matmul into fusion.paired_projection with epilogues silu, sigmoid"}}
+  %y0 = linalg.batch_matmul ins(%x, %w0b : tensor<2x3x64xbf16>, tensor<2x64x8xbf16>)
+      outs(%acc : tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  %y1 = linalg.batch_matmul ins(%x, %w1b : tensor<2x3x64xbf16>, tensor<2x64x8xbf16>)
+      outs(%acc : tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  %bbe = tensor.empty() : tensor<2x3x8xbf16>
+  %bb0 = linalg.broadcast ins(%b0 : tensor<8xbf16>) outs(%bbe : tensor<2x3x8xbf16>) dimensions = [0, 1]
+  %bb1 = linalg.broadcast ins(%b1 : tensor<8xbf16>) outs(%bbe : tensor<2x3x8xbf16>) dimensions = [0, 1]
+  %bf0 = arith.extf %bb0 : tensor<2x3x8xbf16> to tensor<2x3x8xf32>
+  %bf1 = arith.extf %bb1 : tensor<2x3x8xbf16> to tensor<2x3x8xf32>
+  %one = arith.constant dense<1.0> : tensor<2x3x8xf32>
+  %t0 = arith.addf %y0, %bf0 : tensor<2x3x8xf32>
+  %n0 = arith.negf %t0 : tensor<2x3x8xf32>
+  %x0 = math.exp %n0 : tensor<2x3x8xf32>
+  %d0 = arith.addf %one, %x0 : tensor<2x3x8xf32>
+  %s0 = arith.divf %t0, %d0 : tensor<2x3x8xf32>
+  %r0 = arith.truncf %s0 : tensor<2x3x8xf32> to tensor<2x3x8xbf16>
+  %t1 = arith.addf %bf1, %y1 : tensor<2x3x8xf32>
+  %n1 = arith.negf %t1 : tensor<2x3x8xf32>
+  %x1 = math.exp %n1 : tensor<2x3x8xf32>
+  %d1 = arith.addf %one, %x1 : tensor<2x3x8xf32>
+  %s1 = arith.divf %one, %d1 : tensor<2x3x8xf32>
+  %r1 = arith.truncf %s1 : tensor<2x3x8xf32> to tensor<2x3x8xbf16>
+  return %r0, %r1 : tensor<2x3x8xbf16>, tensor<2x3x8xbf16>
+}
+
+/// One weight is a broadcast matrix, the other a genuinely batched [B, K, H]
+/// weight (one matrix per batch): the paired op takes one matrix each.
+// CHECK-LABEL: func.func @negative_batched_and_broadcast_weights
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_batched_and_broadcast_weights(%x: tensor<2x3x64xf32>, %w0: tensor<64x8xf32>,
+                                                  %w1: tensor<2x64x8xf32>) -> (tensor<2x3x8xf32>, tensor<2x3x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<2x3x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  %we = tensor.empty() : tensor<2x64x8xf32>
+  %wb0 = linalg.broadcast ins(%w0 : tensor<64x8xf32>) outs(%we : tensor<2x64x8xf32>) dimensions = [0]
+  // expected-remark @below {{Reason="unsupported projection", Remark="the weight has rank 3 (batched weights); the paired op takes one [H, K] or [K, H] matrix per projection"}}
+  %y0 = linalg.batch_matmul ins(%x, %wb0 : tensor<2x3x64xf32>, tensor<2x64x8xf32>)
+      outs(%acc : tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  %y1 = linalg.batch_matmul ins(%x, %w1 : tensor<2x3x64xf32>, tensor<2x64x8xf32>)
+      outs(%acc : tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  return %y0, %y1 : tensor<2x3x8xf32>, tensor<2x3x8xf32>
+}
+
+/// Dynamic B and T, one projection a batch contraction generic and the other
+/// a linalg.batch_matmul, both against [H, K] matrices broadcast across B.
+// CHECK-LABEL: func.func @batch_broadcast_generic_dynamic
+//  CHECK-SAME: (%[[X:.*]]: tensor<?x?x64xf32>, %[[W0:.*]]: tensor<8x64xf32>, %[[W1:.*]]: tensor<8x64xf32>)
+//       CHECK: %[[X2:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : tensor<?x?x64xf32> into tensor<?x64xf32>
+//       CHECK: %[[R:.*]]:2 = fusion.paired_projection %[[X2]], %[[W0]], %[[W1]] epilogues(none, none) outs
+//  CHECK-SAME: -> (tensor<?x8xf32>, tensor<?x8xf32>)
+//       CHECK: tensor.expand_shape %[[R]]#0 {{\[\[}}0, 1], [2]] output_shape [%{{.*}}, %{{.*}}, 8]
+//   CHECK-NOT: linalg.broadcast
+func.func @batch_broadcast_generic_dynamic(%x: tensor<?x?x64xf32>, %w0: tensor<8x64xf32>, %w1: tensor<8x64xf32>)
+    -> (tensor<?x?x8xf32>, tensor<?x?x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = tensor.dim %x, %c0 : tensor<?x?x64xf32>
+  %t = tensor.dim %x, %c1 : tensor<?x?x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty(%b, %t) : tensor<?x?x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<?x?x8xf32>) -> tensor<?x?x8xf32>
+  %we = tensor.empty(%b) : tensor<?x8x64xf32>
+  %wb0 = linalg.broadcast ins(%w0 : tensor<8x64xf32>) outs(%we : tensor<?x8x64xf32>) dimensions = [0]
+  %wb1 = linalg.broadcast ins(%w1 : tensor<8x64xf32>) outs(%we : tensor<?x8x64xf32>) dimensions = [0]
+  // expected-remark @below {{Remark="paired linalg.generic and linalg.batch_matmul into fusion.paired_projection with epilogues none, none"}}
+  %y0 = linalg.generic {indexing_maps = [affine_map<(b, t, h, k) -> (b, t, k)>, affine_map<(b, t, h, k) -> (b, h, k)>, affine_map<(b, t, h, k) -> (b, t, h)>],
+                        iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %wb0 : tensor<?x?x64xf32>, tensor<?x8x64xf32>) outs(%acc : tensor<?x?x8xf32>) {
+  ^bb0(%in: f32, %w: f32, %c: f32):
+    %m = arith.mulf %in, %w : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<?x?x8xf32>
+  %y1 = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%x, %wb1 : tensor<?x?x64xf32>, tensor<?x8x64xf32>) outs(%acc : tensor<?x?x8xf32>) -> tensor<?x?x8xf32>
+  return %y0, %y1 : tensor<?x?x8xf32>, tensor<?x?x8xf32>
 }

@@ -4,9 +4,10 @@
 // contraction seen as a projection `y = x · Wᵀ` of an activation `x` (any
 // linalg op that satisfies the contraction interface: linalg.matmul with or
 // without transposed-weight indexing maps, linalg.matvec / vecmat,
-// contraction linalg.generics), and the elementwise epilogue that consumes
-// its result (none, + bias, sigmoid, silu, softplus(y + bias) * scale) or the
-// gated activation that consumes two of them (SwiGLU, GeGLU, ...).
+// contraction linalg.generics, linalg.batch_matmul against one weight matrix
+// broadcast across the batch), and the elementwise epilogue that consumes
+// its result (none, + bias, sigmoid(y [+ bias]), silu(y [+ bias]),
+// softplus(y + bias) * scale) or the gated activation that consumes two of them (SwiGLU, GeGLU, ...).
 //
 // Gated activations and silu are recognised by the ActivationMatcher
 // (ActivationMatcher.h); gated products with biases added inside the body,
@@ -36,7 +37,8 @@ namespace mlir::fusion {
 struct Projection {
   linalg::LinalgOp op;
   /// The activation: the input indexed by the result's token dimension N (or
-  /// the vector of a matrix-vector product), and the weight.
+  /// the vector of a matrix-vector product), and the weight (the matrix
+  /// before a 2-D transpose or a broadcast across the batch, if any).
   Value lhs, weight;
   /// Dimension of `lhs` that is contracted (K).
   int64_t lhsKDim = 0;

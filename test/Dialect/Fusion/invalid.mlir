@@ -488,9 +488,31 @@ func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>) {
 func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %b: tensor<8xf32>) {
   %dst76 = tensor.empty() : tensor<4x8xf32>
   %dst77 = tensor.empty() : tensor<4x8xf32>
-  // expected-error @+1 {{epilogue 1 ('sigmoid') takes no bias operand}}
-  %a, %c = fusion.paired_projection %x, %w, %w epilogues(none, sigmoid bias %b) outs(%dst76, %dst77)
-      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  // expected-error @+1 {{epilogue 1 ('sigmoid') takes no scale operand}}
+  %a, %c = fusion.paired_projection %x, %w, %w epilogues(none, sigmoid bias %b scale %b) outs(%dst76, %dst77)
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<8xf32>, tensor<8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %b: tensor<16xf32>) {
+  %dst200 = tensor.empty() : tensor<4x8xf32>
+  %dst201 = tensor.empty() : tensor<4x8xf32>
+  // expected-error @+1 {{bias of epilogue 0 must have shape [8], got 16}}
+  %a, %c = fusion.paired_projection %x, %w, %w epilogues(silu bias %b, none) outs(%dst200, %dst201)
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<16xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %b: tensor<8xf32>) {
+  %dst202 = tensor.empty() : tensor<4x8xf32>
+  %dst203 = tensor.empty() : tensor<4x8xf32>
+  // expected-error @+1 {{epilogue 1 ('none') takes no bias operand}}
+  %a, %c = fusion.paired_projection %x, %w, %w epilogues(silu bias %b, none bias %b) outs(%dst202, %dst203)
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<8xf32>, tensor<8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
   return
 }
 

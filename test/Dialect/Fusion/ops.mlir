@@ -240,6 +240,16 @@ func.func @paired_bias_silu_kn(%x: tensor<?x64xf16>, %w0: tensor<64x16xf16>, %w1
   return %y0, %y1 : tensor<?x16xf16>, tensor<?x8xf16>
 }
 
+// CHECK-LABEL: func @paired_sigmoid_silu_bias
+// CHECK: epilogues(sigmoid bias %{{.*}}, silu bias %{{.*}}) outs({{.*}}) : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<16x64xbf16>, tensor<8xf32>, tensor<16xbf16>, tensor<4x8xf32>, tensor<4x16xbf16>) -> (tensor<4x8xf32>, tensor<4x16xbf16>)
+func.func @paired_sigmoid_silu_bias(%x: tensor<4x64xbf16>, %w0: tensor<8x64xbf16>, %w1: tensor<16x64xbf16>, %b0: tensor<8xf32>, %b1: tensor<16xbf16>) -> (tensor<4x8xf32>, tensor<4x16xbf16>) {
+  %dst200 = tensor.empty() : tensor<4x8xf32>
+  %dst201 = tensor.empty() : tensor<4x16xbf16>
+  %y0, %y1 = fusion.paired_projection %x, %w0, %w1 epilogues(sigmoid bias %b0, silu bias %b1) outs(%dst200, %dst201)
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<16x64xbf16>, tensor<8xf32>, tensor<16xbf16>, tensor<4x8xf32>, tensor<4x16xbf16>) -> (tensor<4x8xf32>, tensor<4x16xbf16>)
+  return %y0, %y1 : tensor<4x8xf32>, tensor<4x16xbf16>
+}
+
 // CHECK-LABEL: func @paired_matvec
 // CHECK: epilogues(none, none) outs({{.*}}) : (tensor<128xf32>, tensor<4x128xf32>, tensor<6x128xf32>, tensor<4xf32>, tensor<6xf32>) -> (tensor<4xf32>, tensor<6xf32>)
 func.func @paired_matvec(%x: tensor<128xf32>, %w0: tensor<4x128xf32>, %w1: tensor<6x128xf32>) -> (tensor<4xf32>, tensor<6xf32>) {

@@ -495,6 +495,12 @@ static bool epilogueNeedsBias(EpilogueKind k) {
   return k == EpilogueKind::bias || k == EpilogueKind::softplus_bias_scale;
 }
 
+/// Kinds that read a bias when one is given (t = y + bias) and none
+/// otherwise: the runtime's sigmoid and silu (runtime/common/epilogue.h).
+static bool epilogueTakesOptionalBias(EpilogueKind k) {
+  return k == EpilogueKind::sigmoid || k == EpilogueKind::silu;
+}
+
 static bool epilogueNeedsScale(EpilogueKind k) {
   return k == EpilogueKind::softplus_bias_scale;
 }
@@ -521,7 +527,8 @@ static FailureOr<int64_t> verifyProjection(PairedProjectionOp op, unsigned idx,
     return op.emitOpError() << name << " has K = " << rk << " but lhs has K = "
                             << k;
   StringRef epiName = stringifyEpilogueKind(epilogue);
-  if (epilogueNeedsBias(epilogue) != static_cast<bool>(bias))
+  if (!epilogueTakesOptionalBias(epilogue) &&
+      epilogueNeedsBias(epilogue) != static_cast<bool>(bias))
     return op.emitOpError() << "epilogue " << idx << " ('" << epiName << "') "
                             << (bias ? "takes no" : "needs a")
                             << " bias operand";

@@ -160,7 +160,8 @@ def Fusion_PairedProjectionOp : Fusion_DpsOp<"paired_projection"> {
     Computes `y0 = epilogue0(lhs · rhs0ᵀ)` and `y1 = epilogue1(lhs · rhs1ᵀ)`
     reading `lhs` (`[N, K]`, or `[K]` for a matrix-vector product) once.
     Weights are `[H, K]` (the `torch.nn.Linear` layout) or, with `kn`,
-    `[K, H]`. Epilogues: `none`, `bias` (+ bias `[H]`), `sigmoid`, `silu`,
+    `[K, H]`. Epilogues: `none`, `bias` (+ bias `[H]`), `sigmoid` and `silu`
+    (of `y + bias` when the optional bias `[H]` is given),
     `softplus_bias_scale` (`softplus(x + bias) * scale`, the Gated-DeltaNet
     alpha gate, torch's threshold-20 softplus; bias and scale `[H]`).
     Accumulation is f32.
