@@ -179,7 +179,7 @@ def main():
     ap.add_argument("--no-ab-colt", dest="ab_colt", action="store_false",
                     help="skip the A/B arms of the colwise transposed and both kernels "
                          "(FUSION_RT_CUDA_COL_T=0 FUSION_RT_CUDA_BOTH=0: previous v2 tile "
-                         "kernels, _prev rows; COL_T=o: v2 tile kernel in strip order, _ord rows)")
+                         "kernels, _prev rows; COL_T=sp: prefetching colT kernel, _sp rows)")
     ap.add_argument("--ours-only", action="store_true",
                     help="tests + our kernels only (no peers): quick A/B runs")
     ap.add_argument("--budget-s", type=float, default=300.0,
@@ -201,7 +201,7 @@ def main():
                          ("FUSION_RT_CUDA_ROW_STREAM=0", {"FUSION_RT_CUDA_ROW_STREAM": "0"}),
                          ("FUSION_RT_CUDA_COL_T=0 FUSION_RT_CUDA_BOTH=0",
                           {"FUSION_RT_CUDA_COL_T": "0", "FUSION_RT_CUDA_BOTH": "0"}),
-                         ("FUSION_RT_CUDA_COL_T=o", {"FUSION_RT_CUDA_COL_T": "o"})):
+                         ("FUSION_RT_CUDA_COL_T=sp", {"FUSION_RT_CUDA_COL_T": "sp"})):
             if tag != "default" and not (args.ab_colt if "COL_T" in tag else args.ab_v2):
                 continue
             p = subprocess.run([exe] + (["--quick"] if args.quick or tag != "default" else []),
@@ -241,13 +241,13 @@ def main():
     if args.ab_colt:
         # The colwise transposed and both kernels: previous defaults (v2 tile
         # kernels, FUSION_RT_CUDA_COL_T=0 FUSION_RT_CUDA_BOTH=0, _prev rows)
-        # and the v2 tile kernel in strip order (COL_T=o, _ord rows); same
-        # binary, same method: A/B.
+        # and the prefetching colT kernel (COL_T=sp, _sp rows); same binary,
+        # same method: A/B. (The 22:xx run of 2026-11-29 also timed COL_T=o,
+        # the v2 tile kernel in strip order, since removed: _ord rows.)
         for env, only, suffix in (
                 ({"FUSION_RT_CUDA_COL_T": "0", "FUSION_RT_CUDA_BOTH": "0"},
                  "mxfp8_colwise_transposed,=mxfp8_both,mxfp8_both_transposed", "_prev"),
-                ({"FUSION_RT_CUDA_COL_T": "o"},
-                 "mxfp8_colwise_transposed,mxfp8_both_transposed", "_ord")):
+                ({"FUSION_RT_CUDA_COL_T": "sp"}, "mxfp8_colwise_transposed", "_sp")):
             p = subprocess.run([exe, "--csv", ours_csv, "--only", only] +
                                (["--quick"] if args.quick else []), capture_output=True,
                                text=True, env={**os.environ, **env})
@@ -367,7 +367,7 @@ TARGETS = {
 
 def strip_ab(kernel):
     """The kernel name without its A/B-arm suffix."""
-    for suf in ("_v1", "_v2", "_prev", "_ord"):
+    for suf in ("_v1", "_v2", "_prev", "_ord", "_sp"):
         if kernel.endswith(suf):
             return kernel[:-len(suf)]
     return kernel

@@ -180,17 +180,12 @@ __device__ __forceinline__ uint32_t fix_key(uint32_t k) {
 /// shared memory (`rs`: [32 rows][8 blocks] bytes of the CTA tile, this warp's
 /// blocks 2 * warp, 2 * warp + 1) instead of global memory.
 template <typename T, bool E4M3, bool PROPAGATE, bool DO_ROW, bool RS_SMEM = false>
-__device__ __forceinline__ void col16_tile(const KParams &p, int64_t band,
+__device__ __forceinline__ void col16_body(const KParams &p, int64_t band,
                                            int64_t rb, int64_t c, int group,
-                                           int lane, uint32_t rs = 0, int warp = 0) {
+                                           int lane, const uint4 (&w)[8],
+                                           uint32_t rs = 0, int warp = 0) {
   constexpr int RPL = 8;
   const int fmt = E4M3 ? kMXFP8E4M3 : kMXFP8E5M2;
-  const char *xp = p.x + (rb * p.x_rs + c) * 2;
-  const int64_t xstep = p.x_rs * 2;
-  uint4 w[RPL];
-#pragma unroll
-  for (int i = 0; i < RPL; ++i)
-    w[i] = ldg_stream16(xp + i * xstep);
 
   const uint32_t m = 0x7fff7fffu;
   uint32_t ck[4] = {w[0].x & m, w[0].y & m, w[0].z & m, w[0].w & m};
@@ -302,6 +297,25 @@ __device__ __forceinline__ void col16_tile(const KParams &p, int64_t band,
   }
 }
 
+/// The 8 rows x 8 columns of a lane (16-byte loads, all in flight at once).
+__device__ __forceinline__ void load8(const KParams &p, int64_t rb, int64_t c,
+                                      uint4 (&w)[8]) {
+  const char *xp = p.x + (rb * p.x_rs + c) * 2;
+  const int64_t xstep = p.x_rs * 2;
+#pragma unroll
+  for (int i = 0; i < 8; ++i)
+    w[i] = ldg_stream16(xp + i * xstep);
+}
+
+template <typename T, bool E4M3, bool PROPAGATE, bool DO_ROW>
+__device__ __forceinline__ void col16_tile(const KParams &p, int64_t band,
+                                           int64_t rb, int64_t c, int group,
+                                           int lane) {
+  uint4 w[8];
+  load8(p, rb, c, w);
+  col16_body<T, E4M3, PROPAGATE, DO_ROW>(p, band, rb, c, group, lane, w);
+}
+
 //===--- colwise transposed through shared memory (the "colT" kernels) -----===//
 //
 // The transposed colwise output is [N, M] (row n = column n of the input),
@@ -351,15 +365,10 @@ __device__ __forceinline__ void strip_order(uint32_t t, uint32_t G, uint32_t S,
 template <typename T, bool E4M3, bool PROPAGATE, bool DO_ROW>
 __device__ __forceinline__ void colT16_tile(const KParams &p, int64_t rb,
                                             int64_t c, int group, int lane,
-                                            int warp, uint32_t cs, uint32_t ss) {
+                                            int warp, uint32_t cs, uint32_t ss,
+                                            const uint4 (&w)[8]) {
   constexpr int RPL = 8;
   const int fmt = E4M3 ? kMXFP8E4M3 : kMXFP8E5M2;
-  const char *xp = p.x + (rb * p.x_rs + c) * 2;
-  const int64_t xstep = p.x_rs * 2;
-  uint4 w[RPL];
-#pragma unroll
-  for (int i = 0; i < RPL; ++i)
-    w[i] = ldg_stream16(xp + i * xstep);
 
   const uint32_t m = 0x7fff7fffu;
   uint32_t ck[4] = {w[0].x & m, w[0].y & m, w[0].z & m, w[0].w & m};
@@ -455,7 +464,10 @@ __device__ __forceinline__ void colT16_tile(const KParams &p, int64_t rb,
 
 /// The colT kernel (col_t only; DIR = kCol or kBoth). Grid: persistent,
 /// CTA tiles of 128 rows x 64 columns in strip order (strip_order, H = 8).
-template <typename T, bool E4M3, bool PROPAGATE, int DIR>
+/// PF: the loads of the CTA's next tile (when it is a full tile) are issued
+/// right after this tile's codes are computed, before the barrier and the
+/// stores, into the registers the computation just freed.
+template <typename T, bool E4M3, bool PROPAGATE, int DIR, bool PF = false>
 __global__ void __launch_bounds__(128, 4) mx_colT16_kernel(const KParams p) {
   using Src = SrcPlain<T>;
   __shared__ __align__(16) uint8_t codes_sh[2][64 * 128];
@@ -470,6 +482,8 @@ __global__ void __launch_bounds__(128, 4) mx_colT16_kernel(const KParams p) {
   const uint32_t ntiles = uint32_t(p.tiles);
   uint32_t unused_amax = 0;
   uint32_t buf = 0;
+  uint4 w[8];
+  bool have = false; // w holds this tile's rows (PF)
   for (uint32_t t = blockIdx.x; t < ntiles; t += gridDim.x, buf ^= 1u) {
     uint32_t trow, strip;
     strip_order(t, G, S, 8, trow, strip);
@@ -481,8 +495,23 @@ __global__ void __launch_bounds__(128, 4) mx_colT16_kernel(const KParams p) {
     const bool cta_fast = p.vec_all && R0 + 128 <= p.M && C0 + 64 <= p.K;
     if (cta_fast) {
       const uint32_t cs = cs0 + buf * (64 * 128), ss = ss0 + buf * (64 * 4);
+      if (!PF || !have)
+        load8(p, rb, c, w);
       colT16_tile<T, E4M3, PROPAGATE, DIR == kBoth>(p, rb, c, group, lane, warp,
-                                                     cs, ss);
+                                                     cs, ss, w);
+      if constexpr (PF) {
+        have = false;
+        const uint32_t tn = t + gridDim.x;
+        if (tn < ntiles) {
+          uint32_t trn, stn;
+          strip_order(tn, G, S, 8, trn, stn);
+          const int64_t R0n = int64_t(trn) * 128, C0n = int64_t(stn) * 64;
+          if (R0n + 128 <= p.M && C0n + 64 <= p.K) {
+            load8(p, R0n + warp * 32 + group * 8, C0n + (lane & 7) * 8, w);
+            have = true;
+          }
+        }
+      }
       __syncthreads();
       // 64 output rows of 128 bytes: 8 lanes a row, 16 bytes a lane.
       uint8_t *const out = p.cd + C0 * p.cd_rs + R0;
@@ -516,6 +545,7 @@ __global__ void __launch_bounds__(128, 4) mx_colT16_kernel(const KParams p) {
         }
       }
     } else if (band * 32 < p.M) {
+      have = false;
       // Edge tile: this warp's band through the v2 tile or the slow tile.
       const bool lane_fast = p.vec_all && band * 32 + 32 <= p.M && c + 8 <= p.K;
       if (__all_sync(0xffffffffu, lane_fast))
@@ -557,7 +587,10 @@ __global__ void __launch_bounds__(128, 4) mx_both16_cta_kernel(const KParams p) 
     const bool cta_fast = p.vec_all && band * 32 + 32 <= p.M && C0 + 256 <= p.K;
     if (cta_fast) {
       const uint32_t rs = rs0 + buf * (32 * 8);
-      col16_tile<T, E4M3, PROPAGATE, true, true>(p, band, rb, c, group, lane, rs, warp);
+      uint4 w[8];
+      load8(p, rb, c, w);
+      col16_body<T, E4M3, PROPAGATE, true, true>(p, band, rb, c, group, lane, w, rs,
+                                                 warp);
       __syncthreads();
       if (threadIdx.x < 32) {
         const int64_t r = band * 32 + threadIdx.x;
@@ -608,10 +641,7 @@ __global__ void __launch_bounds__(128, 4) mx_both16_cta_kernel(const KParams p) 
   }
 }
 
-/// ORD (the "o" variant of FUSION_RT_CUDA_COL_T, transposed layout only):
-/// warp tiles in strip order (32 bands of one 64-column strip after one
-/// another) instead of row-band order; the tile itself is unchanged.
-template <typename T, bool E4M3, bool PROPAGATE, int DIR, bool ORD = false>
+template <typename T, bool E4M3, bool PROPAGATE, int DIR>
 __global__ void __launch_bounds__(128, 4) mx_col16_v2_kernel(const KParams p) {
   using Src = SrcPlain<T>;
   constexpr int VEC = 8, LG = 8, RPL = 8;
@@ -621,18 +651,9 @@ __global__ void __launch_bounds__(128, 4) mx_col16_v2_kernel(const KParams p) {
   const int64_t nwarps = (int64_t(gridDim.x) * blockDim.x) >> 5;
   uint32_t unused_amax = 0;
   for (int64_t t = warp0; t < p.tiles; t += nwarps) {
-    int64_t band, x;
-    if constexpr (ORD) {
-      uint32_t b32, x32;
-      strip_order(uint32_t(t), uint32_t((p.M + 31) / 32), uint32_t(p.tiles_x), 32,
-                  b32, x32);
-      band = b32, x = x32;
-    } else {
-      band = t / p.tiles_x;
-      x = t - band * p.tiles_x;
-    }
+    const int64_t band = t / p.tiles_x;
     const int64_t rb = band * 32 + group * RPL;
-    const int64_t c = x * (LG * VEC) + (lane % LG) * VEC;
+    const int64_t c = (t - band * p.tiles_x) * (LG * VEC) + (lane % LG) * VEC;
     const bool lane_fast = p.vec_all && band * 32 + 32 <= p.M && c + VEC <= p.K;
     if (__all_sync(0xffffffffu, lane_fast))
       col16_tile<T, E4M3, PROPAGATE, DIR == kBoth>(p, band, rb, c, group, lane);
@@ -686,15 +707,20 @@ cudaError_t launch_v2_kernel(Kernel kernel, const KParams &p_in, int &per_sm,
   return cudaGetLastError();
 }
 
-/// FUSION_RT_CUDA_COL_T=0|o|s: the kernel of the 16-bit colwise transposed
+/// FUSION_RT_CUDA_COL_T=0|s|sp: the kernel of the 16-bit colwise transposed
 /// quantize (and of both directions with the transposed layout): 0 = the v2
-/// tile kernel (the default before 2026-11-29 22:xx), o = the v2 tile kernel
-/// in strip order, s = the colT kernel (shared-memory transpose).
+/// tile kernel (the default before 2026-11-29), s = the colT kernel
+/// (shared-memory transpose), sp = the colT kernel with the next tile's
+/// loads issued before the barrier and the stores of the current one
+/// (colwise only; both directions take s).
 int colT_variant() {
   static const int v = [] {
     int x = 2; // default: s
     if (const char *e = std::getenv("FUSION_RT_CUDA_COL_T"))
-      x = !std::strcmp(e, "0") ? 0 : !std::strcmp(e, "o") ? 1 : !std::strcmp(e, "s") ? 2 : x;
+      x = !std::strcmp(e, "0")    ? 0
+          : !std::strcmp(e, "s")  ? 2
+          : !std::strcmp(e, "sp") ? 3
+                                  : x;
     return x;
   }();
   return v;
@@ -724,8 +750,10 @@ cudaError_t launch_colT_kernel(Kernel kernel, const KParams &p_in, int &per_sm,
 }
 
 /// FUSION_RT_CUDA_BOTH=0|c: the kernel of the 16-bit both-directions
-/// quantize with the same colwise layout: 0 = the v2 tile kernel, c = the
-/// CTA kernel with the rowwise scales staged in shared memory.
+/// quantize with the same colwise layout: 0 = the v2 tile kernel (the
+/// default before 2026-11-29), c = the CTA kernel with the rowwise scales
+/// staged in shared memory. (A prefetching form of c, like colT's sp, needs
+/// more than the 128 registers of 4 CTAs an SM: 184 bytes of spills.)
 int both_variant() {
   static const int v = [] {
     int x = 1; // default: c
@@ -776,12 +804,14 @@ cudaError_t launch_v2(const KParams &p, int dir, cudaStream_t s) {
                                     per_sm[3], s)
                : launch_colT_kernel(mx_colT16_kernel<T, E4M3, PROPAGATE, kBoth>, p,
                                     per_sm[4], s);
-  if (ct == 1)
-    return dir == kCol
-               ? launch_v2_kernel(mx_col16_v2_kernel<T, E4M3, PROPAGATE, kCol, true>,
-                                  p, per_sm[5], s)
-               : launch_v2_kernel(mx_col16_v2_kernel<T, E4M3, PROPAGATE, kBoth, true>,
-                                  p, per_sm[6], s);
+  // sp: prefetching colT for the colwise-only direction; both directions
+  // keep s (with the rowwise part the prefetch spills under 128 registers).
+  if (ct == 3 && dir == kCol)
+    return launch_colT_kernel(mx_colT16_kernel<T, E4M3, PROPAGATE, kCol, true>, p,
+                              per_sm[5], s);
+  if (ct == 3)
+    return launch_colT_kernel(mx_colT16_kernel<T, E4M3, PROPAGATE, kBoth>, p,
+                              per_sm[4], s);
   if (dir == kRow)
     return launch_v2_kernel(mx_rowwise16_v2_kernel<T, E4M3, PROPAGATE>, p, per_sm[0], s);
   if (dir == kCol)
