@@ -29,7 +29,7 @@ for rep in 1 2; do
 done
 if command -v ncu >/dev/null; then
   for v in ${NCU_VARIANTS-s}; do
-    FUSION_RT_CUDA_COL_T=$v timeout 60 ncu --clock-control none -k regex:'colT' -c 1 \
+    FUSION_RT_CUDA_COL_T=$v timeout 40 ncu --clock-control none -k regex:'colT' -c 1 \
       --section SpeedOfLight --section Occupancy --section WarpStateStats \
       --section MemoryWorkloadAnalysis --section LaunchStats \
       $B/fusion_rt_mxfp8_bench --only mxfp8_colwise_transposed > "$OUT/ncu_colT_$v.txt" 2>&1
