@@ -467,8 +467,10 @@ __device__ __forceinline__ void colT16_tile(const KParams &p, int64_t rb,
 /// PF: the loads of the CTA's next tile (when it is a full tile) are issued
 /// right after this tile's codes are computed, before the barrier and the
 /// stores, into the registers the computation just freed.
-template <typename T, bool E4M3, bool PROPAGATE, int DIR, bool PF = false>
-__global__ void __launch_bounds__(128, 4) mx_colT16_kernel(const KParams p) {
+/// MINB: resident CTAs an SM asked of the compiler (registers <= 65536 /
+/// (128 MINB)); 5 (sp) and 6 (s) fit the colwise-only kernel without spills.
+template <typename T, bool E4M3, bool PROPAGATE, int DIR, bool PF = false, int MINB = 4>
+__global__ void __launch_bounds__(128, MINB) mx_colT16_kernel(const KParams p) {
   using Src = SrcPlain<T>;
   __shared__ __align__(16) uint8_t codes_sh[2][64 * 128];
   __shared__ __align__(16) uint8_t scales_sh[2][64 * 4];
@@ -707,20 +709,23 @@ cudaError_t launch_v2_kernel(Kernel kernel, const KParams &p_in, int &per_sm,
   return cudaGetLastError();
 }
 
-/// FUSION_RT_CUDA_COL_T=0|s|sp: the kernel of the 16-bit colwise transposed
+/// FUSION_RT_CUDA_COL_T=0|s|sp|sp5|s6: the kernel of the 16-bit colwise transposed
 /// quantize (and of both directions with the transposed layout): 0 = the v2
 /// tile kernel (the default before 2026-11-29), s = the colT kernel
 /// (shared-memory transpose), sp = the colT kernel with the next tile's
 /// loads issued before the barrier and the stores of the current one
-/// (colwise only; both directions take s).
+/// (colwise only; both directions take s); sp5 / s6 = sp / s compiled for 5 /
+/// 6 resident CTAs an SM (96 / 80 registers, colwise only).
 int colT_variant() {
   static const int v = [] {
     int x = 2; // default: s
     if (const char *e = std::getenv("FUSION_RT_CUDA_COL_T"))
-      x = !std::strcmp(e, "0")    ? 0
-          : !std::strcmp(e, "s")  ? 2
-          : !std::strcmp(e, "sp") ? 3
-                                  : x;
+      x = !std::strcmp(e, "0")     ? 0
+          : !std::strcmp(e, "s")   ? 2
+          : !std::strcmp(e, "sp")  ? 3
+          : !std::strcmp(e, "sp5") ? 4
+          : !std::strcmp(e, "s6")  ? 5
+                                   : x;
     return x;
   }();
   return v;
@@ -789,7 +794,7 @@ cudaError_t launch_both_cta_kernel(Kernel kernel, const KParams &p_in, int &per_
 
 template <typename T, bool E4M3, bool PROPAGATE>
 cudaError_t launch_v2(const KParams &p, int dir, cudaStream_t s) {
-  static int per_sm[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  static int per_sm[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   if (dir == kBoth && !p.col_t && both_variant() == 1)
     return launch_both_cta_kernel(mx_both16_cta_kernel<T, E4M3, PROPAGATE>, p,
                                   per_sm[7], s);
@@ -809,7 +814,13 @@ cudaError_t launch_v2(const KParams &p, int dir, cudaStream_t s) {
   if (ct == 3 && dir == kCol)
     return launch_colT_kernel(mx_colT16_kernel<T, E4M3, PROPAGATE, kCol, true>, p,
                               per_sm[5], s);
-  if (ct == 3)
+  if (ct == 4 && dir == kCol)
+    return launch_colT_kernel(mx_colT16_kernel<T, E4M3, PROPAGATE, kCol, true, 5>, p,
+                              per_sm[6], s);
+  if (ct == 5 && dir == kCol)
+    return launch_colT_kernel(mx_colT16_kernel<T, E4M3, PROPAGATE, kCol, false, 6>, p,
+                              per_sm[8], s);
+  if (ct >= 3)
     return launch_colT_kernel(mx_colT16_kernel<T, E4M3, PROPAGATE, kBoth>, p,
                               per_sm[4], s);
   if (dir == kRow)
