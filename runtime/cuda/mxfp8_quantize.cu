@@ -16,6 +16,12 @@
 // case and faster than the engine on every shape in the H200 run of
 // docs/benchmarks/mxfp8_results.md.
 //
+// Within v2, the colwise transposed layout (colwise only, and both
+// directions) runs the colT kernel (shared-memory transpose, 128 x 64 CTA
+// tiles; FUSION_RT_CUDA_COL_T=0|s|sp) and both directions with the same
+// layout the both CTA kernel (rowwise scales staged in shared memory;
+// FUSION_RT_CUDA_BOTH=0|c); =0 selects the v2 tile kernel for A/B runs.
+//
 //===----------------------------------------------------------------------===//
 #include "cuda/launch.cuh"
 #include "cuda/row_stream.cuh"
@@ -467,10 +473,11 @@ __device__ __forceinline__ void colT16_tile(const KParams &p, int64_t rb,
 /// PF: the loads of the CTA's next tile (when it is a full tile) are issued
 /// right after this tile's codes are computed, before the barrier and the
 /// stores, into the registers the computation just freed.
-/// MINB: resident CTAs an SM asked of the compiler (registers <= 65536 /
-/// (128 MINB)); 5 (sp) and 6 (s) fit the colwise-only kernel without spills.
-template <typename T, bool E4M3, bool PROPAGATE, int DIR, bool PF = false, int MINB = 4>
-__global__ void __launch_bounds__(128, MINB) mx_colT16_kernel(const KParams p) {
+/// (Compiled for 5 or 6 resident CTAs an SM instead of 4 (96 / 80 registers,
+/// no spills for the colwise-only forms) it was no faster on the H200:
+/// docs/kernels.md.)
+template <typename T, bool E4M3, bool PROPAGATE, int DIR, bool PF = false>
+__global__ void __launch_bounds__(128, 4) mx_colT16_kernel(const KParams p) {
   using Src = SrcPlain<T>;
   __shared__ __align__(16) uint8_t codes_sh[2][64 * 128];
   __shared__ __align__(16) uint8_t scales_sh[2][64 * 4];
@@ -709,23 +716,22 @@ cudaError_t launch_v2_kernel(Kernel kernel, const KParams &p_in, int &per_sm,
   return cudaGetLastError();
 }
 
-/// FUSION_RT_CUDA_COL_T=0|s|sp|sp5|s6: the kernel of the 16-bit colwise transposed
+/// FUSION_RT_CUDA_COL_T=0|s|sp: the kernel of the 16-bit colwise transposed
 /// quantize (and of both directions with the transposed layout): 0 = the v2
-/// tile kernel (the default before 2026-11-29), s = the colT kernel
+/// tile kernel (the default before 2026-11-29 22:00 UTC), s = the colT kernel
 /// (shared-memory transpose), sp = the colT kernel with the next tile's
 /// loads issued before the barrier and the stores of the current one
-/// (colwise only; both directions take s); sp5 / s6 = sp / s compiled for 5 /
-/// 6 resident CTAs an SM (96 / 80 registers, colwise only).
+/// (colwise only; both directions take s). Default: sp (A/B on the H200,
+/// 2026-11-29: 0.7 % faster than s at 16384^2, 5-9 % at the 4096-row
+/// shapes; docs/kernels.md).
 int colT_variant() {
   static const int v = [] {
-    int x = 2; // default: s
+    int x = 3; // default: sp
     if (const char *e = std::getenv("FUSION_RT_CUDA_COL_T"))
-      x = !std::strcmp(e, "0")     ? 0
-          : !std::strcmp(e, "s")   ? 2
-          : !std::strcmp(e, "sp")  ? 3
-          : !std::strcmp(e, "sp5") ? 4
-          : !std::strcmp(e, "s6")  ? 5
-                                   : x;
+      x = !std::strcmp(e, "0")    ? 0
+          : !std::strcmp(e, "s")  ? 2
+          : !std::strcmp(e, "sp") ? 3
+                                  : x;
     return x;
   }();
   return v;
@@ -794,7 +800,7 @@ cudaError_t launch_both_cta_kernel(Kernel kernel, const KParams &p_in, int &per_
 
 template <typename T, bool E4M3, bool PROPAGATE>
 cudaError_t launch_v2(const KParams &p, int dir, cudaStream_t s) {
-  static int per_sm[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  static int per_sm[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   if (dir == kBoth && !p.col_t && both_variant() == 1)
     return launch_both_cta_kernel(mx_both16_cta_kernel<T, E4M3, PROPAGATE>, p,
                                   per_sm[7], s);
@@ -814,13 +820,7 @@ cudaError_t launch_v2(const KParams &p, int dir, cudaStream_t s) {
   if (ct == 3 && dir == kCol)
     return launch_colT_kernel(mx_colT16_kernel<T, E4M3, PROPAGATE, kCol, true>, p,
                               per_sm[5], s);
-  if (ct == 4 && dir == kCol)
-    return launch_colT_kernel(mx_colT16_kernel<T, E4M3, PROPAGATE, kCol, true, 5>, p,
-                              per_sm[6], s);
-  if (ct == 5 && dir == kCol)
-    return launch_colT_kernel(mx_colT16_kernel<T, E4M3, PROPAGATE, kCol, false, 6>, p,
-                              per_sm[8], s);
-  if (ct >= 3)
+  if (ct == 3)
     return launch_colT_kernel(mx_colT16_kernel<T, E4M3, PROPAGATE, kBoth>, p,
                               per_sm[4], s);
   if (dir == kRow)
