@@ -164,6 +164,26 @@ __device__ __forceinline__ void stg128(void *p, const uint4 &v) {
 __device__ __forceinline__ void stg32(void *p, uint32_t v) {
   asm volatile("st.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
+/// 16-byte streaming (evict-first) store.
+__device__ __forceinline__ void stg128_cs(void *p, const uint4 &v) {
+  asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x),
+               "r"(v.y), "r"(v.z), "r"(v.w)
+               : "memory");
+}
+/// 16-byte read-only load with the L2 access policy `pol` (evict-first).
+__device__ __forceinline__ uint4 ldg_pol16(const void *p, uint64_t pol) {
+  uint4 v;
+  asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 "
+               "{%0,%1,%2,%3}, [%4], %5;"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p), "l"(pol));
+  return v;
+}
+__device__ __forceinline__ uint64_t l2_evict_first() {
+  uint64_t pol;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+  return pol;
+}
 __device__ __forceinline__ void stg64(void *p, uint32_t x, uint32_t y) {
   asm volatile("st.global.v2.u32 [%0], {%1, %2};" ::"l"(p), "r"(x), "r"(y) : "memory");
 }
@@ -311,6 +331,16 @@ __device__ __forceinline__ void load8(const KParams &p, int64_t rb, int64_t c,
 #pragma unroll
   for (int i = 0; i < 8; ++i)
     w[i] = ldg_stream16(xp + i * xstep);
+}
+
+/// load8 with an L2 evict-first policy.
+__device__ __forceinline__ void load8_pol(const KParams &p, int64_t rb, int64_t c,
+                                          uint4 (&w)[8], uint64_t pol) {
+  const char *xp = p.x + (rb * p.x_rs + c) * 2;
+  const int64_t xstep = p.x_rs * 2;
+#pragma unroll
+  for (int i = 0; i < 8; ++i)
+    w[i] = ldg_pol16(xp + i * xstep, pol);
 }
 
 template <typename T, bool E4M3, bool PROPAGATE, bool DO_ROW>
@@ -476,7 +506,11 @@ __device__ __forceinline__ void colT16_tile(const KParams &p, int64_t rb,
 /// (Compiled for 5 or 6 resident CTAs an SM instead of 4 (96 / 80 registers,
 /// no spills for the colwise-only forms) it was no faster on the H200:
 /// docs/kernels.md.)
-template <typename T, bool E4M3, bool PROPAGATE, int DIR, bool PF = false>
+/// HINT (the sph form): input loads with an L2 evict-first policy and
+/// streaming (.cs) code stores; scale words stay default (they must meet in
+/// the L2).
+template <typename T, bool E4M3, bool PROPAGATE, int DIR, bool PF = false,
+          bool HINT = false>
 __global__ void __launch_bounds__(128, 4) mx_colT16_kernel(const KParams p) {
   using Src = SrcPlain<T>;
   __shared__ __align__(16) uint8_t codes_sh[2][64 * 128];
@@ -493,6 +527,7 @@ __global__ void __launch_bounds__(128, 4) mx_colT16_kernel(const KParams p) {
   uint32_t buf = 0;
   uint4 w[8];
   bool have = false; // w holds this tile's rows (PF)
+  const uint64_t pol = HINT ? l2_evict_first() : 0;
   for (uint32_t t = blockIdx.x; t < ntiles; t += gridDim.x, buf ^= 1u) {
     uint32_t trow, strip;
     strip_order(t, G, S, 8, trow, strip);
@@ -504,8 +539,12 @@ __global__ void __launch_bounds__(128, 4) mx_colT16_kernel(const KParams p) {
     const bool cta_fast = p.vec_all && R0 + 128 <= p.M && C0 + 64 <= p.K;
     if (cta_fast) {
       const uint32_t cs = cs0 + buf * (64 * 128), ss = ss0 + buf * (64 * 4);
-      if (!PF || !have)
-        load8(p, rb, c, w);
+      if (!PF || !have) {
+        if constexpr (HINT)
+          load8_pol(p, rb, c, w, pol);
+        else
+          load8(p, rb, c, w);
+      }
       colT16_tile<T, E4M3, PROPAGATE, DIR == kBoth>(p, rb, c, group, lane, warp,
                                                      cs, ss, w);
       if constexpr (PF) {
@@ -516,7 +555,10 @@ __global__ void __launch_bounds__(128, 4) mx_colT16_kernel(const KParams p) {
           strip_order(tn, G, S, 8, trn, stn);
           const int64_t R0n = int64_t(trn) * 128, C0n = int64_t(stn) * 64;
           if (R0n + 128 <= p.M && C0n + 64 <= p.K) {
-            load8(p, R0n + warp * 32 + group * 8, C0n + (lane & 7) * 8, w);
+            if constexpr (HINT)
+              load8_pol(p, R0n + warp * 32 + group * 8, C0n + (lane & 7) * 8, w, pol);
+            else
+              load8(p, R0n + warp * 32 + group * 8, C0n + (lane & 7) * 8, w);
             have = true;
           }
         }
@@ -529,7 +571,10 @@ __global__ void __launch_bounds__(128, 4) mx_colT16_kernel(const KParams p) {
         const uint32_t v = uint32_t(it * 128) + threadIdx.x;
         const uint32_t n = v >> 3, k = v & 7u;
         const uint4 val = lds128(cs + n * 128 + ((k ^ ((n >> 3) & 7u)) << 4));
-        stg128(out + int64_t(n) * p.cd_rs + k * 16, val);
+        if constexpr (HINT)
+          stg128_cs(out + int64_t(n) * p.cd_rs + k * 16, val);
+        else
+          stg128(out + int64_t(n) * p.cd_rs + k * 16, val);
       }
       if (threadIdx.x < 64) {
         const int64_t n = C0 + threadIdx.x;
@@ -716,22 +761,24 @@ cudaError_t launch_v2_kernel(Kernel kernel, const KParams &p_in, int &per_sm,
   return cudaGetLastError();
 }
 
-/// FUSION_RT_CUDA_COL_T=0|s|sp: the kernel of the 16-bit colwise transposed
+/// FUSION_RT_CUDA_COL_T=0|s|sp|sph: the kernel of the 16-bit colwise transposed
 /// quantize (and of both directions with the transposed layout): 0 = the v2
 /// tile kernel (the default before 2026-11-29 22:00 UTC), s = the colT kernel
 /// (shared-memory transpose), sp = the colT kernel with the next tile's
 /// loads issued before the barrier and the stores of the current one
-/// (colwise only; both directions take s). Default: sp (A/B on the H200,
+/// (colwise only; both directions take s), sph = sp with L2 hints
+/// (evict-first input loads, streaming code stores). Default: sp (A/B on the H200,
 /// 2026-11-29: 0.7 % faster than s at 16384^2, 5-9 % at the 4096-row
 /// shapes; docs/kernels.md).
 int colT_variant() {
   static const int v = [] {
     int x = 3; // default: sp
     if (const char *e = std::getenv("FUSION_RT_CUDA_COL_T"))
-      x = !std::strcmp(e, "0")    ? 0
-          : !std::strcmp(e, "s")  ? 2
-          : !std::strcmp(e, "sp") ? 3
-                                  : x;
+      x = !std::strcmp(e, "0")     ? 0
+          : !std::strcmp(e, "s")   ? 2
+          : !std::strcmp(e, "sp")  ? 3
+          : !std::strcmp(e, "sph") ? 4
+                                   : x;
     return x;
   }();
   return v;
@@ -820,7 +867,10 @@ cudaError_t launch_v2(const KParams &p, int dir, cudaStream_t s) {
   if (ct == 3 && dir == kCol)
     return launch_colT_kernel(mx_colT16_kernel<T, E4M3, PROPAGATE, kCol, true>, p,
                               per_sm[5], s);
-  if (ct == 3)
+  if (ct == 4 && dir == kCol)
+    return launch_colT_kernel(mx_colT16_kernel<T, E4M3, PROPAGATE, kCol, true, true>,
+                              p, per_sm[6], s);
+  if (ct >= 3)
     return launch_colT_kernel(mx_colT16_kernel<T, E4M3, PROPAGATE, kBoth>, p,
                               per_sm[4], s);
   if (dir == kRow)
