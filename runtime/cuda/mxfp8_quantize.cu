@@ -767,12 +767,13 @@ cudaError_t launch_v2_kernel(Kernel kernel, const KParams &p_in, int &per_sm,
 /// (shared-memory transpose), sp = the colT kernel with the next tile's
 /// loads issued before the barrier and the stores of the current one
 /// (colwise only; both directions take s), sph = sp with L2 hints
-/// (evict-first input loads, streaming code stores). Default: sp (A/B on the H200,
-/// 2026-11-29: 0.7 % faster than s at 16384^2, 5-9 % at the 4096-row
-/// shapes; docs/kernels.md).
+/// (evict-first input loads, streaming code stores). Default: sph (A/B on
+/// the H200, 2026-11-29: sp was 0.7 % faster than s at 16384^2 and 5-9 % at
+/// the 4096-row shapes; sph 8 % faster than sp at 16384^2, 5-9 % elsewhere;
+/// docs/kernels.md).
 int colT_variant() {
   static const int v = [] {
-    int x = 3; // default: sp
+    int x = 4; // default: sph
     if (const char *e = std::getenv("FUSION_RT_CUDA_COL_T"))
       x = !std::strcmp(e, "0")     ? 0
           : !std::strcmp(e, "s")   ? 2
