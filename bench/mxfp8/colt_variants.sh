@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # colt_variants.sh - one short device call for the colwise transposed and
 # both-directions kernels: bit-exact quick GPU tests of each variant
-# (FUSION_RT_CUDA_COL_T=0|s|sp, FUSION_RT_CUDA_BOTH=0|c), the colwise
+# (FUSION_RT_CUDA_COL_T=0|s|sp|sph, FUSION_RT_CUDA_BOTH=0|c), the colwise
 # transposed, both and both-transposed shapes of each, and (if ncu works)
 # a short profile of the colT kernels at 16384^2 (NCU_VARIANTS, default
 # "s"). Expects .devbin/ as device_run.sh does.
@@ -13,7 +13,7 @@ export LD_LIBRARY_PATH=$PWD/.devbin:$CB:/usr/local/cuda/lib64:$LD_LIBRARY_PATH
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv
 B=.devbin
 # arm name : environment
-ARMS=${ARMS:-"prev:FUSION_RT_CUDA_COL_T=0,FUSION_RT_CUDA_BOTH=0 s:FUSION_RT_CUDA_COL_T=s,FUSION_RT_CUDA_BOTH=c sp:FUSION_RT_CUDA_COL_T=sp,FUSION_RT_CUDA_BOTH=c"}
+ARMS=${ARMS:-"prev:FUSION_RT_CUDA_COL_T=0,FUSION_RT_CUDA_BOTH=0 s:FUSION_RT_CUDA_COL_T=s,FUSION_RT_CUDA_BOTH=c sph:FUSION_RT_CUDA_COL_T=sph,FUSION_RT_CUDA_BOTH=c"}
 {
   for a in $ARMS; do
     echo "== tests ${a%%:*} (${a#*:}, quick)"

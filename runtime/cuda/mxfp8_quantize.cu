@@ -18,7 +18,7 @@
 //
 // Within v2, the colwise transposed layout (colwise only, and both
 // directions) runs the colT kernel (shared-memory transpose, 128 x 64 CTA
-// tiles; FUSION_RT_CUDA_COL_T=0|s|sp) and both directions with the same
+// tiles; FUSION_RT_CUDA_COL_T=0|s|sp|sph) and both directions with the same
 // layout the both CTA kernel (rowwise scales staged in shared memory;
 // FUSION_RT_CUDA_BOTH=0|c); =0 selects the v2 tile kernel for A/B runs.
 //
