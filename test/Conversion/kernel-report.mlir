@@ -108,3 +108,31 @@ func.func @swiglu_v2(%x: tensor<256x2048xbf16>) -> (tensor<256x1024xf8E5M2>, ten
       : (tensor<256x2048xbf16>, tensor<256x1024xf8E5M2>, tensor<256x32xf8E8M0FNU>) -> (tensor<256x1024xf8E5M2>, tensor<256x32xf8E8M0FNU>)
   return %d, %s : tensor<256x1024xf8E5M2>, tensor<256x32xf8E8M0FNU>
 }
+
+// Colwise transposed 16-bit quantize: the shared-memory transpose kernel
+// (colT, default form sph: prefetch + L2 hints) over 128x64 CTA tiles.
+// CHECK: op #8 fusion.quantize
+// CHECK: CUDA launch: block 128, 16 CTA tiles of 128x64, grid 16 = min(16,
+// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::mx_colT16_kernel<fusion_rt::cuda::BF16T, true, true, 2, true, true>(fusion_rt::cuda::KParams)
+// CHECK-NEXT: registers {{[0-9]+}}, static smem {{[0-9]+}} B, stack 0 B, spill stores/loads 0/0 B
+func.func @colwise_transposed(%x: tensor<256x512xbf16>) -> (tensor<512x256xf8E4M3FN>, tensor<512x8xf8E8M0FNU>) {
+  %e0 = tensor.empty() : tensor<512x256xf8E4M3FN>
+  %e1 = tensor.empty() : tensor<512x8xf8E8M0FNU>
+  %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, colwise, colwise = transposed> outs(%e0, %e1)
+      : (tensor<256x512xbf16>, tensor<512x256xf8E4M3FN>, tensor<512x8xf8E8M0FNU>) -> (tensor<512x256xf8E4M3FN>, tensor<512x8xf8E8M0FNU>)
+  return %d, %s : tensor<512x256xf8E4M3FN>, tensor<512x8xf8E8M0FNU>
+}
+
+// Both directions, same colwise layout: the CTA kernel over 32x256 tiles.
+// CHECK: op #9 fusion.quantize
+// CHECK: CUDA launch: block 128, 16 CTA tiles of 32x256, grid 16 = min(16,
+// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::mx_both16_cta_kernel<fusion_rt::cuda::BF16T, true, true>(fusion_rt::cuda::KParams)
+func.func @both_same(%x: tensor<256x512xbf16>) -> (tensor<256x512xf8E4M3FN>, tensor<256x16xf8E8M0FNU>, tensor<256x512xf8E4M3FN>, tensor<8x512xf8E8M0FNU>) {
+  %e0 = tensor.empty() : tensor<256x512xf8E4M3FN>
+  %e1 = tensor.empty() : tensor<256x16xf8E8M0FNU>
+  %e2 = tensor.empty() : tensor<256x512xf8E4M3FN>
+  %e3 = tensor.empty() : tensor<8x512xf8E8M0FNU>
+  %d:4 = fusion.quantize %x as quant<mxfp8_e4m3, both> outs(%e0, %e1, %e2, %e3)
+      : (tensor<256x512xbf16>, tensor<256x512xf8E4M3FN>, tensor<256x16xf8E8M0FNU>, tensor<256x512xf8E4M3FN>, tensor<8x512xf8E8M0FNU>) -> (tensor<256x512xf8E4M3FN>, tensor<256x16xf8E8M0FNU>, tensor<256x512xf8E4M3FN>, tensor<8x512xf8E8M0FNU>)
+  return %d#0, %d#1, %d#2, %d#3 : tensor<256x512xf8E4M3FN>, tensor<256x16xf8E8M0FNU>, tensor<256x512xf8E4M3FN>, tensor<8x512xf8E8M0FNU>
+}

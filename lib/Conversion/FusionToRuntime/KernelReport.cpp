@@ -166,6 +166,53 @@ void planMX(QuantSchemeAttr scheme, Type inElt, StringRef src, int vec, int g,
                   " resident blocks, est. from registers)";
     return;
   }
+  // Colwise transposed (colwise or both) and both directions with the same
+  // layout: the CTA-tile kernels of mxfp8_quantize.cu launch_v2, defaults
+  // of FUSION_RT_CUDA_COL_T (sph) and FUSION_RT_CUDA_BOTH (c).
+  if (v2Eligible && src == "SrcPlain" && dir != 1 && !inElt.isF32()) {
+    std::string prefix = "void fusion_rt::cuda::(anonymous namespace)::";
+    bool transposed =
+        scheme.getColwiseLayout() == ColwiseLayout::transposed;
+    std::string name;
+    int64_t tileRows = 128, tileCols = 64;
+    if (!transposed && dir == 3) {
+      name = prefix + "mx_both16_cta_kernel<" + t + ", " + flags + ">";
+      tileRows = 32;
+      tileCols = 256;
+    } else if (transposed) {
+      name = prefix + "mx_colT16_kernel<" + t + ", " + flags + ", " +
+             std::to_string(dir) +
+             (dir == 2 ? ", true, true>" : ", false, false>");
+    }
+    if (!name.empty()) {
+      name += "(fusion_rt::cuda::KParams)";
+      plan.kernels.push_back(name);
+      int64_t m = 1;
+      for (int64_t d : shape.drop_back())
+        m = ShapedType::isDynamic(d) || ShapedType::isDynamic(m)
+                ? ShapedType::kDynamic
+                : m * d;
+      if (ShapedType::isDynamic(m) || ShapedType::isDynamic(k)) {
+        plan.launch = "block 128, persistent grid over " +
+                      std::to_string(tileRows) + "x" +
+                      std::to_string(tileCols) +
+                      " CTA tiles; size depends on the runtime shape";
+        return;
+      }
+      int64_t tiles = (m + tileRows - 1) / tileRows *
+                      ((k + tileCols - 1) / tileCols);
+      auto it = inv.find(name);
+      int perSM = it == inv.end() ? 1 : blocksPerSM(it->second.registers);
+      int64_t cap = int64_t(kSMs) * perSM;
+      plan.launch = "block 128, " + std::to_string(tiles) + " CTA tiles of " +
+                    std::to_string(tileRows) + "x" + std::to_string(tileCols) +
+                    ", grid " + std::to_string(std::min(tiles, cap)) +
+                    " = min(" + std::to_string(tiles) + ", " +
+                    std::to_string(kSMs) + " SMs x " + std::to_string(perSM) +
+                    " resident blocks, est. from registers)";
+      return;
+    }
+  }
   if (v2Eligible && !inElt.isF32()) {
     std::string prefix = "void fusion_rt::cuda::(anonymous namespace)::";
     std::string name =
