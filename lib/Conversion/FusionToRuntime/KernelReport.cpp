@@ -81,28 +81,44 @@ int blocksPerSM(int regs) {
   return std::max(1, std::min(byRegs, 64 / (kThreads / 32)));
 }
 
-/// Fills the launch line of a persistent warp-tile kernel (launch.cuh and
-/// the v2 launchers): `perTileX` columns per warp tile, 32-row bands.
-void planTiles(ArrayRef<int64_t> shape, int64_t perTileX, StringRef kernel,
-               const llvm::StringMap<KernelInfo> &inv, Plan &plan) {
+/// The rows of a quantizer's data: the product of all but the last dim
+/// (kDynamic if any is dynamic).
+int64_t rowsOf(ArrayRef<int64_t> shape) {
   int64_t m = 1;
   for (int64_t d : shape.drop_back())
     m = ShapedType::isDynamic(d) || ShapedType::isDynamic(m) ? ShapedType::kDynamic
                                                               : m * d;
-  int64_t k = shape.back();
+  return m;
+}
+
+/// The launch line of a persistent grid of 128-thread blocks: `what` the
+/// work ("1024 warp tiles"), `want` blocks wanted, capped by the resident
+/// blocks of `kernel` (estimated from its registers) on every SM.
+std::string persistentGrid(const std::string &what, int64_t want,
+                           StringRef kernel,
+                           const llvm::StringMap<KernelInfo> &inv) {
+  auto it = inv.find(kernel);
+  int perSM = it == inv.end() ? 1 : blocksPerSM(it->second.registers);
+  int64_t cap = int64_t(kSMs) * perSM;
+  return "block 128, " + what + ", grid " + std::to_string(std::min(want, cap)) +
+         " = min(" + std::to_string(want) + ", " + std::to_string(kSMs) +
+         " SMs x " + std::to_string(perSM) +
+         " resident blocks, est. from registers)";
+}
+
+/// Fills the launch line of a persistent warp-tile kernel (launch.cuh and
+/// the v2 launchers): `perTileX` columns per warp tile, 32-row bands.
+void planTiles(ArrayRef<int64_t> shape, int64_t perTileX, StringRef kernel,
+               const llvm::StringMap<KernelInfo> &inv, Plan &plan) {
+  int64_t m = rowsOf(shape), k = shape.back();
   if (ShapedType::isDynamic(m) || ShapedType::isDynamic(k)) {
     plan.launch = "block 128; grid depends on the runtime shape";
     return;
   }
   int64_t tiles = (m + 31) / 32 * ((k + perTileX - 1) / perTileX);
   int64_t want = (tiles + kThreads / 32 - 1) / (kThreads / 32);
-  auto it = inv.find(kernel);
-  int perSM = it == inv.end() ? 1 : blocksPerSM(it->second.registers);
-  int64_t cap = int64_t(kSMs) * perSM;
-  plan.launch = "block 128, " + std::to_string(tiles) + " warp tiles, grid " +
-                std::to_string(std::min(want, cap)) + " = min(" +
-                std::to_string(want) + ", " + std::to_string(kSMs) + " SMs x " +
-                std::to_string(perSM) + " resident blocks, est. from registers)";
+  plan.launch =
+      persistentGrid(std::to_string(tiles) + " warp tiles", want, kernel, inv);
 }
 
 /// The MXFP8 kernels: mirrors runtime/cuda/cuda_backend.cu, launch.cuh and
@@ -143,11 +159,7 @@ void planMX(QuantSchemeAttr scheme, Type inElt, StringRef src, int vec, int g,
                        (flat ? ", 4, true, true, true>" : ", 8, false, false, false>") +
                        "(fusion_rt::cuda::KParams)";
     plan.kernels.push_back(name);
-    int64_t m = 1;
-    for (int64_t d : shape.drop_back())
-      m = ShapedType::isDynamic(d) || ShapedType::isDynamic(m)
-              ? ShapedType::kDynamic
-              : m * d;
+    int64_t m = rowsOf(shape);
     if (ShapedType::isDynamic(m)) {
       plan.launch = "block 128, persistent grid; size depends on the runtime "
                     "shape";
@@ -155,15 +167,10 @@ void planMX(QuantSchemeAttr scheme, Type inElt, StringRef src, int vec, int g,
     }
     int64_t chunks = m * (k / 256), steps = (chunks + u - 1) / u;
     int64_t want = (steps + kThreads / 32 - 1) / (kThreads / 32);
-    auto it = inv.find(name);
-    int perSM = it == inv.end() ? 1 : blocksPerSM(it->second.registers);
-    int64_t cap = int64_t(kSMs) * perSM;
-    plan.launch = "block 128, " + std::to_string(chunks) +
-                  " chunks of 256 values, " + std::to_string(u) +
-                  " a warp step, grid " + std::to_string(std::min(want, cap)) +
-                  " = min(" + std::to_string(want) + ", " +
-                  std::to_string(kSMs) + " SMs x " + std::to_string(perSM) +
-                  " resident blocks, est. from registers)";
+    plan.launch = persistentGrid(std::to_string(chunks) +
+                                     " chunks of 256 values, " +
+                                     std::to_string(u) + " a warp step",
+                                 want, name, inv);
     return;
   }
   // Colwise transposed (colwise or both) and both directions with the same
@@ -187,11 +194,7 @@ void planMX(QuantSchemeAttr scheme, Type inElt, StringRef src, int vec, int g,
     if (!name.empty()) {
       name += "(fusion_rt::cuda::KParams)";
       plan.kernels.push_back(name);
-      int64_t m = 1;
-      for (int64_t d : shape.drop_back())
-        m = ShapedType::isDynamic(d) || ShapedType::isDynamic(m)
-                ? ShapedType::kDynamic
-                : m * d;
+      int64_t m = rowsOf(shape);
       if (ShapedType::isDynamic(m) || ShapedType::isDynamic(k)) {
         plan.launch = "block 128, persistent grid over " +
                       std::to_string(tileRows) + "x" +
@@ -201,15 +204,10 @@ void planMX(QuantSchemeAttr scheme, Type inElt, StringRef src, int vec, int g,
       }
       int64_t tiles = (m + tileRows - 1) / tileRows *
                       ((k + tileCols - 1) / tileCols);
-      auto it = inv.find(name);
-      int perSM = it == inv.end() ? 1 : blocksPerSM(it->second.registers);
-      int64_t cap = int64_t(kSMs) * perSM;
-      plan.launch = "block 128, " + std::to_string(tiles) + " CTA tiles of " +
-                    std::to_string(tileRows) + "x" + std::to_string(tileCols) +
-                    ", grid " + std::to_string(std::min(tiles, cap)) +
-                    " = min(" + std::to_string(tiles) + ", " +
-                    std::to_string(kSMs) + " SMs x " + std::to_string(perSM) +
-                    " resident blocks, est. from registers)";
+      plan.launch = persistentGrid(std::to_string(tiles) + " CTA tiles of " +
+                                       std::to_string(tileRows) + "x" +
+                                       std::to_string(tileCols),
+                                   tiles, name, inv);
       return;
     }
   }
