@@ -21,6 +21,29 @@ constexpr int kThreads = 128;
 /// Multiprocessors of the current device (cached per device ordinal).
 int device_sm_count();
 
+/// Launches `kernel` (128 threads a block) on a persistent grid of
+/// min(want, SMs x resident blocks) blocks; the resident blocks are read off
+/// the device once and cached in `per_sm`. Nothing to do (want <= 0) is
+/// success.
+template <typename Kernel>
+cudaError_t launch_persistent(Kernel kernel, const KParams &p, int64_t want,
+                              int &per_sm, cudaStream_t stream) {
+  if (per_sm == 0) {
+    int n = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreads, 0) !=
+            cudaSuccess ||
+        n < 1)
+      n = 1;
+    per_sm = n;
+  }
+  const int64_t cap = int64_t(device_sm_count()) * per_sm;
+  const int grid = int(want < cap ? want : cap);
+  if (grid <= 0)
+    return cudaSuccess;
+  kernel<<<grid, kThreads, 0, stream>>>(p);
+  return cudaGetLastError();
+}
+
 /// Launches mx_quantize_kernel<Src, DIR> over p.tiles warp tiles.
 template <typename Src, int DIR>
 cudaError_t launch_tiles(const KParams &p_in, cudaStream_t stream) {

@@ -36,45 +36,10 @@ int plain_vec(int dtype) { return dtype == FUSION_RT_F32 ? 4 : 8; }
 
 namespace {
 
-/// Packed max of two pairs of 16-bit |x| patterns. PROPAGATE: unsigned max
-/// (a NaN pattern exceeds Inf exceeds every number). IGNORE: the IEEE maxNum
-/// of the type (a NaN operand yields the other one).
-template <typename T, bool PROPAGATE>
-__device__ __forceinline__ uint32_t max16x2(uint32_t a, uint32_t b) {
-  uint32_t d;
-  if constexpr (PROPAGATE)
-    asm("max.u16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
-  else if constexpr (std::is_same<T, BF16T>::value)
-    asm("max.bf16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
-  else
-    asm("max.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
-  return d;
-}
-
-/// The block-amax key (|x| bits of the 16-bit type, NaN patterns kept under
-/// PROPAGATE, dropped under IGNORE) of one 8-element vector.
-template <typename T, bool PROPAGATE>
-__device__ __forceinline__ uint32_t vec_key(const uint4 &w) {
-  const uint32_t m = 0x7fff7fffu;
-  uint32_t k = max16x2<T, PROPAGATE>(max16x2<T, PROPAGATE>(w.x & m, w.y & m),
-                                     max16x2<T, PROPAGATE>(w.z & m, w.w & m));
-  uint32_t lo = k & 0xffffu, hi = k >> 16;
-  if constexpr (!PROPAGATE) {
-    // maxNum of an all-NaN chain is NaN: those elements are ignored (0).
-    const uint32_t inf = std::is_same<T, BF16T>::value ? 0x7f80u : 0x7c00u;
-    lo = lo > inf ? 0u : lo;
-    hi = hi > inf ? 0u : hi;
-  }
-  return max(lo, hi);
-}
-
-/// fp32 bits of a 16-bit |x| pattern (exact; NaN stays NaN, Inf stays Inf).
-template <typename T> __device__ __forceinline__ uint32_t key_f32_bits(uint32_t k) {
-  if constexpr (std::is_same<T, BF16T>::value)
-    return k << 16;
-  else
-    return __float_as_uint(__half2float(__ushort_as_half(uint16_t(k))));
-}
+// The 16-bit amax helpers are the stream kernels' (row_stream.cuh).
+using stream::key_f32_bits;
+using stream::max16x2;
+using stream::vec_key;
 
 /// Fast rowwise tile of mx_rowwise16_v2_kernel: same lane layout as the
 /// engine (4 row groups of 8 lanes, 8 rows and 8 columns a lane).
@@ -741,24 +706,11 @@ __global__ void __launch_bounds__(128, 4) mx_rowwise16_v2_kernel(const KParams p
 template <typename Kernel>
 cudaError_t launch_v2_kernel(Kernel kernel, const KParams &p_in, int &per_sm,
                              cudaStream_t stream) {
-  if (per_sm == 0) {
-    int n = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreads, 0) !=
-            cudaSuccess ||
-        n < 1)
-      n = 1;
-    per_sm = n;
-  }
   KParams p = p_in;
   p.tiles_x = (p.K + 63) / 64;
   p.tiles = (p.M + 31) / 32 * p.tiles_x;
   const int64_t want = (p.tiles + 3) / 4;
-  const int64_t cap = int64_t(device_sm_count()) * per_sm;
-  const int grid = int(want < cap ? want : cap);
-  if (grid <= 0)
-    return cudaSuccess;
-  kernel<<<grid, kThreads, 0, stream>>>(p);
-  return cudaGetLastError();
+  return launch_persistent(kernel, p, want, per_sm, stream);
 }
 
 /// FUSION_RT_CUDA_COL_T=0|s|sp|sph: the kernel of the 16-bit colwise transposed
@@ -789,23 +741,10 @@ int colT_variant() {
 template <typename Kernel>
 cudaError_t launch_colT_kernel(Kernel kernel, const KParams &p_in, int &per_sm,
                                cudaStream_t stream) {
-  if (per_sm == 0) {
-    int n = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreads, 0) !=
-            cudaSuccess ||
-        n < 1)
-      n = 1;
-    per_sm = n;
-  }
   KParams p = p_in;
   p.tiles_x = (p.K + 63) / 64;
   p.tiles = (p.M + 127) / 128 * p.tiles_x;
-  const int64_t cap = int64_t(device_sm_count()) * per_sm;
-  const int grid = int(p.tiles < cap ? p.tiles : cap);
-  if (grid <= 0)
-    return cudaSuccess;
-  kernel<<<grid, kThreads, 0, stream>>>(p);
-  return cudaGetLastError();
+  return launch_persistent(kernel, p, p.tiles, per_sm, stream);
 }
 
 /// FUSION_RT_CUDA_BOTH=0|c: the kernel of the 16-bit both-directions
@@ -827,23 +766,10 @@ int both_variant() {
 template <typename Kernel>
 cudaError_t launch_both_cta_kernel(Kernel kernel, const KParams &p_in, int &per_sm,
                                    cudaStream_t stream) {
-  if (per_sm == 0) {
-    int n = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreads, 0) !=
-            cudaSuccess ||
-        n < 1)
-      n = 1;
-    per_sm = n;
-  }
   KParams p = p_in;
   p.tiles_x = (p.K + 255) / 256;
   p.tiles = (p.M + 31) / 32 * p.tiles_x;
-  const int64_t cap = int64_t(device_sm_count()) * per_sm;
-  const int grid = int(p.tiles < cap ? p.tiles : cap);
-  if (grid <= 0)
-    return cudaSuccess;
-  kernel<<<grid, kThreads, 0, stream>>>(p);
-  return cudaGetLastError();
+  return launch_persistent(kernel, p, p.tiles, per_sm, stream);
 }
 
 template <typename T, bool E4M3, bool PROPAGATE>

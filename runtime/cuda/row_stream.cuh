@@ -428,25 +428,12 @@ inline bool row_stream_ok(const KParams &p, bool gated) {
 template <int U, typename Kernel>
 cudaError_t launch_stream(Kernel kernel, const KParams &p_in, int &per_sm,
                           cudaStream_t stream) {
-  if (per_sm == 0) {
-    int n = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreads, 0) !=
-            cudaSuccess ||
-        n < 1)
-      n = 1;
-    per_sm = n;
-  }
   KParams p = p_in;
   p.tiles_x = p.K / 256;
   p.tiles = p.M * p.tiles_x;
   const int64_t steps = (p.tiles + U - 1) / U;
   const int64_t want = (steps + kThreads / 32 - 1) / (kThreads / 32);
-  const int64_t cap = int64_t(device_sm_count()) * per_sm;
-  const int grid = int(want < cap ? want : cap);
-  if (grid <= 0)
-    return cudaSuccess;
-  kernel<<<grid, kThreads, 0, stream>>>(p);
-  return cudaGetLastError();
+  return launch_persistent(kernel, p, want, per_sm, stream);
 }
 
 /// Runs the plain (GATED false) or SwiGLU (GATED true) stream kernel of
