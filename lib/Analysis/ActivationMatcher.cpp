@@ -1057,10 +1057,10 @@ struct ClampedParams {
   double limit, offset, alpha;
 };
 
-std::optional<ClampedParams> matchClampedSwiglu(const Algebra &A, AtomId g,
-                                                linalg::GenericOp generic,
-                                                Value root, Value gate,
-                                                Value up) {
+/// The clamp limit L (a step of min(g, L)) and alpha (a sigmoid of alpha g)
+/// of a clamped SwiGLU body over the gate atom `g`, when both are there.
+std::optional<std::pair<double, double>> clampedLimitAlpha(const Algebra &A,
+                                                           AtomId g) {
   std::optional<double> limit, alpha;
   for (AtomId id = 0, e = A.numAtoms(); id < e; ++id) {
     const Atom &a = A.atom(id);
@@ -1075,6 +1075,17 @@ std::optional<ClampedParams> matchClampedSwiglu(const Algebra &A, AtomId g,
   }
   if (!limit || !alpha)
     return std::nullopt;
+  return std::make_pair(*limit, *alpha);
+}
+
+std::optional<ClampedParams> matchClampedSwiglu(const Algebra &A, AtomId g,
+                                                linalg::GenericOp generic,
+                                                Value root, Value gate,
+                                                Value up) {
+  std::optional<std::pair<double, double>> la = clampedLimitAlpha(A, g);
+  if (!la)
+    return std::nullopt;
+  std::optional<double> limit = la->first, alpha = la->second;
   auto evalAt = [&](double gv, double uv) -> std::optional<double> {
     DenseMap<Value, double> leaves;
     leaves[gate] = gv;
@@ -1117,20 +1128,10 @@ std::optional<ClampedParams>
 matchClampedSwigluBackward(const Algebra &A, AtomId g, linalg::GenericOp gA,
                            Value rootA, linalg::GenericOp gB, Value rootB,
                            Value gate, Value up, Value grad) {
-  std::optional<double> limit, alpha;
-  for (AtomId id = 0, e = A.numAtoms(); id < e; ++id) {
-    const Atom &a = A.atom(id);
-    if (a.kind == AtomKind::Step && a.arg.size() == 2 &&
-        a.arg[0].mono.empty() && a.arg[1].mono == Monomial{{g, 1}} &&
-        a.arg[1].coef == 1.0 && a.arg[0].coef < 0)
-      limit = -a.arg[0].coef;
-    if (a.kind == AtomKind::Sigmoid)
-      for (const Term &t : a.arg)
-        if (t.mono == Monomial{{g, 1}} && t.coef > 0)
-          alpha = t.coef;
-  }
-  if (!limit || !alpha)
+  std::optional<std::pair<double, double>> la = clampedLimitAlpha(A, g);
+  if (!la)
     return std::nullopt;
+  std::optional<double> limit = la->first, alpha = la->second;
   const double L = *limit, al = *alpha;
   auto evalAt = [&](double gv, double uv, double dv, linalg::GenericOp gen,
                     Value root) -> std::optional<double> {
