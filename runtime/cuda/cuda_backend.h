@@ -21,6 +21,10 @@ bool cuda_request_touches_device(const Request &req);
 namespace cuda {
 /// Message of the last failing cuda_execute on this thread.
 const char *error_detail();
+
+/// Multiprocessors of the current device (cached per device ordinal;
+/// cuda_backend.cu).
+int device_sm_count();
 } // namespace cuda
 
 } // namespace fusion_rt

@@ -9,6 +9,7 @@
 #ifndef FUSION_RT_CUDA_LAUNCH_CUH
 #define FUSION_RT_CUDA_LAUNCH_CUH
 
+#include "cuda/cuda_backend.h"
 #include "cuda/mx_kernel.cuh"
 
 #include <cuda_runtime.h>
@@ -18,8 +19,6 @@ namespace cuda {
 
 constexpr int kThreads = 128;
 
-/// Multiprocessors of the current device (cached per device ordinal).
-int device_sm_count();
 
 /// Launches `kernel` (128 threads a block) on a persistent grid of
 /// min(want, SMs x resident blocks) blocks; the resident blocks are read off

@@ -585,20 +585,6 @@ __global__ void paired_generic_kernel(const __grid_constant__ Params p) {
 
 //===--- host side ----------------------------------------------------------------===//
 
-int sm_count() {
-  static int cache[64] = {0};
-  int dev = 0;
-  cudaGetDevice(&dev);
-  if (dev < 0 || dev >= 64)
-    dev = 0;
-  if (!cache[dev]) {
-    int n = 0;
-    cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev);
-    cache[dev] = n > 0 ? n : 1;
-  }
-  return cache[dev];
-}
-
 int64_t env_int(const char *name, int64_t dflt) {
   const char *s = std::getenv(name);
   if (!s || !*s)
@@ -695,7 +681,7 @@ cudaError_t launch_generic(const Params &p, int32_t dt, cudaStream_t stream) {
   if (total == 0)
     return cudaSuccess;
   int64_t blocks = (total + 127) / 128;
-  const int64_t cap = int64_t(sm_count()) * 16;
+  const int64_t cap = int64_t(cuda::device_sm_count()) * 16;
   blocks = blocks < cap ? blocks : cap;
   switch (dt) {
   case FUSION_RT_BF16:
@@ -780,7 +766,7 @@ cudaError_t launch_epilogue(const Params &p, cudaStream_t stream) {
   if (total == 0)
     return cudaSuccess;
   int64_t blocks = (total + 255) / 256;
-  const int64_t cap = int64_t(sm_count()) * 8;
+  const int64_t cap = int64_t(cuda::device_sm_count()) * 8;
   blocks = blocks < cap ? blocks : cap;
   paired_epilogue_kernel<<<unsigned(blocks), 256, 0, stream>>>(p);
   return cudaGetLastError();
