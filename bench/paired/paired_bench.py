@@ -336,6 +336,15 @@ def main():
     ap.add_argument("--budget", type=float, default=1e9)
     ap.add_argument("--quick-variants", action="store_true",
                     help="launch variants: S in {auto, 4, 8}, one row per warp")
+    ap.add_argument("--variants", action="store_true",
+                    help="also the gemv launch variants (paired_variants.csv)")
+    ap.add_argument("--pdl-check", action="store_true",
+                    help="ours only, with and without programmatic dependent launch, "
+                         "alone and behind a producer kernel; no compile arms")
+    ap.add_argument("--mma-sweep", action="store_true",
+                    help="ours only: the mma path's launch shapes (S, tokens, rows, WK) "
+                         "at N = 32..1024, beside blas and the default, to "
+                         "paired_mma_sweep.csv; no peers")
     ap.add_argument("--sweep", action="store_true",
                     help="ours only: the gemv launch shapes (S, WR, WK) at N <= 16, "
                          "written to paired_sweep.csv; no peers")
@@ -357,6 +366,30 @@ def main():
 
     if args.sweep:
         return sweep(lib, args)
+    if args.mma_sweep:
+        return mma_sweep(lib, args)
+    if args.pdl_check:
+        for K, H in SHAPES:
+            for N in SEL_NS:
+                su = Setup(K, H, N)
+                r = [bench_ours(lib, su, {"FUSION_RT_PAIRED_PATH": p})
+                     for p in ("gemv", "mma", "blas")]
+                print("  selector K=%d H=%d N=%d gemv %.2f mma %.2f blas %.2f us "
+                      "(err %.1e %.1e %.1e)" % (K, H, N, *[x[0] for x in r],
+                                                *[x[1] for x in r]), flush=True)
+                del su
+                torch.cuda.empty_cache()
+        for K, H in SHAPES:
+            for N in NS:
+                su = Setup(K, H, N)
+                t, e = bench_ours(lib, su, {})
+                t0, e0 = bench_ours(lib, su, {"FUSION_RT_PAIRED_PDL": 1})
+                print("  K=%d H=%d N=%d ours %.2f us (err %.1e)  PDL %.2f us (err %.1e)"
+                      % (K, H, N, t, e, t0, e0), flush=True)
+                del su
+                torch.cuda.empty_cache()
+        chain(lib, args)
+        return
 
     launch, copy_bw = floors()
     print("graph-launched tiny kernel: %.2f us/call; copy ceiling %.0f GB/s" % (launch, copy_bw))
@@ -374,25 +407,29 @@ def main():
         for N in sorted(set(NS) | set(SEL_NS)):
             su = Setup(K, H, N)
             tg, eg = bench_ours(lib, su, {"FUSION_RT_PAIRED_PATH": "gemv"})
+            tm, em = bench_ours(lib, su, {"FUSION_RT_PAIRED_PATH": "mma"})
             tb, eb = bench_ours(lib, su, {"FUSION_RT_PAIRED_PATH": "blas"})
-            sel.append((K, H, N, tg, tb, eg, eb))
-            print("  selector K=%d H=%d N=%d gemv %.2f us (err %.1e) blas %.2f us (err %.1e)"
-                  % (K, H, N, tg, eg, tb, eb), flush=True)
+            sel.append((K, H, N, tg, tm, tb, eg, em, eb))
+            print("  selector K=%d H=%d N=%d gemv %.2f us (err %.1e) mma %.2f us (err %.1e) "
+                  "blas %.2f us (err %.1e)" % (K, H, N, tg, eg, tm, em, tb, eb), flush=True)
             if N in NS:
                 t, e = bench_ours(lib, su, {})
                 add(K, H, N, "ours", t, e)
+                add(K, H, N, "ours-pdl", *bench_ours(lib, su, {"FUSION_RT_PAIRED_PDL": 1}))
                 add(K, H, N, "eager", *bench_torch(eager, su))
                 add(K, H, N, "concat+triton", *bench_torch(concat_triton, su, concat=True))
             del su
             torch.cuda.empty_cache()
     with open(os.path.join(args.out, "paired_selector.csv"), "w") as f:
-        f.write("K,H,N,gemv_us,blas_us,gemv_err,blas_err\n")
+        f.write("K,H,N,gemv_us,mma_us,blas_us,gemv_err,mma_err,blas_err\n")
         for r in sel:
-            f.write("%d,%d,%d,%.3f,%.3f,%.3g,%.3g\n" % r)
+            f.write("%d,%d,%d,%.3f,%.3f,%.3f,%.3g,%.3g,%.3g\n" % r)
 
-    # 2. gemv launch variants: cluster size S and rows per warp.
+    # 2. behind a producer kernel (the overlap a model sees), then the gemv
+    # launch variants: cluster size S and rows per warp (--variants).
+    chain(lib, args)
     var = []
-    for K, H in SHAPES:
+    for K, H in SHAPES if args.variants else ():
         for N in (1, 16):
             su = Setup(K, H, N)
             for rpw in (1,) if args.quick_variants else (1, 2):
@@ -404,7 +441,8 @@ def main():
                     var.append((K, H, N, rpw, S, t, e))
             del su
             torch.cuda.empty_cache()
-    with open(os.path.join(args.out, "paired_variants.csv"), "w") as f:
+    with open(os.path.join(args.out, "paired_variants.csv"), "w") if var else \
+            open(os.devnull, "w") as f:
         f.write("K,H,N,rows_per_warp,split(0=auto),us,err\n")
         for r in var:
             f.write("%d,%d,%d,%d,%d,%.3f,%.3g\n" % r)
@@ -437,6 +475,83 @@ def main():
             write_outputs(args, rows, launch, copy_bw, dev)  # partial results early
     write_outputs(args, rows, launch, copy_bw, dev)
     print("total %.0f s" % (time.time() - T0))
+
+
+MMA_SWEEP_NS = [17, 32, 64, 128, 256, 512, 1024]
+
+
+def mma_sweep(lib, args):
+    """Every mma launch shape at MMA_SWEEP_NS of each shape, beside blas and
+    the default selector (written as arm names)."""
+    rows = []
+    for K, H in SHAPES:
+        for N in MMA_SWEEP_NS:
+            su = Setup(K, H, N)
+            res = [("auto", *bench_ours(lib, su, {})),
+                   ("blas", *bench_ours(lib, su, {"FUSION_RT_PAIRED_PATH": "blas"})),
+                   ("gemv", *bench_ours(lib, su, {"FUSION_RT_PAIRED_PATH": "gemv"}))]
+            for S in (1, 2, 4):
+                for tok in (16, 32):
+                    for rws in (8, 16):
+                        for wk in (4, 8):
+                            env = {"FUSION_RT_PAIRED_PATH": "mma", "FUSION_RT_PAIRED_SPLIT": S,
+                                   "FUSION_RT_PAIRED_MT": tok, "FUSION_RT_PAIRED_RPW": rws,
+                                   "FUSION_RT_PAIRED_WK": wk}
+                            res.append(("mma/S%d/t%d/r%d/wk%d" % (S, tok, rws, wk),
+                                        *bench_ours(lib, su, env)))
+            for a, t, e in res:
+                rows.append((K, H, N, a, t, e))
+            best = sorted(res, key=lambda r: r[1])[:4]
+            print("K=%d H=%d N=%d auto %.2f blas %.2f gemv %.2f | best: %s | worst err %.1e" % (
+                K, H, N, res[0][1], res[1][1], res[2][1],
+                "  ".join("%s %.2f" % (a, t) for a, t, _ in best),
+                max(r[2] for r in res)), flush=True)
+            del su
+            torch.cuda.empty_cache()
+    with open(os.path.join(args.out, "paired_mma_sweep.csv"), "w") as f:
+        f.write("K,H,N,arm,us,err\n")
+        for r in rows:
+            f.write("%d,%d,%d,%s,%.3f,%.3g\n" % r)
+    print("sweep total %.0f s" % (time.time() - T0))
+
+
+CHAIN_POINTS = [(2048, 32, 1), (2048, 32, 16), (4096, 64, 1)]
+
+
+def chain(lib, args):
+    """Each call behind a producer kernel that writes its lhs (x.mul_(1),
+    one torch elementwise kernel, as an RMSNorm would be in a model), all in
+    one graph: time per (producer + op) minus the producer alone. The
+    producer does not trigger programmatic launch: this is what PDL does to
+    a call whose predecessor is not ours (in the back-to-back graph of the
+    main table the predecessor is ours, which triggers)."""
+    rows = []
+    for K, H, N in CHAIN_POINTS:
+        su = Setup(K, H, N)
+        prod = lambda: su.x.mul_(1.0)
+        t_prod = time_calls([prod] * su.R)
+        res = {}
+        for arm, env in (("ours", {}), ("ours-pdl", {"FUSION_RT_PAIRED_PDL": 1})):
+            def run(env=env):
+                calls, _ = ours_calls(lib, su)
+                seq = [c for call in calls for c in (prod, call)]
+                return time_calls(seq) * 2 - t_prod
+            res[arm] = with_env(env, run)
+        calls = [(lambda i=i: concat_triton(su.x, su.Wall[i], su.dt_bias, su.A))
+                 for i in range(su.R)]
+        calls[0]()
+        seq = [c for call in calls for c in (prod, call)]
+        res["concat+triton"] = time_calls(seq) * 2 - t_prod
+        for arm, t in res.items():
+            rows.append((K, H, N, arm, t_prod, t))
+        print("  chain K=%d H=%d N=%d producer %.2f us | op after it: %s" % (
+            K, H, N, t_prod, "  ".join("%s %.2f" % kv for kv in res.items())), flush=True)
+        del su
+        torch.cuda.empty_cache()
+    with open(os.path.join(args.out, "paired_chain.csv"), "w") as f:
+        f.write("K,H,N,arm,producer_us,op_us_after_producer\n")
+        for r in rows:
+            f.write("%d,%d,%d,%s,%.3f,%.3f\n" % r)
 
 
 SWEEP_SHAPES = [  # (S, WR, WK, MT cap, rows per warp)
@@ -483,8 +598,8 @@ def sweep(lib, args):
 
 
 def write_outputs(args, rows, launch, copy_bw, dev, date=None):
-    arms = ["ours", "eager", "concat+triton", "compile", "compile-maxat"]
-    peers = arms[1:]
+    arms = ["ours", "ours-pdl", "eager", "concat+triton", "compile", "compile-maxat"]
+    peers = arms[2:]
     by = {(K, H, N, a): (t, e) for K, H, N, a, t, e in rows}
     with open(os.path.join(args.out, "paired_bench.csv"), "w") as f:
         f.write("K,H,N,arm,us_per_call,rel_err_vs_fp64\n")
@@ -497,9 +612,10 @@ def write_outputs(args, rows, launch, copy_bw, dev, date=None):
                  % (dev.name, dev.multi_processor_count, TORCH_VERSION, TRITON_VERSION,
                     date, launch, copy_bw))
     lines.append("")
-    lines.append("| K, H | N | ours | eager | concat+triton | compile | compile max-autotune | "
-                 "best peer | ours / best | target | err ours | err best peer |")
-    lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    lines.append("| K, H | N | ours | ours, PDL | eager | concat+triton | compile | "
+                 "compile max-autotune | best peer | ours / best | PDL / best | target | "
+                 "err ours | err best peer |")
+    lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for K, H in SHAPES:
         for N in NS:
             if (K, H, N, "ours") not in by:
@@ -510,10 +626,13 @@ def write_outputs(args, rows, launch, copy_bw, dev, date=None):
             ours = vals["ours"][0]
             tgt = TARGET.get(N) if (K, H) == (2048, 32) else None
             tgt_s = ("%.1f" % tgt) if tgt else "≤ best peer"
-            lines.append("| %d, %d | %d | **%.2f** | %s | %s | %s | %s | %.2f (%s) | %.2f | %s | %.1e | %.1e |" % (
+            pdl = vals["ours-pdl"][0]
+            lines.append("| %d, %d | %d | **%.2f** | %s | %s | %s | %s | %s | %.2f (%s) | %.2f | %.2f | %s | %.1e | %.1e |" % (
                 K, H, N, ours,
-                *["%.2f" % vals[a][0] if not math.isnan(vals[a][0]) else "not run" for a in peers],
-                best_t, best_a, ours / best_t if best_t == best_t else float("nan"), tgt_s,
+                *["%.2f" % vals[a][0] if not math.isnan(vals[a][0]) else "not run"
+                  for a in ["ours-pdl"] + peers],
+                best_t, best_a, ours / best_t if best_t == best_t else float("nan"),
+                pdl / best_t if best_t == best_t else float("nan"), tgt_s,
                 vals["ours"][1], vals[best_a][1] if best_a in vals else float("nan")))
     with open(os.path.join(args.out, "paired_bench.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -524,7 +643,7 @@ def write_outputs(args, rows, launch, copy_bw, dev, date=None):
         import matplotlib.pyplot as plt
         fig, axs = plt.subplots(1, 3, figsize=(16, 4.8))
         for ax, (K, H) in zip(axs, SHAPES):
-            colors = {"ours": "C0", "eager": "C1", "concat+triton": "C2",
+            colors = {"ours": "C0", "ours-pdl": "C5", "eager": "C1", "concat+triton": "C2",
                       "compile": "C3", "compile-maxat": "C4"}
             for a in arms:
                 pts = [(N, by[(K, H, N, a)][0]) for N in NS

@@ -17,13 +17,17 @@
 namespace fusion_rt {
 namespace paired {
 
-/// The selector: the gemv path takes M <= kGemvMaxM tokens, or any M whose
-/// M * K * (H0 + H1) multiply-adds stay within kGemvMaxMacs; larger calls go
-/// to cuBLAS. Measured on the H200 (docs/paired-projections.md, "selector";
-/// crossover 128-256 tokens at 2048 x 64 rows, 32-64 at 5120 x 96 and
-/// 4096 x 128, i.e. at ~2^24-2^25 multiply-adds).
+/// The selector (select_path below): the gemv path takes M <= kGemvMaxM
+/// tokens, or any M whose M * K * (H0 + H1) multiply-adds stay within
+/// kGemvMaxMacs (16-bit operands) / kGemvMaxMacsF32; past that, 16-bit
+/// operands take the tensor-core mma path up to kMmaMaxMacs multiply-adds,
+/// and everything else cuBLAS. Measured on the H200
+/// (docs/paired-projections.md, "selector"; docs/benchmarks/
+/// paired-mma-sweep.csv, paired-selector.csv).
 constexpr int64_t kGemvMaxM = 16;
-constexpr int64_t kGemvMaxMacs = int64_t(1) << 24;
+constexpr int64_t kGemvMaxMacs = int64_t(1) << 23;
+constexpr int64_t kGemvMaxMacsF32 = int64_t(1) << 24;
+constexpr int64_t kMmaMaxMacs = int64_t(3) << 26;
 constexpr int kMaxWarps = 8; ///< gemv CTA: WR * WK <= 8 warps
 constexpr int kMaxThreads = 32 * kMaxWarps;
 constexpr int kMaxCluster = 8; ///< portable cluster size
@@ -34,8 +38,10 @@ constexpr int64_t kXsBytes = 32 << 10; ///< staged lhs slice, dynamic shared mem
 constexpr int64_t kMaxGemvWarps = 1024;
 
 /// The largest M the gemv path takes for this problem (before overrides).
-inline int64_t gemv_max_m(int64_t M, int64_t K, int64_t H0, int64_t H1) {
-  return M * K * (H0 + H1) <= kGemvMaxMacs ? M : kGemvMaxM;
+inline int64_t gemv_max_m(int64_t M, int64_t K, int64_t H0, int64_t H1,
+                          int64_t esize) {
+  const int64_t lim = esize == 2 ? kGemvMaxMacs : kGemvMaxMacsF32;
+  return M * K * (H0 + H1) <= lim ? M : kGemvMaxM;
 }
 
 /// Launch shape of the gemv path: S (cluster size, K split across CTAs),
@@ -141,6 +147,83 @@ inline GemvPlan plan_gemv(int64_t M, int64_t K, int64_t H0, int64_t H1,
   p.cpc = cpc;
   p.ok = !(p.z > 65535 || p.g > 65535 || p.g == 0);
   return p;
+}
+
+//===--- tensor-core path ----------------------------------------------------===//
+
+/// The mma path (paired_mma_kernel): CTA tiles of 16 tokens x 8 or 16
+/// weight rows, the K split across a cluster of up to kMmaMaxCluster CTAs
+/// while the grid stays within kMmaTargetCtas (measured best in
+/// docs/benchmarks/paired-mma-sweep.csv: 16-token tiles at every point,
+/// 8-row tiles while they give <= kMmaNarrowTiles tiles, 1-4 CTAs of K).
+constexpr int64_t kMmaTargetCtas = 192;
+constexpr int64_t kMmaNarrowTiles = 128;
+constexpr int64_t kMmaMaxCluster = 4;
+
+/// Launch plan of the mma path: grid (S, G, Z), cluster (S, 1, 1) when
+/// S > 1, WK warps per CTA splitting the rank's K slice; chunks are 16-byte
+/// (8-element) pieces of K, and the K split is in blocks of 4 chunks (32 K).
+struct MmaPlan {
+  bool ok = false;
+  /// tm m-tiles of 16 tokens x nt n-tiles of 8 weight rows per CTA (gated:
+  /// nt = 2, the gate and up rows of 8 outputs).
+  int64_t S = 1, wk = 8, tm = 2, nt = 2, g = 0, z = 0, chunks = 0, cpc = 0,
+          cpw = 0;
+  int64_t threads() const { return 32 * wk; }
+};
+
+/// Overrides of the mma plan (FUSION_RT_PAIRED_SPLIT / _MT (tokens, 16 or
+/// 32) / _RPW (rows, 8 or 16) / _WK); -1 keeps the default.
+struct MmaOverrides {
+  int64_t S = -1, tokens = -1, rows = -1, wk = -1;
+};
+
+inline MmaPlan plan_mma(int64_t M, int64_t K, int64_t H0, int64_t H1,
+                        bool gated, const MmaOverrides &o = MmaOverrides()) {
+  MmaPlan p;
+  p.chunks = K / 8;
+  const int64_t blocks = (p.chunks + 3) / 4;
+  const int64_t rows = gated ? 2 * H0 : H0 + H1;
+  p.tm = o.tokens == 32 ? 2 : 1;
+  const int64_t z1 = (M + 15) / 16;
+  p.nt = gated ? 2
+         : o.rows == 8 ? 1
+         : o.rows == 16 ? 2
+                        : ((rows + 7) / 8 * z1 <= kMmaNarrowTiles ? 1 : 2);
+  p.g = (rows + 8 * p.nt - 1) / (8 * p.nt);
+  p.z = (M + 16 * p.tm - 1) / (16 * p.tm);
+  // K split across a cluster while the grid stays within kMmaTargetCtas and
+  // each rank keeps >= 8 blocks of 32 K.
+  int64_t S = o.S >= 1 ? o.S : 1;
+  if (o.S < 1)
+    while (S < kMmaMaxCluster && p.g * p.z * S * 2 <= kMmaTargetCtas &&
+           blocks / (S * 2) >= 8)
+      S *= 2;
+  p.S = S > kMaxCluster ? kMaxCluster : S;
+  const int64_t bpc = (blocks + p.S - 1) / p.S;
+  // Warps split the rank's slice while each keeps >= 2 blocks.
+  p.wk = 1;
+  while (p.wk < kMaxWarps && bpc / (p.wk * 2) >= 2)
+    p.wk *= 2;
+  if (o.wk >= 1)
+    p.wk = o.wk > kMaxWarps ? kMaxWarps : o.wk;
+  const int64_t bpw = (bpc + p.wk - 1) / p.wk;
+  p.cpw = bpw * 4;
+  p.cpc = p.cpw * p.wk;
+  p.ok = K > 0 && p.g > 0 && p.g <= 65535 && p.z <= 65535;
+  return p;
+}
+
+/// Which path the CUDA backend takes for a paired projection of M tokens
+/// (esize: element bytes of lhs and weights; vec: 16-byte loadable views).
+enum class Path { Gemv, Mma, Blas };
+inline Path select_path(int64_t M, int64_t K, int64_t H0, int64_t H1,
+                        int64_t esize, bool vec) {
+  if (vec && M <= gemv_max_m(M, K, H0, H1, esize))
+    return Path::Gemv;
+  if (vec && esize == 2 && M * K * (H0 + H1) <= kMmaMaxMacs)
+    return Path::Mma;
+  return Path::Blas;
 }
 
 } // namespace paired

@@ -87,7 +87,20 @@ func.func @gdn(%x: tensor<3x2048xbf16>, %wa: tensor<32x2048xbf16>, %wb: tensor<3
   return %g, %b : tensor<3x32xf32>, tensor<3x32xf32>
 }
 
+// 128 tokens of the same pair: past the gemv path (2^24 multiply-adds),
+// the tensor-core mma path.
 // CHECK: op #6 fusion.paired_projection
+// CHECK: CUDA launch: mma path (tensor cores, mma.sync m16n8k16, fp32 accumulation): block 256 (8 K-split warps), grid (2, 8, 8), clusters of 2 CTAs splitting K, tiles of 16 tokens x 8 weight rows, both epilogues in the same launch
+// CHECK: CUDA kernel: void fusion_rt::paired::(anonymous namespace)::paired_mma_kernel<__nv_bfloat16, 1, 1>
+func.func @gdn_prefill(%x: tensor<128x2048xbf16>, %wa: tensor<32x2048xbf16>, %wb: tensor<32x2048xbf16>, %dt: tensor<32xf32>, %s: tensor<32xf32>) -> (tensor<128x32xf32>, tensor<128x32xf32>) {
+  %dsta = tensor.empty() : tensor<128x32xf32>
+  %dstb = tensor.empty() : tensor<128x32xf32>
+  %g, %b = fusion.paired_projection %x, %wa, %wb epilogues(softplus_bias_scale bias %dt scale %s, sigmoid) outs(%dsta, %dstb)
+      : (tensor<128x2048xbf16>, tensor<32x2048xbf16>, tensor<32x2048xbf16>, tensor<32xf32>, tensor<32xf32>, tensor<128x32xf32>, tensor<128x32xf32>) -> (tensor<128x32xf32>, tensor<128x32xf32>)
+  return %g, %b : tensor<128x32xf32>, tensor<128x32xf32>
+}
+
+// CHECK: op #7 fusion.paired_projection
 // CHECK: CUDA launch: cuBLAS path
 // CHECK: CUDA kernel: fusion_rt::paired::(anonymous namespace)::paired_epilogue_kernel
 func.func @ffn(%x: tensor<2048x256xbf16>, %wg: tensor<512x256xbf16>, %wu: tensor<512x256xbf16>) -> tensor<2048x512xbf16> {
@@ -98,7 +111,7 @@ func.func @ffn(%x: tensor<2048x256xbf16>, %wg: tensor<512x256xbf16>, %wu: tensor
 }
 
 // The SwiGLU forward rowwise quantize of 16-bit inputs takes the v2 kernel.
-// CHECK: op #7 fusion.gated_act_quantize
+// CHECK: op #8 fusion.gated_act_quantize
 // CHECK: CUDA launch: block 128, 128 warp tiles, grid 32 = min(32,
 // CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::swiglu_row16_v2_kernel<fusion_rt::cuda::BF16T, false, false>(fusion_rt::cuda::KParams)
 func.func @swiglu_v2(%x: tensor<256x2048xbf16>) -> (tensor<256x1024xf8E5M2>, tensor<256x32xf8E8M0FNU>) {
@@ -111,7 +124,7 @@ func.func @swiglu_v2(%x: tensor<256x2048xbf16>) -> (tensor<256x1024xf8E5M2>, ten
 
 // Colwise transposed 16-bit quantize: the shared-memory transpose kernel
 // (colT, default form sph: prefetch + L2 hints) over 128x64 CTA tiles.
-// CHECK: op #8 fusion.quantize
+// CHECK: op #9 fusion.quantize
 // CHECK: CUDA launch: block 128, 16 CTA tiles of 128x64, grid 16 = min(16,
 // CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::mx_colT16_kernel<fusion_rt::cuda::BF16T, true, true, 2, true, true>(fusion_rt::cuda::KParams)
 // CHECK-NEXT: registers {{[0-9]+}}, static smem {{[0-9]+}} B, stack 0 B, spill stores/loads 0/0 B
@@ -124,7 +137,7 @@ func.func @colwise_transposed(%x: tensor<256x512xbf16>) -> (tensor<512x256xf8E4M
 }
 
 // Both directions, same colwise layout: the CTA kernel over 32x256 tiles.
-// CHECK: op #9 fusion.quantize
+// CHECK: op #10 fusion.quantize
 // CHECK: CUDA launch: block 128, 16 CTA tiles of 32x256, grid 16 = min(16,
 // CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::mx_both16_cta_kernel<fusion_rt::cuda::BF16T, true, true>(fusion_rt::cuda::KParams)
 func.func @both_same(%x: tensor<256x512xbf16>) -> (tensor<256x512xf8E4M3FN>, tensor<256x16xf8E8M0FNU>, tensor<256x512xf8E4M3FN>, tensor<8x512xf8E8M0FNU>) {

@@ -266,8 +266,8 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
            bwd ? "SrcGatedBwd" : "SrcGatedFwd", bwd ? 2 : 4, bwd ? 2 : 4, half,
            false, v2, inv, plan);
   } else {
-    // The selector (gemv for M <= 16 tokens or M*K*(H0+H1) <= 2^24
-    // multiply-adds, else cuBLAS) and the gemv launch plan come from
+    // The selector (gemv, tensor-core mma or cuBLAS by tokens and
+    // multiply-adds) and the gemv / mma launch plans come from
     // runtime/common/paired_plan.h, the code the CUDA backend launches from.
     auto p = cast<PairedProjectionOp>(op);
     auto lhs = cast<ShapedType>(p.getLhs().getType());
@@ -283,14 +283,17 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
     bool dyn = ShapedType::isDynamic(n) || ShapedType::isDynamic(k) ||
                ShapedType::isDynamic(h0) || ShapedType::isDynamic(h1);
     if (dyn) {
-      plan.launch = "gemv path (tokens <= 16 or <= 2^24 multiply-adds) or "
-                    "cuBLAS path, chosen at run time from the shape";
+      plan.launch = "gemv path (tokens <= 16 or <= 2^23 multiply-adds), mma "
+                    "path (16-bit operands, <= 3 * 2^26 multiply-adds) or cuBLAS "
+                    "path, chosen at run time from the shape";
       return plan;
     }
     using namespace fusion_rt::paired;
     int64_t esize = elemBytes(lhs.getElementType());
     GemvPlan g = plan_gemv(n, k, h0, h1, gated, esize);
-    if (n <= gemv_max_m(n, k, h0, h1) && k % (16 / esize) == 0 && g.ok) {
+    MmaPlan mp = plan_mma(n, k, h0, h1, gated);
+    Path path = select_path(n, k, h0, h1, esize, k % (16 / esize) == 0);
+    if (path == Path::Gemv && g.ok) {
       std::string name = std::string("void ") + ns + "paired_gemv_kernel<" +
                          t + ", " + std::to_string(g.mt) + ", " +
                          std::to_string(g.rpw) + ">(" + ns + "Params)";
@@ -306,6 +309,22 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
           ", " + std::to_string(g.mt) + " token(s) and " +
           std::to_string(g.rpw) + " weight row(s) per warp, dynamic smem " +
           std::to_string(g.smem) + " B, both epilogues in the same launch";
+    } else if (path == Path::Mma && mp.ok) {
+      plan.kernels.push_back(std::string("void ") + ns + "paired_mma_kernel<" +
+                             t + ", " + std::to_string(mp.tm) + ", " +
+                             std::to_string(mp.nt) + ">(" + ns + "Params)");
+      plan.launch =
+          "mma path (tensor cores, mma.sync m16n8k16, fp32 accumulation): "
+          "block " + std::to_string(mp.threads()) + " (" +
+          std::to_string(mp.wk) + " K-split warps), grid (" +
+          std::to_string(mp.S) + ", " + std::to_string(mp.g) + ", " +
+          std::to_string(mp.z) + ")" +
+          (mp.S > 1 ? ", clusters of " + std::to_string(mp.S) +
+                          " CTAs splitting K"
+                    : ", no cluster") +
+          ", tiles of " + std::to_string(16 * mp.tm) + " tokens x " +
+          std::to_string(8 * mp.nt) +
+          " weight rows, both epilogues in the same launch";
     } else {
       plan.kernels.push_back(std::string(ns) + "paired_epilogue_kernel(" + ns +
                              "Params)");

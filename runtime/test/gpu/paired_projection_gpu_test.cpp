@@ -14,8 +14,9 @@
 //    (guard elements around each output), the gemv path deterministic;
 //  - device-side argument errors: a host/device mix returns a status and
 //    writes nothing.
-// Paths are forced through FUSION_RT_PAIRED_PATH (gemv / blas / generic);
-// "auto" is the selector.
+// Paths are forced through FUSION_RT_PAIRED_PATH (gemv / mma / blas /
+// generic; mma with f32 operands falls back to the selector's path); "auto"
+// is the selector. The gemv and mma paths also run at forced launch shapes.
 //
 // Without a CUDA device it prints "SKIP: ..." and exits 0.
 // Usage: fusion_rt_paired_gpu_tests [--quick]
@@ -454,7 +455,7 @@ int main(int argc, char **argv) {
     // A transposed weight view ([K, H] storage): blas / generic.
     cases.push_back({6, 768, 16, 16, dt, S, SP, -1, FUSION_RT_F32, FUSION_RT_F32, true});
   }
-  const char *paths[] = {"auto", "gemv", "blas", "generic"};
+  const char *paths[] = {"auto", "gemv", "mma", "blas", "generic"};
   uint32_t seed = 1;
   for (const Case &c : cases)
     for (const char *path : paths) {
@@ -492,9 +493,35 @@ int main(int argc, char **argv) {
   unsetenv("FUSION_RT_PAIRED_SPLIT");
   unsetenv("FUSION_RT_PAIRED_WR");
   unsetenv("FUSION_RT_PAIRED_WK");
+  // The mma path at forced cluster sizes (K split across 1..8 CTAs): ragged
+  // token tiles, rows and K blocks (K = 264: 33 chunks, not whole 32-K blocks).
+  const Case mma_cases[] = {
+      {40, 5120, 48, 48, FUSION_RT_BF16, S, SP, -1},
+      {96, 1024, 48, 48, FUSION_RT_F16, NONE, B, FUSION_RT_ACT_SWIGLU},
+      {17, 264, 5, 3, FUSION_RT_BF16, NONE, B, -1},
+      {300, 512, 24, 40, FUSION_RT_BF16, SI, B, -1, FUSION_RT_BF16, FUSION_RT_F32,
+       false, 8, true}};
+  // (S, tokens, rows) of a CTA tile; rows = 8 is ignored by gated pairs.
+  const char *mma_shapes[][3] = {{"1", "32", "16"}, {"2", "16", "8"},
+                                 {"3", "32", "8"}, {"8", "16", "16"}};
+  for (const Case &c : mma_cases)
+    for (const auto &sh : mma_shapes) {
+      if (quick)
+        break;
+      static char tag[64];
+      std::snprintf(tag, sizeof tag, "[S=%s tokens=%s rows=%s]", sh[0], sh[1], sh[2]);
+      g_tag = tag;
+      setenv("FUSION_RT_PAIRED_SPLIT", sh[0], 1);
+      setenv("FUSION_RT_PAIRED_MT", sh[1], 1);
+      setenv("FUSION_RT_PAIRED_RPW", sh[2], 1);
+      run_case(c, "mma", seed++);
+    }
+  unsetenv("FUSION_RT_PAIRED_SPLIT");
+  unsetenv("FUSION_RT_PAIRED_MT");
+  unsetenv("FUSION_RT_PAIRED_RPW");
   g_tag = "";
   device_errors();
-  std::printf("worst f32-output error vs fp64 (gemv / blas / auto paths): %.3g\n",
+  std::printf("worst f32-output error vs fp64 (gemv / mma / blas / auto paths): %.3g\n",
               g_worst_f32);
   if (g_fail) {
     std::printf("paired projection GPU tests: %d of %d checks FAILED\n", g_fail, g_checks);
