@@ -85,6 +85,14 @@ inline GemvShape default_shape(int64_t chunks, int64_t rows, int64_t M,
   return s;
 }
 
+/// The gemv kernel's lean instance (LEAN = true: compiled without the
+/// cluster exchange and without the loop over load batches) serves plans
+/// with no cluster, token tiles of 1-2 and every lane's chunks (one per 32
+/// of the warp's chunks) in one batch of kBatch.
+inline bool gemv_is_lean(int64_t S, int64_t mt, int64_t cpw) {
+  return S == 1 && mt <= 2 && cpw <= int64_t(32) * kBatch;
+}
+
 /// Overrides of the default shape (the FUSION_RT_PAIRED_* environment
 /// variables of the CUDA backend); -1 keeps the default.
 struct GemvOverrides {

@@ -43,6 +43,7 @@
 //   FUSION_RT_PAIRED_WK          K-split warps per CTA of the gemv path
 //   FUSION_RT_PAIRED_MT          largest token tile of the gemv path (1..16)
 //   FUSION_RT_PAIRED_RPW         weight rows per warp of the gemv path (1, 2)
+//   FUSION_RT_PAIRED_LEAN        0: never the lean gemv instance (default 1)
 //   FUSION_RT_PAIRED_PDL         1: programmatic dependent launch (default 0):
 //                                the gemv kernel prefetches its weights into
 //                                L2 while the kernel before it finishes, and
@@ -328,7 +329,7 @@ __device__ __forceinline__ void cp_async_wait_all() {
 /// writes into it; after the exchange barrier nobody touches another CTA's
 /// shared memory, so CTAs exit without a third barrier. With S = 1 there is
 /// no cluster and no cluster barrier.
-template <typename T, int MT, int RPW>
+template <typename T, int MT, int RPW, bool GATED, bool LEAN>
 __global__ void __launch_bounds__(kMaxThreads, 1)
     paired_gemv_kernel(const __grid_constant__ Params p) {
   using VT = Vec<T>;
@@ -339,7 +340,10 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
   __shared__ float part[kMaxCluster][kMaxWarps * V];
   __shared__ float red[kMaxWarps * V];
   extern __shared__ uint4 xs[]; // [MT][cpc] when XS
-  const int S = p.split;
+  // LEAN: no cluster and one batch of loads per lane (the decode shapes),
+  // compiled without the cluster exchange and the batch loop: less code to
+  // fetch into a cold instruction cache on every call.
+  const int S = LEAN ? 1 : p.split;
   if (S > 1)
     cluster_arrive_relaxed(); // "this CTA has started" (waited on below)
 
@@ -347,7 +351,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
   const int WR = p.wr, WK = p.wk;
   const int wr = warp % WR, wk = warp / WR;
   const int64_t unit = int64_t(blockIdx.y) * WR + wr;
-  const bool gated = p.gated_kind >= 0;
+  constexpr bool gated = GATED; // gated_forward is compiled into gated instances only
   const int64_t m0 = int64_t(blockIdx.z) * MT;
   const int rank = S > 1 ? int(cg::this_cluster().block_rank()) : 0;
 
@@ -506,9 +510,11 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
     __syncthreads();
   }
   compute(0);
-  for (int64_t jb = kBatch; cw0 + 32 * jb < cw1; jb += kBatch) {
-    load(jb);
-    compute(jb);
+  if constexpr (!LEAN) {
+    for (int64_t jb = kBatch; cw0 + 32 * jb < cw1; jb += kBatch) {
+      load(jb);
+      compute(jb);
+    }
   }
 
   const float r = warp_reduce_scatter<V>(acc, lane);
@@ -617,7 +623,7 @@ constexpr int kMmaBatch = 4; ///< 32-K blocks whose loads a lane issues together
 /// each rank pushes output e of the tile to rank owner(e) (DSMEM, as in the
 /// gemv kernel), which adds the S partials in rank order and applies the
 /// epilogue. Deterministic; no workspace, no atomics.
-template <typename T, int TM, int NT>
+template <typename T, int TM, int NT, bool GATED>
 __global__ void __launch_bounds__(kMaxThreads, 1)
     paired_mma_kernel(const __grid_constant__ Params p) {
   constexpr int NR = NT * 8;          // weight rows of the tile
@@ -629,7 +635,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
     cluster_arrive_relaxed();
   const int lane = threadIdx.x & 31, wk = threadIdx.x >> 5;
   const int g = lane >> 2, q = lane & 3;
-  const bool gated = p.gated_kind >= 0;
+  constexpr bool gated = GATED;
+  static_assert(!GATED || NT == 2, "a gated tile holds 8 gate and 8 up rows");
   const int rank = S > 1 ? int(cg::this_cluster().block_rank()) : 0;
   const int64_t m0 = int64_t(blockIdx.z) * TM * 16;
 
@@ -861,12 +868,14 @@ bool vec_rows(const Mat &a, int64_t es) {
          ((a.rs * es) % 16 == 0 || a.rows <= 1);
 }
 
-template <typename T, int MT>
-cudaError_t launch_gemv_mt(const Params &p, int rpw, dim3 grid, size_t smem,
-                           cudaStream_t stream) {
+/// Launches `kernel(p)`: a cluster of (p.split, 1, 1) when p.split > 1, and
+/// programmatic stream serialization when p.pdl.
+template <typename Kernel>
+cudaError_t launch_ex(Kernel kernel, const Params &p, dim3 grid, unsigned threads,
+                      size_t smem, cudaStream_t stream) {
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = grid;
-  cfg.blockDim = dim3(unsigned(32 * p.wr * p.wk));
+  cfg.blockDim = dim3(threads);
   cfg.dynamicSmemBytes = smem;
   cfg.stream = stream;
   cudaLaunchAttribute attr[2];
@@ -885,9 +894,34 @@ cudaError_t launch_gemv_mt(const Params &p, int rpw, dim3 grid, size_t smem,
   }
   cfg.attrs = attr;
   cfg.numAttrs = n;
+  return cudaLaunchKernelEx(&cfg, kernel, p);
+}
+
+template <typename T, int MT, bool LEAN>
+cudaError_t launch_gemv_lean(const Params &p, int rpw, dim3 grid, size_t smem,
+                             cudaStream_t stream) {
+  const unsigned threads = unsigned(32 * p.wr * p.wk);
+  if (p.gated_kind >= 0) // gated warps always own two rows (w0[n], w1[n])
+    return launch_ex(paired_gemv_kernel<T, MT, 2, true, LEAN>, p, grid, threads, smem,
+                     stream);
   if (rpw == 2)
-    return cudaLaunchKernelEx(&cfg, paired_gemv_kernel<T, MT, 2>, p);
-  return cudaLaunchKernelEx(&cfg, paired_gemv_kernel<T, MT, 1>, p);
+    return launch_ex(paired_gemv_kernel<T, MT, 2, false, LEAN>, p, grid, threads, smem,
+                     stream);
+  return launch_ex(paired_gemv_kernel<T, MT, 1, false, LEAN>, p, grid, threads, smem,
+                   stream);
+}
+
+template <typename T, int MT>
+cudaError_t launch_gemv_mt(const Params &p, int rpw, dim3 grid, size_t smem,
+                           cudaStream_t stream) {
+  // The lean instance: token tiles of 1-2 (lhs in registers), no cluster,
+  // every lane's chunks in one batch (gemv_is_lean in paired_plan.h).
+  if constexpr (MT <= 2) {
+    if (gemv_is_lean(p.split, MT, p.chunks_per_warp) &&
+        env_int("FUSION_RT_PAIRED_LEAN", 1) != 0)
+      return launch_gemv_lean<T, MT, true>(p, rpw, grid, smem, stream);
+  }
+  return launch_gemv_lean<T, MT, false>(p, rpw, grid, smem, stream);
 }
 
 template <typename T>
@@ -943,27 +977,11 @@ cudaError_t launch_gemv(Params p, int32_t dt, cudaStream_t stream) {
 template <typename T, int TM, int NT>
 cudaError_t launch_mma_t(const Params &p, dim3 grid, unsigned threads,
                          cudaStream_t stream) {
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = grid;
-  cfg.blockDim = dim3(threads);
-  cfg.stream = stream;
-  cudaLaunchAttribute attr[2];
-  unsigned n = 0;
-  if (p.split > 1) {
-    attr[n].id = cudaLaunchAttributeClusterDimension;
-    attr[n].val.clusterDim.x = unsigned(p.split);
-    attr[n].val.clusterDim.y = 1;
-    attr[n].val.clusterDim.z = 1;
-    ++n;
+  if constexpr (NT == 2) {
+    if (p.gated_kind >= 0)
+      return launch_ex(paired_mma_kernel<T, TM, 2, true>, p, grid, threads, 0, stream);
   }
-  if (p.pdl) {
-    attr[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[n].val.programmaticStreamSerializationAllowed = 1;
-    ++n;
-  }
-  cfg.attrs = attr;
-  cfg.numAttrs = n;
-  return cudaLaunchKernelEx(&cfg, paired_mma_kernel<T, TM, NT>, p);
+  return launch_ex(paired_mma_kernel<T, TM, NT, false>, p, grid, threads, 0, stream);
 }
 
 template <typename T>
@@ -1090,16 +1108,7 @@ cudaError_t launch_epilogue(const Params &p, cudaStream_t stream) {
   int64_t blocks = (total + 255) / 256;
   const int64_t cap = int64_t(cuda::device_sm_count()) * 8;
   blocks = blocks < cap ? blocks : cap;
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(unsigned(blocks));
-  cfg.blockDim = dim3(256);
-  cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = p.pdl ? 1 : 0;
-  return cudaLaunchKernelEx(&cfg, paired_epilogue_kernel, p);
+  return launch_ex(paired_epilogue_kernel, p, dim3(unsigned(blocks)), 256, 0, stream);
 }
 
 /// The blas path. Returns UNSUPPORTED (nothing launched) when cuBLAS cannot

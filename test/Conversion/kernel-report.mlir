@@ -78,7 +78,7 @@ func.func @nvfp4(%x: tensor<16x32xbf16>) -> (tensor<16x32xf4E2M1FN>, tensor<16x2
 // CHECK: op #5 fusion.paired_projection
 // CHECK-NEXT: entry point: _mlir_ciface_fusion_rt_mlir_paired_projection -> fusion_rt_paired_projection_run
 // CHECK: CUDA launch: gemv path: block 128 (4 row x 1 K-split warps), grid (1, 16, 3), no cluster, 1 token(s) and 1 weight row(s) per warp, dynamic smem 0 B, both epilogues in the same launch
-// CHECK: CUDA kernel: void fusion_rt::paired::(anonymous namespace)::paired_gemv_kernel<__nv_bfloat16, 1, 1>
+// CHECK: CUDA kernel: void fusion_rt::paired::(anonymous namespace)::paired_gemv_kernel<__nv_bfloat16, 1, 1, false, true>
 func.func @gdn(%x: tensor<3x2048xbf16>, %wa: tensor<32x2048xbf16>, %wb: tensor<32x2048xbf16>, %dt: tensor<32xf32>, %s: tensor<32xf32>) -> (tensor<3x32xf32>, tensor<3x32xf32>) {
   %dst14 = tensor.empty() : tensor<3x32xf32>
   %dst15 = tensor.empty() : tensor<3x32xf32>
@@ -91,7 +91,7 @@ func.func @gdn(%x: tensor<3x2048xbf16>, %wa: tensor<32x2048xbf16>, %wb: tensor<3
 // the tensor-core mma path.
 // CHECK: op #6 fusion.paired_projection
 // CHECK: CUDA launch: mma path (tensor cores, mma.sync m16n8k16, fp32 accumulation): block 256 (8 K-split warps), grid (2, 8, 8), clusters of 2 CTAs splitting K, tiles of 16 tokens x 8 weight rows, both epilogues in the same launch
-// CHECK: CUDA kernel: void fusion_rt::paired::(anonymous namespace)::paired_mma_kernel<__nv_bfloat16, 1, 1>
+// CHECK: CUDA kernel: void fusion_rt::paired::(anonymous namespace)::paired_mma_kernel<__nv_bfloat16, 1, 1, false>
 func.func @gdn_prefill(%x: tensor<128x2048xbf16>, %wa: tensor<32x2048xbf16>, %wb: tensor<32x2048xbf16>, %dt: tensor<32xf32>, %s: tensor<32xf32>) -> (tensor<128x32xf32>, tensor<128x32xf32>) {
   %dsta = tensor.empty() : tensor<128x32xf32>
   %dstb = tensor.empty() : tensor<128x32xf32>

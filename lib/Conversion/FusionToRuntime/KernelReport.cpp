@@ -296,7 +296,9 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
     if (path == Path::Gemv && g.ok) {
       std::string name = std::string("void ") + ns + "paired_gemv_kernel<" +
                          t + ", " + std::to_string(g.mt) + ", " +
-                         std::to_string(g.rpw) + ">(" + ns + "Params)";
+                         std::to_string(g.rpw) + (gated ? ", true" : ", false") +
+                         (gemv_is_lean(g.S, g.mt, g.cpw) ? ", true" : ", false") +
+                         ">(" + ns + "Params)";
       plan.kernels.push_back(name);
       plan.launch =
           "gemv path: block " + std::to_string(g.threads()) + " (" +
@@ -312,7 +314,8 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
     } else if (path == Path::Mma && mp.ok) {
       plan.kernels.push_back(std::string("void ") + ns + "paired_mma_kernel<" +
                              t + ", " + std::to_string(mp.tm) + ", " +
-                             std::to_string(mp.nt) + ">(" + ns + "Params)");
+                             std::to_string(mp.nt) + (gated ? ", true" : ", false") +
+                             ">(" + ns + "Params)");
       plan.launch =
           "mma path (tensor cores, mma.sync m16n8k16, fp32 accumulation): "
           "block " + std::to_string(mp.threads()) + " (" +
