@@ -180,6 +180,14 @@ def time_calls(calls, reps=15, warm=3):
     return statistics.median(ts)
 
 
+def write_csv(args, name, header, fmt, rows):
+    """rows (tuples) under args.out/name, one `fmt` line each."""
+    with open(os.path.join(args.out, name), "w") as f:
+        f.write(header + "\n")
+        for r in rows:
+            f.write(fmt % tuple(r) + "\n")
+
+
 def rel_err(got, ref):
     got, ref = got.double(), ref.double()
     if torch.isnan(got).any():
@@ -420,10 +428,9 @@ def main():
                 add(K, H, N, "concat+triton", *bench_torch(concat_triton, su, concat=True))
             del su
             torch.cuda.empty_cache()
-    with open(os.path.join(args.out, "paired_selector.csv"), "w") as f:
-        f.write("K,H,N,gemv_us,mma_us,blas_us,gemv_err,mma_err,blas_err\n")
-        for r in sel:
-            f.write("%d,%d,%d,%.3f,%.3f,%.3f,%.3g,%.3g,%.3g\n" % r)
+    write_csv(args, "paired_selector.csv",
+              "K,H,N,gemv_us,mma_us,blas_us,gemv_err,mma_err,blas_err",
+              "%d,%d,%d,%.3f,%.3f,%.3f,%.3g,%.3g,%.3g", sel)
 
     # 2. behind a producer kernel (the overlap a model sees), then the gemv
     # launch variants: cluster size S and rows per warp (--variants).
@@ -441,11 +448,9 @@ def main():
                     var.append((K, H, N, rpw, S, t, e))
             del su
             torch.cuda.empty_cache()
-    with open(os.path.join(args.out, "paired_variants.csv"), "w") if var else \
-            open(os.devnull, "w") as f:
-        f.write("K,H,N,rows_per_warp,split(0=auto),us,err\n")
-        for r in var:
-            f.write("%d,%d,%d,%d,%d,%.3f,%.3g\n" % r)
+    if var:
+        write_csv(args, "paired_variants.csv", "K,H,N,rows_per_warp,split(0=auto),us,err",
+                  "%d,%d,%d,%d,%d,%.3f,%.3g", var)
     print("variants (K,H,N,rpw,S,us):", " ".join("%d/%d/%d/%d/%d:%.2f" % r[:6] for r in var))
 
     write_outputs(args, rows, launch, copy_bw, dev)  # in case the compile arms time out
@@ -508,10 +513,7 @@ def mma_sweep(lib, args):
                 max(r[2] for r in res)), flush=True)
             del su
             torch.cuda.empty_cache()
-    with open(os.path.join(args.out, "paired_mma_sweep.csv"), "w") as f:
-        f.write("K,H,N,arm,us,err\n")
-        for r in rows:
-            f.write("%d,%d,%d,%s,%.3f,%.3g\n" % r)
+    write_csv(args, "paired_mma_sweep.csv", "K,H,N,arm,us,err", "%d,%d,%d,%s,%.3f,%.3g", rows)
     print("sweep total %.0f s" % (time.time() - T0))
 
 
@@ -548,10 +550,8 @@ def chain(lib, args):
             K, H, N, t_prod, "  ".join("%s %.2f" % kv for kv in res.items())), flush=True)
         del su
         torch.cuda.empty_cache()
-    with open(os.path.join(args.out, "paired_chain.csv"), "w") as f:
-        f.write("K,H,N,arm,producer_us,op_us_after_producer\n")
-        for r in rows:
-            f.write("%d,%d,%d,%s,%.3f,%.3f\n" % r)
+    write_csv(args, "paired_chain.csv", "K,H,N,arm,producer_us,op_us_after_producer",
+              "%d,%d,%d,%s,%.3f,%.3f", rows)
 
 
 SWEEP_SHAPES = [  # (S, WR, WK, MT cap, rows per warp)
@@ -590,10 +590,8 @@ def sweep(lib, args):
             max(r[2] for r in res)), flush=True)
         del su
         torch.cuda.empty_cache()
-    with open(os.path.join(args.out, "paired_sweep.csv"), "w") as f:
-        f.write("K,H,N,S,WR,WK,MT,RPW,us,err\n")
-        for r in rows:
-            f.write("%d,%d,%d,%d,%d,%d,%d,%d,%.3f,%.3g\n" % r)
+    write_csv(args, "paired_sweep.csv", "K,H,N,S,WR,WK,MT,RPW,us,err",
+              "%d,%d,%d,%d,%d,%d,%d,%d,%.3f,%.3g", rows)
     print("sweep total %.0f s" % (time.time() - T0))
 
 
@@ -601,10 +599,8 @@ def write_outputs(args, rows, launch, copy_bw, dev, date=None):
     arms = ["ours", "ours-pdl", "eager", "concat+triton", "compile", "compile-maxat"]
     peers = arms[2:]
     by = {(K, H, N, a): (t, e) for K, H, N, a, t, e in rows}
-    with open(os.path.join(args.out, "paired_bench.csv"), "w") as f:
-        f.write("K,H,N,arm,us_per_call,rel_err_vs_fp64\n")
-        for K, H, N, a, t, e in rows:
-            f.write("%d,%d,%d,%s,%.3f,%.3g\n" % (K, H, N, a, t, e))
+    write_csv(args, "paired_bench.csv", "K,H,N,arm,us_per_call,rel_err_vs_fp64",
+              "%d,%d,%d,%s,%.3f,%.3g", rows)
     date = date or datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC")
     lines = []
     lines.append("Machine: %s (%d SMs), torch %s, triton %s, %s. Graph-launched tiny "

@@ -410,6 +410,29 @@ void device_errors() {
 
 } // namespace
 
+/// Runs every case on `path` at every forced launch shape: shape[i] is the
+/// value of FUSION_RT_PAIRED_<vars[i]> for that run (unset afterwards).
+template <size_t NC, size_t NS, size_t NV>
+void run_forced(const Case (&cases)[NC], const char *path,
+                const char *const (&vars)[NV], const char *const (&shapes)[NS][NV],
+                uint32_t &seed) {
+  for (const Case &c : cases)
+    for (const auto &sh : shapes) {
+      static char tag[128];
+      std::string t = "[";
+      for (size_t i = 0; i < NV; ++i) {
+        setenv(("FUSION_RT_PAIRED_" + std::string(vars[i])).c_str(), sh[i], 1);
+        t += std::string(i ? " " : "") + vars[i] + "=" + sh[i];
+      }
+      std::snprintf(tag, sizeof tag, "%s]", t.c_str());
+      g_tag = tag;
+      run_case(c, path, seed++);
+    }
+  for (size_t i = 0; i < NV; ++i)
+    unsetenv(("FUSION_RT_PAIRED_" + std::string(vars[i])).c_str());
+  g_tag = "";
+}
+
 int main(int argc, char **argv) {
   const bool quick = argc > 1 && !std::strcmp(argv[1], "--quick");
   int n = 0;
@@ -475,24 +498,12 @@ int main(int argc, char **argv) {
       {8, 4096, 64, 64, FUSION_RT_F16, S, SP, -1},
       {4, 2048, 64, 64, FUSION_RT_BF16, B, B, FUSION_RT_ACT_SWIGLU},
       {16, 512, 40, 24, FUSION_RT_F16, B, SI, -1, FUSION_RT_F32, FUSION_RT_BF16, false, 8}};
-  const char *shapes[][3] = {{"1", "4", "1"}, {"1", "1", "8"}, {"1", "2", "4"},
+  const char *const shapes[][3] = {{"1", "4", "1"}, {"1", "1", "8"}, {"1", "2", "4"},
                              {"2", "1", "4"}, {"4", "2", "2"}, {"8", "4", "1"},
                              {"3", "1", "2"}, {"8", "8", "1"}};
-  for (const Case &c : shape_cases)
-    for (const auto &sh : shapes) {
-      if (quick)
-        break;
-      static char tag[64];
-      std::snprintf(tag, sizeof tag, "[S=%s WR=%s WK=%s]", sh[0], sh[1], sh[2]);
-      g_tag = tag;
-      setenv("FUSION_RT_PAIRED_SPLIT", sh[0], 1);
-      setenv("FUSION_RT_PAIRED_WR", sh[1], 1);
-      setenv("FUSION_RT_PAIRED_WK", sh[2], 1);
-      run_case(c, "gemv", seed++);
-    }
-  unsetenv("FUSION_RT_PAIRED_SPLIT");
-  unsetenv("FUSION_RT_PAIRED_WR");
-  unsetenv("FUSION_RT_PAIRED_WK");
+  const char *const gemv_vars[] = {"SPLIT", "WR", "WK"};
+  if (!quick)
+    run_forced(shape_cases, "gemv", gemv_vars, shapes, seed);
   // The mma path at forced cluster sizes (K split across 1..8 CTAs): ragged
   // token tiles, rows and K blocks (K = 264: 33 chunks, not whole 32-K blocks).
   const Case mma_cases[] = {
@@ -502,24 +513,11 @@ int main(int argc, char **argv) {
       {300, 512, 24, 40, FUSION_RT_BF16, SI, B, -1, FUSION_RT_BF16, FUSION_RT_F32,
        false, 8, true}};
   // (S, tokens, rows) of a CTA tile; rows = 8 is ignored by gated pairs.
-  const char *mma_shapes[][3] = {{"1", "32", "16"}, {"2", "16", "8"},
+  const char *const mma_shapes[][3] = {{"1", "32", "16"}, {"2", "16", "8"},
                                  {"3", "32", "8"}, {"8", "16", "16"}};
-  for (const Case &c : mma_cases)
-    for (const auto &sh : mma_shapes) {
-      if (quick)
-        break;
-      static char tag[64];
-      std::snprintf(tag, sizeof tag, "[S=%s tokens=%s rows=%s]", sh[0], sh[1], sh[2]);
-      g_tag = tag;
-      setenv("FUSION_RT_PAIRED_SPLIT", sh[0], 1);
-      setenv("FUSION_RT_PAIRED_MT", sh[1], 1);
-      setenv("FUSION_RT_PAIRED_RPW", sh[2], 1);
-      run_case(c, "mma", seed++);
-    }
-  unsetenv("FUSION_RT_PAIRED_SPLIT");
-  unsetenv("FUSION_RT_PAIRED_MT");
-  unsetenv("FUSION_RT_PAIRED_RPW");
-  g_tag = "";
+  const char *const mma_vars[] = {"SPLIT", "MT", "RPW"};
+  if (!quick)
+    run_forced(mma_cases, "mma", mma_vars, mma_shapes, seed);
   device_errors();
   std::printf("worst f32-output error vs fp64 (gemv / mma / blas / auto paths): %.3g\n",
               g_worst_f32);
