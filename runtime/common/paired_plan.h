@@ -223,11 +223,12 @@ inline MmaPlan plan_mma(int64_t M, int64_t K, int64_t H0, int64_t H1,
 }
 
 /// Which path the CUDA backend takes for a paired projection of M tokens
-/// (esize: element bytes of lhs and weights; vec: 16-byte loadable views).
+/// (esize: element bytes of lhs and weights; vec: 16-byte loadable views;
+/// gemv_max >= 0 replaces the gemv path's rule by M <= gemv_max).
 enum class Path { Gemv, Mma, Blas };
 inline Path select_path(int64_t M, int64_t K, int64_t H0, int64_t H1,
-                        int64_t esize, bool vec) {
-  if (vec && M <= gemv_max_m(M, K, H0, H1, esize))
+                        int64_t esize, bool vec, int64_t gemv_max = -1) {
+  if (vec && M <= (gemv_max >= 0 ? gemv_max : gemv_max_m(M, K, H0, H1, esize)))
     return Path::Gemv;
   if (vec && esize == 2 && M * K * (H0 + H1) <= kMmaMaxMacs)
     return Path::Mma;

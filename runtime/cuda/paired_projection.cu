@@ -38,16 +38,19 @@
 // Debug / benchmark overrides (environment, read per call):
 //   FUSION_RT_PAIRED_PATH        auto | gemv | mma | blas | generic
 //   FUSION_RT_PAIRED_GEMV_MAX_M  largest M that takes the gemv path
-//   FUSION_RT_PAIRED_SPLIT       cluster size S (1..8) of the gemv path
+//   FUSION_RT_PAIRED_SPLIT       cluster size S (1..8) of the gemv and mma paths
 //   FUSION_RT_PAIRED_WR          row warps per CTA of the gemv path
-//   FUSION_RT_PAIRED_WK          K-split warps per CTA of the gemv path
-//   FUSION_RT_PAIRED_MT          largest token tile of the gemv path (1..16)
-//   FUSION_RT_PAIRED_RPW         weight rows per warp of the gemv path (1, 2)
+//   FUSION_RT_PAIRED_WK          K-split warps per CTA of the gemv and mma paths
+//   FUSION_RT_PAIRED_MT          gemv: largest token tile (1..16); mma: tokens
+//                                per tile (16, 32)
+//   FUSION_RT_PAIRED_RPW         gemv: weight rows per warp (1, 2); mma: rows
+//                                per tile (8, 16)
 //   FUSION_RT_PAIRED_LEAN        0: never the lean gemv instance (default 1)
 //   FUSION_RT_PAIRED_PDL         1: programmatic dependent launch (default 0):
-//                                the gemv kernel prefetches its weights into
-//                                L2 while the kernel before it finishes, and
-//                                lets the next one start once it runs
+//                                the gemv and mma kernels prefetch their
+//                                weights into L2 while the kernel before
+//                                them finishes; every kernel lets the next
+//                                one start once it is past its wait
 //
 //===----------------------------------------------------------------------===//
 #include "common/convert.h"
@@ -606,10 +609,10 @@ __device__ __forceinline__ void mma16816(float (&d)[4], uint32_t a0, uint32_t a1
 
 constexpr int kMmaBatch = 4; ///< 32-K blocks whose loads a lane issues together
 
-/// The mma path: Y = X * W^T for a CTA tile of TM * 16 tokens x 16 weight
-/// rows (non-gated: rows g*16 .. of [w0; w1]; gated: gate rows g*8 .. of w0
-/// and the same up rows of w1, so that both halves of an output meet in one
-/// tile), K split over S cluster ranks and WK warps.
+/// The mma path: Y = X * W^T for a CTA tile of TM * 16 tokens x NT * 8
+/// weight rows (non-gated: rows y*NT*8 .. of [w0; w1]; gated, NT = 2: gate
+/// rows y*8 .. of w0 and the same up rows of w1, so that both halves of an
+/// output meet in one tile), K split over S cluster ranks and WK warps.
 ///
 /// Fragments straight from global memory with 16-byte loads: the dot
 /// product does not care in which order K is visited, so lane (g, q) =
@@ -1302,11 +1305,11 @@ fusion_rt_status cuda_paired_execute(const PairedRequest &q, void *stream_ptr) {
   else
     p.out[1] = out_params(q, 1);
 
-  // Programmatic dependent launch of the gemv and epilogue kernels, opt in
-  // with FUSION_RT_PAIRED_PDL=1 (docs/paired-projections.md, "overlap"):
-  // measured 1.2 us faster per call when the kernel before is ours (or any
-  // kernel that triggers its dependents), 0.35-0.6 us slower behind one
-  // that does not, so it is off by default.
+  // Programmatic dependent launch of the gemv, mma and epilogue kernels,
+  // opt in with FUSION_RT_PAIRED_PDL=1 (docs/paired-projections.md,
+  // "Overlap"): measured about 1 us faster per call when the kernel before
+  // is ours (or any kernel that triggers its dependents), 0.25-0.6 us slower
+  // behind one that does not, so it is off by default.
   p.pdl = env_int("FUSION_RT_PAIRED_PDL", 0) != 0 ? 1 : 0;
 
   const int64_t es = esize_of(dt), vec = 16 / es;
@@ -1322,9 +1325,7 @@ fusion_rt_status cuda_paired_execute(const PairedRequest &q, void *stream_ptr) {
   const bool vec_ok = p.K > 0 && p.K % vec == 0 && vec_rows(q.lhs, es) &&
                       vec_rows(q.w[0], es) && vec_rows(q.w[1], es);
   const int64_t max_m = env_int("FUSION_RT_PAIRED_GEMV_MAX_M", -1);
-  Path sel = select_path(p.M, p.K, p.H[0], p.H[1], es, vec_ok);
-  if (max_m >= 0 && vec_ok && p.M <= max_m)
-    sel = Path::Gemv;
+  Path sel = select_path(p.M, p.K, p.H[0], p.H[1], es, vec_ok, max_m);
   if (force_gemv && vec_ok)
     sel = Path::Gemv;
   if (force_mma && vec_ok && es == 2)
