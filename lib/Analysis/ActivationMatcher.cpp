@@ -1057,6 +1057,16 @@ struct ClampedParams {
   double limit, offset, alpha;
 };
 
+/// Records a clamped SwiGLU's parameters on `m`: limit, offset, and alpha
+/// only where it differs from the default 1.702.
+void setClamped(ActivationMatch &m, const ClampedParams &c) {
+  m.kind = ActivationKind::clamped_swiglu;
+  m.limit = c.limit;
+  m.offset = c.offset;
+  if (std::fabs(c.alpha - kQGeluAlpha) > 1e-6 * kQGeluAlpha)
+    m.alpha = c.alpha;
+}
+
 /// The clamp limit L (a step of min(g, L)) and alpha (a sigmoid of alpha g)
 /// of a clamped SwiGLU body over the gate atom `g`, when both are there.
 std::optional<std::pair<double, double>> clampedLimitAlpha(const Algebra &A,
@@ -1413,12 +1423,8 @@ ActivationMatchResult mlir::fusion::matchActivation(Value value) {
           continue;
         if (std::optional<ClampedParams> c =
                 matchClampedSwiglu(A, *x, generic, root, hyp, other)) {
-          m.kind = ActivationKind::clamped_swiglu;
+          setClamped(m, *c);
           m.up = other;
-          m.limit = c->limit;
-          m.offset = c->offset;
-          if (std::fabs(c->alpha - kQGeluAlpha) > 1e-6 * kQGeluAlpha)
-            m.alpha = c->alpha;
           result.match = m;
           result.reason.clear();
           return result;
@@ -1630,15 +1636,11 @@ ActivationMatchResult mlir::fusion::matchGatedBackward(Value value) {
         ActivationMatch m;
         m.generic = gA;
         m.resultIndex = cast<OpResult>(dGate).getResultNumber();
-        m.kind = ActivationKind::clamped_swiglu;
+        setClamped(m, *c);
         m.backward = true;
         m.input = gate;
         m.up = up;
         m.grad = grad;
-        m.limit = c->limit;
-        m.offset = c->offset;
-        if (std::fabs(c->alpha - kQGeluAlpha) > 1e-6 * kQGeluAlpha)
-          m.alpha = c->alpha;
         m.intermediate = intermediate;
         m.packOps = packOps;
         m.halves = {dGate, dUp};
