@@ -6,12 +6,8 @@
 # a short profile of the colT kernels at 16384^2 (NCU_VARIANTS, default
 # "s"). Expects .devbin/ as device_run.sh does.
 set -o pipefail
-OUT=${OUT:-$PWD/mxfp8-out}
-mkdir -p "$OUT"
-CB=$(python3 -c "import nvidia.cublas as m; print(list(m.__path__)[0] + '/lib')" 2>/dev/null)
-export LD_LIBRARY_PATH=$PWD/.devbin:$CB:/usr/local/cuda/lib64:$LD_LIBRARY_PATH
+. "$(dirname "$0")/device_env.sh"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv
-B=.devbin
 # arm name : environment
 ARMS=${ARMS:-"prev:FUSION_RT_CUDA_COL_T=0,FUSION_RT_CUDA_BOTH=0 s:FUSION_RT_CUDA_COL_T=s,FUSION_RT_CUDA_BOTH=c sph:FUSION_RT_CUDA_COL_T=sph,FUSION_RT_CUDA_BOTH=c"}
 {

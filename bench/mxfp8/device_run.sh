@@ -5,19 +5,15 @@
 # (the torchao wheel). Writes everything under $OUT (or ./mxfp8-out).
 # Extra arguments go to run_mxfp8_bench.py (e.g. --quick, --budget-s 300).
 set -o pipefail
-OUT=${OUT:-$PWD/mxfp8-out}
-mkdir -p "$OUT"
 if ls .whl/*.whl >/dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
     --upgrade --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site || exit 3
 fi
-# libfusion_rt links cuBLAS (paired projection): take it from the toolkit or
-# from the nvidia-cublas wheel beside torch.
-CB=$(python3 -c "import nvidia.cublas as m; print(list(m.__path__)[0] + '/lib')" 2>/dev/null)
-export LD_LIBRARY_PATH=$PWD/.devbin:$CB:/usr/local/cuda/lib64:$LD_LIBRARY_PATH
+# $OUT, B=.devbin, and the library path (libfusion_rt links cuBLAS).
+. "$(dirname "$0")/device_env.sh"
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu \
   --format=csv | tee "$OUT/nvsmi.txt"
-ldd .devbin/fusion_rt_gpu_tests | grep -i "not found"
-timeout 540 python3 bench/mxfp8/run_mxfp8_bench.py --bin .devbin --out "$OUT" "$@" \
+ldd $B/fusion_rt_gpu_tests | grep -i "not found"
+timeout 540 python3 bench/mxfp8/run_mxfp8_bench.py --bin $B --out "$OUT" "$@" \
   2>&1 | tee "$OUT/run.log"

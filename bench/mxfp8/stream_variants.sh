@@ -5,12 +5,8 @@
 # every variant and (if ncu works) a short profile of the old and new
 # rowwise kernels at 16384^2. Expects .devbin/ as device_run.sh does.
 set -o pipefail
-OUT=${OUT:-$PWD/mxfp8-out}
-mkdir -p "$OUT"
-CB=$(python3 -c "import nvidia.cublas as m; print(list(m.__path__)[0] + '/lib')" 2>/dev/null)
-export LD_LIBRARY_PATH=$PWD/.devbin:$CB:/usr/local/cuda/lib64:$LD_LIBRARY_PATH
+. "$(dirname "$0")/device_env.sh"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv
-B=.devbin
 {
   echo "== tests default (full)"; $B/fusion_rt_gpu_tests | grep -E "^FAIL|cases|PASSED|FAILED"
   for v in ${VARIANTS:-0 4p 8p 8}; do
