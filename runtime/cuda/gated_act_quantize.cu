@@ -62,21 +62,7 @@ __device__ __forceinline__ void swiglu_row_tile(const KParams &p, int64_t rb,
 #pragma unroll
     for (int ii = 0; ii < 4; ++ii) {
       const int i = 4 * h + ii;
-      const uint32_t gw[4] = {ga[i].x, ga[i].y, ga[i].z, ga[i].w};
-      const uint32_t uw[4] = {ua[i].x, ua[i].y, ua[i].z, ua[i].w};
-      uint32_t k = 0;
-#pragma unroll
-      for (int j = 0; j < 8; ++j) {
-        const float a = (j & 1) ? T::hi(gw[j / 2]) : T::lo(gw[j / 2]);
-        const float g = (j & 1) ? T::hi(uw[j / 2]) : T::lo(uw[j / 2]);
-        float x = gated_forward(kActSwiGLU, a, g, p.act);
-        if constexpr (INTER == kInterBF16)
-          x = __bfloat162float(__float2bfloat16_rn(x));
-        else if constexpr (INTER == kInterF16)
-          x = __half2float(__float2half_rn(x));
-        v[ii][j] = x;
-        k = max(k, amax_key(x, PROPAGATE));
-      }
+      uint32_t k = stream::swiglu8<T, PROPAGATE, INTER>(p, ga[i], ua[i], v[ii]);
       k = max(k, __shfl_xor_sync(0xffffffffu, k, 1));
       key[ii] = max(k, __shfl_xor_sync(0xffffffffu, k, 2));
     }

@@ -832,13 +832,14 @@ bool quant_v2_enabled() {
 }
 
 int row_stream_variant(bool gated) {
-  // FUSION_RT_CUDA_ROW_STREAM=0|4p|8p|8|16|4ph|8h selects one variant for
+  // FUSION_RT_CUDA_ROW_STREAM=0|4p|8p|8|16|4ph|8h|2p selects one variant for
   // both families (A/B runs; 0 = the v2 tile kernels); unset: the defaults.
   static const int plain_swiglu = [] {
-    // Defaults from the 2026-11-29 A/B runs on the H200 (docs/kernels.md):
-    // plain: 4 chunks + prefetch + L2 hints (4ph); SwiGLU: the v2 tile
-    // kernel (0), which beat its stream variants by 3-4 %.
-    int plain = 5, swiglu = 0;
+    // Defaults from the A/B runs on the H200 (docs/kernels.md): plain: 4
+    // chunks + prefetch + L2 hints (4ph, 2026-11-29); SwiGLU: 2 chunks +
+    // prefetch at 28 warps an SM (2p, 2026-11-30: 4-12 % faster than the v2
+    // tile kernel, which had beaten the other stream variants).
+    int plain = 5, swiglu = 7;
     if (const char *e = std::getenv("FUSION_RT_CUDA_ROW_STREAM")) {
       const int x = !std::strcmp(e, "0")    ? 0
                     : !std::strcmp(e, "4p") ? 1
@@ -847,9 +848,12 @@ int row_stream_variant(bool gated) {
                     : !std::strcmp(e, "16") ? 4
                     : !std::strcmp(e, "4ph") ? 5
                     : !std::strcmp(e, "8h") ? 6
+                    : !std::strcmp(e, "2p") ? 7
                                             : -1;
       if (x >= 0)
         plain = swiglu = x;
+      if (x == 7) // SwiGLU only; the plain kernels keep their default
+        plain = 5;
     }
     return plain | (swiglu << 8);
   }();

@@ -61,6 +61,23 @@ __device__ __forceinline__ uint32_t ldg_stream4(const void *p) {
 
 //===--- element conversions --------------------------------------------------===//
 
+/// 1.f / y correctly rounded (= rcp.rn.f32, = div.rn.f32(1, y)) for
+/// 1 <= y < 2^126: the fast path of CUDA's rcp.rn (rcp.approx and one
+/// Newton step, the same instructions) without its exponent test and its
+/// divergent slow-path call. Equal to 1.f / y on every fp32 y of that range
+/// (runtime/test/device_numerics_check.cu checks all of them on the GPU).
+__device__ __forceinline__ float rcp_rn_1_2p126(float y) {
+  float r;
+  asm("{.reg .f32 r0, t;\n\t"
+      "rcp.approx.ftz.f32 r0, %1;\n\t"
+      "fma.rn.f32 t, %1, r0, 0fBF800000;\n\t"
+      "neg.f32 t, t;\n\t"
+      "fma.rn.f32 %0, r0, t, r0;}"
+      : "=f"(r)
+      : "f"(y));
+  return r;
+}
+
 /// Two fp32 -> two e4m3 codes (lo in the low byte), RNE, satfinite; NaN ->
 /// 0x7F whatever its sign (= common/convert.h f32_to_e4m3).
 __device__ __forceinline__ uint32_t cvt_e4m3x2(float lo, float hi) {

@@ -286,18 +286,41 @@ __global__ void __launch_bounds__(128, U >= 16 ? 3 : 4) row_stream_kernel(const 
 
 //===--- SwiGLU forward ------------------------------------------------------===//
 
-/// The U gate and up vectors of step s (zeros past the end).
+/// Position of a SwiGLU step: its first chunk c0 and that chunk's (row,
+/// chunk-in-row). A warp advances its position by a fixed number of chunks
+/// each step (no division in the loop).
+struct ChunkPos {
+  uint32_t c0, row, cc;
+};
+__device__ __forceinline__ ChunkPos chunk_pos(uint32_t c0, uint32_t cpr) {
+  const uint32_t row = c0 / cpr;
+  return {c0, row, c0 - row * cpr};
+}
+/// `pos` moved by d = d_row * cpr + d_cc chunks (d_cc < cpr).
+__device__ __forceinline__ ChunkPos advance(ChunkPos pos, uint32_t d,
+                                            uint32_t d_row, uint32_t d_cc,
+                                            uint32_t cpr) {
+  pos.c0 += d;
+  pos.row += d_row;
+  pos.cc += d_cc;
+  if (pos.cc >= cpr) {
+    pos.cc -= cpr;
+    ++pos.row;
+  }
+  return pos;
+}
+
+/// The U gate and up vectors of the step at `pos` (zeros past the end).
 template <int U>
-__device__ __forceinline__ void load_gated(const KParams &p, uint32_t s,
+__device__ __forceinline__ void load_gated(const KParams &p, ChunkPos pos,
                                            int lane, uint4 (&g)[U],
                                            uint4 (&up)[U]) {
   const uint32_t nch = uint32_t(p.tiles), cpr = uint32_t(p.tiles_x);
-  const uint32_t c0 = s * U;
-  uint32_t row = c0 / cpr, cc = c0 - row * cpr;
+  uint32_t row = pos.row, cc = pos.cc;
 #pragma unroll
   for (int u = 0; u < U; ++u) {
     const int64_t col = int64_t(cc) * 256 + lane * 8;
-    if (c0 + u < nch) {
+    if (pos.c0 + u < nch) {
       g[u] = ldg_stream16(p.x + (int64_t(row) * p.x_rs + col) * 2);
       up[u] = ldg_stream16(p.up + (int64_t(row) * p.up_rs + col) * 2);
     } else {
@@ -309,38 +332,84 @@ __device__ __forceinline__ void load_gated(const KParams &p, uint32_t s,
 }
 
 /// silu(gate) * up of 8 values, rounded to the intermediate type, and their
-/// amax key (the formulas of swiglu_row_tile / common/activation.h).
+/// amax key: the formula of gated_forward(kActSwiGLU) (common/activation.h),
+/// (a * (1 / (1 + expf(-a)))) * g. When every gate of the 8 is above -87,
+/// 1 + expf(-a) < 2^126 and the reciprocal takes rcp_rn_1_2p126 (the same
+/// bits as 1.f / y without the divide's range test and slow-path branch);
+/// otherwise (NaN, -Inf, large negative gates) the expression as written.
 template <typename T, bool PROPAGATE, int INTER>
 __device__ __forceinline__ uint32_t swiglu8(const KParams &p, const uint4 &gv,
                                             const uint4 &uv, float (&v)[8]) {
   const uint32_t gw[4] = {gv.x, gv.y, gv.z, gv.w};
   const uint32_t uw[4] = {uv.x, uv.y, uv.z, uv.w};
-  uint32_t k = 0;
+  float a[8], g[8];
+  bool in_range = true;
 #pragma unroll
   for (int j = 0; j < 8; ++j) {
-    const float a = (j & 1) ? T::hi(gw[j / 2]) : T::lo(gw[j / 2]);
-    const float g = (j & 1) ? T::hi(uw[j / 2]) : T::lo(uw[j / 2]);
-    float x = gated_forward(kActSwiGLU, a, g, p.act);
-    if constexpr (INTER == kInterBF16)
-      x = __bfloat162float(__float2bfloat16_rn(x));
-    else if constexpr (INTER == kInterF16)
-      x = __half2float(__float2half_rn(x));
-    v[j] = x;
-    k = max(k, amax_key(x, PROPAGATE));
+    a[j] = (j & 1) ? T::hi(gw[j / 2]) : T::lo(gw[j / 2]);
+    g[j] = (j & 1) ? T::hi(uw[j / 2]) : T::lo(uw[j / 2]);
+    in_range = in_range && a[j] > -87.f;
   }
-  return k;
+  if (in_range) {
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      v[j] = (a[j] * rcp_rn_1_2p126(1.f + expf(-a[j]))) * g[j];
+  } else {
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      v[j] = gated_forward(kActSwiGLU, a[j], g[j], p.act);
+  }
+  if constexpr (INTER == kInterBF16 || INTER == kInterF16) {
+    // Round pairs into one packed word (cvt.rn.{bf16,f16}x2.f32, the same
+    // rounding as one element at a time), take the amax key on the packed
+    // 16-bit patterns (vec_key, as the plain kernels do), widen back.
+    using IT = typename std::conditional<INTER == kInterBF16, BF16T, F16T>::type;
+    uint32_t w[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      if constexpr (INTER == kInterBF16)
+        asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w[j]) : "f"(v[2 * j + 1]), "f"(v[2 * j]));
+      else
+        asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(w[j]) : "f"(v[2 * j + 1]), "f"(v[2 * j]));
+      v[2 * j] = IT::lo(w[j]);
+      v[2 * j + 1] = IT::hi(w[j]);
+    }
+    return key_f32_bits<IT>(vec_key<IT, PROPAGATE>(make_uint4(w[0], w[1], w[2], w[3])));
+  } else {
+    uint32_t k = 0;
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      k = max(k, amax_key(v[j], PROPAGATE));
+    return k;
+  }
 }
 
 /// Quantizes step s of the SwiGLU source, 4 chunks at a time.
 template <typename T, bool E4M3, bool PROPAGATE, int INTER, int U>
-__device__ __forceinline__ void step_swiglu(const KParams &p, uint32_t s,
+__device__ __forceinline__ void step_swiglu(const KParams &p, ChunkPos pos,
                                             int lane, const uint4 (&g)[U],
                                             const uint4 (&up)[U]) {
-  static_assert(U % 4 == 0, "U is a multiple of 4");
+  static_assert(U % 4 == 0 || U < 4, "U is a multiple of 4, or 1 or 2");
   const int fmt = E4M3 ? kMXFP8E4M3 : kMXFP8E5M2;
   const uint32_t nch = uint32_t(p.tiles), cpr = uint32_t(p.tiles_x);
-  const uint32_t c0 = s * U;
-  uint32_t row = c0 / cpr, cc = c0 - row * cpr;
+  const uint32_t c0 = pos.c0;
+  uint32_t row = pos.row, cc = pos.cc;
+  if constexpr (U < 4) {
+    // One chunk at a time (8 values live, not 32): each lane of a block
+    // computes the block's scale itself.
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      float v[8];
+      uint32_t k = swiglu8<T, PROPAGATE, INTER>(p, g[u], up[u], v);
+      k = max(k, __shfl_xor_sync(0xffffffffu, k, 1));
+      k = max(k, __shfl_xor_sync(0xffffffffu, k, 2));
+      const uint32_t sb = block_scale_byte(k, fmt, p.rounding, PROPAGATE);
+      if (c0 + u < nch)
+        put_row(p, row, cc, lane, codes8<E4M3>(v, rcp_of(sb)), sb);
+      next_chunk(row, cc, cpr);
+    }
+    return;
+  }
   const int q = lane & 3;
 #pragma unroll
   for (int h = 0; h < U / 4; ++h) {
@@ -369,37 +438,43 @@ __device__ __forceinline__ void swiglu_stream_body(const KParams &p) {
   const int lane = threadIdx.x & 31;
   const uint32_t nsteps = (uint32_t(p.tiles) + U - 1) / U;
   const uint32_t stride = (gridDim.x * blockDim.x) >> 5;
+  const uint32_t cpr = uint32_t(p.tiles_x);
+  const uint32_t d = stride * U, d_row = d / cpr, d_cc = d - d_row * cpr;
   uint32_t s = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  ChunkPos pos = chunk_pos(s * U, cpr);
   uint4 g[U], up[U];
   if constexpr (PF) {
     if (s < nsteps)
-      load_gated<U>(p, s, lane, g, up);
+      load_gated<U>(p, pos, lane, g, up);
   }
   for (; s < nsteps; s += stride) {
+    const ChunkPos next = advance(pos, d, d_row, d_cc, cpr);
     if constexpr (PF) {
       uint4 ng[U], nu[U];
       if (s + stride < nsteps) {
-        load_gated<U>(p, s + stride, lane, ng, nu);
+        load_gated<U>(p, next, lane, ng, nu);
       } else {
 #pragma unroll
         for (int u = 0; u < U; ++u)
           ng[u] = nu[u] = make_uint4(0, 0, 0, 0);
       }
-      step_swiglu<T, E4M3, PROPAGATE, INTER, U>(p, s, lane, g, up);
+      step_swiglu<T, E4M3, PROPAGATE, INTER, U>(p, pos, lane, g, up);
 #pragma unroll
       for (int u = 0; u < U; ++u)
         g[u] = ng[u], up[u] = nu[u];
     } else {
-      load_gated<U>(p, s, lane, g, up);
-      step_swiglu<T, E4M3, PROPAGATE, INTER, U>(p, s, lane, g, up);
+      load_gated<U>(p, pos, lane, g, up);
+      step_swiglu<T, E4M3, PROPAGATE, INTER, U>(p, pos, lane, g, up);
     }
+    pos = next;
   }
 }
 
 /// SwiGLU forward rowwise stream kernel; the intermediate type is dispatched
 /// once per launch (uniform branch).
 template <typename T, bool E4M3, bool PROPAGATE, int U, bool PF>
-__global__ void __launch_bounds__(128, U >= 16 ? 3 : 4) swiglu_stream_kernel(const KParams p) {
+__global__ void __launch_bounds__(128, U >= 16 ? 3 : U <= 2 ? 8 : 4)
+    swiglu_stream_kernel(const KParams p) {
   if (p.inter == kInterBF16)
     swiglu_stream_body<T, E4M3, PROPAGATE, kInterBF16, U, PF>(p);
   else if (p.inter == kInterF16)
@@ -437,22 +512,20 @@ cudaError_t launch_stream(Kernel kernel, const KParams &p_in, int &per_sm,
 }
 
 /// Runs the plain (GATED false) or SwiGLU (GATED true) stream kernel of
-/// variant `v` (row_stream_variant: 1 = 4p, 2 = 8p, 3 = 8, 4 = 16).
-/// Runs the plain (GATED false) or SwiGLU (GATED true) stream kernel of
-/// variant `v` (row_stream_variant: 1 = 4p, 2 = 8p, 3 = 8, 4 = 16). The plain
-/// kernel has the FLAT form (contiguous rows, compact contiguous scales) in
-/// variants 4p, 8p and 8 (16 runs as 8), and the general form in 8 only;
-/// SwiGLU keeps 8 fp32 values a chunk live, so its 8p and 16 variants (which
-/// would spill) run as 4p and 8.
+/// variant `v` (row_stream_variant: 1 = 4p, 2 = 8p, 3 = 8, 4 = 16, 5 = 4ph,
+/// 6 = 8h, 7 = 2p). The plain kernel has the FLAT form (contiguous rows,
+/// compact contiguous scales) in variants 4p, 8p, 8, 4ph, 8h (16 runs as 8),
+/// and the general form in 8 only. SwiGLU runs 2p (the default) or, for
+/// every other variant, 4p: its 8-chunk steps would spill.
 template <bool GATED, typename T, bool E4M3, bool PROPAGATE>
 cudaError_t launch_stream_variant(const KParams &p, int v, cudaStream_t s) {
-  static int per_sm[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  static int per_sm[8] = {0, 0, 0, 0, 0, 0, 0, 0}; // by variant
   if constexpr (GATED) {
-    if (v == 1 || v == 2)
-      return launch_stream<4>(stream::swiglu_stream_kernel<T, E4M3, PROPAGATE, 4, true>,
-                              p, per_sm[1], s);
-    return launch_stream<8>(stream::swiglu_stream_kernel<T, E4M3, PROPAGATE, 8, false>,
-                            p, per_sm[3], s);
+    if (v == 7) // 2 chunks a step, prefetch, 8 CTAs (32 warps) an SM
+      return launch_stream<2>(stream::swiglu_stream_kernel<T, E4M3, PROPAGATE, 2, true>,
+                              p, per_sm[7], s);
+    return launch_stream<4>(stream::swiglu_stream_kernel<T, E4M3, PROPAGATE, 4, true>,
+                            p, per_sm[1], s);
   } else {
     const bool flat = p.x_rs == p.K && p.rd_rs == p.K && !p.swz && p.rsc_cs == 1 &&
                       p.rsc_rs == p.K / 32 &&

@@ -6,7 +6,9 @@
 //  (2) the same headers compiled for the host, bit for bit (conversions,
 //      scales, the MX element step, the NVFP4 chain);
 //  (3) the host activations: the rate of bf16 results that differ and the
-//      largest difference in bf16 ulps (the contract allows 1).
+//      largest difference in bf16 ulps (the contract allows 1);
+//  (4) the kernels' range-limited reciprocal (cuda/ptx.cuh rcp_rn_1_2p126)
+//      against 1.f / y on every fp32 y in [1, 2^126), bit for bit.
 // Inputs: all 65536 bf16 patterns and 2^22 random fp32 patterns.
 // Exit status: 0 pass, 1 mismatch, 77 no GPU (ctest SKIP_RETURN_CODE).
 //
@@ -14,6 +16,7 @@
 #include "common/activation.h"
 #include "common/convert.h"
 #include "common/scale.h"
+#include "cuda/ptx.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -67,6 +70,17 @@ __global__ void conversions_kernel(const uint32_t *in, int64_t n, uint32_t *out)
   o[3] = __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E5M2);
   o[5] = __bfloat16_as_ushort(__float2bfloat16_rn(x));
   o[7] = __half_as_ushort(__float2half_rn(x));
+}
+
+/// Counts the y = bits b in [1, 2^126) where rcp_rn_1_2p126(y) != 1.f / y.
+__global__ void rcp_range_kernel(unsigned long long *bad) {
+  unsigned long long n = 0;
+  for (uint32_t b = 0x3f800000u + blockIdx.x * blockDim.x + threadIdx.x; b < 0x7e800000u;
+       b += gridDim.x * blockDim.x) {
+    const float y = __uint_as_float(b);
+    n += __float_as_uint(fusion_rt::cuda::rcp_rn_1_2p126(y)) != __float_as_uint(1.f / y);
+  }
+  atomicAdd(bad, n);
 }
 
 void conversions_host(const uint32_t *in, int64_t n, uint32_t *out) {
@@ -222,6 +236,17 @@ int main() {
     }
     failures += worst > 1;
   }
+  // The range-limited reciprocal of the SwiGLU kernels, exhaustively.
+  unsigned long long *d_bad, rcp_bad = 0;
+  CHECK_CUDA(cudaMalloc(&d_bad, sizeof rcp_bad));
+  CHECK_CUDA(cudaMemset(d_bad, 0, sizeof rcp_bad));
+  rcp_range_kernel<<<132 * 16, 256>>>(d_bad);
+  CHECK_CUDA(cudaGetLastError());
+  CHECK_CUDA(cudaMemcpy(&rcp_bad, d_bad, sizeof rcp_bad, cudaMemcpyDeviceToHost));
+  std::printf("rcp_rn_1_2p126 vs 1.f/y, all %u y in [1, 2^126): %llu mismatches\n",
+              0x7e800000u - 0x3f800000u, rcp_bad);
+  failures += rcp_bad != 0;
+  cudaFree(d_bad);
   cudaFree(d_in);
   cudaFree(d_out);
   cudaFree(d_act);
