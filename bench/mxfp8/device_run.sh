@@ -15,5 +15,5 @@ export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu \
   --format=csv | tee "$OUT/nvsmi.txt"
 ldd $B/fusion_rt_gpu_tests | grep -i "not found"
-timeout 540 python3 bench/mxfp8/run_mxfp8_bench.py --bin $B --out "$OUT" "$@" \
+timeout ${PY_TIMEOUT:-540} python3 bench/mxfp8/run_mxfp8_bench.py --bin $B --out "$OUT" "$@" \
   2>&1 | tee "$OUT/run.log"

@@ -182,6 +182,10 @@ def main():
                          "kernels, _prev rows; COL_T=sp: prefetching colT kernel, _sp rows)")
     ap.add_argument("--ours-only", action="store_true",
                     help="tests + our kernels only (no peers): quick A/B runs")
+    ap.add_argument("--autotune-all", action="store_true",
+                    help="torch.compile max-autotune-no-cudagraphs at every shape of every "
+                         "kernel (default: at 16384^2 and 4096x7168 of the quantize kernels "
+                         "and the SwiGLU forward at 4096x7168)")
     ap.add_argument("--budget-s", type=float, default=300.0,
                     help="skip max-autotune arms past this many seconds, "
                          "torch.compile arms 60 s later (eager/torchao always run)")
@@ -317,7 +321,7 @@ def main():
         one = m * n * 2 + m * n + m * n // 32
         ao0 = (lambda x: K.triton_to_mxfp8_dim0(x, 32, "floor")) if has_ao else None
         ao1 = (lambda x: K.triton_to_mxfp8_dim1(x, 32, "floor")) if has_ao else None
-        tune = (m, n) in ((16384, 16384), (4096, 7168))
+        tune = args.autotune_all or (m, n) in ((16384, 16384), (4096, 7168))
         run_arms("mxfp8_rowwise", q_rowwise, sets, m, n, one, ao0, autotune=tune)
         run_arms("mxfp8_colwise_same", q_colwise_same, sets, m, n, one, autotune=tune)
         run_arms("mxfp8_colwise_transposed", q_colwise_t, sets, m, n, one, ao1, autotune=tune)
@@ -334,15 +338,17 @@ def main():
         sets = make_sets([(m, 2 * k)], m * 2 * k * 2)
         nbytes = m * 2 * k * 2 + m * k + m * k // 32
         run_arms("swiglu_mxfp8_rowwise", swiglu_q, sets, m, k, nbytes,
-                 autotune=(m, k) == (4096, 7168))
+                 autotune=args.autotune_all or (m, k) == (4096, 7168))
         del sets
         sets = make_sets([(m, 2 * k), (m, k)], m * 3 * k * 2)
         nbytes = m * 3 * k * 2 + 2 * (2 * m * k + 2 * m * k // 32)
-        run_arms("dswiglu_mxfp8_both", dswiglu_q, sets, m, k, nbytes, autotune=False)
+        run_arms("dswiglu_mxfp8_both", dswiglu_q, sets, m, k, nbytes,
+                 autotune=args.autotune_all)
         del sets
         sets = make_sets([(m, k), (m, k)], m * 2 * k * 2)
         nbytes = m * 2 * k * 2 + 2 * (m * k + m * k // 32) + k * 4
-        run_arms("dgelu_dbias_mxfp8_both", dgelu_dbias_q, sets, m, k, nbytes, autotune=False)
+        run_arms("dgelu_dbias_mxfp8_both", dgelu_dbias_q, sets, m, k, nbytes,
+                 autotune=args.autotune_all)
         del sets
         torch.cuda.empty_cache()
         write_outputs(args, rows, copy_gbps, test_summary, dev, has_ao, quiet=True)
