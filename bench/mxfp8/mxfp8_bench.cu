@@ -10,7 +10,7 @@
 // eagerly (a memcpy node in a graph runs slower; peers.md).
 //
 // Options: --csv FILE, --quick (the 4096-row shapes only), --only A,B,..
-// (name fragments; =NAME for an exact name)
+// (name fragments; =NAME for an exact name), --shape MxN (one shape)
 // (kernels whose name contains one of the fragments: quick A/B runs).
 // Prints one CSV line per arm to stdout (and to --csv FILE):
 //   arm,kernel,shape,M,N,bytes,us,GBps
@@ -293,6 +293,7 @@ void bench(const Config &c) {
 int main(int argc, char **argv) {
   bool quick = false;
   const char *only = nullptr; // run only kernels whose name contains this
+  const char *shape = nullptr; // --shape MxN: only that shape
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--csv") && i + 1 < argc)
       g_csv = std::fopen(argv[++i], "w");
@@ -300,6 +301,8 @@ int main(int argc, char **argv) {
       quick = true;
     else if (!std::strcmp(argv[i], "--only") && i + 1 < argc)
       only = argv[++i];
+    else if (!std::strcmp(argv[i], "--shape") && i + 1 < argc)
+      shape = argv[++i];
   }
   int ndev = 0;
   if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
@@ -350,6 +353,8 @@ int main(int argc, char **argv) {
                                    : std::strstr(c.name, frag.c_str()) != nullptr);
       f = e ? e + 1 : nullptr;
     }
+    if (take && shape) // --shape MxN: that shape only
+      take = std::to_string(c.m) + "x" + std::to_string(c.n) == shape;
     if (take)
       bench(c);
   }

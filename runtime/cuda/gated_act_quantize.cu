@@ -89,28 +89,20 @@ __device__ __forceinline__ void swiglu_row_tile(const KParams &p, int64_t rb,
 
 template <typename T, bool E4M3, bool PROPAGATE>
 __global__ void __launch_bounds__(128, 4) swiglu_row16_v2_kernel(const KParams p) {
-  constexpr int VEC = 8, LG = 8, RPL = 8;
-  const int lane = threadIdx.x & 31;
-  const int group = lane / LG;
-  const int64_t warp0 = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
-  const int64_t nwarps = (int64_t(gridDim.x) * blockDim.x) >> 5;
   uint32_t unused_amax = 0;
-  for (int64_t t = warp0; t < p.tiles; t += nwarps) {
-    const int64_t band = t / p.tiles_x;
-    const int64_t rb = band * 32 + group * RPL;
-    const int64_t c = (t - band * p.tiles_x) * (LG * VEC) + (lane % LG) * VEC;
-    const bool lane_fast = p.vec16 && band * 32 + 32 <= p.M && c + VEC <= p.K;
-    if (__all_sync(0xffffffffu, lane_fast)) {
-      if (p.inter == kInterBF16)
-        swiglu_row_tile<T, E4M3, PROPAGATE, kInterBF16>(p, rb, c, lane);
-      else if (p.inter == kInterF16)
-        swiglu_row_tile<T, E4M3, PROPAGATE, kInterF16>(p, rb, c, lane);
-      else
-        swiglu_row_tile<T, E4M3, PROPAGATE, kInterF32>(p, rb, c, lane);
-    } else {
-      tile_slow<SrcGatedFwd8<T>, kRow>(p, band, rb, c, group, lane, unused_amax);
-    }
-  }
+  v2_tiles(
+      p, p.vec16,
+      [&](int64_t, int64_t rb, int64_t c, int, int lane) {
+        if (p.inter == kInterBF16)
+          swiglu_row_tile<T, E4M3, PROPAGATE, kInterBF16>(p, rb, c, lane);
+        else if (p.inter == kInterF16)
+          swiglu_row_tile<T, E4M3, PROPAGATE, kInterF16>(p, rb, c, lane);
+        else
+          swiglu_row_tile<T, E4M3, PROPAGATE, kInterF32>(p, rb, c, lane);
+      },
+      [&](int64_t band, int64_t rb, int64_t c, int group, int lane) {
+        tile_slow<SrcGatedFwd8<T>, kRow>(p, band, rb, c, group, lane, unused_amax);
+      });
 }
 
 template <typename T, bool E4M3, bool PROPAGATE>

@@ -556,6 +556,30 @@ __device__ __forceinline__ void tile_fast(const KParams &p, int64_t band,
 // recomputes its values from memory (the L1/L2 serve the re-reads), masked
 // elements are 0, stores are single bytes.
 
+/// The grid loop of the v2 tile kernels: persistent warps over warp tiles of
+/// 32 rows x 64 columns (4 row groups of 8 lanes, 8 rows x 8 columns a lane,
+/// the engine's layout). fast(band, rb, c, group, lane) when the warp's
+/// whole tile is in bounds and `vec` allows 16-byte loads, else slow(..).
+template <typename Fast, typename Slow>
+__device__ __forceinline__ void v2_tiles(const KParams &p, bool vec, Fast fast,
+                                         Slow slow) {
+  constexpr int VEC = 8, LG = 8, RPL = 8;
+  const int lane = threadIdx.x & 31;
+  const int group = lane / LG;
+  const int64_t warp0 = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const int64_t nwarps = (int64_t(gridDim.x) * blockDim.x) >> 5;
+  for (int64_t t = warp0; t < p.tiles; t += nwarps) {
+    const int64_t band = t / p.tiles_x;
+    const int64_t rb = band * 32 + group * RPL;
+    const int64_t c = (t - band * p.tiles_x) * (LG * VEC) + (lane % LG) * VEC;
+    const bool lane_fast = vec && band * 32 + 32 <= p.M && c + VEC <= p.K;
+    if (__all_sync(0xffffffffu, lane_fast))
+      fast(band, rb, c, group, lane);
+    else
+      slow(band, rb, c, group, lane);
+  }
+}
+
 template <typename Src, int DIR>
 __device__ __forceinline__ void tile_slow(const KParams &p, int64_t band,
                                        int64_t rb, int64_t c, int group,

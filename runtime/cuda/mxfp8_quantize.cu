@@ -41,63 +41,6 @@ using stream::key_f32_bits;
 using stream::max16x2;
 using stream::vec_key;
 
-/// Fast rowwise tile of mx_rowwise16_v2_kernel: same lane layout as the
-/// engine (4 row groups of 8 lanes, 8 rows and 8 columns a lane).
-template <typename T, bool E4M3, bool PROPAGATE>
-__device__ __forceinline__ void row16_tile(const KParams &p, int64_t rb,
-                                           int64_t c, int lane) {
-  constexpr int RPL = 8;
-  const char *xp = p.x + (rb * p.x_rs + c) * 2;
-  const int64_t xstep = p.x_rs * 2;
-  uint4 w[RPL];
-#pragma unroll
-  for (int i = 0; i < RPL; ++i)
-    w[i] = ldg_stream16(xp + i * xstep);
-
-  // Block amax of every row (all 4 lanes of a block end with it).
-  uint32_t key[RPL];
-#pragma unroll
-  for (int i = 0; i < RPL; ++i) {
-    uint32_t k = vec_key<T, PROPAGATE>(w[i]);
-    k = max(k, __shfl_xor_sync(0xffffffffu, k, 1));
-    key[i] = max(k, __shfl_xor_sync(0xffffffffu, k, 2));
-  }
-  // Lane q of the block computes the scale of rows q and q + 4; shuffles
-  // hand the bytes to the other three lanes.
-  const int q = lane & 3;
-  uint32_t sb_mine[2];
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const uint32_t k = q == 0 ? key[4 * h] : q == 1 ? key[4 * h + 1]
-                       : q == 2 ? key[4 * h + 2] : key[4 * h + 3];
-    sb_mine[h] = block_scale_byte(key_f32_bits<T>(k),
-                                  E4M3 ? kMXFP8E4M3 : kMXFP8E5M2, p.rounding,
-                                  PROPAGATE);
-  }
-  uint8_t *dp = p.rd + rb * p.rd_rs + c;
-  const int64_t sc = c / 32;
-  uint8_t *sp = p.swz ? p.rsc + swizzled_scale_offset(rb, sc, p.rsc_pc)
-                      : p.rsc + rb * p.rsc_rs + sc * p.rsc_cs;
-  const int64_t sstep = p.swz ? 16 : p.rsc_rs; // rb..rb+7 stay in one 32-row group
-#pragma unroll
-  for (int i = 0; i < RPL; ++i) {
-    const uint8_t sb =
-        uint8_t(__shfl_sync(0xffffffffu, sb_mine[i / 4], (lane & ~3) | (i % 4)));
-    const float r = mx_reciprocal(sb);
-    const uint32_t ws[4] = {w[i].x, w[i].y, w[i].z, w[i].w};
-    uint32_t code[4];
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const float lo = T::lo(ws[j]) * r, hi = T::hi(ws[j]) * r;
-      code[j] = E4M3 ? cvt_e4m3x2(lo, hi) : cvt_e5m2x2(lo, hi);
-    }
-    *reinterpret_cast<uint2 *>(dp + i * p.rd_rs) =
-        make_uint2(code[0] | (code[1] << 16), code[2] | (code[3] << 16));
-    if (q == 0)
-      sp[i * sstep] = sb;
-  }
-}
-
 /// Shared-window address of a shared array (32-bit, for ld/st.shared).
 __device__ __forceinline__ uint32_t smem_addr(const void *p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
@@ -162,22 +105,15 @@ __device__ __forceinline__ uint32_t fix_key(uint32_t k) {
   return k > inf ? 0u : k;
 }
 
-/// Fast colwise (and, with DO_ROW, rowwise) tile: the 8 x 8 lane block of
-/// the engine's layout. Column keys are packed 16-bit maxima over the lane's
-/// rows, joined across the 4 row groups with shuffles; row group g computes
-/// the scales of column pair g and shares them.
-///
-/// RS_SMEM (the both-directions CTA kernel): the rowwise scale bytes go to
-/// shared memory (`rs`: [32 rows][8 blocks] bytes of the CTA tile, this warp's
-/// blocks 2 * warp, 2 * warp + 1) instead of global memory.
-template <typename T, bool E4M3, bool PROPAGATE, bool DO_ROW, bool RS_SMEM = false>
-__device__ __forceinline__ void col16_body(const KParams &p, int64_t band,
-                                           int64_t rb, int64_t c, int group,
-                                           int lane, const uint4 (&w)[8],
-                                           uint32_t rs = 0, int warp = 0) {
+/// The colwise scales of a lane's 8 columns in the 8 x 8 lane block layout
+/// (4 row groups of 8 lanes, 8 rows each): column keys are packed 16-bit
+/// maxima over the lane's rows, joined across the row groups with shuffles;
+/// row group g computes the scales of column pair g and shares them.
+template <typename T, bool PROPAGATE>
+__device__ __forceinline__ void col_scales8(const uint4 (&w)[8], int group, int lane,
+                                            int fmt, int32_t rounding, uint8_t (&sb)[8],
+                                            float (&crcp)[8]) {
   constexpr int RPL = 8;
-  const int fmt = E4M3 ? kMXFP8E4M3 : kMXFP8E5M2;
-
   const uint32_t m = 0x7fff7fffu;
   uint32_t ck[4] = {w[0].x & m, w[0].y & m, w[0].z & m, w[0].w & m};
 #pragma unroll
@@ -194,12 +130,10 @@ __device__ __forceinline__ void col16_body(const KParams &p, int64_t band,
   }
   const uint32_t kk = group == 0 ? ck[0] : group == 1 ? ck[1] : group == 2 ? ck[2] : ck[3];
   const uint32_t sb_lo = block_scale_byte(
-      key_f32_bits<T>(fix_key<T, PROPAGATE>(kk & 0xffffu)), fmt, p.rounding, PROPAGATE);
+      key_f32_bits<T>(fix_key<T, PROPAGATE>(kk & 0xffffu)), fmt, rounding, PROPAGATE);
   const uint32_t sb_hi = block_scale_byte(
-      key_f32_bits<T>(fix_key<T, PROPAGATE>(kk >> 16)), fmt, p.rounding, PROPAGATE);
+      key_f32_bits<T>(fix_key<T, PROPAGATE>(kk >> 16)), fmt, rounding, PROPAGATE);
   const uint32_t mine = sb_lo | (sb_hi << 8);
-  uint8_t sb[8];
-  float crcp[8];
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
     const uint32_t pr = __shfl_sync(0xffffffffu, mine, j * 8 + (lane & 7));
@@ -207,11 +141,99 @@ __device__ __forceinline__ void col16_body(const KParams &p, int64_t band,
     sb[2 * j + 1] = uint8_t(pr >> 8);
   }
 #pragma unroll
-  for (int j = 0; j < 8; ++j) {
+  for (int j = 0; j < 8; ++j)
     crcp[j] = mx_reciprocal(sb[j]);
-    if (group == 0)
-      put_col_scale(p, c + j, band, sb[j]);
+}
+
+/// The rowwise half of a lane's 8 x 8 block (rows rb .. rb + 7, columns
+/// c .. c + 7): per row, the 32-column block scale joined over the block's
+/// 4 lanes (lane q of a block computes the scales of rows q and q + 4 and
+/// shares them), the codes to p.rd, and the scale byte from lane q == 0 to
+/// the scale buffer or, with RS_SMEM (the both-directions CTA kernel), to
+/// shared memory (`rs`: [32 rows][8 blocks] bytes of the CTA tile, this
+/// warp's blocks 2 * warp, 2 * warp + 1).
+template <typename T, bool E4M3, bool PROPAGATE, bool RS_SMEM>
+__device__ __forceinline__ void row_part8(const KParams &p, const uint4 (&w)[8],
+                                          int64_t rb, int64_t c, int group, int lane,
+                                          uint32_t rs, int warp) {
+  constexpr int RPL = 8;
+  const int fmt = E4M3 ? kMXFP8E4M3 : kMXFP8E5M2;
+  uint32_t key[RPL];
+#pragma unroll
+  for (int i = 0; i < RPL; ++i) {
+    uint32_t k = vec_key<T, PROPAGATE>(w[i]);
+    k = max(k, __shfl_xor_sync(0xffffffffu, k, 1));
+    key[i] = max(k, __shfl_xor_sync(0xffffffffu, k, 2));
   }
+  const int q = lane & 3;
+  uint32_t sb_row[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const uint32_t k = q == 0 ? key[4 * h] : q == 1 ? key[4 * h + 1]
+                       : q == 2 ? key[4 * h + 2] : key[4 * h + 3];
+    sb_row[h] = block_scale_byte(key_f32_bits<T>(k), fmt, p.rounding, PROPAGATE);
+  }
+  uint8_t *dp = p.rd + rb * p.rd_rs + c;
+  const int64_t sc = c / 32;
+  uint8_t *sp = p.swz ? p.rsc + swizzled_scale_offset(rb, sc, p.rsc_pc)
+                      : p.rsc + rb * p.rsc_rs + sc * p.rsc_cs;
+  const int64_t sstep = p.swz ? 16 : p.rsc_rs;
+#pragma unroll
+  for (int i = 0; i < RPL; ++i) {
+    const uint8_t b =
+        uint8_t(__shfl_sync(0xffffffffu, sb_row[i / 4], (lane & ~3) | (i % 4)));
+    const float r = mx_reciprocal(b);
+    const uint32_t ws[4] = {w[i].x, w[i].y, w[i].z, w[i].w};
+    uint32_t code[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const float lo = T::lo(ws[j]) * r, hi = T::hi(ws[j]) * r;
+      code[j] = E4M3 ? cvt_e4m3x2(lo, hi) : cvt_e5m2x2(lo, hi);
+    }
+    *reinterpret_cast<uint2 *>(dp + i * p.rd_rs) =
+        make_uint2(code[0] | (code[1] << 16), code[2] | (code[3] << 16));
+    if constexpr (RS_SMEM) {
+      if (q == 0)
+        sts8(rs + (group * RPL + i) * 8 + warp * 2 + ((lane & 7) >> 2), b);
+    } else {
+      if (q == 0)
+        sp[i * sstep] = b;
+    }
+  }
+}
+
+/// Fast rowwise tile of mx_rowwise16_v2_kernel: same lane layout as the
+/// engine (4 row groups of 8 lanes, 8 rows and 8 columns a lane).
+template <typename T, bool E4M3, bool PROPAGATE>
+__device__ __forceinline__ void row16_tile(const KParams &p, int64_t rb,
+                                           int64_t c, int lane) {
+  constexpr int RPL = 8;
+  const char *xp = p.x + (rb * p.x_rs + c) * 2;
+  const int64_t xstep = p.x_rs * 2;
+  uint4 w[RPL];
+#pragma unroll
+  for (int i = 0; i < RPL; ++i)
+    w[i] = ldg_stream16(xp + i * xstep);
+  row_part8<T, E4M3, PROPAGATE, false>(p, w, rb, c, 0, lane, 0, 0);
+}
+
+/// Fast colwise (and, with DO_ROW, rowwise) tile: the 8 x 8 lane block of
+/// the engine's layout (col_scales8, then row_part8; RS_SMEM: see there).
+template <typename T, bool E4M3, bool PROPAGATE, bool DO_ROW, bool RS_SMEM = false>
+__device__ __forceinline__ void col16_body(const KParams &p, int64_t band,
+                                           int64_t rb, int64_t c, int group,
+                                           int lane, const uint4 (&w)[8],
+                                           uint32_t rs = 0, int warp = 0) {
+  constexpr int RPL = 8;
+  const int fmt = E4M3 ? kMXFP8E4M3 : kMXFP8E5M2;
+
+  uint8_t sb[8];
+  float crcp[8];
+  col_scales8<T, PROPAGATE>(w, group, lane, fmt, p.rounding, sb, crcp);
+  if (group == 0)
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      put_col_scale(p, c + j, band, sb[j]);
   if (!p.col_t) {
     uint8_t *dp = p.cd + rb * p.cd_rs + c;
 #pragma unroll
@@ -242,50 +264,8 @@ __device__ __forceinline__ void col16_body(const KParams &p, int64_t band,
           make_uint2(code[0] | (code[1] << 16), code[2] | (code[3] << 16));
     }
   }
-  if constexpr (DO_ROW) {
-    uint32_t key[RPL];
-#pragma unroll
-    for (int i = 0; i < RPL; ++i) {
-      uint32_t k = vec_key<T, PROPAGATE>(w[i]);
-      k = max(k, __shfl_xor_sync(0xffffffffu, k, 1));
-      key[i] = max(k, __shfl_xor_sync(0xffffffffu, k, 2));
-    }
-    const int q = lane & 3;
-    uint32_t sb_row[2];
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const uint32_t k = q == 0 ? key[4 * h] : q == 1 ? key[4 * h + 1]
-                         : q == 2 ? key[4 * h + 2] : key[4 * h + 3];
-      sb_row[h] = block_scale_byte(key_f32_bits<T>(k), fmt, p.rounding, PROPAGATE);
-    }
-    uint8_t *dp = p.rd + rb * p.rd_rs + c;
-    const int64_t sc = c / 32;
-    uint8_t *sp = p.swz ? p.rsc + swizzled_scale_offset(rb, sc, p.rsc_pc)
-                        : p.rsc + rb * p.rsc_rs + sc * p.rsc_cs;
-    const int64_t sstep = p.swz ? 16 : p.rsc_rs;
-#pragma unroll
-    for (int i = 0; i < RPL; ++i) {
-      const uint8_t b =
-          uint8_t(__shfl_sync(0xffffffffu, sb_row[i / 4], (lane & ~3) | (i % 4)));
-      const float r = mx_reciprocal(b);
-      const uint32_t ws[4] = {w[i].x, w[i].y, w[i].z, w[i].w};
-      uint32_t code[4];
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const float lo = T::lo(ws[j]) * r, hi = T::hi(ws[j]) * r;
-        code[j] = E4M3 ? cvt_e4m3x2(lo, hi) : cvt_e5m2x2(lo, hi);
-      }
-      *reinterpret_cast<uint2 *>(dp + i * p.rd_rs) =
-          make_uint2(code[0] | (code[1] << 16), code[2] | (code[3] << 16));
-      if constexpr (RS_SMEM) {
-        if (q == 0)
-          sts8(rs + (group * RPL + i) * 8 + warp * 2 + ((lane & 7) >> 2), b);
-      } else {
-        if (q == 0)
-          sp[i * sstep] = b;
-      }
-    }
-  }
+  if constexpr (DO_ROW)
+    row_part8<T, E4M3, PROPAGATE, RS_SMEM>(p, w, rb, c, group, lane, rs, warp);
 }
 
 /// The 8 rows x 8 columns of a lane (16-byte loads, all in flight at once).
@@ -371,41 +351,14 @@ __device__ __forceinline__ void colT16_tile(const KParams &p, int64_t rb,
   constexpr int RPL = 8;
   const int fmt = E4M3 ? kMXFP8E4M3 : kMXFP8E5M2;
 
-  const uint32_t m = 0x7fff7fffu;
-  uint32_t ck[4] = {w[0].x & m, w[0].y & m, w[0].z & m, w[0].w & m};
-#pragma unroll
-  for (int i = 1; i < RPL; ++i) {
-    ck[0] = max16x2<T, PROPAGATE>(ck[0], w[i].x & m);
-    ck[1] = max16x2<T, PROPAGATE>(ck[1], w[i].y & m);
-    ck[2] = max16x2<T, PROPAGATE>(ck[2], w[i].z & m);
-    ck[3] = max16x2<T, PROPAGATE>(ck[3], w[i].w & m);
-  }
-#pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    ck[j] = max16x2<T, PROPAGATE>(ck[j], __shfl_xor_sync(0xffffffffu, ck[j], 8));
-    ck[j] = max16x2<T, PROPAGATE>(ck[j], __shfl_xor_sync(0xffffffffu, ck[j], 16));
-  }
-  const uint32_t kk = group == 0 ? ck[0] : group == 1 ? ck[1] : group == 2 ? ck[2] : ck[3];
-  const uint32_t sb_lo = block_scale_byte(
-      key_f32_bits<T>(fix_key<T, PROPAGATE>(kk & 0xffffu)), fmt, p.rounding, PROPAGATE);
-  const uint32_t sb_hi = block_scale_byte(
-      key_f32_bits<T>(fix_key<T, PROPAGATE>(kk >> 16)), fmt, p.rounding, PROPAGATE);
-  const uint32_t mine = sb_lo | (sb_hi << 8);
   const int cl = lane & 7; // this lane's 8 columns: cl * 8 .. + 8 of the tile
   uint8_t sb[8];
   float crcp[8];
+  col_scales8<T, PROPAGATE>(w, group, lane, fmt, p.rounding, sb, crcp);
+  if (group == 0)
 #pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    const uint32_t pr = __shfl_sync(0xffffffffu, mine, j * 8 + cl);
-    sb[2 * j] = uint8_t(pr & 0xffu);
-    sb[2 * j + 1] = uint8_t(pr >> 8);
-  }
-#pragma unroll
-  for (int j = 0; j < 8; ++j) {
-    crcp[j] = mx_reciprocal(sb[j]);
-    if (group == 0)
+    for (int j = 0; j < 8; ++j)
       sts8(ss + (cl * 8 + j) * 4 + warp, sb[j]);
-  }
   // Column cl*8 + j, rows 32*warp + 8*group .. + 8: 8 bytes at byte
   // 32*warp + 8*group of smem row cl*8 + j, chunk XOR-swizzled by cl.
   const uint32_t chunk = uint32_t(warp * 2 + (group >> 1)) ^ uint32_t(cl);
@@ -422,45 +375,8 @@ __device__ __forceinline__ void colT16_tile(const KParams &p, int64_t rb,
     }
     sts64(a0 + j * 128, code[0] | (code[1] << 16), code[2] | (code[3] << 16));
   }
-  if constexpr (DO_ROW) {
-    uint32_t key[RPL];
-#pragma unroll
-    for (int i = 0; i < RPL; ++i) {
-      uint32_t k = vec_key<T, PROPAGATE>(w[i]);
-      k = max(k, __shfl_xor_sync(0xffffffffu, k, 1));
-      key[i] = max(k, __shfl_xor_sync(0xffffffffu, k, 2));
-    }
-    const int q = lane & 3;
-    uint32_t sb_row[2];
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const uint32_t k = q == 0 ? key[4 * h] : q == 1 ? key[4 * h + 1]
-                         : q == 2 ? key[4 * h + 2] : key[4 * h + 3];
-      sb_row[h] = block_scale_byte(key_f32_bits<T>(k), fmt, p.rounding, PROPAGATE);
-    }
-    uint8_t *dp = p.rd + rb * p.rd_rs + c;
-    const int64_t sc = c / 32;
-    uint8_t *sp = p.swz ? p.rsc + swizzled_scale_offset(rb, sc, p.rsc_pc)
-                        : p.rsc + rb * p.rsc_rs + sc * p.rsc_cs;
-    const int64_t sstep = p.swz ? 16 : p.rsc_rs;
-#pragma unroll
-    for (int i = 0; i < RPL; ++i) {
-      const uint8_t b =
-          uint8_t(__shfl_sync(0xffffffffu, sb_row[i / 4], (lane & ~3) | (i % 4)));
-      const float r = mx_reciprocal(b);
-      const uint32_t ws[4] = {w[i].x, w[i].y, w[i].z, w[i].w};
-      uint32_t code[4];
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const float lo = T::lo(ws[j]) * r, hi = T::hi(ws[j]) * r;
-        code[j] = E4M3 ? cvt_e4m3x2(lo, hi) : cvt_e5m2x2(lo, hi);
-      }
-      *reinterpret_cast<uint2 *>(dp + i * p.rd_rs) =
-          make_uint2(code[0] | (code[1] << 16), code[2] | (code[3] << 16));
-      if (q == 0)
-        sp[i * sstep] = b;
-    }
-  }
+  if constexpr (DO_ROW)
+    row_part8<T, E4M3, PROPAGATE, false>(p, w, rb, c, group, lane, 0, warp);
 }
 
 /// The colT kernel (col_t only; DIR = kCol or kBoth). Grid: persistent,
@@ -662,44 +578,28 @@ __global__ void __launch_bounds__(128, 4) mx_both16_cta_kernel(const KParams p) 
 
 template <typename T, bool E4M3, bool PROPAGATE, int DIR>
 __global__ void __launch_bounds__(128, 4) mx_col16_v2_kernel(const KParams p) {
-  using Src = SrcPlain<T>;
-  constexpr int VEC = 8, LG = 8, RPL = 8;
-  const int lane = threadIdx.x & 31;
-  const int group = lane / LG;
-  const int64_t warp0 = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
-  const int64_t nwarps = (int64_t(gridDim.x) * blockDim.x) >> 5;
   uint32_t unused_amax = 0;
-  for (int64_t t = warp0; t < p.tiles; t += nwarps) {
-    const int64_t band = t / p.tiles_x;
-    const int64_t rb = band * 32 + group * RPL;
-    const int64_t c = (t - band * p.tiles_x) * (LG * VEC) + (lane % LG) * VEC;
-    const bool lane_fast = p.vec_all && band * 32 + 32 <= p.M && c + VEC <= p.K;
-    if (__all_sync(0xffffffffu, lane_fast))
-      col16_tile<T, E4M3, PROPAGATE, DIR == kBoth>(p, band, rb, c, group, lane);
-    else
-      tile_slow<Src, DIR>(p, band, rb, c, group, lane, unused_amax);
-  }
+  v2_tiles(
+      p, p.vec_all,
+      [&](int64_t band, int64_t rb, int64_t c, int group, int lane) {
+        col16_tile<T, E4M3, PROPAGATE, DIR == kBoth>(p, band, rb, c, group, lane);
+      },
+      [&](int64_t band, int64_t rb, int64_t c, int group, int lane) {
+        tile_slow<SrcPlain<T>, DIR>(p, band, rb, c, group, lane, unused_amax);
+      });
 }
 
 template <typename T, bool E4M3, bool PROPAGATE>
 __global__ void __launch_bounds__(128, 4) mx_rowwise16_v2_kernel(const KParams p) {
-  using Src = SrcPlain<T>;
-  constexpr int VEC = 8, LG = 8, RPL = 8;
-  const int lane = threadIdx.x & 31;
-  const int group = lane / LG;
-  const int64_t warp0 = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
-  const int64_t nwarps = (int64_t(gridDim.x) * blockDim.x) >> 5;
   uint32_t unused_amax = 0;
-  for (int64_t t = warp0; t < p.tiles; t += nwarps) {
-    const int64_t band = t / p.tiles_x;
-    const int64_t rb = band * 32 + group * RPL;
-    const int64_t c = (t - band * p.tiles_x) * (LG * VEC) + (lane % LG) * VEC;
-    const bool lane_fast = p.vec_all && band * 32 + 32 <= p.M && c + VEC <= p.K;
-    if (__all_sync(0xffffffffu, lane_fast))
-      row16_tile<T, E4M3, PROPAGATE>(p, rb, c, lane);
-    else
-      tile_slow<Src, kRow>(p, band, rb, c, group, lane, unused_amax);
-  }
+  v2_tiles(
+      p, p.vec_all,
+      [&](int64_t, int64_t rb, int64_t c, int, int lane) {
+        row16_tile<T, E4M3, PROPAGATE>(p, rb, c, lane);
+      },
+      [&](int64_t band, int64_t rb, int64_t c, int group, int lane) {
+        tile_slow<SrcPlain<T>, kRow>(p, band, rb, c, group, lane, unused_amax);
+      });
 }
 
 /// Grid of a v2 kernel: persistent, like launch_tiles (launch.cuh).

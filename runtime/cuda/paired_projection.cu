@@ -257,6 +257,23 @@ __device__ __forceinline__ void prefetch_l2(const void *ptr, uint32_t bytes) {
                : "memory");
 }
 
+/// The PDL prologue of both paths: `leader` bulk-prefetches the 16-byte
+/// chunks [cw0, cw1) of each of its N weight rows (nullptr: none) into L2,
+/// then every thread waits for the preceding grids and lets the next kernel
+/// start launching (see the gemv kernel's comment).
+template <int N>
+__device__ __forceinline__ void pdl_prologue(const char *const (&wrow)[N], bool leader,
+                                             int64_t cw0, int64_t cw1) {
+  if (leader && cw1 > cw0) {
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+      if (wrow[i])
+        prefetch_l2(wrow[i] + cw0 * 16, uint32_t((cw1 - cw0) * 16));
+  }
+  pdl_wait();
+  pdl_launch_dependents();
+}
+
 constexpr int ilog2(int v) { return v <= 1 ? 0 : 1 + ilog2(v / 2); }
 
 /// Warp reduce-scatter of V <= 32 values per lane: returns the sum over the
@@ -401,16 +418,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
   // only), everything else is read after pdl_wait(). The next kernel may
   // start launching once this one no longer waits, so that at most two
   // calls overlap.
-  if (p.pdl) {
-    if (lane == 0 && blockIdx.z == 0 && cw1 > cw0) {
-#pragma unroll
-      for (int i = 0; i < RPW; ++i)
-        if (wrow[i])
-          prefetch_l2(wrow[i] + cw0 * 16, uint32_t((cw1 - cw0) * 16));
-    }
-    pdl_wait();
-    pdl_launch_dependents();
-  }
+  if (p.pdl)
+    pdl_prologue(wrow, lane == 0 && blockIdx.z == 0, cw0, cw1);
 
   float acc[V];
 #pragma unroll
@@ -677,16 +686,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
   int64_t cw1 = cw0 + p.chunks_per_warp;
   cw1 = cw1 < c1 ? cw1 : c1;
 
-  if (p.pdl) {
-    if (q == 0 && blockIdx.z == 0 && cw1 > cw0) {
-#pragma unroll
-      for (int j = 0; j < NT; ++j)
-        if (wrow[j])
-          prefetch_l2(wrow[j] + cw0 * 16, uint32_t((cw1 - cw0) * 16));
-    }
-    pdl_wait();
-    pdl_launch_dependents();
-  }
+  if (p.pdl)
+    pdl_prologue(wrow, q == 0 && blockIdx.z == 0, cw0, cw1);
 
   float acc[TM][NT][4];
 #pragma unroll
