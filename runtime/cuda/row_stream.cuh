@@ -384,7 +384,8 @@ __device__ __forceinline__ uint32_t swiglu8(const KParams &p, const uint4 &gv,
   }
 }
 
-/// Quantizes step s of the SwiGLU source, 4 chunks at a time.
+/// Quantizes the SwiGLU step at `pos`: 4 chunks at a time (U >= 4, lane q of
+/// a block computes the scales of chunks q, q + 4, ..) or one at a time.
 template <typename T, bool E4M3, bool PROPAGATE, int INTER, int U>
 __device__ __forceinline__ void step_swiglu(const KParams &p, ChunkPos pos,
                                             int lane, const uint4 (&g)[U],
