@@ -151,6 +151,8 @@ cudaError_t launch_gated(const KParams &p, bool backward, int dir, int dtype,
     return dtype == FUSION_RT_BF16 ? launch_swiglu_v2_typed<BF16T>(p, s)
                                    : launch_swiglu_v2_typed<F16T>(p, s);
   }
+  if (backward && swiglu_bwd_v2_applies(p, dtype))
+    return launch_swiglu_bwd_v2(p, dir, dtype, s);
   return backward ? launch_typed<SrcGatedBwd>(p, dir, dtype, s)
                   : launch_typed<SrcGatedFwd>(p, dir, dtype, s);
 }

@@ -110,6 +110,12 @@ cudaError_t launch_act(const KParams &p, bool backward, int dir, int dtype,
 cudaError_t launch_gated(const KParams &p, bool backward, int dir, int dtype,
                          cudaStream_t s);
 
+/// The SwiGLU backward kernel of mxfp8_quantize.cu (bf16 intermediate,
+/// 16-bit inputs, M % 32 == 0, K % 64 == 0, 16-byte views; off with
+/// FUSION_RT_CUDA_GATED_BWD=0) and its launcher.
+bool swiglu_bwd_v2_applies(const KParams &p, int dtype);
+cudaError_t launch_swiglu_bwd_v2(const KParams &p, int dir, int dtype, cudaStream_t s);
+
 } // namespace cuda
 } // namespace fusion_rt
 

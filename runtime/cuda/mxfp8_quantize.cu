@@ -717,6 +717,110 @@ cudaError_t launch_v2_typed(const KParams &p, int dir, cudaStream_t s) {
                      : launch_v2<T, false, false>(p, dir, s);
 }
 
+//===--- gated backward (SwiGLU) ---------------------------------------------===//
+
+/// dact and dgate of 8 (gate, up, grad) values (gated_backward of
+/// common/activation.h, TE's shared-sigmoid form) rounded to bf16 and packed
+/// in pairs (cvt.rn.bf16x2.f32: the rounding of round_inter).
+template <typename T>
+__device__ __forceinline__ void swiglu_bwd8(const KParams &p, const uint4 &gv,
+                                            const uint4 &uv, const uint4 &dv,
+                                            uint4 &wa, uint4 &wg) {
+  const uint32_t gw[4] = {gv.x, gv.y, gv.z, gv.w};
+  const uint32_t uw[4] = {uv.x, uv.y, uv.z, uv.w};
+  const uint32_t dw[4] = {dv.x, dv.y, dv.z, dv.w};
+  uint32_t pa[4], pg[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    float da[2], dg[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+      gated_backward(kActSwiGLU, h ? T::hi(gw[j]) : T::lo(gw[j]),
+                     h ? T::hi(uw[j]) : T::lo(uw[j]), h ? T::hi(dw[j]) : T::lo(dw[j]),
+                     p.act, da[h], dg[h]);
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(pa[j]) : "f"(da[1]), "f"(da[0]));
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(pg[j]) : "f"(dg[1]), "f"(dg[0]));
+  }
+  wa = make_uint4(pa[0], pa[1], pa[2], pa[3]);
+  wg = make_uint4(pg[0], pg[1], pg[2], pg[3]);
+}
+
+/// SwiGLU backward -> MXFP8 (DIR) with a bf16 intermediate, 16-bit inputs,
+/// M % 32 == 0 and K % 64 == 0 (every tile full; the host checks): per lane
+/// the 8 rows x 8 columns of gate, up and grad, dact and dgate rounded to
+/// bf16, then the plain 16-bit quantize of the two halves of the [M, 2K]
+/// value matrix (dgate at column K: its rowwise scales at nb(K) + c / 32),
+/// which is exactly what the unfused graph (activation into bf16, then
+/// quantize) computes.
+template <typename T, bool E4M3, bool PROPAGATE, int DIR>
+__global__ void __launch_bounds__(128, DIR == kBoth ? 3 : 4) swiglu_bwd16_kernel(const KParams p) {
+  v2_tiles(
+      p, true,
+      [&](int64_t band, int64_t rb, int64_t c, int group, int lane) {
+        constexpr int RPL = 8;
+        uint4 wa[RPL], wg[RPL];
+        {
+          uint4 gv[RPL], uv[RPL], dv[RPL];
+#pragma unroll
+          for (int i = 0; i < RPL; ++i) {
+            gv[i] = ldg_stream16(p.x + ((rb + i) * p.x_rs + c) * 2);
+            uv[i] = ldg_stream16(p.up + ((rb + i) * p.up_rs + c) * 2);
+            dv[i] = ldg_stream16(p.grad + ((rb + i) * p.g_rs + c) * 2);
+          }
+#pragma unroll
+          for (int i = 0; i < RPL; ++i)
+            swiglu_bwd8<T>(p, gv[i], uv[i], dv[i], wa[i], wg[i]);
+        }
+        if constexpr (DIR == kRow) {
+          row_part8<BF16T, E4M3, PROPAGATE, false>(p, wa, rb, c, group, lane, 0, 0);
+          row_part8<BF16T, E4M3, PROPAGATE, false>(p, wg, rb, c + p.K, group, lane, 0, 0);
+        } else {
+          col16_body<BF16T, E4M3, PROPAGATE, DIR == kBoth>(p, band, rb, c, group, lane, wa);
+          col16_body<BF16T, E4M3, PROPAGATE, DIR == kBoth>(p, band, rb, c + p.K, group,
+                                                          lane, wg);
+        }
+      },
+      [&](int64_t, int64_t, int64_t, int, int) {}); // no partial tiles (host)
+}
+
+template <typename T, bool E4M3, bool PROPAGATE>
+cudaError_t launch_swiglu_bwd(const KParams &p, int dir, cudaStream_t s) {
+  static int per_sm[3] = {0, 0, 0};
+  if (dir == kRow)
+    return launch_v2_kernel(swiglu_bwd16_kernel<T, E4M3, PROPAGATE, kRow>, p, per_sm[0], s);
+  if (dir == kCol)
+    return launch_v2_kernel(swiglu_bwd16_kernel<T, E4M3, PROPAGATE, kCol>, p, per_sm[1], s);
+  return launch_v2_kernel(swiglu_bwd16_kernel<T, E4M3, PROPAGATE, kBoth>, p, per_sm[2], s);
+}
+
+template <typename T>
+cudaError_t launch_swiglu_bwd_typed(const KParams &p, int dir, cudaStream_t s) {
+  if (p.format == kMXFP8E4M3)
+    return p.propagate ? launch_swiglu_bwd<T, true, true>(p, dir, s)
+                       : launch_swiglu_bwd<T, true, false>(p, dir, s);
+  return p.propagate ? launch_swiglu_bwd<T, false, true>(p, dir, s)
+                     : launch_swiglu_bwd<T, false, false>(p, dir, s);
+}
+
+} // namespace
+
+bool swiglu_bwd_v2_applies(const KParams &p, int dtype) {
+  // Read at every call (not cached): the GPU tests switch it to compare this
+  // kernel with the engine's in one process.
+  const char *e = std::getenv("FUSION_RT_CUDA_GATED_BWD");
+  const bool on = !(e && std::strcmp(e, "0") == 0);
+  return on && quant_v2_enabled() && p.kind == kActSwiGLU && dtype != FUSION_RT_F32 &&
+         p.inter == kInterBF16 && !p.amax_bits && p.vec16 && p.M > 0 && p.K > 0 &&
+         p.M % 32 == 0 && p.K % 64 == 0;
+}
+
+cudaError_t launch_swiglu_bwd_v2(const KParams &p, int dir, int dtype, cudaStream_t s) {
+  return dtype == FUSION_RT_BF16 ? launch_swiglu_bwd_typed<BF16T>(p, dir, s)
+                                 : launch_swiglu_bwd_typed<F16T>(p, dir, s);
+}
+
+namespace {
+
 
 } // namespace
 

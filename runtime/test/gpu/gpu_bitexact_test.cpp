@@ -343,6 +343,41 @@ void run_case(const Case &c) {
   if (c.amax)
     CUDA_OK(cudaMemcpy(&amax_gpu, d_amax, 4, cudaMemcpyDeviceToHost));
 
+  // The SwiGLU backward kernel (bf16 intermediate) against the engine's
+  // kernel on the GPU, bit for bit: the same device math, so no tolerance.
+  size_t engine_diff = 0;
+  const bool engine_check =
+      gated && c.backward && c.kind == FUSION_RT_ACT_SWIGLU && c.inter == FUSION_RT_BF16;
+  if (engine_check) {
+    std::vector<std::vector<uint8_t>> first(4);
+    for (int b = 0; b < 4; ++b)
+      first[size_t(b)] = gpu.host[b];
+    setenv("FUSION_RT_CUDA_GATED_BWD", "0", 1);
+    for (int b = 0; b < 4; ++b)
+      if (gpu.bytes[b])
+        CUDA_OK(cudaMemset(gpu.dev[b], 0xCD, gpu.bytes[b]));
+    const fusion_rt_status st_eng = run(true);
+    unsetenv("FUSION_RT_CUDA_GATED_BWD");
+    CUDA_OK(cudaDeviceSynchronize());
+    for (int b = 0; b < 4; ++b) {
+      if (!gpu.bytes[b])
+        continue;
+      CUDA_OK(cudaMemcpy(gpu.host[b].data(), gpu.dev[b], gpu.bytes[b],
+                         cudaMemcpyDeviceToHost));
+      for (size_t k = 0; k < gpu.bytes[b]; ++k)
+        engine_diff += gpu.host[b][k] != first[size_t(b)][k];
+    }
+    if (st_eng != FUSION_RT_STATUS_SUCCESS)
+      engine_diff = std::max<size_t>(engine_diff, 1);
+    std::printf("%s %s: SwiGLU backward kernel vs the engine's on the GPU: %zu "
+                "bytes differ\n",
+                engine_diff ? "FAIL" : "ok  ", c.name.c_str(), engine_diff);
+    if (engine_diff)
+      ++g_failures;
+    for (int b = 0; b < 4; ++b)
+      gpu.host[b] = first[size_t(b)];
+  }
+
   const bool tol = c.op != 0 && transcendental(c.kind);
   size_t total = 0, diff = 0;
   const char *names[4] = {"rowwise_data", "rowwise_scales", "colwise_data",
@@ -656,6 +691,25 @@ int main(int argc, char **argv) {
     c.M = 77;
     c.N = 768;
     c.s = scheme(v % 2, (v / 2) % 2, v == 3, 0, 0, v == 2);
+    cases.push_back(c);
+  }
+  // SwiGLU backward -> MXFP8 through its own kernel (bf16 intermediate,
+  // M % 32 == 0, K % 64 == 0): every direction, both colwise layouts,
+  // swizzled scales, e5m2, NaN ignore, RCEIL, f16 inputs, packed and split
+  // [gate | up], with special values; each also checked bit for bit against
+  // the engine's kernel (run_case).
+  for (int v = 0; v < 8; ++v) {
+    Case c;
+    c.op = 2;
+    c.kind = FUSION_RT_ACT_SWIGLU;
+    c.backward = 1;
+    c.inter = FUSION_RT_BF16;
+    c.dt = v % 3 == 2 ? FUSION_RT_F16 : FUSION_RT_BF16;
+    c.packed = v % 2 == 0;
+    c.M = v < 4 ? 96 : 64;
+    c.N = v < 4 ? 192 : 128;
+    c.s = scheme(v == 5 ? 1 : 0, v == 6 ? 1 : 0, v == 7 ? 1 : 0, v % 3,
+                 v == 3 || v == 4 ? 1 : 0, v == 1 || v == 4);
     cases.push_back(c);
   }
   // Colwise transposed / both-transposed through the colT kernel (128 x 64
