@@ -67,6 +67,13 @@ __device__ __forceinline__ uint32_t vec_key(const uint4 &w) {
   return max(lo, hi);
 }
 
+/// Max of k over the 4 lanes of a 32-value block (lanes 4b .. 4b + 3): every
+/// lane of the block ends with it.
+__device__ __forceinline__ uint32_t block_max4(uint32_t k) {
+  k = max(k, __shfl_xor_sync(0xffffffffu, k, 1));
+  return max(k, __shfl_xor_sync(0xffffffffu, k, 2));
+}
+
 /// fp32 bits of a 16-bit |x| pattern (exact; NaN stays NaN, Inf stays Inf).
 template <typename T>
 __device__ __forceinline__ uint32_t key_f32_bits(uint32_t k) {
@@ -184,9 +191,7 @@ __device__ __forceinline__ void step_plain(const KParams &p, uint32_t s,
   uint32_t key[U];
 #pragma unroll
   for (int u = 0; u < U; ++u) {
-    uint32_t k = vec_key<T, PROPAGATE>(w[u]);
-    k = max(k, __shfl_xor_sync(0xffffffffu, k, 1));
-    key[u] = max(k, __shfl_xor_sync(0xffffffffu, k, 2));
+    key[u] = block_max4(vec_key<T, PROPAGATE>(w[u]));
   }
   // Lane q of a block computes the scales of chunks q, q + 4, ..; shuffles
   // hand them to the other three lanes.
@@ -401,9 +406,7 @@ __device__ __forceinline__ void step_swiglu(const KParams &p, ChunkPos pos,
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       float v[8];
-      uint32_t k = swiglu8<T, PROPAGATE, INTER>(p, g[u], up[u], v);
-      k = max(k, __shfl_xor_sync(0xffffffffu, k, 1));
-      k = max(k, __shfl_xor_sync(0xffffffffu, k, 2));
+      const uint32_t k = block_max4(swiglu8<T, PROPAGATE, INTER>(p, g[u], up[u], v));
       const uint32_t sb = block_scale_byte(k, fmt, p.rounding, PROPAGATE);
       if (c0 + u < nch)
         put_row(p, row, cc, lane, codes8<E4M3>(v, rcp_of(sb)), sb);
@@ -418,9 +421,7 @@ __device__ __forceinline__ void step_swiglu(const KParams &p, ChunkPos pos,
     uint32_t key[4];
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      uint32_t k = swiglu8<T, PROPAGATE, INTER>(p, g[4 * h + i], up[4 * h + i], v[i]);
-      k = max(k, __shfl_xor_sync(0xffffffffu, k, 1));
-      key[i] = max(k, __shfl_xor_sync(0xffffffffu, k, 2));
+      key[i] = block_max4(swiglu8<T, PROPAGATE, INTER>(p, g[4 * h + i], up[4 * h + i], v[i]));
     }
     const uint32_t kq = q == 0 ? key[0] : q == 1 ? key[1] : q == 2 ? key[2] : key[3];
     const uint32_t sbm = block_scale_byte(kq, fmt, p.rounding, PROPAGATE);
