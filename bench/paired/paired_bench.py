@@ -237,11 +237,13 @@ class Setup:
         return beta, g
 
 
-def ours_calls(lib, su, path=None, env=None):
-    """Closures calling the runtime on each weight copy; env applied at capture."""
+def ours_calls(lib, su, path=None, env=None, hot=False):
+    """Closures calling the runtime on each weight copy (hot: R calls on
+    copy 0, weights L2-resident); env applied at capture."""
     beta = torch.empty(su.N, su.H, device="cuda")
     g = torch.empty(su.N, su.H, device="cuda")
-    descs = [gdn_desc(su.x, su.wb(i), su.wa(i), su.dt_bias, su.A, beta, g)
+    descs = [gdn_desc(su.x, su.wb(0 if hot else i), su.wa(0 if hot else i), su.dt_bias,
+                      su.A, beta, g)
              for i in range(su.R)]
 
     def mk(d):
@@ -267,9 +269,9 @@ def with_env(env, fn):
                 os.environ[k] = v
 
 
-def bench_ours(lib, su, env):
+def bench_ours(lib, su, env, hot=False):
     def run():
-        calls, outs = ours_calls(lib, su)
+        calls, outs = ours_calls(lib, su, hot=hot)
         calls[0]()
         torch.cuda.synchronize()
         ref = su.reference()
@@ -353,6 +355,12 @@ def main():
                     help="ours only: the mma path's launch shapes (S, tokens, rows, WK) "
                          "at N = 32..1024, beside blas and the default, to "
                          "paired_mma_sweep.csv; no peers")
+    ap.add_argument("--ab-ours", metavar="LABEL",
+                    help="ours only at N <= 16 of every shape, HBM (rotated) and "
+                         "L2-resident weights, appended to paired_ab.csv under LABEL "
+                         "(run once per library build for an A/B)")
+    ap.add_argument("--ncu-point", metavar="K,H,N",
+                    help="6 calls of ours at one point (weights 0..5), for ncu")
     ap.add_argument("--sweep", action="store_true",
                     help="ours only: the gemv launch shapes (S, WR, WK) at N <= 16, "
                          "written to paired_sweep.csv; no peers")
@@ -372,6 +380,16 @@ def main():
     print("device: %s, %d SMs, torch %s, triton %s" %
           (dev.name, dev.multi_processor_count, torch.__version__, triton.__version__))
 
+    if args.ncu_point:
+        K, H, N = (int(v) for v in args.ncu_point.split(","))
+        su = Setup(K, H, N)
+        calls, _ = ours_calls(lib, su)
+        for c in calls[:6]:
+            c()
+        torch.cuda.synchronize()
+        return
+    if args.ab_ours:
+        return ab_ours(lib, args)
     if args.sweep:
         return sweep(lib, args)
     if args.mma_sweep:
@@ -552,6 +570,35 @@ def chain(lib, args):
         torch.cuda.empty_cache()
     write_csv(args, "paired_chain.csv", "K,H,N,arm,producer_us,op_us_after_producer",
               "%d,%d,%d,%s,%.3f,%.3f", rows)
+
+
+AB_NS = [1, 2, 4, 8, 16]
+
+
+def ab_ours(lib, args):
+    """Ours (default settings) at AB_NS of every shape, weights from HBM
+    (rotated copies) and L2-resident (every call on copy 0), plus the
+    graph-launch floor; rows appended to paired_ab.csv with args.ab_ours."""
+    launch = time_calls([(lambda t=torch.zeros(1, device="cuda"): t.add_(1.0))] * 200)
+    rows = [(args.ab_ours, 0, 0, 0, "floor", launch)]
+    for K, H in SHAPES:
+        for N in AB_NS:
+            su = Setup(K, H, N)
+            t, e = bench_ours(lib, su, {})
+            th, _ = bench_ours(lib, su, {}, hot=True)
+            rows += [(args.ab_ours, K, H, N, "hbm", t), (args.ab_ours, K, H, N, "l2", th)]
+            print("%s K=%d H=%d N=%d ours %.2f us (L2-resident %.2f; err %.1e)" % (
+                args.ab_ours, K, H, N, t, th, e), flush=True)
+            del su
+            torch.cuda.empty_cache()
+    path = os.path.join(args.out, "paired_ab.csv")
+    new = not os.path.exists(path)
+    with open(path, "a") as f:
+        if new:
+            f.write("label,K,H,N,weights,us\n")
+        for r in rows:
+            f.write("%s,%d,%d,%d,%s,%.3f\n" % r)
+    print("%s floor %.2f us, total %.0f s" % (args.ab_ours, launch, time.time() - T0))
 
 
 SWEEP_SHAPES = [  # (S, WR, WK, MT cap, rows per warp)

@@ -47,18 +47,19 @@ FUSION_RT_HDI float softplus_torch(float x) {
 FUSION_RT_HDI float apply_epilogue(int32_t kind, float y, bool has_bias, float b,
                                    bool has_scale, float s) {
   const float t = has_bias ? y + b : y;
-  switch (kind) {
-  case kEpiSigmoid:
-    return act_sigmoid(t);
-  case kEpiSilu:
-    return act_silu(t);
-  case kEpiSoftplusBiasScale: {
-    const float sp = softplus_torch(t);
+  if (kind != kEpiSigmoid && kind != kEpiSilu && kind != kEpiSoftplusBiasScale)
+    return t; // NONE, BIAS
+  // One expf serves the three kinds (less code in the kernels that inline
+  // this), each exactly as written above: act_sigmoid(t) = 1 / (1 + e^-t),
+  // act_silu(t) = t * act_sigmoid(t), softplus_torch(t) = log1p(e^t) below 20.
+  const bool softplus = kind == kEpiSoftplusBiasScale;
+  const float e = expf(softplus ? t : -t);
+  if (softplus) {
+    const float sp = t > 20.f ? t : log1pf(e);
     return has_scale ? sp * s : sp;
   }
-  default: // NONE, BIAS
-    return t;
-  }
+  const float sig = 1.f / (1.f + e);
+  return kind == kEpiSilu ? t * sig : sig;
 }
 
 } // namespace fusion_rt

@@ -153,7 +153,8 @@ inline GemvPlan plan_gemv(int64_t M, int64_t K, int64_t H0, int64_t H1,
   p.mt = mt;
   p.cpw = cpw;
   p.cpc = cpc;
-  p.ok = !(p.z > 65535 || p.g > 65535 || p.g == 0);
+  // The kernel indexes chunks in 32 bits.
+  p.ok = !(p.z > 65535 || p.g > 65535 || p.g == 0 || p.chunks >= (int64_t(1) << 30));
   return p;
 }
 

@@ -46,6 +46,7 @@
 //   FUSION_RT_PAIRED_RPW         gemv: weight rows per warp (1, 2); mma: rows
 //                                per tile (8, 16)
 //   FUSION_RT_PAIRED_LEAN        0: never the lean gemv instance (default 1)
+//   FUSION_RT_PAIRED_DECODE      0: never the decode gemv instance (default 1)
 //   FUSION_RT_PAIRED_PDL         1: programmatic dependent launch (default 0):
 //                                the gemv and mma kernels prefetch their
 //                                weights into L2 while the kernel before
@@ -115,6 +116,8 @@ struct Params {
   int32_t split = 1;          ///< S: cluster size (K split across CTAs)
   int32_t wr = 4, wk = 1;     ///< warps of a CTA along rows and along K
   int32_t pdl = 0;            ///< launched with programmatic serialization
+  /// gemv: byte w of warp_map = (w % wr) | (w / wr) << 4 for warp w < 8
+  uint64_t warp_map = 0;
   // blas path: fp32 y_i [M, H_i], row stride y_ld[i]
   const float *y[2] = {nullptr, nullptr};
   int64_t y_ld[2] = {0, 0};
@@ -126,7 +129,8 @@ __device__ __forceinline__ float load_elem(const void *p, int32_t dtype, int64_t
   if (dtype == FUSION_RT_F32)
     return static_cast<const float *>(p)[i];
   const uint16_t h = static_cast<const uint16_t *>(p)[i];
-  return dtype == FUSION_RT_BF16 ? bf16_to_f32(h) : f16_to_f32(h);
+  // cvt.f32.f16: exact, as the bit-level f16_to_f32, in one instruction.
+  return dtype == FUSION_RT_BF16 ? bf16_to_f32(h) : __half2float(__ushort_as_half(h));
 }
 
 /// Epilogue of output `o`, column n, applied to fp32 `y`, stored at (m, n).
@@ -209,6 +213,19 @@ template <> struct Vec<float> {
     f[3] = __uint_as_float(u.w);
   }
 };
+
+/// Dot product of one 16-byte chunk: fma over its VEC elements in k order,
+/// from 0. The gemv kernels add these per-chunk sums to the lane's
+/// accumulator in k order, so each chunk's fma chain can run as soon as its
+/// loads arrive, whatever order the loads were issued in.
+template <int VEC>
+__device__ __forceinline__ float chunk_dot(const float (&x)[VEC], const float (&w)[VEC]) {
+  float q = 0.f;
+#pragma unroll
+  for (int e = 0; e < VEC; ++e)
+    q = __fmaf_rn(x[e], w[e], q);
+  return q;
+}
 
 /// Shared-state-space address of `ptr` (a __shared__ object of this CTA).
 __device__ __forceinline__ uint32_t smem_addr(const void *ptr) {
@@ -337,8 +354,9 @@ __device__ __forceinline__ void cp_async_wait_all() {
 /// right after the weight loads), so the lhs is read once per CTA, not once
 /// per warp.
 ///
-/// Reduction, all in a fixed order: per lane, sequential fma over its chunks
-/// (in k order, elements in k order); the butterfly over the 32 lanes
+/// Reduction, all in a fixed order: per lane, each chunk's fma chain over
+/// its elements (k order, from 0: chunk_dot) added to the accumulator in
+/// chunk (k) order; the butterfly over the 32 lanes
 /// (warp_reduce_scatter); the WK warps of a row group added in wk order
 /// through shared memory (one __syncthreads); if S > 1, each rank pushes
 /// its partial of output o into slot [rank][o] of o's owner rank's shared
@@ -369,7 +387,10 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int WR = p.wr, WK = p.wk;
-  const int wr = warp % WR, wk = warp / WR;
+  // (warp % WR, warp / WR) from the host's table: no integer division
+  // ahead of the first weight load.
+  const int wmap = int(p.warp_map >> (8 * warp));
+  const int wr = wmap & 15, wk = (wmap >> 4) & 15;
   const int64_t unit = int64_t(blockIdx.y) * WR + wr;
   constexpr bool gated = GATED; // gated_forward is compiled into gated instances only
   const int64_t m0 = int64_t(blockIdx.z) * MT;
@@ -393,8 +414,12 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
         if (r >= p.H[1] && wi == 1)
           r = -1;
       }
+      // Both bases read, one selected: no indexed constant load (whose
+      // address waits on wi) ahead of the first weight load.
+      const char *base = wi == 0 ? p.w[0] : p.w[1];
+      const int64_t rs = wi == 0 ? p.w_rs[0] : p.w_rs[1];
       if (r >= 0)
-        wrow[i] = p.w[wi] + r * p.w_rs[wi] * int64_t(sizeof(T));
+        wrow[i] = base + r * rs * int64_t(sizeof(T));
     }
   }
   const char *xrow[MT];
@@ -402,15 +427,12 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
   for (int t = 0; t < MT; ++t)
     xrow[t] = m0 + t < p.M ? p.x + (m0 + t) * p.x_rs * int64_t(sizeof(T)) : nullptr;
 
-  const int64_t cpc = p.chunks_per_cta;
-  const int64_t c0 = int64_t(rank) * cpc;
-  int64_t c1 = c0 + cpc;
-  if (c1 > p.chunks)
-    c1 = p.chunks;
-  const int64_t cw0 = c0 + int64_t(wk) * p.chunks_per_warp;
-  int64_t cw1 = cw0 + p.chunks_per_warp;
-  if (cw1 > c1)
-    cw1 = c1;
+  // Chunk indices in 32 bits (plan_gemv keeps K / VEC below 2^30).
+  const int cpc = int(p.chunks_per_cta);
+  const int c0 = rank * cpc;
+  const int c1 = min(c0 + cpc, int(p.chunks));
+  const int cw0 = c0 + wk * int(p.chunks_per_warp);
+  const int cw1 = min(cw0 + int(p.chunks_per_warp), c1);
 
   // Programmatic dependent launch: this kernel may be running while the
   // kernel before it in the stream finishes. The weights' bytes are put
@@ -428,28 +450,41 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
 
   uint4 wv[kBatch][RPW];
   uint4 xv[XB][XS ? 1 : MT];
-  // Issues the loads of chunks cw0 + lane + 32 * (jb + j), j < kBatch.
-  auto load = [&](int64_t jb) {
+  // Lane l takes the chunks cl, cl + 32, ... of [cw0, cw1): nl of them.
+  // Its row and lhs pointers are advanced to chunk cl once, so that every
+  // load below is base + a constant (lean) or base + 512 * batch index.
+  const int cl = cw0 + lane;
+  const int nl = cl < cw1 ? (cw1 - cl + 31) >> 5 : 0;
+  const int64_t lbytes = cl * VEC * int64_t(sizeof(T));
+  const char *wl[RPW];
+#pragma unroll
+  for (int i = 0; i < RPW; ++i)
+    wl[i] = wrow[i] ? wrow[i] + lbytes : nullptr;
+  const char *xl[MT];
+#pragma unroll
+  for (int t = 0; t < MT; ++t)
+    xl[t] = xrow[t] ? xrow[t] + lbytes : nullptr;
+  // Issues the loads of chunks cl + 32 * (jb + j), j < kBatch.
+  auto load = [&](int jb) {
 #pragma unroll
     for (int j = 0; j < kBatch; ++j) {
-      const int64_t c = cw0 + lane + 32 * (jb + j);
-      const bool ok = c < cw1;
-      const int64_t boff = c * VEC * int64_t(sizeof(T));
+      const bool ok = jb + j < nl;
+      const int64_t boff = int64_t(jb + j) * 32 * 16;
 #pragma unroll
       for (int i = 0; i < RPW; ++i)
-        wv[j][i] = ok && wrow[i] ? ld_stream(wrow[i] + boff) : make_uint4(0, 0, 0, 0);
+        wv[j][i] = ok && wl[i] ? ld_stream(wl[i] + boff) : make_uint4(0, 0, 0, 0);
       if constexpr (!XS) {
 #pragma unroll
         for (int t = 0; t < MT; ++t)
-          xv[j][t] = ok && xrow[t] ? ld_cached(xrow[t] + boff) : make_uint4(0, 0, 0, 0);
+          xv[j][t] = ok && xl[t] ? ld_cached(xl[t] + boff) : make_uint4(0, 0, 0, 0);
       }
     }
   };
-  auto compute = [&](int64_t jb) {
+  auto compute = [&](int jb) {
 #pragma unroll
     for (int j = 0; j < kBatch; ++j) {
-      const int64_t c = cw0 + lane + 32 * (jb + j);
-      if (c < cw1) {
+      const int c = cl + 32 * (jb + j);
+      if (jb + j < nl) {
         float wf[RPW][VEC];
 #pragma unroll
         for (int i = 0; i < RPW; ++i)
@@ -463,27 +498,48 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
             VT::to_f32(xv[j][t], xf);
 #pragma unroll
           for (int i = 0; i < RPW; ++i)
-#pragma unroll
-            for (int e = 0; e < VEC; ++e)
-              acc[i * MT + t] = __fmaf_rn(xf[e], wf[i][e], acc[i * MT + t]);
+            acc[i * MT + t] += chunk_dot<VEC>(xf, wf[i]);
         }
       }
     }
   };
 
-  // The output of this thread (o = threadIdx.x < WR * V, the same thread
-  // in both reduction paths) and its epilogue operands, loaded before the
-  // main loads so that they are off the critical path.
+  load(0);
+  if constexpr (XS) {
+    // Stage lhs [m0, m0 + MT) x chunks [c0, c0 + cpc) (zeros outside).
+    const int n = c1 - c0;
+    for (int e = threadIdx.x; e < MT * cpc; e += blockDim.x) {
+      const int t = e / cpc;
+      const int c = e - t * cpc;
+      if (m0 + t < p.M && c < n)
+        cp_async16(smem_addr(&xs[e]),
+                   p.x + (m0 + t) * p.x_rs * int64_t(sizeof(T)) +
+                       (c0 + c) * VEC * int64_t(sizeof(T)));
+      else
+        xs[e] = make_uint4(0, 0, 0, 0);
+    }
+  }
+  // The output of this thread and its epilogue operands, loaded while the
+  // weight loads are in flight (after them: nothing delays the first one).
+  // Output (w, v) = (row warp, i * MT + t). With one warp per row group
+  // (S = 1, WK = 1: `direct`) the warp's reduce-scatter leaves it in lane
+  // v << kShift of warp w, which applies the epilogue itself; otherwise
+  // thread o = w * V + v does, after the partials meet in shared memory.
+  constexpr int kShift = 5 - ilog2(V);
+  const bool direct = S == 1 && WK == 1;
   bool mine = false;
   int64_t om = 0, ou = 0, orow = 0;
   int ooi = 0;
   float pb = 0.f, ps = 1.f, pb1 = 0.f;
   {
     const int o = threadIdx.x;
-    const int w = o / V, v = o % V, i = v / MT, t = v % MT;
+    const int w = direct ? warp : o / V;
+    const int v = direct ? lane >> kShift : o % V;
+    const int i = v / MT, t = v % MT;
     ou = int64_t(blockIdx.y) * WR + w;
     om = m0 + t;
-    mine = o < WR * V && ou < p.units && om < p.M && !(gated && i != 0);
+    mine = (direct ? (lane & ((1 << kShift) - 1)) == 0 : o < WR * V) && ou < p.units &&
+           om < p.M && !(gated && i != 0);
     if (mine && gated) {
       const OutParams &o0 = p.out[0], &o1 = p.out[1];
       if (o0.bias)
@@ -504,47 +560,22 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
     }
   }
 
-  load(0);
   if constexpr (XS) {
-    // Stage lhs [m0, m0 + MT) x chunks [c0, c0 + cpc) (zeros outside).
-    const int64_t n = c1 - c0;
-    for (int64_t e = threadIdx.x; e < MT * cpc; e += blockDim.x) {
-      const int t = int(e / cpc);
-      const int64_t c = e - int64_t(t) * cpc;
-      if (m0 + t < p.M && c < n)
-        cp_async16(smem_addr(&xs[e]),
-                   p.x + (m0 + t) * p.x_rs * int64_t(sizeof(T)) +
-                       (c0 + c) * VEC * int64_t(sizeof(T)));
-      else
-        xs[e] = make_uint4(0, 0, 0, 0);
-    }
     cp_async_wait_all();
     __syncthreads();
   }
   compute(0);
   if constexpr (!LEAN) {
-    for (int64_t jb = kBatch; cw0 + 32 * jb < cw1; jb += kBatch) {
+    for (int jb = kBatch; cw0 + 32 * jb < cw1; jb += kBatch) {
       load(jb);
       compute(jb);
     }
   }
 
   const float r = warp_reduce_scatter<V>(acc, lane);
-  constexpr int kShift = 5 - ilog2(V);
-  const int nout = WR * V; // partial outputs of this CTA: o = wr * V + i * MT + t
-  if ((lane & ((1 << kShift) - 1)) == 0)
-    red[wk * nout + wr * V + (lane >> kShift)] = r;
-  __syncthreads();
-  // Sum of the WK warps of output o, in wk order.
-  auto sum_wk = [&](int o) {
-    float y = red[o];
-    for (int w = 1; w < WK; ++w)
-      y += red[w * nout + o];
-    return y;
-  };
-  // Epilogue of CTA output o = threadIdx.x given its full sums (y1: the up
-  // half if gated), with the bias / scale loaded before the main loads.
-  auto emit = [&](int o, float y, float y1) {
+  // Epilogue of output (w, v) given its full sums (y1: the up half if
+  // gated), with the bias / scale loaded above.
+  auto emit = [&](float y, float y1) {
     if (!mine)
       return;
     if (gated) {
@@ -556,44 +587,144 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
       finish(oo, om, orow, apply_epilogue(oo.kind, y, oo.bias != nullptr, pb,
                                           oo.scale != nullptr, ps));
     }
-    (void)o;
   };
-
-  const int o = threadIdx.x; // nout <= blockDim.x
-  if (S == 1) {
-    if (mine)
-      emit(o, sum_wk(o), gated ? sum_wk(o + MT) : 0.f);
-    return;
-  }
-
-  // Owner rank of output o = wr * V + i * MT + t: by (wr, token) only, so
-  // that the gate and up partials of a gated output meet at one owner.
-  auto owner = [&](int q) { return ((q / V) * MT + (q % MT)) % S; };
-  const float y = o < nout ? sum_wk(o) : 0.f;
-  cluster_wait(); // every CTA of the cluster has started
-  if (o < nout)
-    st_dsmem(smem_addr(&part[rank][o]), uint32_t(owner(o)), y);
-  cluster_arrive_release();
-  cluster_wait();
-
-  for (int q = threadIdx.x; q < nout; q += blockDim.x) {
-    if (owner(q) != rank || (gated && (q % V) / MT != 0))
-      continue;
-    float pv[kMaxCluster], pu[kMaxCluster];
-#pragma unroll
-    for (int s = 0; s < kMaxCluster; ++s) {
-      pv[s] = s < S ? part[s][q] : 0.f;
-      pu[s] = s < S && gated ? part[s][q + MT] : 0.f;
-    }
-    float y0 = 0.f, y1 = 0.f;
-#pragma unroll
-    for (int s = 0; s < kMaxCluster; ++s)
-      if (s < S) {
-        y0 += pv[s];
-        y1 += pu[s];
+  // The sums of this thread's output (y1: the up half if gated), then one
+  // emit: the epilogue's code is in the kernel once.
+  float y0 = 0.f, y1 = 0.f;
+  if (direct) {
+    // Gated: the up half of output v (v < MT) is value v + MT, MT << kShift
+    // (= 16) lanes up.
+    y0 = r;
+    y1 = gated ? __shfl_down_sync(0xffffffffu, r, MT << kShift) : 0.f;
+  } else {
+    const int nout = WR * V; // partial outputs of this CTA: o = wr * V + i * MT + t
+    if ((lane & ((1 << kShift) - 1)) == 0)
+      red[wk * nout + wr * V + (lane >> kShift)] = r;
+    __syncthreads();
+    // Sum of the WK warps of output o, in wk order.
+    auto sum_wk = [&](int o) {
+      float y = red[o];
+      for (int w = 1; w < WK; ++w)
+        y += red[w * nout + o];
+      return y;
+    };
+    const int o = threadIdx.x; // nout <= blockDim.x: one output per thread at most
+    if (S == 1) {
+      if (mine) {
+        y0 = sum_wk(o);
+        y1 = gated ? sum_wk(o + MT) : 0.f;
       }
-    emit(q, y0, y1);
+    } else {
+      // Owner rank of output o = wr * V + i * MT + t: by (wr, token) only, so
+      // that the gate and up partials of a gated output meet at one owner.
+      auto owner = [&](int q) { return ((q / V) * MT + (q % MT)) % S; };
+      const float y = o < nout ? sum_wk(o) : 0.f;
+      cluster_wait(); // every CTA of the cluster has started
+      if (o < nout)
+        st_dsmem(smem_addr(&part[rank][o]), uint32_t(owner(o)), y);
+      cluster_arrive_release();
+      cluster_wait();
+      // mine: o < nout, and not the up half of a gated output.
+      mine = mine && owner(o) == rank;
+      if (mine) {
+        float pv[kMaxCluster], pu[kMaxCluster];
+#pragma unroll
+        for (int s = 0; s < kMaxCluster; ++s) {
+          pv[s] = s < S ? part[s][o] : 0.f;
+          pu[s] = s < S && gated ? part[s][o + MT] : 0.f;
+        }
+#pragma unroll
+        for (int s = 0; s < kMaxCluster; ++s)
+          if (s < S) {
+            y0 += pv[s];
+            y1 += pu[s];
+          }
+      }
+    }
   }
+  emit(y0, y1);
+}
+
+/// The decode instance of the gemv path: the lean, one-token (MT = 1),
+/// one-row-per-warp, non-gated, no-cluster, no-PDL plan whose present bias
+/// and scale are f32 (the GDN gates at N <= 16), whose K split is even
+/// (every lane of a row has exactly NB chunks: chunks == WK * cpw), with
+/// WR = max(1, 4 / WK) row warps (decode_ok on the host). It computes
+/// exactly what paired_gemv_kernel computes for that plan, in the same
+/// order (lane: chunk_dot of its chunks added in k order; the xor butterfly
+/// over the warp; the WK warps added in wk order through shared memory), so
+/// the two are bit-identical (FUSION_RT_PAIRED_DECODE=0 takes the general
+/// instance; the GPU tests compare them).
+/// Why it exists: on these shapes the call is latency bound and every
+/// instruction on the path costs about 0.5-0.7 ns (instruction fetch;
+/// docs/paired-projections.md, "Decode instance"), so this instance carries
+/// only what its plans need; and its loads are not predicated (a warp past
+/// the last row reads row 0 and writes nothing), which keeps them issued in
+/// k order: predicated, ptxas issued the first chunk last, and the fma chain
+/// that starts with it waited for every load.
+template <typename T, int NB>
+__global__ void __launch_bounds__(kMaxThreads, 1)
+    paired_decode_kernel(const __grid_constant__ Params p) {
+  using VT = Vec<T>;
+  constexpr int VEC = VT::N;
+  __shared__ float red[kMaxWarps];
+  const int WK = p.wk, WR = p.wr; // WR * WK <= 8 warps, powers of two
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int wr = warp & (WR - 1), wk = warp >> (WR >> 1); // WR: 1, 2 or 4
+  const int m = blockIdx.z;
+  const int units = int(p.units), h0 = int(p.H[0]);
+  // Weight row of this warp: row u of [w0; w1] (row 0 past the last row).
+  const int u0 = int(blockIdx.y) * WR + wr;
+  const int u = u0 < units ? u0 : 0;
+  const bool second = u >= h0;
+  const int r = second ? u - h0 : u;
+  const int64_t lbytes = int64_t(wk * int(p.chunks_per_warp) + lane) * 16;
+  const char *wl = (second ? p.w[1] : p.w[0]) +
+                   int64_t(r) * (second ? p.w_rs[1] : p.w_rs[0]) * int64_t(sizeof(T)) +
+                   lbytes;
+  const char *xl = p.x + int64_t(m) * p.x_rs * int64_t(sizeof(T)) + lbytes;
+  uint4 wv[NB], xv[NB];
+#pragma unroll
+  for (int j = 0; j < NB; ++j) {
+    wv[j] = ld_stream(wl + j * 512);
+    xv[j] = ld_cached(xl + j * 512);
+  }
+  // The output of this thread: lane 0 of its warp (WK = 1), else thread
+  // o < WR of warp 0, row blockIdx.y * WR + o; its bias / scale (f32).
+  const int ou = int(blockIdx.y) * WR + (WK == 1 ? wr : int(threadIdx.x));
+  const bool mine = (WK == 1 ? lane == 0 : int(threadIdx.x) < WR) && ou < units;
+  const bool osecond = ou >= h0;
+  const int orow = osecond ? ou - h0 : ou;
+  const OutParams &oo = p.out[osecond ? 1 : 0];
+  const float *bias = static_cast<const float *>(oo.bias);
+  const float *scale = static_cast<const float *>(oo.scale);
+  const float pb = mine && bias ? bias[int64_t(orow) * oo.bias_cs] : 0.f;
+  const float ps = mine && scale ? scale[int64_t(orow) * oo.scale_cs] : 1.f;
+
+  float acc = 0.f;
+#pragma unroll
+  for (int j = 0; j < NB; ++j) {
+    float wf[VEC], xf[VEC];
+    VT::to_f32(wv[j], wf);
+    VT::to_f32(xv[j], xf);
+    acc += chunk_dot<VEC>(xf, wf);
+  }
+#pragma unroll
+  for (int o = 16; o >= 1; o >>= 1)
+    acc += __shfl_xor_sync(0xffffffffu, acc, o);
+  float y = acc;
+  if (WK > 1) {
+    if (lane == 0)
+      red[wk * WR + wr] = acc;
+    __syncthreads();
+    if (int(threadIdx.x) < WR) {
+      y = red[threadIdx.x];
+      for (int w = 1; w < WK; ++w)
+        y += red[w * WR + threadIdx.x];
+    }
+  }
+  if (mine)
+    finish(oo, m, orow, apply_epilogue(oo.kind, y, bias != nullptr, pb, scale != nullptr, ps));
 }
 
 //===--- mma path ---------------------------------------------------------------===//
@@ -915,9 +1046,39 @@ cudaError_t launch_gemv_lean(const Params &p, int rpw, dim3 grid, size_t smem,
                    stream);
 }
 
+/// Whether the decode instance (paired_decode_kernel) serves this plan.
+bool decode_ok(const Params &p, int mt, int rpw) {
+  auto f32_or_none = [](const void *ptr, int32_t dt) {
+    return ptr == nullptr || dt == FUSION_RT_F32;
+  };
+  const int64_t wr = p.wk >= 4 ? 1 : 4 / p.wk;
+  bool ok = mt == 1 && rpw == 1 && p.gated_kind < 0 && p.split == 1 && !p.pdl &&
+            p.wr == wr && (p.wk == 1 || p.wk == 2 || p.wk == 4 || p.wk == 8) &&
+            gemv_is_lean(p.split, mt, p.chunks_per_warp) &&
+            p.chunks == p.wk * p.chunks_per_warp && p.chunks_per_warp % 32 == 0 &&
+            p.units < (int64_t(1) << 30);
+  for (int i = 0; i < 2 && ok; ++i)
+    ok = f32_or_none(p.out[i].bias, p.out[i].bias_dtype) &&
+         f32_or_none(p.out[i].scale, p.out[i].scale_dtype);
+  return ok && env_int("FUSION_RT_PAIRED_DECODE", 1) != 0;
+}
+
+/// paired_decode_kernel<T, NB> for NB = chunks_per_warp / 32 (1..kBatch).
+template <typename T, int NB = kBatch>
+cudaError_t launch_decode(const Params &p, dim3 grid, cudaStream_t stream) {
+  if constexpr (NB > 1) {
+    if (p.chunks_per_warp / 32 < NB)
+      return launch_decode<T, NB - 1>(p, grid, stream);
+  }
+  return launch_ex(paired_decode_kernel<T, NB>, p, grid, unsigned(32 * p.wr * p.wk), 0,
+                   stream);
+}
+
 template <typename T, int MT>
 cudaError_t launch_gemv_mt(const Params &p, int rpw, dim3 grid, size_t smem,
                            cudaStream_t stream) {
+  if (decode_ok(p, MT, rpw))
+    return launch_decode<T>(p, grid, stream);
   // The lean instance: token tiles of 1-2 (lhs in registers), no cluster,
   // every lane's chunks in one batch (gemv_is_lean in paired_plan.h).
   if constexpr (MT <= 2) {
@@ -963,6 +1124,9 @@ cudaError_t launch_gemv(Params p, int32_t dt, cudaStream_t stream) {
   p.split = int32_t(plan.S);
   p.wr = int32_t(plan.wr);
   p.wk = int32_t(plan.wk);
+  p.warp_map = 0;
+  for (int64_t w = 0; w < plan.wr * plan.wk; ++w)
+    p.warp_map |= uint64_t((w % plan.wr) | (w / plan.wr) << 4) << (8 * w);
   p.chunks_per_cta = plan.cpc;
   p.chunks_per_warp = plan.cpw;
   const int rpw = int(plan.rpw), mt = int(plan.mt);

@@ -140,6 +140,7 @@ struct Case {
   bool transposed_w1 = false; ///< w1 stored [K, H1] (cuBLAS path, not gemv)
   int64_t pad = 0;            ///< extra row pitch of lhs / w0 (elements)
   bool stacked = false;       ///< w1 directly below w0 in one buffer ([w0; w1])
+  bool f32_bias1 = false;     ///< epilogue1's bias in f32 (else the input dtype)
 };
 
 constexpr int32_t NONE_ = FUSION_RT_EPILOGUE_NONE;
@@ -175,7 +176,7 @@ void run_case(const Case &c, const char *path, uint32_t seed) {
   w0.alloc(c.dt, (c.h0 + (c.stacked ? c.h1 : 0)) * w0rs);
   w1.alloc(c.dt, c.h1 * c.k);
   b0.alloc(FUSION_RT_F32, c.h0);
-  b1.alloc(c.dt, c.h1);
+  b1.alloc(c.f32_bias1 ? FUSION_RT_F32 : c.dt, c.h1);
   s1.alloc(FUSION_RT_F32, c.h1);
   const float wscale = 1.f / std::sqrt(float(c.k));
   for (int64_t i = 0; i < x.n; ++i)
@@ -217,7 +218,7 @@ void run_case(const Case &c, const char *path, uint32_t seed) {
     if (c.epi0 != FUSION_RT_EPILOGUE_NONE)
       d.epilogue0.bias = vec1(P(b0), FUSION_RT_F32, c.h0);
     if (c.epi1 != FUSION_RT_EPILOGUE_NONE)
-      d.epilogue1.bias = vec1(P(b1), c.dt, c.h1);
+      d.epilogue1.bias = vec1(P(b1), c.f32_bias1 ? FUSION_RT_F32 : c.dt, c.h1);
     if (c.epi1 == FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE)
       d.epilogue1.scale = vec1(P(s1), FUSION_RT_F32, c.h1);
     uint8_t *h0p = dev ? static_cast<uint8_t *>(o0.dev) : host_out0->data();
@@ -259,6 +260,19 @@ void run_case(const Case &c, const char *path, uint32_t seed) {
   std::vector<uint8_t> g0b, g1b;
   o0.download(g0b);
   o1.download(g1b);
+  // The decode instance of the gemv path (where the plan takes it) against
+  // the general instance: the same order of operations, the same bits.
+  if (!std::strcmp(path, "gemv") || !std::strcmp(path, "auto")) {
+    setenv("FUSION_RT_PAIRED_DECODE", "0", 1);
+    st = fusion_rt_paired_projection_run(&dd, nullptr, nullptr);
+    CUDA_OK(cudaDeviceSynchronize());
+    unsetenv("FUSION_RT_PAIRED_DECODE");
+    std::vector<uint8_t> g0c, g1c;
+    o0.download(g0c);
+    o1.download(g1c);
+    check(st == FUSION_RT_STATUS_SUCCESS && g0c == g0 && g1c == g1,
+          std::string(name) + ": the gemv decode instance differs from the general one");
+  }
   unsetenv("FUSION_RT_PAIRED_PATH");
   check(g0 == g0b && g1 == g1b, std::string(name) + ": not deterministic");
 
@@ -457,6 +471,26 @@ int main(int argc, char **argv) {
     cases.push_back({m, 5120, 48, 48, FUSION_RT_BF16, S, SP, -1});
   for (int64_t m : {1, 16, 200})
     cases.push_back({m, 4096, 64, 64, FUSION_RT_BF16, S, SP, -1});
+  // The same with an f32 bias on the second output, as the GDN gates have
+  // it (dt_bias): the gemv path's decode instance (M <= 16), compared bit
+  // for bit with the general instance in run_case; ragged K and H.
+  for (int32_t dt : dts) {
+    for (int64_t m : {1, 2, 16})
+      cases.push_back({m, 2048, 32, 32, dt, S, SP, -1, FUSION_RT_F32, FUSION_RT_F32,
+                       false, 0, false, true});
+    cases.push_back({3, 264, 5, 3, dt, NONE, B, -1, FUSION_RT_F32, FUSION_RT_BF16, false,
+                     8, false, true});
+    cases.push_back({2, 1024, 17, 9, dt, SI, SP, -1, FUSION_RT_F16, FUSION_RT_F32, false,
+                     0, false, true});
+  }
+  for (int64_t m : {1, 5, 16})
+    cases.push_back({m, 5120, 48, 48, FUSION_RT_BF16, S, SP, -1, FUSION_RT_F32,
+                     FUSION_RT_F32, false, 0, false, true});
+  for (int64_t m : {1, 16})
+    cases.push_back({m, 4096, 64, 64, FUSION_RT_BF16, S, SP, -1, FUSION_RT_F32,
+                     FUSION_RT_F32, false, 0, false, true});
+  cases.push_back({1, 16384, 8, 8, FUSION_RT_BF16, S, SP, -1, FUSION_RT_F32, FUSION_RT_F32,
+                   false, 0, false, true});
   // Other epilogues, uneven H, mixed output dtypes, padded rows.
   for (int32_t dt : dts) {
     cases.push_back({3, 264, 5, 3, dt, NONE, B, -1});
