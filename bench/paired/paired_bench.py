@@ -359,6 +359,9 @@ def main():
                     help="ours only at N <= 16 of every shape, HBM (rotated) and "
                          "L2-resident weights, appended to paired_ab.csv under LABEL "
                          "(run once per library build for an A/B)")
+    ap.add_argument("--ffn", action="store_true",
+                    help="FFN gate/up pairs (gated SwiGLU, bf16 out) at FFN_SHAPES x FFN_NS: "
+                         "ours, eager, concat GEMM + silu*mul, torch.compile; paired_ffn.csv")
     ap.add_argument("--ncu-point", metavar="K,H,N",
                     help="6 calls of ours at one point (weights 0..5), for ncu")
     ap.add_argument("--sweep", action="store_true",
@@ -390,6 +393,8 @@ def main():
         return
     if args.ab_ours:
         return ab_ours(lib, args)
+    if args.ffn:
+        return ffn(lib, args)
     if args.sweep:
         return sweep(lib, args)
     if args.mma_sweep:
@@ -570,6 +575,91 @@ def chain(lib, args):
         torch.cuda.empty_cache()
     write_csv(args, "paired_chain.csv", "K,H,N,arm,producer_us,op_us_after_producer",
               "%d,%d,%d,%s,%.3f,%.3f", rows)
+
+
+FFN_SHAPES = [(4096, 14336), (2048, 5632)]  # (K, H): Llama-3-8B, TinyLlama-1.1B
+FFN_NS = [1, 2, 4, 16, 128, 2048]
+ACT_SWIGLU = 7
+
+
+def ffn(lib, args):
+    """The gate/up pair of an FFN feeding SwiGLU: out = silu(x Wg^T) * (x Wu^T),
+    bf16 x, weights and output, Wg / Wu the halves of one [2H, K] buffer
+    (rotated copies >= 128 MiB, at least 2). Ours (the selector's path) against
+    eager, one concatenated GEMM + silu * mul, and torch.compile (default)."""
+    def eager_ffn(x, wg, wu):
+        return F.silu(F.linear(x, wg)) * F.linear(x, wu)
+
+    def concat_ffn(x, wall):
+        y = F.linear(x, wall)
+        h = wall.shape[0] // 2
+        return F.silu(y[:, :h]) * y[:, h:]
+
+    comp = torch.compile(eager_ffn)
+    rows = []
+    for K, H in FFN_SHAPES:
+        pair_bytes = 2 * H * K * 2
+        R = max(2, math.ceil((128 << 20) / pair_bytes))
+        gen = torch.Generator(device="cuda").manual_seed(0)
+        Wall = (torch.randn(R, 2 * H, K, device="cuda", generator=gen) /
+                math.sqrt(K)).to(torch.bfloat16)
+        for N in FFN_NS:
+            x = torch.randn(N, K, device="cuda", generator=gen).to(torch.bfloat16)
+            xd = x.double()
+            ref = F.silu(xd @ Wall[0, :H].double().T) * (xd @ Wall[0, H:].double().T)
+            out = torch.empty(N, H, device="cuda", dtype=torch.bfloat16)
+            descs = []
+            for i in range(R):
+                d = Paired()
+                d.lhs = tview(x)
+                d.weight0 = tview(Wall[i, :H])
+                d.weight1 = tview(Wall[i, H:])
+                d.gated_kind = ACT_SWIGLU
+                d.accumulate_dtype = 2
+                d.out0 = tview(out)
+                descs.append(d)
+
+            def mk(d):
+                def call():
+                    st = lib.fusion_rt_paired_projection_run(
+                        ctypes.byref(d), None,
+                        ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
+                    if st != 0:
+                        raise RuntimeError("fusion_rt: %d %s" % (
+                            st, lib.fusion_rt_last_error_message()))
+                return call
+            calls = [mk(d) for d in descs]
+            calls[0]()
+            torch.cuda.synchronize()
+            err = rel_err(out, ref)  # before timing: the timed calls overwrite out
+            res = [("ours", time_calls(calls), err)]
+            # The selector's alternatives at decode sizes.
+            for path in ("gemv", "blas") if N <= 16 else ():
+                def forced(path=path):
+                    calls[0]()
+                    torch.cuda.synchronize()
+                    e = rel_err(out, ref)
+                    return time_calls(calls), e
+                res.append(("ours-" + path, *with_env({"FUSION_RT_PAIRED_PATH": path}, forced)))
+            for arm, fn, concat in (("eager", eager_ffn, False), ("concat", concat_ffn, True),
+                                    ("compile", comp, False)):
+                if concat:
+                    cs = [(lambda i=i: fn(x, Wall[i])) for i in range(R)]
+                else:
+                    cs = [(lambda i=i: fn(x, Wall[i, :H], Wall[i, H:])) for i in range(R)]
+                o = cs[0]()
+                torch.cuda.synchronize()
+                res.append((arm, time_calls(cs), rel_err(o, ref)))
+            for arm, t, e in res:
+                rows.append((K, H, N, arm, t, e))
+            print("ffn K=%d H=%d N=%d %s" % (K, H, N, "  ".join(
+                "%s %.2f us (err %.1e)" % r for r in res)), flush=True)
+            del x, out, ref, xd
+            torch.cuda.empty_cache()
+        del Wall
+        torch.cuda.empty_cache()
+    write_csv(args, "paired_ffn.csv", "K,H,N,arm,us,err", "%d,%d,%d,%s,%.3f,%.3g", rows)
+    print("ffn total %.0f s" % (time.time() - T0))
 
 
 AB_NS = [1, 2, 4, 8, 16]

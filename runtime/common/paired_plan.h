@@ -18,13 +18,17 @@ namespace fusion_rt {
 namespace paired {
 
 /// The selector (select_path below): the gemv path takes M <= kGemvMaxM
-/// tokens, or any M whose M * K * (H0 + H1) multiply-adds stay within
+/// tokens when the weights fit in kGemvMaxWeightBytes (its token tiles
+/// re-read them from L2), M <= kGemvTileM whatever their size (one pass over
+/// them; at M = 2 cuBLAS was faster on a 235 MB pair), or any M whose M * K * (H0 + H1) multiply-adds stay within
 /// kGemvMaxMacs (16-bit operands) / kGemvMaxMacsF32; past that, 16-bit
 /// operands take the tensor-core mma path up to kMmaMaxMacs multiply-adds,
 /// and everything else cuBLAS. Measured on the H200
 /// (docs/paired-projections.md, "selector"; docs/benchmarks/
 /// paired-mma-sweep.csv, paired-selector.csv).
 constexpr int64_t kGemvMaxM = 16;
+constexpr int64_t kGemvTileM = 1;
+constexpr int64_t kGemvMaxWeightBytes = int64_t(8) << 20;
 constexpr int64_t kGemvMaxMacs = int64_t(1) << 23;
 constexpr int64_t kGemvMaxMacsF32 = int64_t(1) << 24;
 constexpr int64_t kMmaMaxMacs = int64_t(3) << 26;
@@ -41,7 +45,9 @@ constexpr int64_t kMaxGemvWarps = 1024;
 inline int64_t gemv_max_m(int64_t M, int64_t K, int64_t H0, int64_t H1,
                           int64_t esize) {
   const int64_t lim = esize == 2 ? kGemvMaxMacs : kGemvMaxMacsF32;
-  return M * K * (H0 + H1) <= lim ? M : kGemvMaxM;
+  if (M * K * (H0 + H1) <= lim)
+    return M;
+  return K * (H0 + H1) * esize <= kGemvMaxWeightBytes ? kGemvMaxM : kGemvTileM;
 }
 
 /// Launch shape of the gemv path: S (cluster size, K split across CTAs),
@@ -156,6 +162,22 @@ inline GemvPlan plan_gemv(int64_t M, int64_t K, int64_t H0, int64_t H1,
   // The kernel indexes chunks in 32 bits.
   p.ok = !(p.z > 65535 || p.g > 65535 || p.g == 0 || p.chunks >= (int64_t(1) << 30));
   return p;
+}
+
+/// The gemv path's decode instance (paired_decode_kernel<T, NB>) serves
+/// plans of one token and one weight row per warp, no cluster, the default
+/// warp layout (WR = max(1, 4 / WK), WK a power of two), every lane with
+/// the same NB <= kBatch chunks (chunks == WK * cpw), not gated, without
+/// PDL, and with every present bias and scale in f32. Returns NB, or 0 when
+/// the general instance takes the plan.
+inline int64_t decode_nb(const GemvPlan &g, bool gated, bool f32_operands, bool pdl) {
+  const int64_t wr = g.wk >= 4 ? 1 : 4 / g.wk;
+  const bool ok = g.ok && !gated && !pdl && f32_operands && g.mt == 1 && g.rpw == 1 &&
+                  g.S == 1 && g.wr == wr &&
+                  (g.wk == 1 || g.wk == 2 || g.wk == 4 || g.wk == 8) &&
+                  gemv_is_lean(g.S, g.mt, g.cpw) && g.cpw % 32 == 0 &&
+                  g.chunks == g.wk * g.cpw && g.units < (int64_t(1) << 30);
+  return ok ? g.cpw / 32 : 0;
 }
 
 //===--- tensor-core path ----------------------------------------------------===//

@@ -649,7 +649,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
 /// one-row-per-warp, non-gated, no-cluster, no-PDL plan whose present bias
 /// and scale are f32 (the GDN gates at N <= 16), whose K split is even
 /// (every lane of a row has exactly NB chunks: chunks == WK * cpw), with
-/// WR = max(1, 4 / WK) row warps (decode_ok on the host). It computes
+/// WR = max(1, 4 / WK) row warps (decode_nb in paired_plan.h). It computes
 /// exactly what paired_gemv_kernel computes for that plan, in the same
 /// order (lane: chunk_dot of its chunks added in k order; the xor butterfly
 /// over the warp; the WK warps added in wk order through shared memory), so
@@ -1046,29 +1046,12 @@ cudaError_t launch_gemv_lean(const Params &p, int rpw, dim3 grid, size_t smem,
                    stream);
 }
 
-/// Whether the decode instance (paired_decode_kernel) serves this plan.
-bool decode_ok(const Params &p, int mt, int rpw) {
-  auto f32_or_none = [](const void *ptr, int32_t dt) {
-    return ptr == nullptr || dt == FUSION_RT_F32;
-  };
-  const int64_t wr = p.wk >= 4 ? 1 : 4 / p.wk;
-  bool ok = mt == 1 && rpw == 1 && p.gated_kind < 0 && p.split == 1 && !p.pdl &&
-            p.wr == wr && (p.wk == 1 || p.wk == 2 || p.wk == 4 || p.wk == 8) &&
-            gemv_is_lean(p.split, mt, p.chunks_per_warp) &&
-            p.chunks == p.wk * p.chunks_per_warp && p.chunks_per_warp % 32 == 0 &&
-            p.units < (int64_t(1) << 30);
-  for (int i = 0; i < 2 && ok; ++i)
-    ok = f32_or_none(p.out[i].bias, p.out[i].bias_dtype) &&
-         f32_or_none(p.out[i].scale, p.out[i].scale_dtype);
-  return ok && env_int("FUSION_RT_PAIRED_DECODE", 1) != 0;
-}
-
-/// paired_decode_kernel<T, NB> for NB = chunks_per_warp / 32 (1..kBatch).
+/// paired_decode_kernel<T, NB> for NB = decode_nb(plan) (1..kBatch).
 template <typename T, int NB = kBatch>
-cudaError_t launch_decode(const Params &p, dim3 grid, cudaStream_t stream) {
+cudaError_t launch_decode(const Params &p, int64_t nb, dim3 grid, cudaStream_t stream) {
   if constexpr (NB > 1) {
-    if (p.chunks_per_warp / 32 < NB)
-      return launch_decode<T, NB - 1>(p, grid, stream);
+    if (nb < NB)
+      return launch_decode<T, NB - 1>(p, nb, grid, stream);
   }
   return launch_ex(paired_decode_kernel<T, NB>, p, grid, unsigned(32 * p.wr * p.wk), 0,
                    stream);
@@ -1077,8 +1060,6 @@ cudaError_t launch_decode(const Params &p, dim3 grid, cudaStream_t stream) {
 template <typename T, int MT>
 cudaError_t launch_gemv_mt(const Params &p, int rpw, dim3 grid, size_t smem,
                            cudaStream_t stream) {
-  if (decode_ok(p, MT, rpw))
-    return launch_decode<T>(p, grid, stream);
   // The lean instance: token tiles of 1-2 (lhs in registers), no cluster,
   // every lane's chunks in one batch (gemv_is_lean in paired_plan.h).
   if constexpr (MT <= 2) {
@@ -1132,6 +1113,23 @@ cudaError_t launch_gemv(Params p, int32_t dt, cudaStream_t stream) {
   const int rpw = int(plan.rpw), mt = int(plan.mt);
   const size_t smem = plan.smem;
   const dim3 grid{unsigned(plan.S), unsigned(plan.g), unsigned(plan.z)};
+  bool f32_operands = true;
+  for (const OutParams &o : p.out)
+    f32_operands = f32_operands && (!o.bias || o.bias_dtype == FUSION_RT_F32) &&
+                   (!o.scale || o.scale_dtype == FUSION_RT_F32);
+  const int64_t nb = env_int("FUSION_RT_PAIRED_DECODE", 1) != 0
+                         ? decode_nb(plan, p.gated_kind >= 0, f32_operands, p.pdl != 0)
+                         : 0;
+  if (nb > 0) {
+    switch (dt) {
+    case FUSION_RT_BF16:
+      return launch_decode<__nv_bfloat16>(p, nb, grid, stream);
+    case FUSION_RT_F16:
+      return launch_decode<__half>(p, nb, grid, stream);
+    default:
+      return launch_decode<float>(p, nb, grid, stream);
+    }
+  }
   switch (dt) {
   case FUSION_RT_BF16:
     return launch_gemv_t<__nv_bfloat16>(p, int(mt), rpw, grid, smem, stream);

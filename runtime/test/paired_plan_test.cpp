@@ -5,7 +5,8 @@
 // the kernels rely on: every 16-byte chunk of K is owned by exactly one
 // (cluster rank, warp), every token and weight row is covered by the grid,
 // the launch fits (threads, cluster size, grid limits), the lean gemv
-// instance is chosen only where one batch of loads covers a lane, and the
+// instance is chosen only where one batch of loads covers a lane, the
+// decode instance only where every lane has the same chunks, and the
 // selector follows the documented thresholds (docs/paired-projections.md).
 //
 //===----------------------------------------------------------------------===//
@@ -131,9 +132,47 @@ TEST(PairedPlan, DecodeShapesTakeTheLeanGemvInstance) {
   EXPECT_FALSE(gemv_is_lean(c.S, c.mt, c.cpw));
 }
 
+TEST(PairedPlan, DecodeInstanceServesTheGdnDecodeCalls) {
+  // (K, H, largest M with one token per CTA, chunks per lane) for bf16.
+  const int64_t shapes[][4] = {{2048, 32, 16, 8}, {5120, 48, 2, 5}, {4096, 64, 4, 8}};
+  for (const auto &s : shapes)
+    for (int64_t M : {1, 2, 4, 8, 16}) {
+      const GemvPlan p = plan_gemv(M, s[0], s[1], s[1], false, 2);
+      const std::string at = where(M, s[0], s[1], s[1], false);
+      EXPECT_EQ(decode_nb(p, false, true, false), M <= s[2] ? s[3] : 0) << at;
+      EXPECT_EQ(decode_nb(p, true, true, false), 0) << at << " (gated)";
+      EXPECT_EQ(decode_nb(p, false, false, false), 0) << at << " (bf16 bias)";
+      EXPECT_EQ(decode_nb(p, false, true, true), 0) << at << " (PDL)";
+    }
+  // Wherever it applies: one token, no cluster, every lane of a row with
+  // the same nb <= kBatch chunks, at most 8 warps.
+  for (int64_t M : kMs)
+    for (int64_t K : kKs)
+      for (const auto &h : kHs)
+        for (int64_t es : {2, 4}) {
+          if (K % (16 / es))
+            continue;
+          const GemvPlan p = plan_gemv(M, K, h[0], h[1], false, es);
+          const int64_t nb = decode_nb(p, false, true, false);
+          if (nb == 0)
+            continue;
+          const std::string at = where(M, K, h[0], h[1], false);
+          EXPECT_TRUE(p.ok && p.mt == 1 && p.S == 1 && p.rpw == 1) << at;
+          EXPECT_LE(nb, kBatch) << at;
+          EXPECT_EQ(nb * 32, p.cpw) << at;
+          EXPECT_EQ(p.wk * p.cpw, p.chunks) << at;
+          EXPECT_LE(p.wr * p.wk, kMaxWarps) << at;
+        }
+}
+
 TEST(PairedPlan, SelectorFollowsTheDocumentedThresholds) {
   // M <= 16 always takes gemv when the views vectorise.
-  EXPECT_EQ(select_path(16, 40960, 512, 512, 2, true), Path::Gemv);
+  // Weights past 8 MiB (80 MiB here): gemv only for one token.
+  EXPECT_EQ(select_path(16, 40960, 512, 512, 2, true), Path::Blas);
+  EXPECT_EQ(select_path(1, 40960, 512, 512, 2, true), Path::Gemv);
+  EXPECT_EQ(select_path(2, 40960, 512, 512, 2, true), Path::Mma); // 2^26.3
+  EXPECT_EQ(select_path(2, 4096, 14336, 14336, 2, true), Path::Blas); // Llama-3-8B FFN
+  EXPECT_EQ(select_path(16, 2048, 1024, 1024, 2, true), Path::Gemv); // 8 MiB
   // Past that: gemv up to 2^23 multiply-adds (16-bit), then mma.
   EXPECT_EQ(select_path(64, 2048, 32, 32, 2, true), Path::Gemv);  // 2^23
   EXPECT_EQ(select_path(65, 2048, 32, 32, 2, true), Path::Mma);

@@ -77,8 +77,10 @@ func.func @nvfp4(%x: tensor<16x32xbf16>) -> (tensor<16x32xf4E2M1FN>, tensor<16x2
 
 // CHECK: op #5 fusion.paired_projection
 // CHECK-NEXT: entry point: _mlir_ciface_fusion_rt_mlir_paired_projection -> fusion_rt_paired_projection_run
-// CHECK: CUDA launch: gemv path: block 128 (4 row x 1 K-split warps), grid (1, 16, 3), no cluster, 1 token(s) and 1 weight row(s) per warp, dynamic smem 0 B, both epilogues in the same launch
-// CHECK: CUDA kernel: void fusion_rt::paired::(anonymous namespace)::paired_gemv_kernel<__nv_bfloat16, 1, 1, false, true>
+// The GDN decode call (f32 bias and scale, an even K split) takes the gemv
+// path's decode instance, 8 chunks of 16 bytes per lane.
+// CHECK: CUDA launch: gemv path: block 128 (4 row x 1 K-split warps), grid (1, 16, 3), no cluster, 1 token(s) and 1 weight row(s) per warp, dynamic smem 0 B, both epilogues in the same launch, decode instance (8 chunks per lane)
+// CHECK: CUDA kernel: void fusion_rt::paired::(anonymous namespace)::paired_decode_kernel<__nv_bfloat16, 8>
 func.func @gdn(%x: tensor<3x2048xbf16>, %wa: tensor<32x2048xbf16>, %wb: tensor<32x2048xbf16>, %dt: tensor<32xf32>, %s: tensor<32xf32>) -> (tensor<3x32xf32>, tensor<3x32xf32>) {
   %dst14 = tensor.empty() : tensor<3x32xf32>
   %dst15 = tensor.empty() : tensor<3x32xf32>
@@ -148,4 +150,17 @@ func.func @both_same(%x: tensor<256x512xbf16>) -> (tensor<256x512xf8E4M3FN>, ten
   %d:4 = fusion.quantize %x as quant<mxfp8_e4m3, both> outs(%e0, %e1, %e2, %e3)
       : (tensor<256x512xbf16>, tensor<256x512xf8E4M3FN>, tensor<256x16xf8E8M0FNU>, tensor<256x512xf8E4M3FN>, tensor<8x512xf8E8M0FNU>) -> (tensor<256x512xf8E4M3FN>, tensor<256x16xf8E8M0FNU>, tensor<256x512xf8E4M3FN>, tensor<8x512xf8E8M0FNU>)
   return %d#0, %d#1, %d#2, %d#3 : tensor<256x512xf8E4M3FN>, tensor<256x16xf8E8M0FNU>, tensor<256x512xf8E4M3FN>, tensor<8x512xf8E8M0FNU>
+}
+
+// The same call with a bf16 bias: the general lean instance of the gemv path.
+// CHECK: op #11 fusion.paired_projection
+// CHECK: CUDA launch: gemv path: block 128 (2 row x 2 K-split warps), grid (1, 24, 1), no cluster, 1 token(s) and 1 weight row(s) per warp, dynamic smem 0 B, both epilogues in the same launch
+// CHECK-NOT: decode instance
+// CHECK: CUDA kernel: void fusion_rt::paired::(anonymous namespace)::paired_gemv_kernel<__nv_bfloat16, 1, 1, false, true>
+func.func @gdn_bf16_bias(%x: tensor<1x4096xbf16>, %wa: tensor<24x4096xbf16>, %wb: tensor<24x4096xbf16>, %dt: tensor<24xbf16>, %s: tensor<24xf32>) -> (tensor<1x24xf32>, tensor<1x24xf32>) {
+  %e0 = tensor.empty() : tensor<1x24xf32>
+  %e1 = tensor.empty() : tensor<1x24xf32>
+  %g, %b = fusion.paired_projection %x, %wa, %wb epilogues(softplus_bias_scale bias %dt scale %s, sigmoid) outs(%e0, %e1)
+      : (tensor<1x4096xbf16>, tensor<24x4096xbf16>, tensor<24x4096xbf16>, tensor<24xbf16>, tensor<24xf32>, tensor<1x24xf32>, tensor<1x24xf32>) -> (tensor<1x24xf32>, tensor<1x24xf32>)
+  return %g, %b : tensor<1x24xf32>, tensor<1x24xf32>
 }

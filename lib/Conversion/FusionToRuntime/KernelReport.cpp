@@ -294,11 +294,22 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
     MmaPlan mp = plan_mma(n, k, h0, h1, gated);
     Path path = select_path(n, k, h0, h1, esize, k % (16 / esize) == 0);
     if (path == Path::Gemv && g.ok) {
-      std::string name = std::string("void ") + ns + "paired_gemv_kernel<" +
-                         t + ", " + std::to_string(g.mt) + ", " +
-                         std::to_string(g.rpw) + (gated ? ", true" : ", false") +
-                         (gemv_is_lean(g.S, g.mt, g.cpw) ? ", true" : ", false") +
-                         ">(" + ns + "Params)";
+      // The decode instance takes the plan when every present bias and
+      // scale is f32 (the runtime's decode_nb, without PDL: its default).
+      bool f32Operands = true;
+      for (Value v : {p.getBias0(), p.getScale0(), p.getBias1(), p.getScale1()})
+        if (v)
+          f32Operands = f32Operands &&
+                        cast<ShapedType>(v.getType()).getElementType().isF32();
+      int64_t nb = decode_nb(g, gated, f32Operands, /*pdl=*/false);
+      std::string name =
+          nb > 0 ? std::string("void ") + ns + "paired_decode_kernel<" + t + ", " +
+                       std::to_string(nb) + ">(" + ns + "Params)"
+                 : std::string("void ") + ns + "paired_gemv_kernel<" + t + ", " +
+                       std::to_string(g.mt) + ", " + std::to_string(g.rpw) +
+                       (gated ? ", true" : ", false") +
+                       (gemv_is_lean(g.S, g.mt, g.cpw) ? ", true" : ", false") + ">(" +
+                       ns + "Params)";
       plan.kernels.push_back(name);
       plan.launch =
           "gemv path: block " + std::to_string(g.threads()) + " (" +
@@ -310,7 +321,9 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
                    : ", no cluster") +
           ", " + std::to_string(g.mt) + " token(s) and " +
           std::to_string(g.rpw) + " weight row(s) per warp, dynamic smem " +
-          std::to_string(g.smem) + " B, both epilogues in the same launch";
+          std::to_string(g.smem) + " B, both epilogues in the same launch" +
+          (nb > 0 ? ", decode instance (" + std::to_string(nb) + " chunks per lane)"
+                  : "");
     } else if (path == Path::Mma && mp.ok) {
       plan.kernels.push_back(std::string("void ") + ns + "paired_mma_kernel<" +
                              t + ", " + std::to_string(mp.tm) + ", " +
