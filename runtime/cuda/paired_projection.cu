@@ -1070,9 +1070,13 @@ cudaError_t launch_gemv_mt(const Params &p, int rpw, dim3 grid, size_t smem,
   return launch_gemv_lean<T, MT, false>(p, rpw, grid, smem, stream);
 }
 
+/// The gemv kernel instance for T: the decode instance when nb > 0
+/// (decode_nb), else the instance of token tile mt and rpw rows per warp.
 template <typename T>
-cudaError_t launch_gemv_t(const Params &p, int mt, int rpw, dim3 grid, size_t smem,
-                          cudaStream_t stream) {
+cudaError_t launch_gemv_t(const Params &p, int64_t nb, int mt, int rpw, dim3 grid,
+                          size_t smem, cudaStream_t stream) {
+  if (nb > 0)
+    return launch_decode<T>(p, nb, grid, stream);
   switch (mt) {
   case 1:
     return launch_gemv_mt<T, 1>(p, rpw, grid, smem, stream);
@@ -1120,23 +1124,13 @@ cudaError_t launch_gemv(Params p, int32_t dt, cudaStream_t stream) {
   const int64_t nb = env_int("FUSION_RT_PAIRED_DECODE", 1) != 0
                          ? decode_nb(plan, p.gated_kind >= 0, f32_operands, p.pdl != 0)
                          : 0;
-  if (nb > 0) {
-    switch (dt) {
-    case FUSION_RT_BF16:
-      return launch_decode<__nv_bfloat16>(p, nb, grid, stream);
-    case FUSION_RT_F16:
-      return launch_decode<__half>(p, nb, grid, stream);
-    default:
-      return launch_decode<float>(p, nb, grid, stream);
-    }
-  }
   switch (dt) {
   case FUSION_RT_BF16:
-    return launch_gemv_t<__nv_bfloat16>(p, int(mt), rpw, grid, smem, stream);
+    return launch_gemv_t<__nv_bfloat16>(p, nb, int(mt), rpw, grid, smem, stream);
   case FUSION_RT_F16:
-    return launch_gemv_t<__half>(p, int(mt), rpw, grid, smem, stream);
+    return launch_gemv_t<__half>(p, nb, int(mt), rpw, grid, smem, stream);
   default:
-    return launch_gemv_t<float>(p, int(mt), rpw, grid, smem, stream);
+    return launch_gemv_t<float>(p, nb, int(mt), rpw, grid, smem, stream);
   }
 }
 
