@@ -11,16 +11,9 @@ set -uo pipefail
 B=${1:?build dir B}
 shift
 OUT=${OUT:-/tmp/paired-ab}
-mkdir -p "$OUT"
-CUBLAS_DIR=$(python3 -c 'import nvidia.cublas, os; print(os.path.join(list(nvidia.cublas.__path__)[0], "lib"))' 2>/dev/null || true)
-export LD_LIBRARY_PATH=$PWD/$B/lib:/usr/local/cuda/lib64:${CUBLAS_DIR}:${LD_LIBRARY_PATH:-}
+source "$(dirname "$0")/device_env.sh"
 { date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv; } > "$OUT/env.txt"
-timeout 90 "$B/cuda/fusion_rt_paired_gpu_tests" > "$OUT/gpu_test.log" 2>&1
-echo "gpu tests rc=$?" | tee -a "$OUT/gpu_test.log"
-FUSION_RT_PAIRED_PDL=1 timeout 90 "$B/cuda/fusion_rt_paired_gpu_tests" > "$OUT/gpu_test_pdl.log" 2>&1
-echo "gpu tests (PDL) rc=$?" | tee -a "$OUT/gpu_test.log"
-grep -E "^FAIL|checks" "$OUT/gpu_test.log" "$OUT/gpu_test_pdl.log" | head
-cat "$OUT/gpu_test_pdl.log" >> "$OUT/gpu_test.log" && rm "$OUT/gpu_test_pdl.log"
+paired_gpu_tests
 # LIB may be xz-compressed (NAME.so.xz: unpacked here, so that several
 # builds fit in one device call's carry).
 ARMS=()

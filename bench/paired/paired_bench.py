@@ -246,14 +246,17 @@ def ours_calls(lib, su, path=None, env=None, hot=False):
                       su.A, beta, g)
              for i in range(su.R)]
 
-    def mk(d):
-        def call():
-            st = lib.fusion_rt_paired_projection_run(
-                ctypes.byref(d), None, ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
-            if st != 0:
-                raise RuntimeError("fusion_rt: %d %s" % (st, lib.fusion_rt_last_error_message()))
-        return call
-    return [mk(d) for d in descs], (beta, g)
+    return [runtime_call(lib, d) for d in descs], (beta, g)
+
+
+def runtime_call(lib, d):
+    """A closure running fusion_rt_paired_projection_run(d) on the current stream."""
+    def call():
+        st = lib.fusion_rt_paired_projection_run(
+            ctypes.byref(d), None, ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
+        if st != 0:
+            raise RuntimeError("fusion_rt: %d %s" % (st, lib.fusion_rt_last_error_message()))
+    return call
 
 
 def with_env(env, fn):
@@ -619,16 +622,7 @@ def ffn(lib, args):
                 d.out0 = tview(out)
                 descs.append(d)
 
-            def mk(d):
-                def call():
-                    st = lib.fusion_rt_paired_projection_run(
-                        ctypes.byref(d), None,
-                        ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
-                    if st != 0:
-                        raise RuntimeError("fusion_rt: %d %s" % (
-                            st, lib.fusion_rt_last_error_message()))
-                return call
-            calls = [mk(d) for d in descs]
+            calls = [runtime_call(lib, d) for d in descs]
             calls[0]()
             torch.cuda.synchronize()
             err = rel_err(out, ref)  # before timing: the timed calls overwrite out

@@ -11,25 +11,14 @@
 set -uo pipefail
 B=${1:-.paired-build}
 OUT=${OUT:-/tmp/paired-out}
-mkdir -p "$OUT"
-CUBLAS_DIR=$(python3 -c 'import nvidia.cublas, os; print(os.path.join(list(nvidia.cublas.__path__)[0], "lib"))' 2>/dev/null || true)
-export LD_LIBRARY_PATH=$PWD/$B/lib:/usr/local/cuda/lib64:${CUBLAS_DIR}:${LD_LIBRARY_PATH:-}
+source "$(dirname "$0")/device_env.sh"
 {
   date -u
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv
   ldd "$B/lib/libfusion_rt.so" | grep -E "cublas|not found"
 } > "$OUT/env.txt" 2>&1
 cat "$OUT/env.txt"
-timeout 90 "$B/cuda/fusion_rt_paired_gpu_tests" > "$OUT/gpu_test.log" 2>&1
-echo "gpu tests rc=$?" | tee -a "$OUT/gpu_test.log"
-grep -E "^FAIL|worst|checks" "$OUT/gpu_test.log" | head -30
-# The same tests with programmatic dependent launch on.
-# (Appended to gpu_test.log: the device tool brings back at most 8 files.)
-echo "=== FUSION_RT_PAIRED_PDL=1 ===" >> "$OUT/gpu_test.log"
-FUSION_RT_PAIRED_PDL=1 timeout 90 "$B/cuda/fusion_rt_paired_gpu_tests" > "$OUT/gpu_test_pdl.log" 2>&1
-echo "gpu tests (FUSION_RT_PAIRED_PDL=1) rc=$?" | tee -a "$OUT/gpu_test_pdl.log"
-grep -E "^FAIL|worst|checks" "$OUT/gpu_test_pdl.log" | head -10
-cat "$OUT/gpu_test_pdl.log" >> "$OUT/gpu_test.log" && rm "$OUT/gpu_test_pdl.log"
+paired_gpu_tests
 PYTHONUNBUFFERED=1 timeout "${BENCH_TIMEOUT:-200}" python3 bench/paired/paired_bench.py \
   --lib "$B/lib/libfusion_rt.so" --out "$OUT" --budget "${BUDGET:-150}" ${BENCH_ARGS:-} \
   > "$OUT/bench.log" 2>&1

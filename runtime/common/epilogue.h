@@ -36,12 +36,6 @@ enum EpilogueKind : int32_t {
   kEpiSoftplusBiasScale = 4
 };
 
-/// torch.nn.functional.softplus with beta 1 and threshold 20 (linear above
-/// the threshold; NaN propagates through log1pf(expf(NaN))).
-FUSION_RT_HDI float softplus_torch(float x) {
-  return x > 20.f ? x : log1pf(expf(x));
-}
-
 /// Applies epilogue `kind` to the fp32 accumulation `y`; `b` and `s` are the
 /// bias and scale of the output column (ignored unless has_bias / has_scale).
 FUSION_RT_HDI float apply_epilogue(int32_t kind, float y, bool has_bias, float b,
@@ -50,8 +44,10 @@ FUSION_RT_HDI float apply_epilogue(int32_t kind, float y, bool has_bias, float b
   if (kind != kEpiSigmoid && kind != kEpiSilu && kind != kEpiSoftplusBiasScale)
     return t; // NONE, BIAS
   // One expf serves the three kinds (less code in the kernels that inline
-  // this), each exactly as written above: act_sigmoid(t) = 1 / (1 + e^-t),
-  // act_silu(t) = t * act_sigmoid(t), softplus_torch(t) = log1p(e^t) below 20.
+  // this), each exactly as the header's formulas: act_sigmoid(t) =
+  // 1 / (1 + e^-t), act_silu(t) = t * act_sigmoid(t), and torch's softplus
+  // (beta 1, threshold 20: linear above it; NaN propagates through
+  // log1pf(expf(NaN))) = log1p(e^t) up to 20.
   const bool softplus = kind == kEpiSoftplusBiasScale;
   const float e = expf(softplus ? t : -t);
   if (softplus) {
