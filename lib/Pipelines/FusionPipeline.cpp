@@ -35,6 +35,13 @@ void mlir::fusion::buildFusionPipeline(OpPassManager &pm,
   fpm.addPass(createNormalizeElementwise());
   fpm.addPass(createCanonicalizerPass());
   fpm.addPass(createCSEPass());
+  // Quantizers written out in upstream ops become fusion.quantize, so the
+  // fusions below see them.
+  if (options.raiseQuantize) {
+    RaiseQuantizeOptions raiseOpts;
+    raiseOpts.saturatingCasts = options.saturatingCasts;
+    fpm.addPass(createRaiseQuantize(raiseOpts));
+  }
   // Pairs first: a gate/up pair feeding SwiGLU then a quantizer becomes a
   // gated paired projection followed by the quantizer (docs/passes.md).
   if (options.fusePairedProjections)

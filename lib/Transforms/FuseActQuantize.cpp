@@ -239,13 +239,15 @@ QuantSchemeAttr mergeDirections(QuantizeOp a, QuantizeOp b) {
       x.getNanPolicy() != y.getNanPolicy() ||
       x.getScaleLayout() != y.getScaleLayout() ||
       x.getElemRounding() != y.getElemRounding() ||
-      x.getTensorScaling() != y.getTensorScaling())
+      x.getTensorScaling() != y.getTensorScaling() ||
+      x.getZeroScale() != y.getZeroScale())
     return QuantSchemeAttr();
   MLIRContext *ctx = a.getContext();
   auto args = std::make_tuple(
       x.getFormat(), QuantDirection::both, x.getBlockRows(), x.getBlockCols(),
       x.getRounding(), x.getNanPolicy(), y.getColwiseLayout(),
-      x.getScaleLayout(), x.getElemRounding(), x.getTensorScaling());
+      x.getScaleLayout(), x.getElemRounding(), x.getTensorScaling(),
+      x.getZeroScale());
   if (failed(std::apply(
           [](auto... v) {
             return QuantSchemeAttr::verify([] { return InFlightDiagnostic(); },

@@ -9,7 +9,9 @@
 //===----------------------------------------------------------------------===//
 #include "fusion/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -39,13 +41,27 @@ struct GeneralizeElementwiseNamedOp
   }
 };
 
+/// Rewrites `tensor.bitcast` (torch-mlir's lowering of `view(dtype)`) as the
+/// elementwise `arith.bitcast`, which then becomes a linalg.generic like any
+/// elementwise op: one-shot bufferization has no model for tensor.bitcast.
+struct TensorBitcastToElementwise : public OpRewritePattern<tensor::BitcastOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::BitcastOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, op.getType(),
+                                                  op.getOperand());
+    return success();
+  }
+};
+
 struct NormalizeElementwisePass
     : public fusion::impl::NormalizeElementwiseBase<NormalizeElementwisePass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     linalg::populateElementwiseToLinalgConversionPatterns(patterns);
-    patterns.add<GeneralizeElementwiseNamedOp>(ctx);
+    patterns.add<GeneralizeElementwiseNamedOp, TensorBitcastToElementwise>(ctx);
     // Fuse a producer only when every use of it is in this consumer: a value
     // that is also used elsewhere (an activation feeding a dbias reduction,
     // or a second consumer) keeps its own op. `tensor.dim` users do not

@@ -19,6 +19,7 @@ LogicalResult mlir::fusion::buildActQuantizePipeline(OpPassManager &pm) {
   fpm.addPass(createNormalizeElementwise());
   fpm.addPass(createCanonicalizerPass());
   fpm.addPass(createCSEPass());
+  fpm.addPass(createRaiseQuantize());
   fpm.addPass(createFuseActQuantize());
   return success();
 }
@@ -27,7 +28,8 @@ void mlir::fusion::registerFusionPipelines() {
   PassPipelineRegistration<>(
       "fusion-act-quantize-pipeline",
       "Normalise elementwise code (fusion-normalize-elementwise, "
-      "canonicalize, cse) and run fusion-fuse-act-quantize",
+      "canonicalize, cse), raise written-out quantizers "
+      "(fusion-raise-quantize) and run fusion-fuse-act-quantize",
       [](OpPassManager &pm) { (void)buildActQuantizePipeline(pm); });
 }
 

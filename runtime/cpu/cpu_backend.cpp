@@ -253,6 +253,10 @@ inline uint8_t block_scale(const Request &q, const Globals &g, const Amax &a,
     uint8_t b = mx_scale_byte(a.amax, a.nan, f, q.scheme.scale_rounding,
                               propagate);
     mul = mx_reciprocal(b);
+    if (b == 0 && q.scheme.zero_scale == FUSION_RT_ZERO_SCALE_ONE)
+      mul = 1.0f;
+    else if (b == 0 && q.scheme.zero_scale == FUSION_RT_ZERO_SCALE_MIN_NORMAL)
+      mul = 0x1p126f;
     return b;
   }
   // NVFP4: PROPAGATE marks a block holding NaN or Inf with a NaN scale.

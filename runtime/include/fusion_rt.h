@@ -148,6 +148,16 @@ typedef enum fusion_rt_tensor_scaling {
 } fusion_rt_tensor_scaling;
 
 /** How to quantize. Initialise with fusion_rt_quant_scheme_init(). */
+typedef enum fusion_rt_zero_scale {
+  /** An MX block with scale byte 0 (2^-127) multiplies its elements by 2^127
+   *  (the exact reciprocal; TransformerEngine since PR#2647). */
+  FUSION_RT_ZERO_SCALE_EXACT = 0,
+  /** ... by 1.0 (torchao 0.18's RCEIL fallback; TE before PR#2647). */
+  FUSION_RT_ZERO_SCALE_ONE = 1,
+  /** ... by 2^126 (torchao's FLOOR: scale clamped to the smallest normal f32). */
+  FUSION_RT_ZERO_SCALE_MIN_NORMAL = 2
+} fusion_rt_zero_scale;
+
 typedef struct fusion_rt_quant_scheme {
   int32_t format;         /**< fusion_rt_format */
   int32_t scale_rounding; /**< fusion_rt_scale_rounding (MX formats) */
@@ -162,7 +172,9 @@ typedef struct fusion_rt_quant_scheme {
   float amax_epsilon;
   /** FP8 current scaling: nonzero rounds the scale down to a power of two. */
   int32_t force_pow2_scale;
-  int32_t reserved0;
+  /** fusion_rt_zero_scale (MX formats). The CPU backend implements every
+   *  value; the CUDA backend EXACT only (UNSUPPORTED otherwise). */
+  int32_t zero_scale;
   uint64_t seed;   /**< stochastic rounding key */
   uint64_t offset; /**< stochastic rounding counter offset */
 } fusion_rt_quant_scheme;

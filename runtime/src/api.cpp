@@ -242,7 +242,8 @@ fusion_rt_status check_scheme(const fusion_rt_quant_scheme *s) {
                 {s->scale_layout, 1, "scheme->scale_layout"},
                 {s->nvfp4_block, 1, "scheme->nvfp4_block"},
                 {s->elem_rounding, 1, "scheme->elem_rounding"},
-                {s->tensor_scaling, 1, "scheme->tensor_scaling"}};
+                {s->tensor_scaling, 1, "scheme->tensor_scaling"},
+                {s->zero_scale, 2, "scheme->zero_scale"}};
   for (const Field &f : fields)
     if (!in_range(f.v, 0, f.hi))
       return fail(FUSION_RT_STATUS_BAD_VALUE, "%s = %d is out of range 0..%d",
@@ -267,6 +268,9 @@ fusion_rt_status check_scheme(const fusion_rt_quant_scheme *s) {
       f != FUSION_RT_FORMAT_MXFP4 && !nv)
     return fail(FUSION_RT_STATUS_UNSUPPORTED,
                 "scheme->elem_rounding STOCHASTIC applies to FP4 formats only");
+  if (s->zero_scale != FUSION_RT_ZERO_SCALE_EXACT && !mx)
+    return fail(FUSION_RT_STATUS_UNSUPPORTED,
+                "scheme->zero_scale applies to MX formats only");
   if (s->tensor_scaling == FUSION_RT_TENSOR_SCALING_DELAYED && !fp8)
     return fail(FUSION_RT_STATUS_UNSUPPORTED,
                 "scheme->tensor_scaling DELAYED applies to FP8 per-tensor formats only");
@@ -628,6 +632,11 @@ bool on_device(const PairedRequest &req) {
   return cuda_paired_touches_device(req);
 }
 fusion_rt_status run_cuda(const Request &req, void *stream) {
+  if (req.scheme.zero_scale != FUSION_RT_ZERO_SCALE_EXACT)
+    return fail(FUSION_RT_STATUS_UNSUPPORTED,
+                "scheme->zero_scale %d: the CUDA kernels implement "
+                "FUSION_RT_ZERO_SCALE_EXACT only (the CPU backend every value)",
+                int(req.scheme.zero_scale));
   fusion_rt_status st = cuda_execute(req, stream);
   return st == FUSION_RT_STATUS_SUCCESS ? st : fail(st, "%s", cuda::error_detail());
 }

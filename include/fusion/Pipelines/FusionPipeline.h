@@ -21,6 +21,16 @@ struct FusionPipelineOptions
       *this, "fuse-act-quantize",
       llvm::cl::desc("Fuse activations with their quantizers"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> raiseQuantize{
+      *this, "raise-quantize",
+      llvm::cl::desc("Replace quantizers written out in upstream ops by "
+                     "fusion.quantize (fusion-raise-quantize)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> saturatingCasts{
+      *this, "saturating-casts",
+      llvm::cl::desc("fusion-raise-quantize: treat arith.truncf to FP8 as a "
+                     "saturating cast (torch >= 2.12, Triton)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> fusePairedProjections{
       *this, "fuse-paired-projections",
       llvm::cl::desc("Fuse pairs of projections of one input"),

@@ -37,6 +37,66 @@ def NormalizeElementwise : Pass<"fusion-normalize-elementwise", "func::FuncOp"> 
                            "arith::ArithDialect"];
 }
 
+def RaiseQuantize : Pass<"fusion-raise-quantize", "func::FuncOp"> {
+  let summary = "Replace quantizers written out in upstream ops by fusion.quantize";
+  let description = [{
+    Finds quantizers that a frontend wrote out in upstream ops (torchao's
+    `to_mx` as torch-mlir lowers it, hand-written `log2` / `floor` / `exp2`
+    scales, `arith.scaling_truncf`, ...) and replaces each by one
+    `fusion.quantize`, so that `fusion-fuse-act-quantize` can fuse it with
+    the activation before it.
+
+    A candidate is a cast to an FP8 type (`f8E4M3FN`, `f8E5M2`) whose
+    operand depends on an amax reduction. The pass takes the region between
+    the quantizer's input and its two results (the data and the block
+    scales), whatever ops it is written in, and checks it semantically: an
+    interpreter of the tensor IR (lib/Analysis/TensorEvaluator.cpp)
+    evaluates the region on probe inputs (random values over the whole
+    exponent range, NaN, +-Inf, zero and -0 blocks, subnormals, values above
+    the format's maximum, scale and rounding boundaries) and the runtime's
+    own CPU quantizer computes every candidate scheme (MXFP8 e4m3 / e5m2,
+    RCEIL / FLOOR, NaN propagate / ignore) on the same inputs. The region is
+    raised to the first scheme that reproduces every byte; NaN data elements
+    compare as NaN (the IR leaves a NaN's sign and payload open).
+
+    Every candidate gets a structured remark (category `fusion`, name
+    `RaiseQuantize`): `passed` with the scheme, or `missed` with the rule:
+    "no amax reduction", "no quantizer input", "no scale output",
+    "intermediate value has another user", "unsupported shape",
+    "not evaluable" (an op or a form the interpreter does not model), or
+    "differs from every runtime quantizer" with the first differing element
+    and what the difference is (a cast that does not saturate, a different
+    scale rounding, ...). docs/passes.md lists the rules.
+  }];
+  let dependentDialects = ["fusion::FusionDialect", "tensor::TensorDialect",
+                           "linalg::LinalgDialect"];
+  let options = [
+    Option<"saturatingCasts", "saturating-casts", "bool", /*default=*/"false",
+           "Treat arith.truncf to an FP8 type as a saturating cast (finite "
+           "values above the maximum become the maximum), as torch >= 2.12 "
+           "eager casts and Triton casts do; torchao drops its clamp when it "
+           "relies on that. By default the cast means what arith defines "
+           "(overflow gives NaN for f8E4M3FN, Inf for f8E5M2)">,
+    Option<"wrappingIntCasts", "wrapping-int-casts", "bool",
+           /*default=*/"false",
+           "Treat fptosi / fptoui of an in-range (i32) value that does not "
+           "fit the narrower result as truncation to i32 then to the result "
+           "width, as torch's .to(torch.uint8) does (torch-mlir emits it as "
+           "fptosi to i8, poison above 127). By default such a result is "
+           "poison and a quantizer that depends on it is declined">,
+    Option<"finiteInputs", "finite-inputs", "bool", /*default=*/"false",
+           "Assume the quantizer's input holds no NaN or Inf (the fast-math "
+           "nnan/ninf contract): the exactness check then probes finite "
+           "values only, and the raised op applies the runtime's NaN policy "
+           "(propagate: torch's eager semantics) where the written IR may "
+           "differ">
+  ];
+  let statistics = [
+    Statistic<"numRaised", "num-raised", "Quantizers raised">,
+    Statistic<"numDeclined", "num-declined", "Candidates declined">
+  ];
+}
+
 def FuseActQuantize : Pass<"fusion-fuse-act-quantize", "func::FuncOp"> {
   let summary = "Fuse an activation and the fusion.quantize of its result";
   let description = [{

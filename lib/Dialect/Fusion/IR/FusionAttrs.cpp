@@ -57,7 +57,8 @@ QuantSchemeAttr QuantSchemeAttr::get(MLIRContext *ctx, QuantFormat format,
   auto [r, c] = getDefaultBlock(format);
   return get(ctx, format, direction, r, c, ScaleRounding::rceil,
              NanPolicy::propagate, getDefaultColwiseLayout(format),
-             ScaleLayout::compact, ElemRounding::rne, TensorScaling::current);
+             ScaleLayout::compact, ElemRounding::rne, TensorScaling::current,
+             ZeroScale::exact);
 }
 
 QuantSchemeAttr QuantSchemeAttr::getChecked(
@@ -67,7 +68,8 @@ QuantSchemeAttr QuantSchemeAttr::getChecked(
   return getChecked(emitError, ctx, format, direction, r, c,
                     ScaleRounding::rceil, NanPolicy::propagate,
                     getDefaultColwiseLayout(format), ScaleLayout::compact,
-                    ElemRounding::rne, TensorScaling::current);
+                    ElemRounding::rne, TensorScaling::current,
+                    ZeroScale::exact);
 }
 
 bool QuantSchemeAttr::isMX() const {
@@ -121,7 +123,7 @@ QuantSchemeAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
                         ScaleRounding rounding, NanPolicy nanPolicy,
                         ColwiseLayout colwiseLayout, ScaleLayout scaleLayout,
                         ElemRounding elemRounding,
-                        TensorScaling tensorScaling) {
+                        TensorScaling tensorScaling, ZeroScale zeroScale) {
   StringRef name = stringifyQuantFormat(format);
   bool mx = format == QuantFormat::mxfp8_e4m3 ||
             format == QuantFormat::mxfp8_e5m2 || format == QuantFormat::mxfp4;
@@ -156,6 +158,9 @@ QuantSchemeAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
   if (nvfp4 && direction != QuantDirection::rowwise &&
       colwiseLayout != ColwiseLayout::transposed)
     return emitError() << "the colwise copy of 'nvfp4' is always transposed";
+  if (!mx && zeroScale != ZeroScale::exact)
+    return emitError() << "zero_scale applies only to MX formats, not '"
+                       << name << "'";
   (void)nanPolicy;
   return success();
 }
@@ -215,6 +220,7 @@ Attribute QuantSchemeAttr::parse(AsmParser &parser, Type) {
   ScaleLayout scales = ScaleLayout::compact;
   ElemRounding elem = ElemRounding::rne;
   TensorScaling scaling = TensorScaling::current;
+  ZeroScale zero = ZeroScale::exact;
   auto parseOption = [&](StringRef key, SMLoc keyLoc) -> ParseResult {
     if (key == "block") {
       if (succeeded(parser.parseOptionalKeyword("tensor"))) {
@@ -244,10 +250,12 @@ Attribute QuantSchemeAttr::parse(AsmParser &parser, Type) {
       return parseEnumValue(parser, key, elem, symbolizeElemRounding);
     if (key == "scaling")
       return parseEnumValue(parser, key, scaling, symbolizeTensorScaling);
+    if (key == "zero_scale")
+      return parseEnumValue(parser, key, zero, symbolizeZeroScale);
     return parser.emitError(keyLoc)
            << "unknown quantization option '" << key
-           << "' (expected block, rounding, nan, colwise, scales, elem or "
-              "scaling)";
+           << "' (expected block, rounding, nan, colwise, scales, elem, "
+              "scaling or zero_scale)";
   };
   if (parseKeyValues(parser, "option", parseOption))
     return {};
@@ -255,7 +263,7 @@ Attribute QuantSchemeAttr::parse(AsmParser &parser, Type) {
     return {};
   return getChecked([&] { return parser.emitError(startLoc); }, ctx, format,
                     direction, blockRows, blockCols, rounding, nan, colwise,
-                    scales, elem, scaling);
+                    scales, elem, scaling, zero);
 }
 
 void QuantSchemeAttr::print(AsmPrinter &p) const {
@@ -281,6 +289,8 @@ void QuantSchemeAttr::print(AsmPrinter &p) const {
     p << ", elem = " << stringifyElemRounding(getElemRounding());
   if (getTensorScaling() != TensorScaling::current)
     p << ", scaling = " << stringifyTensorScaling(getTensorScaling());
+  if (getZeroScale() != ZeroScale::exact)
+    p << ", zero_scale = " << stringifyZeroScale(getZeroScale());
   p << ">";
 }
 

@@ -48,6 +48,11 @@ def Fusion_ElemRounding : Fusion_I32Enum<"ElemRounding",
     "rounding of scaled elements", [
   I32EnumAttrCase<"rne", 0>, I32EnumAttrCase<"stochastic", 1>]>;
 
+def Fusion_ZeroScale : Fusion_I32Enum<"ZeroScale",
+    "how an MX block whose scale byte is 0 (2^-127) scales its elements", [
+  I32EnumAttrCase<"exact", 0>, I32EnumAttrCase<"one", 1>,
+  I32EnumAttrCase<"min_normal", 2>]>;
+
 def Fusion_TensorScaling : Fusion_I32Enum<"TensorScaling",
     "how an FP8 per-tensor scale is obtained", [
   I32EnumAttrCase<"current", 0>, I32EnumAttrCase<"delayed", 1>]>;
@@ -88,7 +93,8 @@ def Fusion_QuantSchemeAttr : Fusion_Attr<"QuantScheme", "quant"> {
     #fusion.quant<FORMAT, DIRECTION [, block = RxC | tensor]
                   [, rounding = rceil|floor] [, nan = propagate|ignore]
                   [, colwise = same|transposed] [, scales = compact|swizzled]
-                  [, elem = rne|stochastic] [, scaling = current|delayed]>
+                  [, elem = rne|stochastic] [, scaling = current|delayed]
+                  [, zero_scale = exact|one|min_normal]>
     ```
 
     * FORMAT: `mxfp8_e4m3`, `mxfp8_e5m2`, `mxfp4` (E8M0 scales over blocks
@@ -112,6 +118,11 @@ def Fusion_QuantSchemeAttr : Fusion_Attr<"QuantScheme", "quant"> {
       the op then takes an `rng` operand holding {seed, offset}).
     * `scaling`: FP8 per tensor only: `current` (amax pass, default) or
       `delayed` (the op takes a `scale` operand).
+    * `zero_scale`: MX formats only: what the elements of a block whose
+      scale byte is 0 are multiplied by: `exact` (2^127, default; TE since
+      PR#2647), `one` (1.0: torchao 0.18's RCEIL fallback and TE before
+      PR#2647) or `min_normal` (2^126: torchao's FLOOR, which clamps the
+      scale to the smallest normal f32).
 
     Options at their default are not printed.
   }];
@@ -125,7 +136,8 @@ def Fusion_QuantSchemeAttr : Fusion_Attr<"QuantScheme", "quant"> {
     "::mlir::fusion::ColwiseLayout":$colwiseLayout,
     "::mlir::fusion::ScaleLayout":$scaleLayout,
     "::mlir::fusion::ElemRounding":$elemRounding,
-    "::mlir::fusion::TensorScaling":$tensorScaling
+    "::mlir::fusion::TensorScaling":$tensorScaling,
+    "::mlir::fusion::ZeroScale":$zeroScale
   );
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;

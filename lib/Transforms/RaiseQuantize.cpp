@@ -1,0 +1,870 @@
+//===- RaiseQuantize.cpp - quantizers in upstream ops -> fusion.quantize --===//
+//
+// Frontends write quantizers out in upstream ops (torch-mlir lowers torchao's
+// to_mx into a blockwise amax reduction, integer bit tricks on the amax, a
+// division and an arith.truncf). This pass finds such a quantizer by its
+// structure only as far as needed to delimit it (a cast to FP8 fed by an amax
+// reduction; the region between one input and two results) and decides what
+// it computes semantically: the region is evaluated on probe inputs and
+// compared, byte for byte, with the runtime's own CPU quantizer under every
+// candidate scheme. Only a region that reproduces one scheme on every probe
+// is replaced; every candidate gets a remark.
+//
+//===----------------------------------------------------------------------===//
+#include "fusion/Analysis/TensorEvaluator.h"
+#include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "fusion/Transforms/Passes.h"
+#include "fusion/Transforms/RemarkLock.h"
+
+#include "fusion_rt.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Remarks.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <random>
+
+namespace mlir::fusion {
+#define GEN_PASS_DEF_RAISEQUANTIZE
+#include "fusion/Transforms/Passes.h.inc"
+} // namespace mlir::fusion
+
+using namespace mlir;
+using namespace mlir::fusion;
+
+namespace {
+
+/// A region that may be a quantizer: `x` in, `data` and `scales` out.
+struct Candidate {
+  Operation *cast = nullptr; ///< The op that produces the FP8 values.
+  Operation *reduction = nullptr;
+  Value x, data, scales;
+  llvm::SetVector<Operation *> region;
+};
+
+/// Why a candidate was declined: the rule (the remark's reason) and detail.
+struct Decline {
+  std::string rule, detail;
+};
+
+bool isFloat8Data(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
+
+Type elementTypeOf(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t ? t.getElementType() : Type();
+}
+
+int64_t numElements(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.hasStaticShape() ? t.getNumElements() : -1;
+}
+
+bool isReshape(Operation *op) {
+  return isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp,
+             tensor::ReshapeOp>(op);
+}
+
+/// Ops a quantizer region may contain (the ones the evaluator models).
+bool isRegionOp(Operation *op) {
+  if (auto l = dyn_cast<linalg::LinalgOp>(op))
+    return l.hasPureTensorSemantics();
+  return isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp,
+             tensor::ReshapeOp, tensor::BitcastOp, tensor::ExtractSliceOp,
+             tensor::InsertSliceOp, tensor::ConcatOp, tensor::FromElementsOp,
+             tensor::SplatOp, tensor::ExtractOp, tensor::EmptyOp,
+             arith::ConstantOp>(op) ||
+         (op->getNumRegions() == 0 && op->getNumResults() == 1 &&
+          isa<arith::ArithDialect, math::MathDialect>(op->getDialect()));
+}
+
+/// True if `v` is computed from constants only (its value does not depend on
+/// the region's input): constants, empty tensors, fills of constants, and
+/// ops of such values.
+bool isConstantLike(Value v, DenseMap<Value, bool> &memo, unsigned depth = 0);
+
+/// Values an op reads: its operands and the values its body captures.
+SmallVector<Value> readValues(Operation *op) {
+  SmallVector<Value> values(op->getOperands());
+  op->walk([&](Operation *inner) {
+    if (inner == op)
+      return;
+    for (Value o : inner->getOperands()) {
+      Operation *owner = o.getParentRegion()->getParentOp();
+      if (owner != op && !op->isProperAncestor(owner))
+        values.push_back(o);
+    }
+  });
+  return values;
+}
+
+/// True if `v` is computed from constants only (its value does not depend on
+/// the region's input): constants, empty tensors, fills of constants, and
+/// ops of such values.
+bool isConstantLike(Value v, DenseMap<Value, bool> &memo, unsigned depth) {
+  if (auto it = memo.find(v); it != memo.end())
+    return it->second;
+  Operation *op = v.getDefiningOp();
+  bool result = op && depth < 32 && isRegionOp(op) &&
+                llvm::all_of(readValues(op), [&](Value o) {
+                  return isConstantLike(o, memo, depth + 1);
+                });
+  memo[v] = result;
+  return result;
+}
+
+/// The ops between `roots` and `x` (stopping at `x` and at constant-like
+/// values). Fails with the first value that is neither.
+LogicalResult backwardSlice(ArrayRef<Value> roots, Value x,
+                            llvm::SetVector<Operation *> &slice,
+                            DenseMap<Value, bool> &constMemo, Value &stray) {
+  SmallVector<Value> work(roots.begin(), roots.end());
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (v == x || !seen.insert(v).second || isConstantLike(v, constMemo))
+      continue;
+    Operation *op = v.getDefiningOp();
+    if (!op || !isRegionOp(op)) {
+      stray = v;
+      return failure();
+    }
+    slice.insert(op);
+    for (Value r : readValues(op))
+      work.push_back(r);
+  }
+  return success();
+}
+
+/// Follows `v` through single-use reshapes to the value the program uses.
+Value followReshapes(Value v) {
+  while (v.hasOneUse() && isReshape(*v.getUsers().begin()))
+    v = (*v.getUsers().begin())->getResult(0);
+  return v;
+}
+
+/// The nearest structured op with a reduction loop that `start` depends on.
+Operation *findReduction(Operation *start) {
+  SmallVector<Operation *> work{start};
+  DenseSet<Operation *> seen;
+  while (!work.empty() && seen.size() < 256) {
+    Operation *op = work.front();
+    work.erase(work.begin());
+    if (!seen.insert(op).second)
+      continue;
+    if (auto l = dyn_cast<linalg::LinalgOp>(op))
+      if (l.getNumReductionLoops() > 0)
+        return op;
+    for (Value v : readValues(op))
+      if (Operation *def = v.getDefiningOp())
+        if (isRegionOp(def) && isa<RankedTensorType>(v.getType()))
+          work.push_back(def);
+  }
+  return nullptr;
+}
+
+/// Values the reduction's input may have come from, upstream first: the
+/// reduction input, then back through reshapes and one-input elementwise ops
+/// (|x|, casts).
+SmallVector<Value> inputCandidates(Operation *reduction) {
+  SmallVector<Value> chain;
+  Value v = cast<linalg::LinalgOp>(reduction).getDpsInputOperand(0)->get();
+  DenseMap<Value, bool> memo;
+  for (unsigned i = 0; i < 16 && v; ++i) {
+    chain.push_back(v);
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      break;
+    if (isReshape(def) || isa<tensor::BitcastOp>(def)) {
+      v = def->getOperand(0);
+      continue;
+    }
+    auto l = dyn_cast<linalg::LinalgOp>(def);
+    if (!l || l.getNumReductionLoops() != 0)
+      break;
+    Value only;
+    for (OpOperand *in : l.getDpsInputOperands()) {
+      if (isConstantLike(in->get(), memo))
+        continue;
+      if (only) {
+        only = Value();
+        break;
+      }
+      only = in->get();
+    }
+    v = only;
+  }
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
+// ---- probes -------------------------------------------------------------------
+
+/// Raw bits of `f` rounded to the float type `t`.
+uint64_t floatBits(Type t, float f) {
+  llvm::APFloat a(f);
+  bool losesInfo = false;
+  a.convert(cast<FloatType>(t).getFloatSemantics(),
+            llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  return a.bitcastToAPInt().getZExtValue();
+}
+
+/// One probe: f32 values for `rows` x `cols` (sampled rows of the input).
+/// Each block of 32 gets one pattern; the patterns cover what a quantizer's
+/// edge rules are about.
+std::vector<float> makeProbe(unsigned kind, int64_t rows, int64_t cols,
+                             unsigned seed, bool finite) {
+  std::mt19937 rng(seed * 7919 + kind);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::uniform_int_distribution<int> expo(-40, 40), pick(0, 31);
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> v(rows * cols);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t b = 0; b * 32 < cols; ++b) {
+      float *blk = &v[r * cols + b * 32];
+      int64_t n = std::min<int64_t>(32, cols - b * 32);
+      float s = std::ldexp(1.0f, expo(rng));
+      for (int64_t i = 0; i < n; ++i)
+        blk[i] = normal(rng) * s;
+      if (kind == 0)
+        continue;
+      unsigned pattern = (b + r * 3 + kind * 5) % 16;
+      if (finite && (pattern == 1 || pattern == 2 || pattern == 3 ||
+                     pattern == 11))
+        pattern = 14; // No NaN or Inf: a random block.
+      int at = pick(rng) % n;
+      switch (pattern) {
+      case 0: // zero block, one -0
+        for (int64_t i = 0; i < n; ++i)
+          blk[i] = 0.0f;
+        blk[at] = -0.0f;
+        break;
+      case 1:
+        blk[at] = nan;
+        break;
+      case 2:
+        blk[at] = inf;
+        break;
+      case 3:
+        blk[at] = -inf;
+        break;
+      case 4: // f32 subnormals only
+        for (int64_t i = 0; i < n; ++i)
+          blk[i] = std::ldexp(normal(rng), -135);
+        break;
+      case 5: // near the top of f32
+        for (int64_t i = 0; i < n; ++i)
+          blk[i] = std::ldexp(normal(rng), 126);
+        blk[at] = 3.4028235e38f;
+        break;
+      case 6: // amax mantissa near 2 (FLOOR scales overflow the element)
+        blk[at] = std::ldexp(1.9921875f, expo(rng)) * (at % 2 ? -1.0f : 1.0f);
+        for (int64_t i = 0; i < n; ++i)
+          if (i != at)
+            blk[i] = blk[at] * (0.875f + 0.125f * (i % 2)) * (i % 3 ? 1 : -1);
+        break;
+      case 7: // amax an exact power of two, elements on rounding ties
+        for (int64_t i = 0; i < n; ++i)
+          blk[i] = std::ldexp(1.0f + (2 * (i % 8) + 1) / 32.0f, expo(rng) % 4);
+        blk[at] = std::ldexp(1.0f, 4);
+        break;
+      case 8: // amax at e4m3 / e5m2 maxima and just past them
+        blk[at] = (at % 2) ? 448.0f : 57344.0f;
+        blk[(at + 1) % n] = (at % 2) ? 464.0f : 61440.0f;
+        break;
+      case 9: // wide range in one block: elements become f8 subnormals
+        for (int64_t i = 0; i < n; ++i)
+          blk[i] = std::ldexp(normal(rng), -(int)(i % 24));
+        break;
+      case 10: // smallest normals and the f32 minimum normal
+        for (int64_t i = 0; i < n; ++i)
+          blk[i] = std::ldexp(1.0f + i / 64.0f, -126);
+        break;
+      case 11: // NaN and Inf together
+        blk[at] = nan;
+        blk[(at + 5) % n] = -inf;
+        break;
+      case 12: // negative block
+        for (int64_t i = 0; i < n; ++i)
+          blk[i] = -std::fabs(blk[i]);
+        break;
+      case 13: // amax just below a power of two
+        blk[at] = std::nextafter(std::ldexp(1.0f, expo(rng) % 8), 0.0f);
+        break;
+      default:
+        break;
+      }
+    }
+  return v;
+}
+
+/// The scheme a remark names, in the dialect's syntax.
+std::string schemeName(QuantSchemeAttr s) {
+  std::string str;
+  llvm::raw_string_ostream os(str);
+  Attribute(s).print(os);
+  return str;
+}
+
+/// What the runtime computes for one scheme on one probe.
+struct Reference {
+  std::vector<uint8_t> data, scales;
+};
+
+/// Runs the runtime's CPU quantizer (MX rowwise, compact scales).
+LogicalResult runReference(QuantSchemeAttr scheme, Type inType,
+                           const std::vector<uint64_t> &in, int64_t rows,
+                           int64_t cols, Reference &ref, std::string &error) {
+  fusion_rt_quant_scheme s;
+  fusion_rt_quant_scheme_init(&s);
+  s.format = static_cast<int32_t>(scheme.getFormat());
+  s.scale_rounding = static_cast<int32_t>(scheme.getRounding());
+  s.nan_policy = static_cast<int32_t>(scheme.getNanPolicy());
+  s.zero_scale = static_cast<int32_t>(scheme.getZeroScale());
+  s.direction = FUSION_RT_ROWWISE;
+  int64_t nb = (cols + 31) / 32;
+  std::vector<uint8_t> in8;
+  std::vector<uint16_t> in16;
+  std::vector<uint32_t> in32;
+  fusion_rt_tensor input{};
+  input.rank = 2;
+  input.sizes[0] = rows;
+  input.sizes[1] = cols;
+  input.strides[0] = cols;
+  input.strides[1] = 1;
+  if (inType.isF32()) {
+    in32.assign(in.begin(), in.end());
+    input.data = in32.data();
+    input.dtype = FUSION_RT_F32;
+  } else {
+    in16.assign(in.begin(), in.end());
+    input.data = in16.data();
+    input.dtype = inType.isBF16() ? FUSION_RT_BF16 : FUSION_RT_F16;
+  }
+  ref.data.assign(rows * cols, 0);
+  ref.scales.assign(rows * nb, 0);
+  fusion_rt_quant_outputs out;
+  fusion_rt_quant_outputs_init(&out);
+  out.rowwise_data = input;
+  out.rowwise_data.data = ref.data.data();
+  out.rowwise_data.dtype = scheme.getFormat() == QuantFormat::mxfp8_e5m2
+                               ? FUSION_RT_F8E5M2
+                               : FUSION_RT_F8E4M3;
+  out.rowwise_scales = input;
+  out.rowwise_scales.data = ref.scales.data();
+  out.rowwise_scales.dtype = FUSION_RT_E8M0;
+  out.rowwise_scales.sizes[1] = nb;
+  out.rowwise_scales.strides[0] = nb;
+  fusion_rt_options opts{FUSION_RT_BACKEND_CPU, 1};
+  fusion_rt_status st = fusion_rt_quantize(&input, &s, &out, &opts, nullptr);
+  if (st != FUSION_RT_STATUS_SUCCESS) {
+    error = std::string("the runtime rejected the reference call: ") +
+            fusion_rt_last_error_message();
+    return failure();
+  }
+  return success();
+}
+
+std::string hexByte(uint64_t b) { return llvm::formatv("{0:x-2}", b).str(); }
+
+/// One element where the IR and a scheme disagree.
+struct Mismatch {
+  std::string what;
+  unsigned count = 0;
+  unsigned firstProbe = 0; ///< The probe of the first difference.
+};
+
+// ---- the pass -----------------------------------------------------------------
+
+struct RaiseQuantizePass
+    : public fusion::impl::RaiseQuantizeBase<RaiseQuantizePass> {
+  using RaiseQuantizeBase::RaiseQuantizeBase;
+  void runOnOperation() override;
+
+private:
+  remark::RemarkOpts remarkOpts(StringRef function) const {
+    return remark::RemarkOpts::name("RaiseQuantize")
+        .category("fusion")
+        .function(function);
+  }
+  void decline(Location loc, StringRef function, const Decline &d) {
+    ++numDeclined;
+    std::lock_guard<std::mutex> lock(getRemarkMutex());
+    remark::missed(loc, remarkOpts(function))
+        << remark::reason("{0}", d.rule) << remark::add("{0}", d.detail);
+  }
+
+  SmallVector<Candidate> delimit(Operation *castOp, Decline &why);
+  LogicalResult findScales(Candidate &c, DenseMap<Value, bool> &constMemo,
+                           Decline &why);
+  FailureOr<QuantSchemeAttr> identify(Candidate &c, Decline &why);
+  void rewrite(Candidate &c, QuantSchemeAttr scheme);
+};
+
+SmallVector<Candidate> RaiseQuantizePass::delimit(Operation *castOp,
+                                                 Decline &why) {
+  Value data = followReshapes(castOp->getResult(0));
+  Operation *reduction = findReduction(castOp);
+  if (!reduction) {
+    why = {"no amax reduction",
+           "no reduction feeds this cast to " +
+               llvm::formatv("{0}", elementTypeOf(data)).str() +
+               ": a plain cast, not a scaled quantizer"};
+    return {};
+  }
+  // Every value on the reduction's input chain from which the data alone is
+  // computed, upstream first: identify() takes the first that reproduces a
+  // runtime quantizer (a bf16 tensor quantized after an extf, or the bf16
+  // rounding of an f32 one).
+  DenseMap<Value, bool> constMemo;
+  Value stray;
+  SmallVector<Candidate> found;
+  for (Value x : inputCandidates(reduction)) {
+    Type et = elementTypeOf(x);
+    if (!et || !(et.isF32() || et.isBF16() || et.isF16()) ||
+        numElements(x) != numElements(data) || numElements(x) <= 0)
+      continue;
+    Candidate c;
+    c.cast = castOp;
+    c.data = data;
+    c.reduction = reduction;
+    c.x = x;
+    if (failed(backwardSlice({data}, x, c.region, constMemo, stray)))
+      continue;
+    if (succeeded(findScales(c, constMemo, why)))
+      found.push_back(std::move(c));
+  }
+  if (found.empty() && why.rule.empty()) {
+    why = {"no quantizer input",
+           "found no single bf16/f16/f32 tensor of the data's size that the "
+           "quantized data is computed from"};
+    if (stray)
+      why.detail += llvm::formatv("; it also reads a value of type {0}",
+                                  stray.getType())
+                        .str();
+  }
+  return found;
+}
+
+LogicalResult RaiseQuantizePass::findScales(Candidate &c,
+                                            DenseMap<Value, bool> &constMemo,
+                                            Decline &why) {
+  Value stray;
+  // The scales: a value computed from x alone, of MX scale size, that the
+  // program uses and that depends on the same reduction.
+  auto xType = cast<RankedTensorType>(c.x.getType());
+  int64_t cols = xType.getShape().back();
+  int64_t rows = xType.getNumElements() / std::max<int64_t>(cols, 1);
+  int64_t scaleCount = rows * ((cols + 31) / 32);
+  llvm::SetVector<Operation *> derived(c.region.begin(), c.region.end());
+  SmallVector<Operation *> work;
+  for (Operation *op : c.region)
+    for (Value r : op->getResults())
+      for (Operation *u : r.getUsers())
+        work.push_back(u);
+  SmallVector<Value> scaleCandidates;
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    Operation *top = op;
+    while (top && top->getParentOp() &&
+           !isa<func::FuncOp>(top->getParentOp()))
+      top = top->getParentOp();
+    if (!top || derived.contains(top) || !isRegionOp(top))
+      continue;
+    bool fromRegion = llvm::all_of(readValues(top), [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      return v == c.x || isConstantLike(v, constMemo) ||
+             (def && derived.contains(def));
+    });
+    if (!fromRegion)
+      continue;
+    derived.insert(top);
+    for (Value r : top->getResults())
+      for (Operation *u : r.getUsers())
+        work.push_back(u);
+  }
+  for (Operation *op : derived)
+    for (Value r : op->getResults()) {
+      if (r == c.data || numElements(r) != scaleCount)
+        continue;
+      Type et = elementTypeOf(r);
+      if (!et || !(isa<Float8E8M0FNUType>(et) || et.isInteger(8)))
+        continue;
+      bool escapes = llvm::any_of(r.getUsers(), [&](Operation *u) {
+        return !derived.contains(u);
+      });
+      if (escapes)
+        scaleCandidates.push_back(r);
+    }
+  if (scaleCandidates.size() != 1) {
+    why = {"no scale output",
+           scaleCandidates.empty()
+               ? "no 8-bit tensor of " + std::to_string(scaleCount) +
+                     " block scales computed from the input is used"
+               : "more than one tensor looks like the block scales"};
+    return failure();
+  }
+  c.scales = scaleCandidates.front();
+  if (failed(backwardSlice({c.scales}, c.x, c.region, constMemo, stray))) {
+    why = {"no quantizer input", "the scales read a value other than the "
+                                 "quantizer's input"};
+    return failure();
+  }
+  // Nothing inside may be used outside, but the two results.
+  for (Operation *op : c.region)
+    for (Value r : op->getResults()) {
+      if (r == c.data || r == c.scales)
+        continue;
+      for (Operation *u : r.getUsers()) {
+        Operation *top = u;
+        while (top->getParentOp() && !isa<func::FuncOp>(top->getParentOp()))
+          top = top->getParentOp();
+        if (!c.region.contains(top)) {
+          why = {"intermediate value has another user",
+                 "'" + u->getName().getStringRef().str() +
+                     "' outside the quantizer reads one of its values"};
+          return failure();
+        }
+      }
+    }
+  return success();
+}
+
+FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
+                                                       Decline &why) {
+  MLIRContext *ctx = &getContext();
+  auto xType = cast<RankedTensorType>(c.x.getType());
+  auto dType = cast<RankedTensorType>(c.data.getType());
+  auto sType = cast<RankedTensorType>(c.scales.getType());
+  int64_t cols = xType.getShape().back();
+  int64_t rows = xType.getNumElements() / cols;
+  int64_t nb = (cols + 31) / 32;
+
+  // Sampled rows, and the columns compared (every column of narrow rows,
+  // the first and last 1024 of wide ones).
+  SmallVector<int64_t> sampled;
+  for (int64_t r : {int64_t(0), int64_t(1), rows / 2, rows - 1})
+    if (r >= 0 && r < rows && !llvm::is_contained(sampled, r))
+      sampled.push_back(r);
+  SmallVector<int64_t> compared;
+  for (int64_t col = 0; col < cols; ++col)
+    if (cols <= 2048 || col < 1024 || col >= ((cols - 1024) / 32) * 32)
+      compared.push_back(col);
+  DenseMap<int64_t, int64_t> slotOf;
+  for (auto [i, r] : llvm::enumerate(sampled))
+    slotOf[r] = i;
+  int64_t srows = sampled.size();
+
+  std::vector<uint64_t> probe;
+  TensorEvaluator eval(
+      [&](Value v, ArrayRef<int64_t> index, EvalScalar &out) {
+        if (v != c.x)
+          return false;
+        int64_t linear = TensorEvaluator::linearize(index, xType.getShape());
+        auto it = slotOf.find(linear / cols);
+        if (it == slotOf.end()) {
+          out = EvalScalar{0, true}; // A row outside the sample: poison.
+          return true;
+        }
+        out = EvalScalar{probe[it->second * cols + linear % cols], false};
+        return true;
+      });
+  eval.setSaturatingFloat8Casts(saturatingCasts);
+  eval.setWrappingIntCasts(wrappingIntCasts);
+
+  QuantFormat format = isa<Float8E5M2Type>(dType.getElementType())
+                           ? QuantFormat::mxfp8_e5m2
+                           : QuantFormat::mxfp8_e4m3;
+  // Every MX policy the runtime has, defaults first.
+  SmallVector<QuantSchemeAttr> schemes;
+  for (ZeroScale zero : {ZeroScale::exact, ZeroScale::one,
+                         ZeroScale::min_normal})
+    for (ScaleRounding rnd : {ScaleRounding::rceil, ScaleRounding::floor})
+      for (NanPolicy nan : {NanPolicy::propagate, NanPolicy::ignore}) {
+        QuantSchemeAttr base =
+            QuantSchemeAttr::get(ctx, format, QuantDirection::rowwise);
+        schemes.push_back(QuantSchemeAttr::get(
+            ctx, format, QuantDirection::rowwise, base.getBlockRows(),
+            base.getBlockCols(), rnd, nan, base.getColwiseLayout(),
+            base.getScaleLayout(), base.getElemRounding(),
+            base.getTensorScaling(), zero));
+      }
+  SmallVector<Mismatch> mismatch(schemes.size());
+  SmallVector<bool> alive(schemes.size(), true);
+
+  auto dataShape = dType.getShape();
+  auto scaleShape = sType.getShape();
+  SmallVector<int64_t> index;
+  Type xt = xType.getElementType();
+  for (unsigned kind = 0; kind < 6; ++kind) {
+    std::vector<float> values =
+        makeProbe(kind, srows, cols, kind + 1, finiteInputs);
+    probe.resize(values.size());
+    for (size_t i = 0; i < values.size(); ++i) {
+      probe[i] = floatBits(xt, values[i]);
+      if (finiteInputs &&
+          !llvm::APFloat(cast<FloatType>(xt).getFloatSemantics(),
+                         llvm::APInt(cast<FloatType>(xt).getWidth(), probe[i]))
+               .isFinite()) {
+        // Past the input type's range (f16): its largest finite value.
+        values[i] = std::copysign(65504.0f, values[i]);
+        probe[i] = floatBits(xt, values[i]);
+      }
+    }
+    eval.clear();
+    // The IR's bytes on the sampled rows.
+    std::vector<EvalScalar> irData(srows * cols), irScales(srows * nb);
+    for (int64_t s = 0; s < srows; ++s) {
+      for (int64_t col : compared) {
+        TensorEvaluator::delinearize(sampled[s] * cols + col, dataShape,
+                                     index);
+        FailureOr<EvalScalar> e = eval.element(c.data, index);
+        if (failed(e)) {
+          why = {"not evaluable", "the exactness check cannot evaluate the "
+                                  "data: " + eval.getError()};
+          return failure();
+        }
+        irData[s * cols + col] = *e;
+      }
+      for (int64_t b = 0; b < nb; ++b) {
+        TensorEvaluator::delinearize(sampled[s] * nb + b, scaleShape, index);
+        FailureOr<EvalScalar> e = eval.element(c.scales, index);
+        if (failed(e)) {
+          why = {"not evaluable", "the exactness check cannot evaluate the "
+                                  "scales: " + eval.getError()};
+          return failure();
+        }
+        irScales[s * nb + b] = *e;
+      }
+    }
+    for (auto [k, scheme] : llvm::enumerate(schemes)) {
+      Reference ref;
+      std::string error;
+      if (failed(runReference(scheme, xt, probe, srows, cols, ref, error))) {
+        why = {"not evaluable", error};
+        return failure();
+      }
+      auto blockAmax = [&](int64_t s, int64_t b) {
+        float m = 0;
+        for (int64_t i = b * 32; i < std::min(cols, b * 32 + 32); ++i)
+          m = std::fmax(m, std::fabs(values[s * cols + i]));
+        return m;
+      };
+      auto note = [&](std::string what) {
+        alive[k] = false;
+        if (mismatch[k].count++ == 0) {
+          mismatch[k].what = std::move(what);
+          mismatch[k].firstProbe = kind;
+        }
+      };
+      for (int64_t s = 0; s < srows; ++s) {
+        for (int64_t b = 0; b < nb; ++b) {
+          EvalScalar e = irScales[s * nb + b];
+          uint8_t want = ref.scales[s * nb + b];
+          if (e.poison || (e.bits & 0xff) != want)
+            note(llvm::formatv(
+                     "probe {5}, row {0} block {1} (amax {2:e}): scale byte {3} in "
+                     "the IR, {4} in the runtime",
+                     sampled[s], b, blockAmax(s, b),
+                     e.poison ? std::string("undefined (poison)")
+                              : "0x" + hexByte(e.bits & 0xff),
+                     "0x" + hexByte(want), kind)
+                     .str());
+        }
+        for (int64_t col : compared) {
+          EvalScalar e = irData[s * cols + col];
+          uint8_t want = ref.data[s * cols + col];
+          llvm::APFloat ir = llvm::APFloat(
+              cast<FloatType>(dType.getElementType()).getFloatSemantics(),
+              llvm::APInt(8, e.bits & 0xff));
+          llvm::APFloat rt = llvm::APFloat(
+              cast<FloatType>(dType.getElementType()).getFloatSemantics(),
+              llvm::APInt(8, want));
+          bool same = !e.poison && ((e.bits & 0xff) == want ||
+                                    (ir.isNaN() && rt.isNaN()));
+          if (same)
+            continue;
+          std::string diag;
+          if (!e.poison && ir.isNaN() && rt.isFinite() && rt.isLargest())
+            diag = "; the IR's cast does not saturate (no clamp to the "
+                   "format's maximum before arith.truncf)";
+          note(llvm::formatv("probe {7}, row {0} column {1}: x = {2:e} (block "
+                             "amax {3:e}) gives {4} in the IR, 0x{5} in the "
+                             "runtime{6}",
+                             sampled[s], col, values[s * cols + col],
+                             blockAmax(s, col / 32),
+                             e.poison ? std::string("undefined (poison)")
+                                      : "0x" + hexByte(e.bits & 0xff),
+                             hexByte(want), diag, kind)
+                   .str());
+        }
+      }
+    }
+    if (llvm::none_of(alive, [](bool a) { return a; }) && kind >= 1)
+      break;
+  }
+  for (auto [k, scheme] : llvm::enumerate(schemes))
+    if (alive[k])
+      return scheme;
+  // Name the scheme that came closest (passed the most probes, then the
+  // fewest differences) and its first difference.
+  unsigned best = 0;
+  for (unsigned k = 1; k < schemes.size(); ++k)
+    if (std::make_pair(-int(mismatch[k].firstProbe), mismatch[k].count) <
+        std::make_pair(-int(mismatch[best].firstProbe), mismatch[best].count))
+      best = k;
+  why = {"differs from every runtime quantizer",
+         llvm::formatv("closest is {0} ({1} differing elements in the "
+                       "probes); first: {2}",
+                       schemeName(schemes[best]), mismatch[best].count,
+                       mismatch[best].what)
+             .str()};
+  if (!saturatingCasts &&
+      StringRef(mismatch[best].what).contains("does not saturate"))
+    why.detail += "; with casts that saturate (torch >= 2.12, Triton) "
+                  "pass saturating-casts=true";
+  return failure();
+}
+
+/// `v` reshaped (row-major) to the static shape of `to`.
+Value reshapeTo(OpBuilder &b, Location loc, Value v, RankedTensorType to) {
+  auto from = cast<RankedTensorType>(v.getType());
+  if (from.getShape() == to.getShape())
+    return v;
+  if (from.getRank() > 1) {
+    SmallVector<ReassociationIndices> all(1);
+    for (int64_t d = 0; d < from.getRank(); ++d)
+      all[0].push_back(d);
+    v = tensor::CollapseShapeOp::create(b, loc, v, all);
+  }
+  if (to.getRank() > 1) {
+    SmallVector<ReassociationIndices> all(1);
+    for (int64_t d = 0; d < to.getRank(); ++d)
+      all[0].push_back(d);
+    v = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get(to.getShape(), from.getElementType()), v,
+        all);
+  }
+  return v;
+}
+
+/// `v` with its elements reinterpreted as `to` (same width), as a
+/// linalg.generic: the form that bufferizes (tensor.bitcast does not).
+Value elementwiseBitcast(OpBuilder &b, Location loc, Value v, Type to) {
+  auto from = cast<RankedTensorType>(v.getType());
+  auto type = RankedTensorType::get(from.getShape(), to);
+  Value init = tensor::EmptyOp::create(b, loc, from.getShape(), to);
+  AffineMap id = b.getMultiDimIdentityMap(from.getRank());
+  SmallVector<utils::IteratorType> iters(from.getRank(),
+                                         utils::IteratorType::parallel);
+  auto g = linalg::GenericOp::create(
+      b, loc, TypeRange{type}, ValueRange{v}, ValueRange{init},
+      ArrayRef<AffineMap>{id, id}, iters,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value c = arith::BitcastOp::create(nb, nloc, to, args[0]);
+        linalg::YieldOp::create(nb, nloc, c);
+      });
+  return g.getResult(0);
+}
+
+void RaiseQuantizePass::rewrite(Candidate &c, QuantSchemeAttr scheme) {
+  OpBuilder b(c.data.getContext());
+  // The new ops read x only: right after it, before every user of the
+  // results.
+  if (Operation *def = c.x.getDefiningOp())
+    b.setInsertionPointAfter(def);
+  else
+    b.setInsertionPointToStart(cast<BlockArgument>(c.x).getOwner());
+  Location loc = c.cast->getLoc();
+  auto xType = cast<RankedTensorType>(c.x.getType());
+  Value input = c.x;
+  if (xType.getRank() == 1)
+    input = reshapeTo(
+        b, loc, input,
+        RankedTensorType::get({1, xType.getShape()[0]}, xType.getElementType()));
+  std::string error;
+  auto inType = cast<RankedTensorType>(input.getType());
+  FailureOr<SmallVector<RankedTensorType, 6>> types = inferQuantResultTypes(
+      b.getContext(), scheme, inType.getShape(), 1, false, error);
+  assert(succeeded(types) && "identify() checked the shape");
+  SmallVector<Value> outs;
+  for (RankedTensorType t : *types)
+    outs.push_back(tensor::EmptyOp::create(b, loc, t.getShape(),
+                                           t.getElementType()));
+  SmallVector<Type> resultTypes(types->begin(), types->end());
+  auto q = QuantizeOp::create(b, loc, resultTypes, input, Value(), Value(),
+                              outs, scheme);
+  Value data = reshapeTo(b, loc, q.getResult(0),
+                         cast<RankedTensorType>(c.data.getType()));
+  auto sType = cast<RankedTensorType>(c.scales.getType());
+  Value scales = q.getResult(1);
+  if (sType.getElementType() != elementTypeOf(scales))
+    scales = elementwiseBitcast(b, loc, scales, sType.getElementType());
+  scales = reshapeTo(b, loc, scales, sType);
+  c.data.replaceAllUsesWith(data);
+  c.scales.replaceAllUsesWith(scales);
+  // Erase the region, users first.
+  SmallVector<Operation *> ops(c.region.begin(), c.region.end());
+  llvm::sort(ops, [](Operation *a, Operation *b) {
+    return a->getBlock() == b->getBlock() ? b->isBeforeInBlock(a) : a < b;
+  });
+  for (Operation *op : ops)
+    if (op->use_empty())
+      op->erase();
+}
+
+void RaiseQuantizePass::runOnOperation() {
+  func::FuncOp func = getOperation();
+  SmallVector<Operation *> casts;
+  func.walk([&](linalg::LinalgOp op) {
+    if (op.hasPureTensorSemantics() && op->getNumResults() == 1 &&
+        isFloat8Data(elementTypeOf(op->getResult(0))))
+      casts.push_back(op);
+  });
+  DenseSet<Operation *> erased;
+  for (Operation *castOp : casts) {
+    if (erased.contains(castOp))
+      continue;
+    Decline why;
+    Location loc = castOp->getLoc();
+    SmallVector<Candidate> candidates = delimit(castOp, why);
+    std::optional<QuantSchemeAttr> scheme;
+    Candidate *taken = nullptr;
+    for (Candidate &c : candidates) {
+      auto xType = cast<RankedTensorType>(c.x.getType());
+      if (!xType.hasStaticShape() || xType.getShape().back() == 0 ||
+          xType.getNumElements() == 0) {
+        why = {"unsupported shape",
+               "the exactness check needs a static, non-empty input shape"};
+        continue;
+      }
+      FailureOr<QuantSchemeAttr> s = identify(c, why);
+      if (succeeded(s)) {
+        scheme = *s;
+        taken = &c;
+        break;
+      }
+    }
+    if (!taken) {
+      decline(loc, func.getSymName(), why);
+      continue;
+    }
+    for (Operation *op : taken->region)
+      erased.insert(op);
+    rewrite(*taken, *scheme);
+    ++numRaised;
+    std::lock_guard<std::mutex> lock(getRemarkMutex());
+    remark::passed(loc, remarkOpts(func.getSymName()))
+        << remark::add("raised to fusion.quantize {0}{1}", schemeName(*scheme),
+                       finiteInputs ? " (assuming finite inputs)" : "");
+  }
+}
+
+} // namespace

@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""Generates the frontend-IR corpus: PyTorch + torchao programs exported by
+torch-mlir's FX importer to linalg-on-tensors, with small inputs and torch's
+eager output bytes.
+
+Run by hand (never in CI), in a venv with torch 2.15, torchao 0.18 and
+torch-mlir 20261001 from PyPI:
+
+    python3 -m venv /tmp/tvenv
+    /tmp/tvenv/bin/pip install torch==2.15.* torchao==0.18.* torch-mlir==20261001
+    /tmp/tvenv/bin/python tools/frontend-corpus/generate.py test/Frontend/corpus
+
+For each program NAME it writes NAME.mlir (the function @main exactly as
+torch-mlir emits it, with a header line saying how it was made) and
+NAME.io.json (inputs and torch's output bytes, hex, little-endian).
+
+Two workarounds for gaps of this torch-mlir (both keep the frontend's ops):
+* `aten.view.dtype` (torchao's bitcasts) has no linalg lowering: the program
+  is imported to the torch dialect, each view.dtype is replaced by
+  torch_c.to_builtin_tensor + tensor.bitcast + torch_c.from_builtin_tensor,
+  and torch-mlir-opt's linalg backend pipeline lowers the rest;
+* `bitwise_{left,right}_shift.Tensor_Scalar` has no lowering: the shifts are
+  called with a 0-d tensor amount (the `.Tensor` overload).
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+import torch
+import torch.nn.functional as F
+from torch_mlir import fx
+from torch_mlir.compiler_utils import OutputType
+from torchao.prototype.mx_formats.config import ScaleCalculationMode as Mode
+from torchao.prototype.mx_formats.mx_tensor import to_mx
+
+_shift_r, _shift_l = torch.bitwise_right_shift, torch.bitwise_left_shift
+
+
+def _tensor_amount(f):
+    def g(a, b):
+        if isinstance(b, int):
+            b = torch.full((), b, dtype=a.dtype)
+        return f(a, b)
+    return g
+
+
+torch.bitwise_right_shift = _tensor_amount(_shift_r)
+torch.bitwise_left_shift = _tensor_amount(_shift_l)
+
+_BUILTIN = {"f32": "f32", "bf16": "bf16", "f16": "f16", "si32": "i32",
+            "ui8": "i8", "si8": "i8", "si16": "i16", "si64": "i64",
+            "f8E8M0FNU": "f8E8M0FNU", "f8E4M3FN": "f8E4M3FN",
+            "f8E5M2": "f8E5M2"}
+_VIEW = re.compile(
+    r"^(\s*)(%[\w.]+) = torch\.aten\.view\.dtype (%[\w.]+), (%[\w.]+) : "
+    r"(!torch\.vtensor<\[([\d,]*)\],(\w+)>), !torch\.int -> "
+    r"(!torch\.vtensor<\[([\d,]*)\],(\w+)>)(.*)$", re.M)
+
+
+def _builtin(shape, dtype):
+    dims = "x".join(shape.split(",")) if shape else ""
+    return f"tensor<{dims + 'x' if dims else ''}{_BUILTIN[dtype]}>"
+
+
+def _view_dtype_to_bitcast(text):
+    def rep(m):
+        ind, r, x, _, st, ss, sd, dt, ds, dd, _rest = m.groups()
+        n = r.strip("%").replace(".", "_")
+        a, b = _builtin(ss, sd), _builtin(ds, dd)
+        return (f"{ind}%vdb_{n} = torch_c.to_builtin_tensor {x} : {st} -> {a}\n"
+                f"{ind}%vdc_{n} = tensor.bitcast %vdb_{n} : {a} to {b}\n"
+                f"{ind}{r} = torch_c.from_builtin_tensor %vdc_{n} : {b} -> {dt}")
+    return _VIEW.sub(rep, text)
+
+
+def export(module, args):
+    m = fx.export_and_import(module, *args, output_type=OutputType.TORCH)
+    text = _view_dtype_to_bitcast(str(m))
+    opt = os.path.join(os.path.dirname(fx.__file__), "_mlir_libs",
+                       "torch-mlir-opt")
+    r = subprocess.run(
+        [opt, "--torch-backend-to-linalg-on-tensors-backend-pipeline",
+         "--mlir-print-debuginfo=false"],
+        input=text, capture_output=True, text=True)
+    if r.returncode:
+        raise RuntimeError(r.stderr)
+    return r.stdout
+
+
+# ---- the programs ----------------------------------------------------------
+
+
+class ActMx(torch.nn.Module):
+    """act(x) quantized by torchao's to_mx (returns data, scales)."""
+
+    def __init__(self, act, elem=torch.float8_e4m3fn, mode=Mode.RCEIL):
+        super().__init__()
+        self.act, self.elem, self.mode = act, elem, mode
+
+    def forward(self, x):
+        scale, data = to_mx(self.act(x), self.elem, 32, self.mode)
+        return data, scale
+
+
+class SwigluMx(torch.nn.Module):
+    def __init__(self, mode=Mode.RCEIL):
+        super().__init__()
+        self.mode = mode
+
+    def forward(self, gate, up):
+        scale, data = to_mx(F.silu(gate) * up, torch.float8_e4m3fn, 32,
+                            self.mode)
+        return data, scale
+
+
+class HandMx(torch.nn.Module):
+    """A plain-torch MXFP8 quantizer: FLOOR scale by log2/floor/exp2."""
+
+    def __init__(self, act):
+        super().__init__()
+        self.act = act
+
+    def forward(self, x):
+        y = self.act(x).float()
+        t, n = y.shape
+        blocks = y.reshape(t, n // 32, 32)
+        amax = blocks.abs().amax(dim=-1, keepdim=True)
+        e = torch.floor(torch.log2(amax)) - 8
+        e = torch.clamp(e, -127, 127)
+        scale = torch.exp2(e)
+        q = torch.clamp(blocks / scale, -448.0, 448.0).to(torch.float8_e4m3fn)
+        byte = (e + 127).to(torch.uint8)
+        return q.reshape(t, n), byte.reshape(t, n // 32)
+
+
+def gelu_tanh(x):
+    return F.gelu(x, approximate="tanh")
+
+
+def programs():
+    torch.manual_seed(0)
+
+    def x(shape, dtype, scale=4.0):
+        return (torch.randn(*shape) * scale).to(dtype)
+
+    bf, f32 = torch.bfloat16, torch.float32
+    yield "silu_mxfp8_rceil_bf16", ActMx(F.silu), (x((4, 64), bf),)
+    yield "silu_mxfp8_rceil_f32", ActMx(F.silu), (x((4, 64), f32),)
+    yield "silu_mxfp8_floor_f32", ActMx(F.silu, mode=Mode.FLOOR), (x((4, 64), f32),)
+    yield "silu_mxfp8_floor_bf16", ActMx(F.silu, mode=Mode.FLOOR), (x((4, 64), bf),)
+    yield "gelu_mxfp8_rceil_bf16", ActMx(F.gelu), (x((4, 64), bf),)
+    yield "gelu_tanh_mxfp8_rceil_f32", ActMx(gelu_tanh), (x((4, 64), f32),)
+    yield "gelu_tanh_mxfp8_rceil_bf16", ActMx(gelu_tanh), (x((4, 64), bf),)
+    yield "relu_mxfp8_rceil_f32", ActMx(F.relu), (x((4, 64), f32),)
+    yield "silu_mxfp8e5m2_rceil_bf16", ActMx(F.silu, torch.float8_e5m2), (x((4, 64), bf),)
+    yield "silu_mxfp8_rceil_bf16_3d", ActMx(F.silu), (x((2, 4, 64), bf),)
+    yield "swiglu_mxfp8_rceil_bf16", SwigluMx(), (x((4, 64), bf), x((4, 64), bf))
+    yield "swiglu_mxfp8_rceil_f32", SwigluMx(), (x((4, 64), f32), x((4, 64), f32))
+    yield "hand_silu_mxfp8_floor_f32", HandMx(F.silu), (x((4, 64), f32),)
+
+
+_DT = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16",
+       torch.float8_e4m3fn: "f8E4M3FN", torch.float8_e5m2: "f8E5M2",
+       torch.float8_e8m0fnu: "f8E8M0FNU", torch.uint8: "ui8", torch.int8: "i8"}
+
+
+def tensor_record(t):
+    t = t.contiguous()
+    raw = t.view(torch.uint8).numpy().tobytes() if t.element_size() == 1 else \
+        t.view({2: torch.int16, 4: torch.int32}[t.element_size()]).numpy().tobytes()
+    return {"dtype": _DT[t.dtype], "shape": list(t.shape), "hex": raw.hex()}
+
+
+def main(out_dir):
+    os.makedirs(out_dir, exist_ok=True)
+    for name, module, args in programs():
+        outs = module(*args)
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        ir = export(module, args)
+        header = (f"// Generated by tools/frontend-corpus/generate.py ({name}): "
+                  f"torch {torch.__version__}, torch-mlir FX importer, "
+                  "linalg-on-tensors. Do not edit.\n")
+        with open(os.path.join(out_dir, name + ".mlir"), "w") as f:
+            f.write(header + ir)
+        with open(os.path.join(out_dir, name + ".io.json"), "w") as f:
+            json.dump({"inputs": [tensor_record(a) for a in args],
+                       "outputs": [tensor_record(o) for o in outs]}, f,
+                      indent=1)
+        print("wrote", name)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "test/Frontend/corpus")
