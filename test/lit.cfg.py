@@ -31,6 +31,9 @@ config.substitutions.append(
     ("%mlir_c_runner_utils",
      os.path.join(config.mlir_lib_dir, "libmlir_c_runner_utils" + config.llvm_shlib_ext)))
 config.substitutions.append(
+    ("%mlir_apfloat_wrappers",
+     os.path.join(config.mlir_lib_dir, "libmlir_apfloat_wrappers" + config.llvm_shlib_ext)))
+config.substitutions.append(
     ("%fusion_rt_mlir",
      os.path.join(config.fusion_lib_dir, "libfusion_rt_mlir" + config.llvm_shlib_ext)))
 

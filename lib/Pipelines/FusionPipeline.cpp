@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -38,8 +39,11 @@ void mlir::fusion::buildFusionPipeline(OpPassManager &pm,
   // Quantizers written out in upstream ops become fusion.quantize, so the
   // fusions below see them.
   if (options.raiseQuantize) {
+    bool torch = options.frontend == Frontend::torch;
     RaiseQuantizeOptions raiseOpts;
-    raiseOpts.saturatingCasts = options.saturatingCasts;
+    raiseOpts.saturatingCasts = options.saturatingCasts || torch;
+    raiseOpts.wrappingIntCasts = options.wrappingIntCasts || torch;
+    raiseOpts.finiteInputs = options.finiteInputs || torch;
     fpm.addPass(createRaiseQuantize(raiseOpts));
   }
   // Pairs first: a gate/up pair feeding SwiGLU then a quantizer becomes a
@@ -67,17 +71,26 @@ void mlir::fusion::buildFusionPipeline(OpPassManager &pm,
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
-  // bf16/f16 roundings of the unfused graph expand to integer code, so the
-  // JIT needs no compiler-rt conversion routines.
+  // torch-mlir writes x**3 as math.fpowi: multiplications by squaring.
+  pm.addPass(math::createMathExpandOpsPass(math::MathExpandOpsPassOptions{{"fpowi"}}));
+  pm.addPass(createConvertMathToLibmPass());
+  // bf16/f16 roundings of the unfused graph (and those math-to-libm adds
+  // around f32 calls for bf16 math) expand to integer code, so the JIT
+  // needs no compiler-rt conversion routines.
   arith::ArithExpandOpsPassOptions expandOpts;
   expandOpts.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expandOpts));
-  pm.addPass(createConvertMathToLibmPass());
+  // Casts to and from FP8 that stay unfused: APFloat calls.
+  LowerFloat8CastsOptions castOpts;
+  castOpts.saturate =
+      options.saturatingCasts || options.frontend == Frontend::torch;
+  pm.addPass(createLowerFloat8Casts(castOpts));
   FinalizeMemRefToLLVMConversionPassOptions memrefOpts;
   memrefOpts.useGenericFunctions = options.genericAlloc;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOpts));
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createVerifyLoweredToLLVM());
 }
 
 void mlir::fusion::registerFusionPipeline() {

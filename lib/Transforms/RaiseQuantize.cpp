@@ -412,6 +412,12 @@ SmallVector<Candidate> RaiseQuantizePass::delimit(Operation *castOp,
                                                  Decline &why) {
   Value data = followReshapes(castOp->getResult(0));
   Operation *reduction = findReduction(castOp);
+  if (reduction && numElements(data) < 0) {
+    why = {"unsupported shape",
+           "the exactness check needs static shapes; this quantizer's data is " +
+               llvm::formatv("{0}", data.getType()).str()};
+    return {};
+  }
   if (!reduction) {
     why = {"no amax reduction",
            "no reduction feeds this cast to " +

@@ -15,6 +15,9 @@ class OpPassManager;
 namespace fusion {
 
 /// Options of `fusion-pipeline`.
+/// What the casts of the input IR mean (fusion-raise-quantize's options).
+enum class Frontend { generic, torch };
+
 struct FusionPipelineOptions
     : public PassPipelineOptions<FusionPipelineOptions> {
   PassOptions::Option<bool> fuseActQuantize{
@@ -31,6 +34,27 @@ struct FusionPipelineOptions
       llvm::cl::desc("fusion-raise-quantize: treat arith.truncf to FP8 as a "
                      "saturating cast (torch >= 2.12, Triton)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> wrappingIntCasts{
+      *this, "wrapping-int-casts",
+      llvm::cl::desc("fusion-raise-quantize: fptosi/fptoui of in-range "
+                     "values wrap like torch's .to(torch.uint8)"),
+      llvm::cl::init(false)};
+  PassOptions::Option<bool> finiteInputs{
+      *this, "finite-inputs",
+      llvm::cl::desc("fusion-raise-quantize: assume quantizer inputs hold no "
+                     "NaN or Inf"),
+      llvm::cl::init(false)};
+  PassOptions::Option<Frontend> frontend{
+      *this, "frontend",
+      llvm::cl::desc("Where the IR comes from: 'generic' (default) or "
+                     "'torch' (torch-mlir: sets saturating-casts, "
+                     "wrapping-int-casts and finite-inputs; docs/passes.md "
+                     "says why)"),
+      llvm::cl::init(Frontend::generic),
+      llvm::cl::values(clEnumValN(Frontend::generic, "generic",
+                                  "IR means what its ops define"),
+                       clEnumValN(Frontend::torch, "torch",
+                                  "IR from torch-mlir"))};
   PassOptions::Option<bool> fusePairedProjections{
       *this, "fuse-paired-projections",
       llvm::cl::desc("Fuse pairs of projections of one input"),

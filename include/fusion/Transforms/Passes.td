@@ -188,4 +188,35 @@ def FusePairedProjections : Pass<"fusion-fuse-paired-projections",
   ];
 }
 
+def LowerFloat8Casts : Pass<"fusion-lower-float8-casts", "ModuleOp"> {
+  let summary = "Lower scalar casts to and from 8-bit floats to APFloat calls";
+  let description = [{
+    LLVM has no 8-bit float types, so `arith.truncf` / `arith.extf` with an
+    f8 (or f4 / f6) side survive `convert-to-llvm`. This pass rewrites each
+    scalar one into a call of `_mlir_apfloat_convert` (upstream's
+    `libmlir_apfloat_wrappers.so`, which JIT runs and AOT links load): the
+    cast arith defines, round to nearest even, overflow to NaN (f8E4M3FN) or
+    Inf (f8E5M2). Unlike upstream `convert-arith-to-apfloat` it leaves every
+    other op alone (f32 arithmetic stays native). With `saturate`, finite
+    values past the target's maximum become the maximum first (what
+    `fusion-raise-quantize=saturating-casts` assumes).
+  }];
+  let dependentDialects = ["func::FuncDialect", "arith::ArithDialect",
+                           "math::MathDialect"];
+  let options = [
+    Option<"saturate", "saturate", "bool", /*default=*/"false",
+           "Saturate finite values to the 8-bit type's maximum">
+  ];
+}
+
+def VerifyLoweredToLLVM : Pass<"fusion-verify-lowered-to-llvm", "ModuleOp"> {
+  let summary = "Fail with a diagnostic if an op is left outside LLVM";
+  let description = [{
+    The last stage of `fusion-pipeline`: conversion to LLVM is partial, so an
+    op no pattern lowered would otherwise reach `mlir-translate`. This pass
+    reports the first such op ("the pipeline did not lower this op to the
+    LLVM dialect") and fails.
+  }];
+}
+
 #endif // FUSION_TRANSFORMS_PASSES_TD

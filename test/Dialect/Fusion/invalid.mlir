@@ -63,7 +63,7 @@ func.func private @f() attributes {q = #fusion.quant<mxfp8_e4m3, rowwise, block 
 
 // -----
 
-// expected-error @+1 {{unknown quantization option 'blocksize' (expected block, rounding, nan, colwise, scales, elem or scaling)}}
+// expected-error @+1 {{unknown quantization option 'blocksize' (expected block, rounding, nan, colwise, scales, elem, scaling or zero_scale)}}
 func.func private @f() attributes {q = #fusion.quant<mxfp8_e4m3, rowwise, blocksize = 1x32>}
 
 // -----
@@ -706,3 +706,8 @@ func.func @f(%x: tensor<8x64xbf16>) {
       : (tensor<8x64xbf16>) -> (tensor<8x64xf8E4M3FN>, tensor<8x2xf8E8M0FNU>)
   return
 }
+
+// -----
+
+// expected-error @+1 {{zero_scale applies only to MX formats, not 'nvfp4'}}
+func.func private @f() attributes {q = #fusion.quant<nvfp4, rowwise, zero_scale = one>}

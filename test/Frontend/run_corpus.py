@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""End-to-end check of a frontend-corpus program: lowers it with
+fusion-opt's --fusion-pipeline (to LLVM), runs it under mlir-runner on the
+CPU runtime with the inputs the generator saved, and compares every output
+byte with torch's eager output (NAME.io.json, tools/frontend-corpus/).
+
+Float outputs compare as equal when both are NaN (the IR leaves a NaN's sign
+open); everything else byte for byte.
+
+  run_corpus.py --fusion-opt F --mlir-runner R --shared-libs L1,L2,...
+                --pipeline OPTIONS PROGRAM.mlir [PROGRAM.mlir ...]
+"""
+import argparse
+import json
+import re
+import subprocess
+import sys
+
+WIDTH = {"f32": 32, "bf16": 16, "f16": 16, "f8E4M3FN": 8, "f8E5M2": 8,
+         "f8E8M0FNU": 8, "ui8": 8, "i8": 8}
+MLIR = {"ui8": "i8"}
+
+
+def nan8(dtype, b):
+    if dtype == "f8E4M3FN":
+        return (b & 0x7F) == 0x7F
+    if dtype == "f8E5M2":
+        return (b & 0x7F) > 0x7C
+    if dtype == "f8E8M0FNU":
+        return b == 0xFF
+    return False
+
+
+def harness(program, io):
+    text = open(program).read()
+    body = text[text.index("module {") + len("module {"):text.rindex("}")]
+    body = body.replace("func.func @main(", "func.func @forward(", 1)
+    maps = "\n".join(l for l in text.splitlines() if l.startswith("#"))
+    sig = re.search(r"func\.func @forward\(([^)]*)\) -> \(?([^{]*?)\)? \{",
+                    body)
+    in_types = [a.split(":", 1)[1].strip() for a in sig.group(1).split(", ")]
+    out_types = [t.strip() for t in re.findall(r"tensor<[^>]*>", sig.group(2))]
+    lines = ["func.func private @printMemrefI32(memref<*xi32>)",
+             "func.func @main() {"]
+    args = []
+    for i, (t, rec) in enumerate(zip(in_types, io["inputs"])):
+        lines.append(f'  %in{i} = arith.constant dense<"0x{rec["hex"]}"> : {t}')
+        args.append(f"%in{i}")
+    res = ", ".join(f"%r{i}" for i in range(len(out_types)))
+    lines.append(f"  {res} = call @forward({', '.join(args)}) : "
+                 f"({', '.join(in_types)}) -> ({', '.join(out_types)})")
+    for i, t in enumerate(out_types):
+        shape, elem = t[len("tensor<"):-1].rsplit("x", 1)
+        w = WIDTH[io["outputs"][i]["dtype"]]
+        it = f"tensor<{shape}xi{w}>"
+        i32 = f"tensor<{shape}xi32>"
+        v = f"%r{i}"
+        if elem != f"i{w}":
+            lines.append(f"  %b{i} = arith.bitcast {v} : {t} to {it}")
+            v = f"%b{i}"
+        if w != 32:
+            lines.append(f"  %w{i} = arith.extui {v} : {it} to {i32}")
+            v = f"%w{i}"
+        mt = f"memref<{shape}xi32>"
+        lines.append(f"  %m{i} = bufferization.to_buffer {v} : {i32} to {mt}")
+        lines.append(f"  %u{i} = memref.cast %m{i} : {mt} to memref<*xi32>")
+        lines.append(f"  call @printMemrefI32(%u{i}) : (memref<*xi32>) -> ()")
+    lines += ["  return", "}"]
+    return maps + "\nmodule {\n" + body + "\n" + "\n".join(lines) + "\n}\n"
+
+
+def expected(rec):
+    raw = bytes.fromhex(rec["hex"])
+    w = WIDTH[rec["dtype"]] // 8
+    return [int.from_bytes(raw[i:i + w], "little") for i in range(0, len(raw), w)]
+
+
+def run_program(args, src, pipeline, io):
+    """The program's output elements (one list per output), or an error."""
+    lower = subprocess.run([args.fusion_opt, "-", f"--fusion-pipeline={pipeline}"],
+                           input=src, capture_output=True, text=True)
+    if lower.returncode:
+        return f"fusion-opt failed: {lower.stderr.strip()[:400]}"
+    run = subprocess.run([args.mlir_runner, "-e", "main",
+                          "-entry-point-result=void",
+                          f"-shared-libs={args.shared_libs}"],
+                         input=lower.stdout, capture_output=True, text=True)
+    if run.returncode:
+        return f"mlir-runner failed: {run.stderr.strip()[:400]}"
+    blocks = run.stdout.split("Unranked Memref")[1:]
+    if len(blocks) != len(io["outputs"]):
+        return f"{len(blocks)} outputs printed, {len(io['outputs'])} expected"
+    outs = []
+    for blk, rec in zip(blocks, io["outputs"]):
+        data = blk[blk.index("data =") + 6:]
+        outs.append([int(x) % (1 << WIDTH[rec["dtype"]])
+                     for x in re.findall(r"-?\d+", data)])
+    return outs
+
+
+def close(dtype, g, e, steps):
+    """Equal bytes, both NaN, or (steps = 1) adjacent codes of one sign."""
+    if g == e or (nan8(dtype, g) and nan8(dtype, e)):
+        return True
+    return (steps > 0 and WIDTH[dtype] == 8 and dtype != "f8E8M0FNU" and
+            (g ^ e) & 0x80 == 0 and abs(g - e) <= steps)
+
+
+def check(args, program):
+    io = json.load(open(program[:-len(".mlir")] + ".io.json"))
+    src = harness(program, io)
+    got = run_program(args, src, args.pipeline, io)
+    if isinstance(got, str):
+        return got
+    what = "torch"
+    if args.reference is None:
+        want = [expected(rec) for rec in io["outputs"]]
+    else:
+        what = "reference pipeline"
+        want = run_program(args, src, args.reference, io)
+        if isinstance(want, str):
+            return "reference: " + want
+    differ = 0
+    first = None
+    for k, (g_out, w_out, rec) in enumerate(zip(got, want, io["outputs"])):
+        if len(g_out) != len(w_out):
+            return f"output {k}: {len(g_out)} elements, {len(w_out)} expected"
+        for j, (g, e) in enumerate(zip(g_out, w_out)):
+            if not close(rec["dtype"], g, e, args.data_steps):
+                return (f"output {k} ({rec['dtype']}) element {j}: 0x{g:x}, "
+                        f"{what} 0x{e:x}")
+            if g != e and not (nan8(rec["dtype"], g) and nan8(rec["dtype"], e)):
+                differ += 1
+    return None if not differ else f"ok within one code step ({differ} elements differ by one)"
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--fusion-opt", required=True)
+    p.add_argument("--mlir-runner", required=True)
+    p.add_argument("--shared-libs", required=True)
+    p.add_argument("--pipeline", default="")
+    p.add_argument("--reference", default=None,
+                   help="compare with the program lowered with these "
+                        "fusion-pipeline options instead of torch's bytes")
+    p.add_argument("--data-steps", type=int, default=0,
+                   help="accept FP8 data codes this many steps from the "
+                        "reference (transcendental activations: libm vs "
+                        "torch's own erf/tanh/exp)")
+    p.add_argument("programs", nargs="+")
+    args = p.parse_args()
+    failed = 0
+    for prog in args.programs:
+        err = check(args, prog)
+        ok = err is None or err.startswith("ok within")
+        name = prog.rsplit("/", 1)[-1]
+        print(f"{'PASS' if ok else 'FAIL'} {name} [{args.pipeline}]"
+              + (f": {err}" if err else ""))
+        failed += not ok
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
