@@ -678,6 +678,11 @@ void run_dequantize(const Request &q) {
         }
         if (f == kNVFP4)
           x = v * e4m3_to_f32(sb) * *q.scale_inv;
+        else if (sb == 0 && q.scheme.zero_scale == FUSION_RT_ZERO_SCALE_ONE)
+          x = v; // The block was scaled by 1.0.
+        else if (sb == 0 &&
+                 q.scheme.zero_scale == FUSION_RT_ZERO_SCALE_MIN_NORMAL)
+          x = v * 0x1p-126f;
         else
           x = v * e8m0_to_f32(sb);
       }

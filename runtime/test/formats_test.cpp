@@ -424,3 +424,69 @@ TEST(Formats, EmptyTensor) {
   EXPECT_EQ(q.amax, 0.f);
   EXPECT_EQ(q.scale_inv, 1.f);
 }
+
+// zero_scale: the elements of an MX block whose scale byte is 0 are
+// multiplied by 2^127 (exact), 1.0 (one: torchao's RCEIL fallback, TE before
+// PR#2647) or 2^126 (min_normal: torchao's FLOOR); other blocks, the scale
+// bytes and dequantization follow. CPU backend (CUDA: UNSUPPORTED).
+TEST(Formats, ZeroScalePolicies) {
+  // Row 0: a tiny block (byte 0 under both roundings) and a normal block.
+  std::vector<float> v(64);
+  for (int i = 0; i < 32; ++i)
+    v[size_t(i)] = std::ldexp(1.0f + i / 32.0f, -126 - (i % 3));
+  for (int i = 32; i < 64; ++i)
+    v[size_t(i)] = float(i - 40) * 0.75f;
+  HostMatrix x = make_matrix(v, 1, 64, FUSION_RT_F32);
+  for (int32_t rounding : {FUSION_RT_SCALE_RCEIL, FUSION_RT_SCALE_FLOOR}) {
+    const std::pair<int32_t, float> policies[] = {
+        {FUSION_RT_ZERO_SCALE_EXACT, 0x1p127f},
+        {FUSION_RT_ZERO_SCALE_ONE, 1.0f},
+        {FUSION_RT_ZERO_SCALE_MIN_NORMAL, 0x1p126f}};
+    QuantBuffers exact;
+    for (auto [policy, mul] : policies) {
+      fusion_rt_quant_scheme s;
+      fusion_rt_quant_scheme_init(&s);
+      s.scale_rounding = rounding;
+      s.zero_scale = policy;
+      QuantBuffers q = quantize(s, x);
+      ASSERT_EQ(q.row_scales[0], 0) << "the tiny block's byte";
+      for (int j = 0; j < 32; ++j)
+        EXPECT_EQ(q.row_code(0, j), fusion_rt::f32_to_e4m3(v[size_t(j)] * mul))
+            << "policy " << policy << " column " << j;
+      if (policy == FUSION_RT_ZERO_SCALE_EXACT) {
+        exact = q;
+        continue;
+      }
+      EXPECT_EQ(q.row_scales[1], exact.row_scales[1]);
+      for (int j = 32; j < 64; ++j)
+        EXPECT_EQ(q.row_code(0, j), exact.row_code(0, j)) << "normal block";
+      // Dequantization divides by what quantization multiplied by.
+      std::vector<float> back = dequantize(q, FUSION_RT_ROWWISE);
+      for (int j = 0; j < 32; ++j) {
+        float code = fusion_rt::e4m3_to_f32(q.row_code(0, j));
+        EXPECT_EQ(back[size_t(j)], code / mul) << "column " << j;
+      }
+    }
+  }
+}
+
+TEST(Formats, ZeroScaleIsValidated) {
+  HostMatrix x = make_matrix(std::vector<float>(32, 1.0f), 1, 32, FUSION_RT_F32);
+  fusion_rt_quant_scheme s;
+  fusion_rt_quant_scheme_init(&s);
+  QuantBuffers q;
+  q.alloc(s, 1, 32);
+  fusion_rt_tensor t = x.view();
+  s.zero_scale = 3;
+  EXPECT_EQ(fusion_rt_quantize(&t, &s, &q.out, nullptr, nullptr),
+            FUSION_RT_STATUS_BAD_VALUE);
+  EXPECT_NE(std::string(fusion_rt_last_error_message()).find("scheme->zero_scale"),
+            std::string::npos);
+  s.zero_scale = FUSION_RT_ZERO_SCALE_EXACT;
+  s.format = FUSION_RT_FORMAT_FP8_E4M3;
+  QuantBuffers p;
+  p.alloc(s, 1, 32);
+  s.zero_scale = FUSION_RT_ZERO_SCALE_ONE;
+  EXPECT_EQ(fusion_rt_quantize(&t, &s, &p.out, nullptr, nullptr),
+            FUSION_RT_STATUS_UNSUPPORTED);
+}
