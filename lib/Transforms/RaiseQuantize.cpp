@@ -625,30 +625,30 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
       }
     }
     eval.clear();
-    // The IR's bytes on the sampled rows.
+    // The IR's bytes on the sampled rows: `what` at linear index `linear`.
+    auto evalAt = [&](Value what, ArrayRef<int64_t> shape, int64_t linear,
+                      StringRef name, EvalScalar &out) {
+      TensorEvaluator::delinearize(linear, shape, index);
+      FailureOr<EvalScalar> e = eval.element(what, index);
+      if (failed(e)) {
+        why = {"not evaluable", ("the exactness check cannot evaluate the " +
+                                 name + ": " + eval.getError())
+                                    .str()};
+        return false;
+      }
+      out = *e;
+      return true;
+    };
     std::vector<EvalScalar> irData(srows * cols), irScales(srows * nb);
     for (int64_t s = 0; s < srows; ++s) {
-      for (int64_t col : compared) {
-        TensorEvaluator::delinearize(sampled[s] * cols + col, dataShape,
-                                     index);
-        FailureOr<EvalScalar> e = eval.element(c.data, index);
-        if (failed(e)) {
-          why = {"not evaluable", "the exactness check cannot evaluate the "
-                                  "data: " + eval.getError()};
+      for (int64_t col : compared)
+        if (!evalAt(c.data, dataShape, sampled[s] * cols + col, "data",
+                    irData[s * cols + col]))
           return failure();
-        }
-        irData[s * cols + col] = *e;
-      }
-      for (int64_t b = 0; b < nb; ++b) {
-        TensorEvaluator::delinearize(sampled[s] * nb + b, scaleShape, index);
-        FailureOr<EvalScalar> e = eval.element(c.scales, index);
-        if (failed(e)) {
-          why = {"not evaluable", "the exactness check cannot evaluate the "
-                                  "scales: " + eval.getError()};
+      for (int64_t b = 0; b < nb; ++b)
+        if (!evalAt(c.scales, scaleShape, sampled[s] * nb + b, "scales",
+                    irScales[s * nb + b]))
           return failure();
-        }
-        irScales[s * nb + b] = *e;
-      }
     }
     for (auto [k, scheme] : llvm::enumerate(schemes)) {
       Reference ref;
