@@ -96,17 +96,6 @@ FUSION_RT_HDI float mx_reciprocal(uint8_t b) {
   return bits_f32(uint32_t(254 - b) << 23);
 }
 
-/// r(b) under a zero_scale policy (fusion_rt_zero_scale): only b = 0 changes,
-/// to 1.0 (ONE) or 2^126 (MIN_NORMAL). The branch is per block, not per
-/// element.
-FUSION_RT_HDI float mx_reciprocal_z(uint8_t b, int32_t zero_scale) {
-  if (b == 0 && zero_scale == 1)
-    return 1.0f;
-  if (b == 0 && zero_scale == 2)
-    return bits_f32(0x7e800000u); // 2^126
-  return mx_reciprocal(b);
-}
-
 /// The quantized element of an MX format: cvt_rn_satfinite(x * r).
 /// e2m1 results are nibbles.
 FUSION_RT_HDI uint8_t mx_encode(float x, float r, int32_t format,

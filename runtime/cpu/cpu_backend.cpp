@@ -252,7 +252,11 @@ inline uint8_t block_scale(const Request &q, const Globals &g, const Amax &a,
   if (is_mx(f)) {
     uint8_t b = mx_scale_byte(a.amax, a.nan, f, q.scheme.scale_rounding,
                               propagate);
-    mul = mx_reciprocal_z(b, q.scheme.zero_scale);
+    mul = mx_reciprocal(b);
+    if (b == 0 && q.scheme.zero_scale == FUSION_RT_ZERO_SCALE_ONE)
+      mul = 1.0f;
+    else if (b == 0 && q.scheme.zero_scale == FUSION_RT_ZERO_SCALE_MIN_NORMAL)
+      mul = 0x1p126f;
     return b;
   }
   // NVFP4: PROPAGATE marks a block holding NaN or Inf with a NaN scale.
@@ -674,8 +678,11 @@ void run_dequantize(const Request &q) {
         }
         if (f == kNVFP4)
           x = v * e4m3_to_f32(sb) * *q.scale_inv;
-        else if (sb == 0 && q.scheme.zero_scale != FUSION_RT_ZERO_SCALE_EXACT)
-          x = v / mx_reciprocal_z(sb, q.scheme.zero_scale); // 1 or 2^-126
+        else if (sb == 0 && q.scheme.zero_scale == FUSION_RT_ZERO_SCALE_ONE)
+          x = v; // The block was scaled by 1.0.
+        else if (sb == 0 &&
+                 q.scheme.zero_scale == FUSION_RT_ZERO_SCALE_MIN_NORMAL)
+          x = v * 0x1p-126f;
         else
           x = v * e8m0_to_f32(sb);
       }

@@ -200,7 +200,6 @@ fusion_rt_status cuda_execute(const Request &q, void *stream_ptr) {
   p.act = q.params;
   p.format = f;
   p.rounding = q.scheme.scale_rounding;
-  p.zero_scale = q.scheme.zero_scale;
   p.propagate = q.scheme.nan_policy == FUSION_RT_NAN_PROPAGATE;
   p.swz = q.swizzled;
   // Code stores of VEC bytes: every segment start (k*K) must keep alignment.

@@ -70,7 +70,7 @@ __device__ __forceinline__ void swiglu_row_tile(const KParams &p, int64_t rb,
     for (int ii = 0; ii < 4; ++ii) {
       const int i = 4 * h + ii;
       const uint8_t sb = uint8_t(__shfl_sync(0xffffffffu, sb_mine, (lane & ~3) | ii));
-      const float r = mx_reciprocal_z(sb, p.zero_scale);
+      const float r = mx_reciprocal(sb);
       uint32_t code[4];
 #pragma unroll
       for (int j = 0; j < 4; ++j) {

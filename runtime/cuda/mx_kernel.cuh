@@ -50,7 +50,6 @@ struct KParams {
   int32_t kind, inter;
   ActParams act;
   int32_t format, rounding;
-  int32_t zero_scale; ///< fusion_rt_zero_scale: r(0) of the scale rule
   bool propagate;
   // Rowwise outputs.
   uint8_t *rd;
@@ -435,7 +434,7 @@ __device__ __forceinline__ void tile_fast(const KParams &p, int64_t band,
       for (int j = 0; j < VEC; ++j) {
         const uint32_t am = xor_max<LG, 32>(cam[k][j]);
         const uint8_t sb = block_scale_byte(am, p.format, p.rounding, p.propagate);
-        crcp[k][j] = mx_reciprocal_z(sb, p.zero_scale);
+        crcp[k][j] = mx_reciprocal(sb);
         if (group == 0)
           put_col_scale(p, k * p.K + c + j, band, sb);
       }
@@ -499,7 +498,7 @@ __device__ __forceinline__ void tile_fast(const KParams &p, int64_t band,
           am = max(am, amax_key(v[k][j], p.propagate));
         am = xor_max<1, LPB>(am);
         const uint8_t sb = block_scale_byte(am, p.format, p.rounding, p.propagate);
-        const float rcp = mx_reciprocal_z(sb, p.zero_scale);
+        const float rcp = mx_reciprocal(sb);
         uint32_t w[W] = {};
 #pragma unroll
         for (int j = 0; j < VEC; j += 2)
@@ -610,7 +609,7 @@ __device__ __forceinline__ void tile_slow(const KParams &p, int64_t band,
       for (int k = 0; k < NV; ++k) {
         const uint32_t am = xor_max<LG, 32>(cam[k]);
         const uint8_t sb = block_scale_byte(am, p.format, p.rounding, p.propagate);
-        const float rcp = mx_reciprocal_z(sb, p.zero_scale);
+        const float rcp = mx_reciprocal(sb);
         if (group == 0 && col < p.K)
           put_col_scale(p, k * p.K + col, band, sb);
         if (col < p.K) {
@@ -652,7 +651,7 @@ __device__ __forceinline__ void tile_slow(const KParams &p, int64_t band,
         }
         am = xor_max<1, LPB>(am);
         const uint8_t sb = block_scale_byte(am, p.format, p.rounding, p.propagate);
-        const float rcp = mx_reciprocal_z(sb, p.zero_scale);
+        const float rcp = mx_reciprocal(sb);
         if (r < p.M && c < p.K) {
           if ((lane % LPB) == 0)
             put_row_scale(p, r, k * p.row_nb + c / 32, sb);

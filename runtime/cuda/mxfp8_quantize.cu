@@ -111,8 +111,7 @@ __device__ __forceinline__ uint32_t fix_key(uint32_t k) {
 /// row group g computes the scales of column pair g and shares them.
 template <typename T, bool PROPAGATE>
 __device__ __forceinline__ void col_scales8(const uint4 (&w)[8], int group, int lane,
-                                            int fmt, int32_t rounding, int32_t zero,
-                                            uint8_t (&sb)[8],
+                                            int fmt, int32_t rounding, uint8_t (&sb)[8],
                                             float (&crcp)[8]) {
   constexpr int RPL = 8;
   const uint32_t m = 0x7fff7fffu;
@@ -143,7 +142,7 @@ __device__ __forceinline__ void col_scales8(const uint4 (&w)[8], int group, int 
   }
 #pragma unroll
   for (int j = 0; j < 8; ++j)
-    crcp[j] = mx_reciprocal_z(sb[j], zero);
+    crcp[j] = mx_reciprocal(sb[j]);
 }
 
 /// The rowwise half of a lane's 8 x 8 block (rows rb .. rb + 7, columns
@@ -180,7 +179,7 @@ __device__ __forceinline__ void row_part8(const KParams &p, const uint4 (&w)[8],
   for (int i = 0; i < RPL; ++i) {
     const uint8_t b =
         uint8_t(__shfl_sync(0xffffffffu, sb_row[i / 4], (lane & ~3) | (i % 4)));
-    const float r = mx_reciprocal_z(b, p.zero_scale);
+    const float r = mx_reciprocal(b);
     const uint32_t ws[4] = {w[i].x, w[i].y, w[i].z, w[i].w};
     uint32_t code[4];
 #pragma unroll
@@ -232,7 +231,7 @@ __device__ __forceinline__ void col16_body(const KParams &p, int64_t band,
 
   uint8_t sb[8];
   float crcp[8];
-  col_scales8<T, PROPAGATE>(w, group, lane, fmt, p.rounding, p.zero_scale, sb, crcp);
+  col_scales8<T, PROPAGATE>(w, group, lane, fmt, p.rounding, sb, crcp);
   if (group == 0)
 #pragma unroll
     for (int j = 0; j < 8; ++j)
@@ -347,7 +346,7 @@ __device__ __forceinline__ void colT16_tile(const KParams &p, int64_t rb,
   const int cl = lane & 7; // this lane's 8 columns: cl * 8 .. + 8 of the tile
   uint8_t sb[8];
   float crcp[8];
-  col_scales8<T, PROPAGATE>(w, group, lane, fmt, p.rounding, p.zero_scale, sb, crcp);
+  col_scales8<T, PROPAGATE>(w, group, lane, fmt, p.rounding, sb, crcp);
   if (group == 0)
 #pragma unroll
     for (int j = 0; j < 8; ++j)

@@ -83,15 +83,12 @@ __device__ __forceinline__ uint32_t key_f32_bits(uint32_t k) {
     return __float_as_uint(__half2float(__ushort_as_half(uint16_t(k))));
 }
 
-/// mx_reciprocal_z (common/scale.h) without branches: 2^(127-b) exactly,
-/// b = 254 -> 2^-127 (subnormal), b = 255 -> NaN, b = 0 -> 1.0 or 2^126
-/// under zero_scale ONE / MIN_NORMAL.
-__device__ __forceinline__ float rcp_of(uint32_t b, int32_t zero) {
+/// mx_reciprocal (common/scale.h) without branches: 2^(127-b) exactly,
+/// b = 254 -> 2^-127 (subnormal), b = 255 -> NaN.
+__device__ __forceinline__ float rcp_of(uint32_t b) {
   uint32_t r = (254u - b) << 23;
   r = b == 254u ? 0x00400000u : r;
   r = b == 255u ? 0x7fffffffu : r;
-  r = (b == 0u && zero == 1) ? 0x3f800000u : r;
-  r = (b == 0u && zero == 2) ? 0x7e800000u : r;
   return __uint_as_float(r);
 }
 
@@ -218,7 +215,7 @@ __device__ __forceinline__ void step_plain(const KParams &p, uint32_t s,
     const uint32_t sb =
         __shfl_sync(0xffffffffu, sbm[u / 4], (lane & ~3) | (u % 4)) & 0xffu;
     if (c0 + u < nch) {
-      const float r = rcp_of(sb, p.zero_scale);
+      const float r = rcp_of(sb);
       const float v[8] = {T::lo(w[u].x), T::hi(w[u].x), T::lo(w[u].y),
                           T::hi(w[u].y), T::lo(w[u].z), T::hi(w[u].z),
                           T::lo(w[u].w), T::hi(w[u].w)};
@@ -412,7 +409,7 @@ __device__ __forceinline__ void step_swiglu(const KParams &p, ChunkPos pos,
       const uint32_t k = block_max4(swiglu8<T, PROPAGATE, INTER>(p, g[u], up[u], v));
       const uint32_t sb = block_scale_byte(k, fmt, p.rounding, PROPAGATE);
       if (c0 + u < nch)
-        put_row(p, row, cc, lane, codes8<E4M3>(v, rcp_of(sb, p.zero_scale)), sb);
+        put_row(p, row, cc, lane, codes8<E4M3>(v, rcp_of(sb)), sb);
       next_chunk(row, cc, cpr);
     }
     return;
@@ -432,7 +429,7 @@ __device__ __forceinline__ void step_swiglu(const KParams &p, ChunkPos pos,
     for (int i = 0; i < 4; ++i) {
       const uint32_t sb = __shfl_sync(0xffffffffu, sbm, (lane & ~3) | i) & 0xffu;
       if (c0 + 4 * h + i < nch)
-        put_row(p, row, cc, lane, codes8<E4M3>(v[i], rcp_of(sb, p.zero_scale)), sb);
+        put_row(p, row, cc, lane, codes8<E4M3>(v[i], rcp_of(sb)), sb);
       next_chunk(row, cc, cpr);
     }
   }

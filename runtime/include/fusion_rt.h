@@ -172,7 +172,8 @@ typedef struct fusion_rt_quant_scheme {
   float amax_epsilon;
   /** FP8 current scaling: nonzero rounds the scale down to a power of two. */
   int32_t force_pow2_scale;
-  /** fusion_rt_zero_scale (MX formats; both backends). */
+  /** fusion_rt_zero_scale (MX formats). The CPU backend implements every
+   *  value; the CUDA backend EXACT only (UNSUPPORTED otherwise). */
   int32_t zero_scale;
   uint64_t seed;   /**< stochastic rounding key */
   uint64_t offset; /**< stochastic rounding counter offset */
