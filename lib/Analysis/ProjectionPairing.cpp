@@ -419,8 +419,12 @@ public:
   Block *block;
   std::string unsupported;
   SmallVector<OperandRole> roles;
-  /// Block arguments that stand for each projection (by projection index).
-  SmallVector<SmallVector<BlockArgument, 1>, 2> projArgs;
+  /// Body values that stand for each projection (by projection index): its
+  /// block arguments and, when the projection is rounded before the
+  /// epilogue, the truncf of them.
+  SmallVector<SmallVector<Value, 2>, 2> projArgs;
+  /// The type each projection is rounded to before the epilogue, or null.
+  SmallVector<Type, 2> roundTypes;
   /// Body values that depend on a projection.
   DenseSet<Value> dependent;
 
@@ -580,25 +584,58 @@ public:
     return true;
   }
 
-  /// Checks that the epilogue reads the projection as the f32 accumulator
-  /// holds it: a projection rounded to a narrower type before the epilogue
-  /// (truncf of the block argument) would be read unrounded by the fused op.
-  /// Roundings inside the epilogue (a bf16 sigmoid before the multiply) are
-  /// accepted, as fusion-fuse-act-quantize accepts them: the fused op
-  /// computes in f32 and rounds once, which is the more accurate result.
+  /// Finds how the epilogue reads each projection: as the f32 accumulator,
+  /// or rounded once to bf16 / f16 before anything else reads it (a bf16
+  /// Linear's output: truncf of the block argument, every use of the
+  /// argument being that rounding), which the fused op records and applies
+  /// (`round(bf16)`). A projection read both rounded and unrounded, or
+  /// rounded to another type, is declined. Roundings inside the epilogue (a
+  /// bf16 sigmoid) are accepted, as fusion-fuse-act-quantize accepts them:
+  /// the fused op computes in f32 and rounds once, the more accurate result.
   /// Sets `unsupported`.
   bool checkPrecision() {
-    for (Operation &op : block->without_terminator()) {
-      auto trunc = dyn_cast<arith::TruncFOp>(op);
-      if (!trunc || projectionOf(trunc.getIn()) < 0)
-        continue;
-      if (trunc.getResult() == root())
-        continue; // the final rounding of a `none` epilogue
-      unsupported = "the projection is rounded to " +
-                    typeString(trunc.getType()) +
-                    " before its epilogue (the fused op applies the epilogue "
-                    "to the f32 accumulator)";
-      return false;
+    roundTypes.assign(projArgs.size(), Type());
+    for (auto [pi, args] : llvm::enumerate(projArgs)) {
+      SmallVector<Value, 2> rounded;
+      for (Value a : SmallVector<Value, 2>(args)) {
+        auto accType = dyn_cast<FloatType>(a.getType());
+        bool anyTrunc = false, allTrunc = true;
+        for (Operation *u : a.getUsers()) {
+          auto trunc = dyn_cast<arith::TruncFOp>(u);
+          if (trunc && trunc.getResult() == root()) {
+            allTrunc = false; // the final rounding of a `none` epilogue
+            continue;
+          }
+          auto to = trunc ? dyn_cast<FloatType>(trunc.getType()) : FloatType();
+          if (!to || !accType || !accType.isF32() ||
+              !(to.isBF16() || to.isF16())) {
+            allTrunc = false;
+            if (trunc) {
+              unsupported = "the projection is rounded to " +
+                            typeString(trunc.getType()) +
+                            " before its epilogue (the fused op rounds the "
+                            "f32 accumulator to bf16 or f16 only)";
+              return false;
+            }
+            continue;
+          }
+          if (roundTypes[pi] && roundTypes[pi] != to) {
+            unsupported = "the projection is rounded to two types before its "
+                          "epilogue";
+            return false;
+          }
+          roundTypes[pi] = to;
+          anyTrunc = true;
+          rounded.push_back(trunc.getResult());
+        }
+        if (anyTrunc && !allTrunc) {
+          unsupported = "the epilogue reads the projection both rounded to " +
+                        typeString(roundTypes[pi]) +
+                        " and unrounded (the fused op reads it one way)";
+          return false;
+        }
+      }
+      llvm::append_range(args, rounded);
     }
     return true;
   }
@@ -640,7 +677,7 @@ private:
     }
     // Values that depend on a projection.
     for (auto &args : projArgs)
-      for (BlockArgument a : args)
+      for (Value a : args)
         dependent.insert(a);
     for (Operation &op : body->without_terminator()) {
       if (isa<linalg::IndexOp>(op)) {
@@ -770,6 +807,7 @@ FailureOr<EpilogueMatch> mlir::fusion::matchEpilogue(Value projection,
     return unsupported(body.unsupported);
   if (!body.checkPrecision())
     return unsupported(body.unsupported);
+  m.round = body.roundTypes[0];
   m.generic = g;
   m.result = g->getResult(0);
 
@@ -934,9 +972,14 @@ FailureOr<GatedMatch> mlir::fusion::matchGated(Value a, Value b,
     return fail("unsupported epilogue", body.unsupported);
   if (!body.checkPrecision())
     return fail("unsupported epilogue", body.unsupported);
+  auto withRounds = [&]() -> FailureOr<GatedMatch> {
+    m.gateRound = body.roundTypes[m.gateIndex];
+    m.upRound = body.roundTypes[1 - m.gateIndex];
+    return m;
+  };
   ActivationMatchResult act = matchActivation(m.generic->getResult(0));
   if (!act.match && matchGatedBiases(body, m))
-    return m;
+    return withRounds();
   if (!act.match)
     return fail("unsupported epilogue", act.reason == "unsupported activation"
                                             ? act.detail
@@ -976,7 +1019,7 @@ FailureOr<GatedMatch> mlir::fusion::matchGated(Value a, Value b,
                 "the gated activation has a non-default slope; the runtime's "
                 "gated pair uses the default parameters");
   m.kind = am.kind;
-  return m;
+  return withRounds();
 }
 
 //===----------------------------------------------------------------------===//

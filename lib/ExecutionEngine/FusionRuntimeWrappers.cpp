@@ -343,7 +343,8 @@ int32_t gatedActQuantizeImpl(int32_t kind, int32_t backward, int32_t inter,
 }
 
 int32_t pairedProjectionImpl(int32_t epi0, int32_t epi1, int32_t gatedKind,
-                             int32_t kn, int32_t hasBias0, int32_t hasScale0,
+                             int32_t kn, int32_t round0, int32_t round1,
+                             int32_t hasBias0, int32_t hasScale0,
                              int32_t hasBias1, int32_t hasScale1,
                              const Table *table) {
   std::vector<Arg> args;
@@ -367,6 +368,8 @@ int32_t pairedProjectionImpl(int32_t epi0, int32_t epi1, int32_t gatedKind,
     }
   p.epilogue0.kind = epi0;
   p.epilogue1.kind = epi1;
+  p.epilogue0.accumulator_round = round0;
+  p.epilogue1.accumulator_round = round1;
   if (hasBias0)
     p.epilogue0.bias = args[next++].view;
   if (hasScale0)
@@ -416,9 +419,10 @@ _mlir_ciface_fusion_rt_mlir_gated_act_quantize(FRT_ACT_PARAMS,
 
 extern "C" FUSION_RT_API int32_t
 _mlir_ciface_fusion_rt_mlir_paired_projection(
-    int32_t epi0, int32_t epi1, int32_t gatedKind, int32_t kn,
-    int32_t hasBias0, int32_t hasScale0, int32_t hasBias1, int32_t hasScale1,
-    const Table *table) {
-  return pairedProjectionImpl(epi0, epi1, gatedKind, kn, hasBias0, hasScale0,
+    int32_t epi0, int32_t epi1, int32_t gatedKind, int32_t kn, int32_t round0,
+    int32_t round1, int32_t hasBias0, int32_t hasScale0, int32_t hasBias1,
+    int32_t hasScale1, const Table *table) {
+  return pairedProjectionImpl(epi0, epi1, gatedKind, kn, round0, round1,
+                              hasBias0, hasScale0,
                               hasBias1, hasScale1, table);
 }

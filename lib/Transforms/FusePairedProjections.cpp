@@ -47,8 +47,10 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Remarks.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -119,6 +121,191 @@ Value castToF32(OpBuilder &b, Location loc, Value v) {
                linalg::YieldOp::create(nb, l, r);
              })
       .getResult(0);
+}
+
+/// A projection over stacked weights whose result is cut along its last
+/// dimension: `y = x · Wᵀ` ([N, H]), optionally rounded by an elementwise
+/// cast generic and expanded back to the token dimensions, read only by
+/// extract_slices of contiguous column ranges.
+struct SplitPlan {
+  Projection proj;
+  linalg::GenericOp rounding;
+  tensor::ExpandShapeOp expand;
+  SmallVector<tensor::ExtractSliceOp> slices;
+  SmallVector<int64_t> offsets, sizes;
+};
+
+/// True if `g` is an elementwise generic of one input whose body only casts
+/// floats (the truncf of a bf16 Linear's output).
+bool isCastGeneric(linalg::GenericOp g) {
+  if (!g || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
+      g.getNumParallelLoops() != g.getNumLoops() ||
+      !llvm::all_of(g.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }))
+    return false;
+  for (Operation &op : g.getBody()->without_terminator())
+    if (!isa<arith::TruncFOp, arith::ExtFOp>(op))
+      return false;
+  return g.getBody()->getArgument(1).use_empty();
+}
+
+/// Recognises a split projection at `op`. Returns failure with `why` set
+/// when the result is cut but not in a way the pass can express (an empty
+/// `why` means: not a split at all).
+FailureOr<SplitPlan> matchSplit(linalg::LinalgOp op, std::string &why) {
+  std::optional<Projection> p = matchProjection(op);
+  if (!p || !p->unsupportedRule.empty() || p->tokenRank != 1 ||
+      p->lhsKDim != 1 || op->getNumResults() != 1)
+    return failure();
+  SplitPlan plan;
+  plan.proj = *p;
+  Value v = p->result();
+  if (v.hasOneUse())
+    if (auto g = dyn_cast<linalg::GenericOp>(*v.getUsers().begin());
+        isCastGeneric(g)) {
+      plan.rounding = g;
+      v = g->getResult(0);
+    }
+  auto vt = cast<RankedTensorType>(v.getType());
+  if (v.hasOneUse())
+    if (auto e = dyn_cast<tensor::ExpandShapeOp>(*v.getUsers().begin())) {
+      SmallVector<ReassociationIndices> re = e.getReassociationIndices();
+      if (re.back().size() != 1) {
+        if (llvm::any_of(e->getUsers(), [](Operation *u) {
+              return isa<tensor::ExtractSliceOp>(u);
+            }))
+          why = "the result is reshaped into head groups and split inside "
+                "each group (the parts' columns interleave); the paired op "
+                "reads each weight as one strided matrix";
+        return failure();
+      }
+      plan.expand = e;
+      v = e.getResult();
+      vt = e.getResultType();
+    }
+  if (v.use_empty() ||
+      !llvm::all_of(v.getUsers(), [](Operation *u) {
+        return isa<tensor::ExtractSliceOp>(u);
+      }))
+    return failure();
+  int64_t rank = vt.getRank();
+  int64_t h = vt.getShape().back();
+  for (Operation *u : v.getUsers()) {
+    auto s = cast<tensor::ExtractSliceOp>(u);
+    if (!s.hasUnitStride() || s.getSourceType().getRank() != rank ||
+        s.getResultType().getRank() != rank || ShapedType::isDynamic(h)) {
+      why = "the result is sliced with strides, a rank change or dynamic "
+            "sizes; only contiguous column ranges of a static width split";
+      return failure();
+    }
+    ArrayRef<int64_t> offs = s.getStaticOffsets(), sz = s.getStaticSizes();
+    for (int64_t d = 0; d + 1 < rank; ++d)
+      if (offs[d] != 0 || (sz[d] != vt.getShape()[d]) ||
+          ShapedType::isDynamic(sz[d])) {
+        why = "a slice cuts a token dimension";
+        return failure();
+      }
+    if (ShapedType::isDynamic(offs.back()) || ShapedType::isDynamic(sz.back())) {
+      why = "a slice has a dynamic column offset or size";
+      return failure();
+    }
+    plan.slices.push_back(s);
+  }
+  llvm::sort(plan.slices, [](tensor::ExtractSliceOp a, tensor::ExtractSliceOp b) {
+    return a.getStaticOffsets().back() < b.getStaticOffsets().back();
+  });
+  int64_t end = 0;
+  for (tensor::ExtractSliceOp s : plan.slices) {
+    int64_t o = s.getStaticOffsets().back(), n = s.getStaticSizes().back();
+    if (o < end) {
+      why = "the slices of the result overlap";
+      return failure();
+    }
+    plan.offsets.push_back(o);
+    plan.sizes.push_back(n);
+    end = o + n;
+  }
+  if (plan.slices.size() < 2)
+    return failure();
+  return plan;
+}
+
+/// Rewrites a split projection into one projection per part, each over rows
+/// [o, o + h) of the weight (columns when it is [K, H]): a linalg.matmul of
+/// the same LHS with an extract_slice of the weight (a view), followed by a
+/// clone of the rounding and of the expand_shape.
+void rewriteSplit(SplitPlan &plan) {
+  Projection &p = plan.proj;
+  Operation *op = p.op;
+  OpBuilder b(plan.slices.front());
+  b.setInsertionPointAfter(plan.expand ? plan.expand.getOperation()
+                           : plan.rounding ? plan.rounding.getOperation()
+                                           : op);
+  Location loc = op->getLoc();
+  MLIRContext *ctx = op->getContext();
+  OpFoldResult n = tensor::getMixedSize(b, loc, p.lhs, 0);
+  OpFoldResult k = tensor::getMixedSize(b, loc, p.lhs, 1);
+  AffineExpr dn, dh, dk;
+  bindDims(ctx, dn, dh, dk);
+  auto map = [&](ArrayRef<AffineExpr> r) { return AffineMap::get(3, 0, r, ctx); };
+  SmallVector<Attribute> maps = {
+      AffineMapAttr::get(map({dn, dk})),
+      AffineMapAttr::get(p.kn ? map({dk, dh}) : map({dh, dk})),
+      AffineMapAttr::get(map({dn, dh}))};
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(p.accType));
+  for (auto [s, o, h] : llvm::zip(plan.slices, plan.offsets, plan.sizes)) {
+    SmallVector<OpFoldResult> offs(2, b.getIndexAttr(0)), sizes, strides(2, b.getIndexAttr(1));
+    if (p.kn) {
+      offs[1] = b.getIndexAttr(o);
+      sizes = {k, b.getIndexAttr(h)};
+    } else {
+      offs[0] = b.getIndexAttr(o);
+      sizes = {b.getIndexAttr(h), k};
+    }
+    Value w = tensor::ExtractSliceOp::create(b, loc, p.weight, offs, sizes, strides);
+    Value empty = tensor::EmptyOp::create(b, loc, SmallVector<OpFoldResult>{n, b.getIndexAttr(h)}, p.accType);
+    Value acc = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+    auto mm = linalg::MatmulOp::create(b, loc, TypeRange{acc.getType()},
+                                       ValueRange{p.lhs, w}, ValueRange{acc});
+    mm->setAttr("indexing_maps", b.getArrayAttr(maps));
+    Value v = mm->getResult(0);
+    if (linalg::GenericOp r = plan.rounding) {
+      Type et = getElementTypeOrSelf(r->getResult(0).getType());
+      Value out = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, v), et);
+      AffineMap id = b.getMultiDimIdentityMap(2);
+      SmallVector<utils::IteratorType> iters(2, utils::IteratorType::parallel);
+      v = linalg::GenericOp::create(
+              b, loc, TypeRange{out.getType()}, ValueRange{v}, ValueRange{out},
+              ArrayRef<AffineMap>{id, id}, iters,
+              [&](OpBuilder &nb, Location l, ValueRange args) {
+                IRMapping m;
+                m.map(r.getBody()->getArguments(), args);
+                for (Operation &bop : r.getBody()->without_terminator())
+                  nb.clone(bop, m);
+                auto y = cast<linalg::YieldOp>(r.getBody()->getTerminator());
+                linalg::YieldOp::create(nb, l, m.lookup(y.getOperand(0)));
+              })
+              .getResult(0);
+    }
+    if (tensor::ExpandShapeOp e = plan.expand) {
+      SmallVector<OpFoldResult> shape = e.getMixedOutputShape();
+      shape.back() = b.getIndexAttr(h);
+      v = tensor::ExpandShapeOp::create(b, loc, s.getResultType(), v,
+                                        e.getReassociationIndices(), shape);
+    }
+    s.getResult().replaceAllUsesWith(v);
+  }
+  for (tensor::ExtractSliceOp s : plan.slices)
+    s->erase();
+  if (plan.expand)
+    plan.expand->erase();
+  if (plan.rounding)
+    plan.rounding->erase();
+  SmallVector<Value> operands(op->getOperands());
+  op->erase();
+  for (Value v : operands)
+    if (Operation *def = v.getDefiningOp(); def && isOpTriviallyDead(def))
+      def->erase();
 }
 
 struct FusePairedProjectionsPass
@@ -220,10 +407,17 @@ FailureOr<PairPlan> FusePairedProjectionsPass::checkPair(const Projection &a,
     if (g->gateIndex == 1)
       std::swap(plan.proj[0], plan.proj[1]);
     // A bias the accumulator starts from is the gate's or up's bias.
-    for (auto [p, bias] : {std::pair(&plan.proj[0], &plan.gated->gateBias),
-                           std::pair(&plan.proj[1], &plan.gated->upBias)}) {
+    for (auto [p, bias, round] :
+         {std::tuple(&plan.proj[0], &plan.gated->gateBias, plan.gated->gateRound),
+          std::tuple(&plan.proj[1], &plan.gated->upBias, plan.gated->upRound)}) {
       if (!p->initBias)
         continue;
+      if (round)
+        return decline("unsupported epilogue",
+                       "the accumulator starts from a bias and is rounded to " +
+                           typeStr(round) +
+                           " with it (the fused op rounds before adding its "
+                           "bias)");
       if (*bias)
         return decline("unsupported epilogue",
                        "a bias in the accumulator and another in the gated "
@@ -240,6 +434,12 @@ FailureOr<PairPlan> FusePairedProjectionsPass::checkPair(const Projection &a,
       return failure();
     plan.epi[i] = *e;
     if (Value initBias = plan.proj[i].initBias) {
+      if (e->round)
+        return decline("unsupported epilogue",
+                       "the accumulator starts from a bias and is rounded to " +
+                           typeStr(e->round) +
+                           " with it (the fused op rounds before adding its "
+                           "bias)");
       // y starts from a bias (torch-mlir's addmm): `none` takes it as
       // `bias`, sigmoid and silu without a bias of their own as theirs
       // (sigmoid(y + b)); the fused op adds one bias per projection.
@@ -364,6 +564,8 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
   EpilogueKind kinds[2] = {EpilogueKind::none, EpilogueKind::none};
   SmallVector<Type, 2> resultTypes;
   ActivationAttr gatedAttr;
+  TypeAttr rounds[2];
+  auto typeAttr = [](Type t) { return t ? TypeAttr::get(t) : TypeAttr(); };
   SmallVector<Operation *> roots;
   if (plan.gated) {
     GatedMatch &g = *plan.gated;
@@ -378,12 +580,15 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
                                        hSize(plan.proj[1]));
     }
     gatedAttr = ActivationAttr::get(ctx, g.kind);
+    rounds[0] = typeAttr(g.gateRound);
+    rounds[1] = typeAttr(g.upRound);
     resultTypes.push_back(g.generic->getResult(0).getType());
     roots.push_back(g.generic);
   } else {
     for (unsigned i = 0; i < 2; ++i) {
       EpilogueMatch &e = plan.epi[i];
       kinds[i] = e.kind;
+      rounds[i] = typeAttr(e.round);
       if (e.bias)
         bias[i] = materializeColumnParam(b, loc, e.generic, *e.bias,
                                          hSize(plan.proj[i]));
@@ -430,7 +635,7 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
   auto fused = PairedProjectionOp::create(
       b, loc, resultTypes, lhs, plan.proj[0].weight, plan.proj[1].weight,
       bias[0], scale[0], bias[1], scale[1], outs, kinds[0], kinds[1],
-      gatedAttr, plan.proj[0].kn);
+      gatedAttr, plan.proj[0].kn, rounds[0], rounds[1]);
   // The rules imply a valid op; a failure here is a bug, reported as a
   // decline rather than as invalid IR.
   LogicalResult verified = verifyQuietly(fused);
@@ -473,16 +678,64 @@ std::string describe(const PairPlan &plan) {
                   " into fusion.paired_projection ";
   if (plan.gated)
     return s + "gated " + stringifyActivationKind(plan.gated->kind).str() +
+           (plan.gated->gateRound || plan.gated->upRound
+                ? " of the accumulators rounded to " +
+                      typeStr(plan.gated->gateRound ? plan.gated->gateRound
+                                                    : plan.gated->upRound)
+                : std::string()) +
            (plan.gated->gateBias ? " with a gate bias" : "") +
            (plan.gated->upBias ? " with an up bias" : "");
-  return s + "with epilogues " + stringifyEpilogueKind(plan.epi[0].kind).str() +
-         ", " + stringifyEpilogueKind(plan.epi[1].kind).str();
+  auto epi = [&](unsigned i) {
+    std::string r;
+    if (Type t = plan.epi[i].round)
+      r = "round(" + typeStr(t) + ") ";
+    return r + stringifyEpilogueKind(plan.epi[i].kind).str();
+  };
+  return s + "with epilogues " + epi(0) + ", " + epi(1);
 }
 
 void FusePairedProjectionsPass::runOnOperation() {
   func::FuncOp func = getOperation();
   StringRef function = func.getSymName();
   erased.clear();
+  // Projections over stacked weights, cut into parts: one projection per
+  // part first, so that the parts pair like separate projections.
+  bool splitAny = false;
+  SmallVector<linalg::LinalgOp> contractions;
+  func.walk([&](linalg::LinalgOp op) { contractions.push_back(op); });
+  for (linalg::LinalgOp op : contractions) {
+    std::string why;
+    FailureOr<SplitPlan> split = matchSplit(op, why);
+    std::lock_guard<std::mutex> lock(getRemarkMutex());
+    if (failed(split)) {
+      if (!why.empty()) {
+        ++numDeclined;
+        remark::missed(op->getLoc(), remarkOpts(function))
+            << remark::reason("unsupported split") << remark::add("{0}", why);
+      }
+      continue;
+    }
+    std::string ranges;
+    for (auto [o, h] : llvm::zip(split->offsets, split->sizes))
+      ranges += (ranges.empty() ? "[" : ", [") + std::to_string(o) + ", " +
+                std::to_string(o + h) + ")";
+    remark::passed(op->getLoc(), remarkOpts(function)) << remark::add(
+        "split {0} into {1} projections over rows {2} of its weight",
+        op->getName().getStringRef(), split->slices.size(), ranges);
+    ++numSplit;
+    splitAny = true;
+    rewriteSplit(*split);
+  }
+  // The parts' roundings fuse into their epilogues, as normalisation fuses
+  // those of separate projections.
+  if (splitAny) {
+    RewritePatternSet patterns(&getContext());
+    populateNormalizeFusionPatterns(patterns);
+    GreedyRewriteConfig config;
+    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    if (failed(applyPatternsGreedily(func, std::move(patterns), config)))
+      return signalPassFailure();
+  }
   SmallVector<Projection> projections;
   func.walk([&](linalg::LinalgOp op) {
     if (std::optional<Projection> p = matchProjection(op))

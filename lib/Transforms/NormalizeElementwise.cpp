@@ -55,6 +55,36 @@ struct TensorBitcastToElementwise : public OpRewritePattern<tensor::BitcastOp> {
   }
 };
 
+} // namespace
+
+void mlir::fusion::populateNormalizeFusionPatterns(
+    RewritePatternSet &patterns) {
+  linalg::populateElementwiseOpsFusionPatterns(
+      patterns, [](OpOperand *fused) {
+        Operation *producer = fused->get().getDefiningOp();
+        Operation *consumer = fused->getOwner();
+        return producer &&
+               llvm::all_of(producer->getUsers(), [&](Operation *u) {
+                 return u == consumer || isa<tensor::DimOp>(u);
+               });
+      });
+  // torch-mlir computes a Linear of [B, T, K] on [B*T, K] and expands the
+  // result back before the epilogue: an elementwise generic that reads such
+  // an expand_shape is collapsed onto the producer's shape (the
+  // expand_shape moves to its result), so that it fuses with the rounding
+  // generic before it and reads the projection directly.
+  linalg::populateFoldReshapeOpsByCollapsingPatterns(
+      patterns, [](OpOperand *fused) {
+        auto expand = fused->get().getDefiningOp<tensor::ExpandShapeOp>();
+        auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
+        return expand && consumer &&
+               consumer.getNumParallelLoops() == consumer.getNumLoops() &&
+               expand.getSrc().getDefiningOp<linalg::LinalgOp>();
+      });
+}
+
+namespace {
+
 struct NormalizeElementwisePass
     : public fusion::impl::NormalizeElementwiseBase<NormalizeElementwisePass> {
   void runOnOperation() override {
@@ -67,15 +97,7 @@ struct NormalizeElementwisePass
     // or a second consumer) keeps its own op. `tensor.dim` users do not
     // count: with dynamic shapes the fusion patterns themselves create them,
     // and they fold onto the producer's init (DimOp canonicalization).
-    linalg::populateElementwiseOpsFusionPatterns(
-        patterns, [](OpOperand *fused) {
-          Operation *producer = fused->get().getDefiningOp();
-          Operation *consumer = fused->getOwner();
-          return producer &&
-                 llvm::all_of(producer->getUsers(), [&](Operation *u) {
-                   return u == consumer || isa<tensor::DimOp>(u);
-                 });
-        });
+    fusion::populateNormalizeFusionPatterns(patterns);
     tensor::DimOp::getCanonicalizationPatterns(patterns, ctx);
     // Region simplification is left to the canonicalize that follows; here
     // it only costs time (half of this pass on large modules).

@@ -149,7 +149,8 @@ Value followReshapes(Value v) {
   return v;
 }
 
-/// The nearest structured op with a reduction loop that `start` depends on.
+/// The nearest structured op with a reduction loop and one input (an amax,
+/// not a contraction) that `start` depends on.
 Operation *findReduction(Operation *start) {
   SmallVector<Operation *> work{start};
   DenseSet<Operation *> seen;
@@ -158,8 +159,10 @@ Operation *findReduction(Operation *start) {
     work.erase(work.begin());
     if (!seen.insert(op).second)
       continue;
+    // An amax reduction reads one tensor; a contraction upstream of the
+    // quantizer's input (the projection that computes it) is not one.
     if (auto l = dyn_cast<linalg::LinalgOp>(op))
-      if (l.getNumReductionLoops() > 0)
+      if (l.getNumReductionLoops() > 0 && l.getNumDpsInputs() == 1)
         return op;
     for (Value v : readValues(op))
       if (Operation *def = v.getDefiningOp())

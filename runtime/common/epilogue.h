@@ -22,6 +22,7 @@
 #define FUSION_RT_COMMON_EPILOGUE_H
 
 #include "common/activation.h"
+#include "common/convert.h"
 #include "common/hd.h"
 #include <math.h>
 
@@ -35,6 +36,18 @@ enum EpilogueKind : int32_t {
   kEpiSilu = 3,
   kEpiSoftplusBiasScale = 4
 };
+
+/// Rounding of the accumulator before the epilogue; values equal
+/// fusion_rt_accumulator_round of fusion_rt.h.
+enum AccRound : int32_t { kRoundNone = 0, kRoundBf16 = 1, kRoundF16 = 2 };
+
+/// `y` rounded to bf16 / f16 (nearest even, NaN kept) and widened back, as a
+/// bf16 / f16 Linear's output is before the epilogue reads it.
+FUSION_RT_HDI float round_accumulator(int32_t mode, float y) {
+  return round_to_intermediate(y, mode == kRoundBf16  ? kInterBF16
+                                  : mode == kRoundF16 ? kInterF16
+                                                      : kInterF32);
+}
 
 /// Applies epilogue `kind` to the fp32 accumulation `y`; `b` and `s` are the
 /// bias and scale of the output column (ignored unless has_bias / has_scale).

@@ -6,8 +6,9 @@
 // accumulated in fp32 starting from +0.0, one rounding per product and one
 // per add (the runtime builds with -ffp-contract=off, so no FMA). For BF16
 // and F16 inputs every product is exact in fp32, so only the adds round.
-// Then the epilogue of common/epilogue.h in fp32, and one rounding to the
-// output dtype. Output rows are independent; worker threads take contiguous
+// Then, when the request says so, y rounded to bf16 / f16 (what a bf16
+// Linear's output holds), the epilogue of common/epilogue.h in fp32, and one
+// rounding to the output dtype. Output rows are independent; worker threads take contiguous
 // runs of lhs rows, so the result does not depend on the thread count.
 //
 //===----------------------------------------------------------------------===//
@@ -72,8 +73,8 @@ void run_rows(const PairedRequest &q, const Weights &wf, int64_t m0, int64_t m1)
     if (gated) {
       const bool hb0 = q.bias[0].present(), hb1 = q.bias[1].present();
       for (int64_t n = 0; n < q.w[0].rows; ++n) {
-        float a = dot(x.data(), wf.w[0].data() + n * k, k);
-        float g = dot(x.data(), wf.w[1].data() + n * k, k);
+        float a = round_accumulator(q.round[0], dot(x.data(), wf.w[0].data() + n * k, k));
+        float g = round_accumulator(q.round[1], dot(x.data(), wf.w[1].data() + n * k, k));
         if (hb0)
           a = a + load(q.bias[0], 0, n);
         if (hb1)
@@ -85,7 +86,8 @@ void run_rows(const PairedRequest &q, const Weights &wf, int64_t m0, int64_t m1)
     for (int i = 0; i < 2; ++i) {
       const bool hb = q.bias[i].present(), hs = q.scale[i].present();
       for (int64_t n = 0; n < q.w[i].rows; ++n) {
-        const float y = dot(x.data(), wf.w[i].data() + n * k, k);
+        const float y =
+            round_accumulator(q.round[i], dot(x.data(), wf.w[i].data() + n * k, k));
         const float b = hb ? load(q.bias[i], 0, n) : 0.f;
         const float s = hs ? load(q.scale[i], 0, n) : 1.f;
         store(q.out[i], m, n, apply_epilogue(q.epi_kind[i], y, hb, b, hs, s));

@@ -91,6 +91,7 @@ struct OutParams {
   int64_t rs = 0, cs = 0;
   int32_t dtype = FUSION_RT_F32;
   int32_t kind = 0;
+  int32_t round = 0; ///< fusion_rt_accumulator_round of y before the epilogue
   const void *bias = nullptr;
   int64_t bias_cs = 0;
   int32_t bias_dtype = FUSION_RT_F32;
@@ -149,13 +150,15 @@ __device__ __forceinline__ float epilogue_of(const OutParams &o, int64_t n, floa
   const bool hb = o.bias != nullptr, hs = o.scale != nullptr;
   const float b = hb ? load_elem(o.bias, o.bias_dtype, n * o.bias_cs) : 0.f;
   const float s = hs ? load_elem(o.scale, o.scale_dtype, n * o.scale_cs) : 1.f;
-  return apply_epilogue(o.kind, y, hb, b, hs, s);
+  return apply_epilogue(o.kind, round_accumulator(o.round, y), hb, b, hs, s);
 }
 
 /// Gated output n of token m from y0 (gate) and y1 (up).
 __device__ __forceinline__ float gated_of(const Params &p, int64_t n, float a,
                                           float g) {
   const OutParams &o0 = p.out[0], &o1 = p.out[1];
+  a = round_accumulator(o0.round, a);
+  g = round_accumulator(o1.round, g);
   if (o0.bias)
     a = a + load_elem(o0.bias, o0.bias_dtype, n * o0.bias_cs);
   if (o1.bias)
@@ -579,12 +582,15 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
     if (!mine)
       return;
     if (gated) {
+      const float ry = round_accumulator(p.out[0].round, y);
+      const float ry1 = round_accumulator(p.out[1].round, y1);
       finish(p.out[0], om, ou,
-             gated_forward(p.gated_kind, p.out[0].bias ? y + pb : y,
-                           p.out[1].bias ? y1 + pb1 : y1, ActParams{}));
+             gated_forward(p.gated_kind, p.out[0].bias ? ry + pb : ry,
+                           p.out[1].bias ? ry1 + pb1 : ry1, ActParams{}));
     } else {
       const OutParams &oo = p.out[ooi];
-      finish(oo, om, orow, apply_epilogue(oo.kind, y, oo.bias != nullptr, pb,
+      finish(oo, om, orow, apply_epilogue(oo.kind, round_accumulator(oo.round, y),
+                                          oo.bias != nullptr, pb,
                                           oo.scale != nullptr, ps));
     }
   };
@@ -724,7 +730,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
     }
   }
   if (mine)
-    finish(oo, m, orow, apply_epilogue(oo.kind, y, bias != nullptr, pb, scale != nullptr, ps));
+    finish(oo, m, orow, apply_epilogue(oo.kind, round_accumulator(oo.round, y),
+                                       bias != nullptr, pb, scale != nullptr, ps));
 }
 
 //===--- mma path ---------------------------------------------------------------===//
@@ -1370,6 +1377,7 @@ OutParams out_params(const PairedRequest &q, int i) {
   o.cs = q.out[i].cs;
   o.dtype = q.out[i].dtype;
   o.kind = q.epi_kind[i];
+  o.round = q.round[i];
   if (q.bias[i].present()) {
     o.bias = q.bias[i].data;
     o.bias_cs = q.bias[i].cs;
@@ -1458,7 +1466,7 @@ fusion_rt_status cuda_paired_execute(const PairedRequest &q, void *stream_ptr) {
   p.out[0] = out_params(q, 0);
   if (q.gated_kind >= 0) // bias of the up half rides on out[1]
     p.out[1].bias = q.bias[1].data, p.out[1].bias_cs = q.bias[1].cs,
-    p.out[1].bias_dtype = q.bias[1].dtype;
+    p.out[1].bias_dtype = q.bias[1].dtype, p.out[1].round = q.round[1];
   else
     p.out[1] = out_params(q, 1);
 

@@ -281,9 +281,21 @@ typedef enum fusion_rt_epilogue_kind {
   FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE = 4
 } fusion_rt_epilogue_kind;
 
+/** Rounding of a paired projection's f32 accumulator before its epilogue:
+ *  what a bf16 / f16 `torch.nn.Linear` does (its output is rounded to the
+ *  input dtype, then the epilogue reads it). The epilogue itself stays f32. */
+typedef enum fusion_rt_accumulator_round {
+  FUSION_RT_ROUND_NONE = 0, /**< the epilogue reads the f32 accumulator */
+  FUSION_RT_ROUND_BF16 = 1, /**< rounded to bf16 (nearest even) first */
+  FUSION_RT_ROUND_F16 = 2   /**< rounded to f16 (nearest even) first */
+} fusion_rt_accumulator_round;
+
 typedef struct fusion_rt_epilogue {
   int32_t kind;       /**< fusion_rt_epilogue_kind */
-  int32_t reserved0;
+  /** fusion_rt_accumulator_round: y rounded before the epilogue (and, in a
+   *  gated pair, before the gated activation). Zero (NONE) keeps the
+   *  behaviour of callers that left this field zero. */
+  int32_t accumulator_round;
   fusion_rt_tensor bias;  /**< [N] or data == NULL */
   fusion_rt_tensor scale; /**< [N] or data == NULL */
 } fusion_rt_epilogue;

@@ -80,6 +80,7 @@ struct PairedRequest {
   Mat lhs;
   Mat w[2];
   int32_t epi_kind[2] = {0, 0}; ///< fusion_rt_epilogue_kind
+  int32_t round[2] = {0, 0};    ///< fusion_rt_accumulator_round
   Mat bias[2], scale[2];
   int32_t gated_kind = -1;
   Mat out[2];

@@ -261,6 +261,59 @@ TEST(PairedProjectionCpu, OutputDtypesRoundOnce) {
     }
 }
 
+// accumulator_round: y is rounded to bf16 / f16 (what a bf16 Linear's
+// output holds) before the epilogue, which then runs in f32 on the rounded
+// value: the expected value is the sequential fp32 sum rounded, then the
+// formula of common/epilogue.h. Gated pairs round gate and up before the
+// activation. Rounding must change some results (else the test is blind).
+TEST(PairedProjectionCpu, AccumulatorRoundingBeforeTheEpilogue) {
+  auto rnd = [](int32_t mode, float y) {
+    return mode == FUSION_RT_ROUND_BF16  ? fusion_rt::bf16_to_f32(fusion_rt::f32_to_bf16(y))
+           : mode == FUSION_RT_ROUND_F16 ? fusion_rt::f16_to_f32(fusion_rt::f32_to_f16(y))
+                                         : y;
+  };
+  for (int32_t dt : kDtypes)
+    for (int32_t mode : {FUSION_RT_ROUND_BF16, FUSION_RT_ROUND_F16}) {
+      Pair p(3, 200, 8, 8, dt, 61 + mode, FUSION_RT_F32, FUSION_RT_BF16);
+      p.d.epilogue0.accumulator_round = mode;
+      p.d.epilogue1.accumulator_round = FUSION_RT_ROUND_BF16;
+      ASSERT_EQ(p.run(), FUSION_RT_STATUS_SUCCESS) << fusion_rt_last_error_message();
+      bool changed = false;
+      for (int64_t r = 0; r < p.m; ++r)
+        for (int64_t n = 0; n < 8; ++n) {
+          const float t0 = rnd(mode, p.y_f(0, r, n));
+          const float sig = 1.f / (1.f + expf(-t0));
+          EXPECT_EQ(fusion_rt::f32_bits(p.o0.at(r, n)), fusion_rt::f32_bits(sig))
+              << "dtype " << dt << " mode " << mode << " row " << r << " col " << n;
+          changed |= sig != 1.f / (1.f + expf(-p.y_f(0, r, n)));
+          const float t1 = rnd(FUSION_RT_ROUND_BF16, p.y_f(1, r, n)) + p.b1.at(0, n);
+          const float sp = (t1 > 20.f ? t1 : log1pf(expf(t1))) * p.s1.at(0, n);
+          EXPECT_EQ(p.o1.at(r, n), fusion_rt::bf16_to_f32(fusion_rt::f32_to_bf16(sp)))
+              << "dtype " << dt << " row " << r << " col " << n;
+        }
+      EXPECT_TRUE(changed) << "dtype " << dt << " mode " << mode;
+    }
+  // Gated SwiGLU: silu(round(y0) + b0) * round(y1), rounded once to bf16.
+  Pair g(4, 256, 16, 16, FUSION_RT_BF16, 77, FUSION_RT_BF16);
+  g.d.gated_kind = FUSION_RT_ACT_SWIGLU;
+  g.d.epilogue0 = fusion_rt_epilogue{};
+  g.d.epilogue0.kind = FUSION_RT_EPILOGUE_BIAS;
+  g.d.epilogue0.bias = view1d(g.b0.bytes.data(), FUSION_RT_F32, g.h0);
+  g.d.epilogue0.accumulator_round = FUSION_RT_ROUND_BF16;
+  g.d.epilogue1 = fusion_rt_epilogue{};
+  g.d.epilogue1.accumulator_round = FUSION_RT_ROUND_BF16;
+  g.d.out1 = fusion_rt_tensor{};
+  ASSERT_EQ(g.run(), FUSION_RT_STATUS_SUCCESS) << fusion_rt_last_error_message();
+  for (int64_t r = 0; r < g.m; ++r)
+    for (int64_t n = 0; n < 16; ++n) {
+      const float a = rnd(FUSION_RT_ROUND_BF16, g.y_f(0, r, n)) + g.b0.at(0, n);
+      const float u = rnd(FUSION_RT_ROUND_BF16, g.y_f(1, r, n));
+      const float want = a * (1.f / (1.f + expf(-a))) * u;
+      EXPECT_EQ(g.o0.at(r, n), fusion_rt::bf16_to_f32(fusion_rt::f32_to_bf16(want)))
+          << "row " << r << " col " << n;
+    }
+}
+
 TEST(PairedProjectionCpu, TransposedWeightViewGivesTheSameBits) {
   for (int32_t dt : kDtypes) {
     Pair a(6, 200, 12, 20, dt, 3);
@@ -444,6 +497,11 @@ TEST(PairedProjectionValidation, EveryBrokenArgumentIsReportedAndNothingWritten)
        FUSION_RT_STATUS_BAD_VALUE, "desc->epilogue1.kind"},
       {"epilogue kind negative", [](Pair &p) { p.d.epilogue0.kind = -1; },
        FUSION_RT_STATUS_BAD_VALUE, "desc->epilogue0.kind"},
+      {"accumulator round range", [](Pair &p) { p.d.epilogue1.accumulator_round = 3; },
+       FUSION_RT_STATUS_BAD_VALUE, "desc->epilogue1.accumulator_round"},
+      {"accumulator round negative",
+       [](Pair &p) { p.d.epilogue0.accumulator_round = -1; },
+       FUSION_RT_STATUS_BAD_VALUE, "desc->epilogue0.accumulator_round"},
       {"bias missing for BIAS",
        [](Pair &p) {
          p.d.epilogue1.kind = FUSION_RT_EPILOGUE_BIAS;

@@ -101,7 +101,7 @@ func.func @gated_dynamic(%x: tensor<64x?xbf16>) -> (tensor<64x?xf8E4M3FN>, tenso
 
 // -----
 
-// CHECK-LABEL: func.func private @fusion_rt_mlir_paired_projection(i32, i32, i32, i32, i32, i32, i32, i32, memref<?x12xi64>) -> i32
+// CHECK-LABEL: func.func private @fusion_rt_mlir_paired_projection(i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, memref<?x12xi64>) -> i32
 // CHECK-LABEL: func.func @paired
 // CHECK:         memref.alloca() : memref<7x12xi64>
 // CHECK:         call @fusion_rt_mlir_paired_projection

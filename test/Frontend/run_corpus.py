@@ -12,6 +12,8 @@ open); everything else byte for byte.
 """
 import argparse
 import json
+import math
+import struct
 import re
 import subprocess
 import sys
@@ -33,6 +35,10 @@ def nan8(dtype, b):
 
 def harness(program, io):
     text = open(program).read()
+    # Parameters come as dense_resource blobs after the module: kept as is.
+    resources = ""
+    if "{-#" in text:
+        text, resources = text[:text.index("{-#")], text[text.index("{-#"):]
     body = text[text.index("module {") + len("module {"):text.rindex("}")]
     body = body.replace("func.func @main(", "func.func @forward(", 1)
     maps = "\n".join(l for l in text.splitlines() if l.startswith("#"))
@@ -66,7 +72,7 @@ def harness(program, io):
         lines.append(f"  %u{i} = memref.cast %m{i} : {mt} to memref<*xi32>")
         lines.append(f"  call @printMemrefI32(%u{i}) : (memref<*xi32>) -> ()")
     lines += ["  return", "}"]
-    return maps + "\nmodule {\n" + body + "\n" + "\n".join(lines) + "\n}\n"
+    return maps + "\nmodule {\n" + body + "\n" + "\n".join(lines) + "\n}\n" + resources
 
 
 def expected(rec):
@@ -98,10 +104,31 @@ def run_program(args, src, pipeline, io):
     return outs
 
 
-def close(dtype, g, e, steps):
-    """Equal bytes, both NaN, or (steps = 1) adjacent codes of one sign."""
+def ordered(dtype, b):
+    """A float's bits as an integer that orders like the value (-0 = +0)."""
+    sign = 1 << (WIDTH[dtype] - 1)
+    return -(b & (sign - 1)) if b & sign else b
+
+
+def value(dtype, b):
+    """The float a bf16 / f16 / f32 output element's bits stand for."""
+    if dtype == "f32":
+        return struct.unpack("<f", struct.pack("<I", b))[0]
+    if dtype == "bf16":
+        return struct.unpack("<f", struct.pack("<I", b << 16))[0]
+    return struct.unpack("<e", struct.pack("<H", b))[0]
+
+
+def close(dtype, g, e, steps, ulps=0, atol=0.0):
+    """Equal bytes, both NaN, (steps) FP8 codes of one sign at most `steps`
+    apart, or (ulps) bf16 / f16 / f32 values at most `ulps` units in the last
+    place apart."""
     if g == e or (nan8(dtype, g) and nan8(dtype, e)):
         return True
+    if dtype in ("f32", "bf16", "f16"):
+        if ulps > 0 and abs(ordered(dtype, g) - ordered(dtype, e)) <= ulps:
+            return True
+        return atol > 0 and abs(value(dtype, g) - value(dtype, e)) <= atol
     return (steps > 0 and WIDTH[dtype] == 8 and dtype != "f8E8M0FNU" and
             (g ^ e) & 0x80 == 0 and abs(g - e) <= steps)
 
@@ -125,13 +152,17 @@ def check(args, program):
     for k, (g_out, w_out, rec) in enumerate(zip(got, want, io["outputs"])):
         if len(g_out) != len(w_out):
             return f"output {k}: {len(g_out)} elements, {len(w_out)} expected"
+        atol = 0.0
+        if args.float_rtol > 0 and rec["dtype"] in ("f32", "bf16", "f16"):
+            vals = [abs(value(rec["dtype"], e)) for e in w_out]
+            atol = args.float_rtol * max([v for v in vals if math.isfinite(v)] or [0.0])
         for j, (g, e) in enumerate(zip(g_out, w_out)):
-            if not close(rec["dtype"], g, e, args.data_steps):
+            if not close(rec["dtype"], g, e, args.data_steps, args.float_ulps, atol):
                 return (f"output {k} ({rec['dtype']}) element {j}: 0x{g:x}, "
                         f"{what} 0x{e:x}")
             if g != e and not (nan8(rec["dtype"], g) and nan8(rec["dtype"], e)):
                 differ += 1
-    return None if not differ else f"ok within one code step ({differ} elements differ by one)"
+    return None if not differ else f"ok within the tolerance ({differ} elements differ)"
 
 
 def main():
@@ -147,6 +178,13 @@ def main():
                    help="accept FP8 data codes this many steps from the "
                         "reference (transcendental activations: libm vs "
                         "torch's own erf/tanh/exp)")
+    p.add_argument("--float-ulps", type=int, default=0,
+                   help="accept bf16 / f16 / f32 outputs this many ulps from "
+                        "the reference (projections: torch sums K in another "
+                        "order than the runtime's sequential fp32)")
+    p.add_argument("--float-rtol", type=float, default=0.0,
+                   help="accept bf16 / f16 / f32 outputs within this fraction "
+                        "of the output's largest magnitude of the reference")
     p.add_argument("programs", nargs="+")
     args = p.parse_args()
     failed = 0

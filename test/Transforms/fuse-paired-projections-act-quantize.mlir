@@ -56,22 +56,29 @@ func.func @swiglu_mxfp8(%x: tensor<32x128xbf16>, %w_gate: tensor<64x128xbf16>, %
   return %q#0, %q#1 : tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU>
 }
 
-/// gate and up rounded to bf16 before SwiGLU (torch bf16 semantics, as in
-/// examples/llama_ffn_front.mlir): the paired op would skip those roundings,
-/// so the pairing is declined and act-quantize fuses SwiGLU with the
-/// quantizer on the rounded projections.
-// CHECK-LABEL: func.func @negative_rounded_swiglu_mxfp8
-//       CHECK: linalg.matmul
-//       CHECK: linalg.matmul
-//       CHECK: fusion.gated_act_quantize #fusion.act<swiglu>
-//   CHECK-NOT: fusion.paired_projection
-func.func @negative_rounded_swiglu_mxfp8(%x: tensor<32x128xbf16>, %w_gate: tensor<64x128xbf16>,
+/// gate and up rounded to bf16 before SwiGLU (a bf16 Linear's outputs, as
+/// in examples/llama_ffn_front.mlir): the pair records the roundings
+/// (round(bf16) on both accumulators) and the quantizer stays a
+/// fusion.quantize of the gated result. In the other order act-quantize
+/// takes SwiGLU + quantize and the bare projections pair with `none`
+/// epilogues whose results are the bf16-rounded accumulators.
+// CHECK-LABEL: func.func @rounded_swiglu_mxfp8
+//       CHECK: %[[H:.*]] = fusion.paired_projection %{{.*}} epilogues(round(bf16) none, round(bf16) none) gated(#fusion.act<swiglu>)
+//  CHECK-SAME: -> tensor<32x64xbf16>
+//       CHECK: fusion.quantize %[[H]] as quant<mxfp8_e4m3, rowwise>
+//   CHECK-NOT: linalg.matmul
+
+// REVERSED-LABEL: func.func @rounded_swiglu_mxfp8
+//       REVERSED: %[[P:.*]]:2 = fusion.paired_projection {{.*}} epilogues(none, none) outs(
+//  REVERSED-SAME: -> (tensor<32x64xbf16>, tensor<32x64xbf16>)
+//       REVERSED: fusion.gated_act_quantize #fusion.act<swiglu> %[[P]]#0, %[[P]]#1 as quant<mxfp8_e4m3, rowwise> via bf16
+func.func @rounded_swiglu_mxfp8(%x: tensor<32x128xbf16>, %w_gate: tensor<64x128xbf16>,
                                          %w_up: tensor<64x128xbf16>)
     -> (tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU>) {
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<32x64xf32>
   %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<32x64xf32>) -> tensor<32x64xf32>
-  // expected-remark @below {{[Missed] FusePairedProjections | Category:fusion | Function=negative_rounded_swiglu_mxfp8 | Reason="unsupported epilogue", Remark="the projection is rounded to bf16 before its epilogue (the fused op applies the epilogue to the f32 accumulator)"}}
+  // expected-remark @below {{[Passed] FusePairedProjections | Category:fusion | Function=rounded_swiglu_mxfp8 | Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection gated swiglu of the accumulators rounded to bf16"}}
   %gate = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
       ins(%x, %w_gate : tensor<32x128xbf16>, tensor<64x128xbf16>)
       outs(%acc : tensor<32x64xf32>) -> tensor<32x64xf32>
@@ -91,7 +98,7 @@ func.func @negative_rounded_swiglu_mxfp8(%x: tensor<32x128xbf16>, %w_gate: tenso
   %h = arith.truncf %hf : tensor<32x64xf32> to tensor<32x64xbf16>
   %dst2 = tensor.empty() : tensor<32x64xf8E4M3FN>
   %dst3 = tensor.empty() : tensor<32x2xf8E8M0FNU>
-  // expected-remark @below {{[Passed] FuseActQuantize | Category:fusion | Function=negative_rounded_swiglu_mxfp8}}
+  // expected-remark @below {{[Missed] FuseActQuantize | Category:fusion | Function=rounded_swiglu_mxfp8 | Reason="no activation to fuse"}}
   %q:2 = fusion.quantize %h as quant<mxfp8_e4m3, rowwise> outs(%dst2, %dst3)
       : (tensor<32x64xbf16>, tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU>) -> (tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU>)
   return %q#0, %q#1 : tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU>

@@ -25,11 +25,12 @@
 //       LLAMA: fusion.quantize %[[H]] as quant<mxfp8_e4m3, rowwise>
 //   LLAMA-NOT: linalg
 
-// examples/llama_ffn_front.mlir (torch bf16 semantics): the pairing is
-// declined because gate and up are rounded to bf16 before SwiGLU, and
-// act-quantize fuses SwiGLU with the quantizer as before.
-// FRONT: remark: [Missed] FusePairedProjections | Category:fusion | Function=llama_ffn_front | Reason="unsupported epilogue", Remark="the projection is rounded to bf16 before its epilogue (the fused op applies the epilogue to the f32 accumulator)"
-// FRONT: remark: [Passed] FuseActQuantize
+// examples/llama_ffn_front.mlir (torch bf16 semantics): gate and up are
+// rounded to bf16 before SwiGLU; the pair records those roundings and the
+// quantizer reads its bf16 result (act-quantize finds no activation left).
+// FRONT: remark: [Passed] FusePairedProjections | Category:fusion | Function=llama_ffn_front | Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection gated swiglu of the accumulators rounded to bf16"
+// FRONT: remark: [Missed] FuseActQuantize | Category:fusion | Function=llama_ffn_front | Reason="no activation to fuse"
 // FRONT-LABEL: func.func @llama_ffn_front
-//   FRONT-NOT: fusion.paired_projection
-//       FRONT: fusion.gated_act_quantize #fusion.act<swiglu>
+//       FRONT: %[[H:.*]] = fusion.paired_projection %{{.*}} epilogues(round(bf16) none, round(bf16) none) gated(#fusion.act<swiglu>)
+//       FRONT: fusion.quantize %[[H]] as quant<mxfp8_e4m3, rowwise, scales = swizzled>
+//   FRONT-NOT: linalg.matmul

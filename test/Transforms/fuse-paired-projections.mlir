@@ -672,18 +672,65 @@ func.func @negative_softplus_threshold(%x: tensor<4x64xf32>, %w0: tensor<8x64xf3
   return %r, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
 }
 
-/// The projection is rounded to bf16 before its sigmoid (HF keeps the
-/// pre-activation in bf16): the fused op would skip that rounding.
-// CHECK-LABEL: func.func @negative_rounded_epilogue
-//   CHECK-NOT: fusion.paired_projection
-func.func @negative_rounded_epilogue(%x: tensor<4x64xbf16>, %w0: tensor<8x64xbf16>, %w1: tensor<8x64xbf16>)
+/// The projection is rounded to bf16 before its sigmoid (a bf16 Linear, HF
+/// keeps the pre-activation in bf16): the pair records the rounding.
+// CHECK-LABEL: func.func @rounded_epilogue
+//       CHECK: fusion.paired_projection %{{.*}} epilogues(round(bf16) sigmoid, none)
+//  CHECK-SAME: -> (tensor<4x8xbf16>, tensor<4x8xf32>)
+func.func @rounded_epilogue(%x: tensor<4x64xbf16>, %w0: tensor<8x64xbf16>, %w1: tensor<8x64xbf16>)
     -> (tensor<4x8xbf16>, tensor<4x8xf32>) {
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<4x8xf32>
   %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
-  // expected-remark @below {{Reason="unsupported epilogue", Remark="the projection is rounded to bf16 before its epilogue (the fused op applies the epilogue to the f32 accumulator)"}}
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues round(bf16) sigmoid, none"}}
   %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
       ins(%x, %w0 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %yb = arith.truncf %y0 : tensor<4x8xf32> to tensor<4x8xbf16>
+  %yf = arith.extf %yb : tensor<4x8xbf16> to tensor<4x8xf32>
+  %n = arith.negf %yf : tensor<4x8xf32>
+  %e = math.exp %n : tensor<4x8xf32>
+  %one = arith.constant dense<1.0> : tensor<4x8xf32>
+  %d = arith.addf %one, %e : tensor<4x8xf32>
+  %s = arith.divf %one, %d : tensor<4x8xf32>
+  %sb = arith.truncf %s : tensor<4x8xf32> to tensor<4x8xbf16>
+  return %sb, %y1 : tensor<4x8xbf16>, tensor<4x8xf32>
+}
+
+/// The epilogue reads the projection rounded to bf16 and unrounded: the
+/// fused op reads it one way, so the pair is declined.
+// CHECK-LABEL: func.func @negative_rounded_and_unrounded
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_rounded_and_unrounded(%x: tensor<4x64xbf16>, %w0: tensor<8x64xbf16>, %w1: tensor<8x64xbf16>)
+    -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @below {{Reason="unsupported epilogue", Remark="the epilogue reads the projection both rounded to bf16 and unrounded (the fused op reads it one way)"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %yb = arith.truncf %y0 : tensor<4x8xf32> to tensor<4x8xbf16>
+  %yf = arith.extf %yb : tensor<4x8xbf16> to tensor<4x8xf32>
+  %r = arith.addf %yf, %y0 : tensor<4x8xf32>
+  return %r, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+/// torch-mlir's bf16 addmm: the accumulator starts from the bias and the sum
+/// is rounded to bf16; the fused op would round before adding the bias.
+// CHECK-LABEL: func.func @negative_rounded_init_bias
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_rounded_init_bias(%x: tensor<4x64xbf16>, %w0: tensor<8x64xbf16>, %w1: tensor<8x64xbf16>,
+                                      %b0: tensor<8xf32>) -> (tensor<4x8xbf16>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %binit = linalg.broadcast ins(%b0 : tensor<8xf32>) outs(%empty : tensor<4x8xf32>) dimensions = [0]
+  // expected-remark @below {{Reason="unsupported epilogue", Remark="the accumulator starts from a bias and is rounded to bf16 with it (the fused op rounds before adding its bias)"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%binit : tensor<4x8xf32>) -> tensor<4x8xf32>
   %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
       ins(%x, %w1 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
   %yb = arith.truncf %y0 : tensor<4x8xf32> to tensor<4x8xbf16>

@@ -4,10 +4,10 @@ torch-mlir's FX importer to linalg-on-tensors, with small inputs and torch's
 eager output bytes.
 
 Run by hand (never in CI), in a venv with torch 2.15, torchao 0.18 and
-torch-mlir 20261001 from PyPI:
+torch-mlir 20261001 from PyPI (ml_dtypes: bf16 parameters become constants):
 
     python3 -m venv /tmp/tvenv
-    /tmp/tvenv/bin/pip install torch==2.15.* torchao==0.18.* torch-mlir==20261001
+    /tmp/tvenv/bin/pip install torch==2.15.* torchao==0.18.* torch-mlir==20261001 ml_dtypes
     /tmp/tvenv/bin/python tools/frontend-corpus/generate.py test/Frontend/corpus
 
 For each program NAME it writes NAME.mlir (the function @main exactly as
@@ -135,6 +135,78 @@ class HandMx(torch.nn.Module):
         return q.reshape(t, n), byte.reshape(t, n // 32)
 
 
+class GdnGates(torch.nn.Module):
+    """Qwen3-Next's Gated-DeltaNet gates from separate in_proj_a / in_proj_b
+    Linears (bias-free, the model's dtype) and f32 A_log / dt_bias."""
+
+    def __init__(self, hidden, heads, dtype):
+        super().__init__()
+        self.in_proj_a = torch.nn.Linear(hidden, heads, bias=False, dtype=dtype)
+        self.in_proj_b = torch.nn.Linear(hidden, heads, bias=False, dtype=dtype)
+        self.A_log = torch.nn.Parameter(torch.randn(heads))
+        self.dt_bias = torch.nn.Parameter(torch.randn(heads))
+
+    def gates(self, a, b):
+        beta = b.sigmoid()
+        g = -self.A_log.float().exp() * F.softplus(a.float() + self.dt_bias)
+        return g, beta
+
+    def forward(self, x):
+        return self.gates(self.in_proj_a(x), self.in_proj_b(x))
+
+
+class GdnGatesBA(GdnGates):
+    """The gates from Qwen3-Next's one in_proj_ba Linear. interleaved=True:
+    its output viewed as [..., num_k_heads, 2 * r] and split into b and a
+    inside each key-head group (fix_query_key_value_ordering); False: the
+    b rows stacked above the a rows, then split in two."""
+
+    def __init__(self, hidden, k_heads, v_heads, dtype, interleaved):
+        super().__init__(hidden, v_heads, dtype)
+        del self.in_proj_a, self.in_proj_b
+        self.in_proj_ba = torch.nn.Linear(hidden, 2 * v_heads, bias=False,
+                                          dtype=dtype)
+        self.k, self.v, self.interleaved = k_heads, v_heads, interleaved
+
+    def forward(self, x):
+        ba = self.in_proj_ba(x)
+        lead = x.shape[:-1]
+        if self.interleaved:
+            r = self.v // self.k
+            ba = ba.view(*lead, self.k, 2 * r)
+            b, a = torch.split(ba, [r, r], dim=-1)
+            b, a = b.reshape(*lead, self.v), a.reshape(*lead, self.v)
+        else:
+            b, a = torch.split(ba, [self.v, self.v], dim=-1)
+        return self.gates(a, b)
+
+
+class Ffn(torch.nn.Module):
+    """A Llama FFN front: silu(w1 x) * w3 x, from separate w1 / w3 Linears
+    or one stacked w13 Linear chunked in two; quantized to MXFP8 (torchao's
+    to_mx, RCEIL) when mx is set."""
+
+    def __init__(self, hidden, inter, dtype, stacked=False, mx=False):
+        super().__init__()
+        self.stacked, self.mx = stacked, mx
+        if stacked:
+            self.w13 = torch.nn.Linear(hidden, 2 * inter, bias=False, dtype=dtype)
+        else:
+            self.w1 = torch.nn.Linear(hidden, inter, bias=False, dtype=dtype)
+            self.w3 = torch.nn.Linear(hidden, inter, bias=False, dtype=dtype)
+
+    def forward(self, x):
+        if self.stacked:
+            g, u = self.w13(x).chunk(2, dim=-1)
+        else:
+            g, u = self.w1(x), self.w3(x)
+        h = F.silu(g) * u
+        if not self.mx:
+            return h
+        scale, data = to_mx(h, torch.float8_e4m3fn, 32, Mode.RCEIL)
+        return data, scale
+
+
 def gelu_tanh(x):
     return F.gelu(x, approximate="tanh")
 
@@ -159,6 +231,20 @@ def programs():
     yield "swiglu_mxfp8_rceil_bf16", SwigluMx(), (x((4, 64), bf), x((4, 64), bf))
     yield "swiglu_mxfp8_rceil_f32", SwigluMx(), (x((4, 64), f32), x((4, 64), f32))
     yield "hand_silu_mxfp8_floor_f32", HandMx(F.silu), (x((4, 64), f32),)
+    # Paired projections (GDN gates, the FFN front): hidden 64, 8 heads /
+    # intermediate 32, the models' Linear weights as parameters.
+    yield "gdn_bf16_n1", GdnGates(64, 8, bf), (x((1, 64), bf, 1.0),)
+    yield "gdn_bf16_3d_n4", GdnGates(64, 8, bf), (x((1, 4, 64), bf, 1.0),)
+    yield "gdn_f32_n1", GdnGates(64, 8, f32), (x((1, 64), f32, 1.0),)
+    yield "gdn_f32_n24", GdnGates(64, 8, f32), (x((24, 64), f32, 1.0),)
+    yield "gdn_ba_stacked_bf16", GdnGatesBA(64, 4, 8, bf, False), (x((2, 64), bf, 1.0),)
+    yield "gdn_ba_interleaved_bf16", GdnGatesBA(64, 4, 8, bf, True), (x((1, 2, 64), bf, 1.0),)
+    yield "ffn_bf16", Ffn(64, 32, bf), (x((4, 64), bf, 1.0),)
+    yield "ffn_f32", Ffn(64, 32, f32), (x((4, 64), f32, 1.0),)
+    yield "ffn13_bf16_3d", Ffn(64, 32, bf, stacked=True), (x((2, 3, 64), bf, 1.0),)
+    yield "ffn_mxfp8_bf16", Ffn(64, 32, bf, mx=True), (x((4, 64), bf, 1.0),)
+    yield "ffn_mxfp8_f32", Ffn(64, 32, f32, mx=True), (x((4, 64), f32, 1.0),)
+    yield "ffn13_mxfp8_bf16_n32", Ffn(64, 32, bf, stacked=True, mx=True), (x((32, 64), bf, 1.0),)
 
 
 _DT = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16",

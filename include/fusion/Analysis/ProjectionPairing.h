@@ -90,6 +90,9 @@ struct EpilogueMatch {
   /// The value the fused op's result replaces.
   Value result;
   std::optional<ColumnParam> bias, scale;
+  /// The type (bf16 / f16) the epilogue rounds the f32 accumulator to before
+  /// reading it (a bf16 Linear's output), or null.
+  Type round;
 };
 
 /// The gated activation consuming two projections.
@@ -100,6 +103,9 @@ struct GatedMatch {
   unsigned gateIndex = 0;
   /// Biases added to the gate and to the up projection inside the body.
   std::optional<ColumnParam> gateBias, upBias;
+  /// Roundings of the gate and up accumulators before the activation (see
+  /// EpilogueMatch::round), or null.
+  Type gateRound, upRound;
 };
 
 /// Outcome of a match: the admission rule and a detail when it failed.

@@ -175,6 +175,16 @@ def FusePairedProjections : Pass<"fusion-fuse-paired-projections",
     partner left" (every admitted partner was paired with another
     projection). A declined candidate is left untouched.
 
+    One projection over stacked weights whose result (after an optional
+    rounding to bf16 / f16 and an optional expand_shape of the token
+    dimensions) is only cut along its last dimension into contiguous parts
+    (`tensor.extract_slice`, torch's `chunk` / `split`: Llama's fused `w13`)
+    is first split into one projection per part, each over a row range of
+    the one weight (an extract_slice: a view, no copy); the parts then pair
+    like separate projections (remark "split ... into N projections"). A
+    result cut in another way (interleaved head groups) gets a `missed`
+    remark saying why.
+
     Expects normalised input (`fusion-normalize-elementwise`, canonicalize,
     cse). Run it before `fusion-fuse-act-quantize`: a gate/up pair feeding
     SwiGLU and then a `fusion.quantize` becomes a gated
@@ -184,7 +194,8 @@ def FusePairedProjections : Pass<"fusion-fuse-paired-projections",
                            "tensor::TensorDialect", "arith::ArithDialect"];
   let statistics = [
     Statistic<"numFused", "num-fused", "Pairs fused">,
-    Statistic<"numDeclined", "num-declined", "Seeds declined">
+    Statistic<"numDeclined", "num-declined", "Seeds declined">,
+    Statistic<"numSplit", "num-split", "Stacked projections split">
   ];
 }
 

@@ -157,6 +157,9 @@ static SmallVector<Value> scalarArgs(OpBuilder &b, Location loc,
     args.push_back(
         i32(b, loc, p.getGated() ? int64_t(p.getGated()->getKind()) : -1));
     args.push_back(i32(b, loc, p.getKn() ? 1 : 0));
+    // fusion_rt_accumulator_round of each projection (0 none, 1 bf16, 2 f16).
+    for (std::optional<Type> r : {p.getRound0(), p.getRound1()})
+      args.push_back(i32(b, loc, !r ? 0 : r->isBF16() ? 1 : 2));
     for (Value v : {p.getBias0(), p.getScale0(), p.getBias1(), p.getScale1()})
       args.push_back(i32(b, loc, v ? 1 : 0));
   }

@@ -46,8 +46,16 @@ static void printFusionAttr(OpAsmPrinter &p, Operation *, AttrT attr) {
   attr.print(p);
 }
 
-/// An epilogue kind written as a bare keyword (`sigmoid`).
-static ParseResult parseEpilogue(OpAsmParser &parser, EpilogueKindAttr &result) {
+/// An epilogue kind written as a bare keyword (`sigmoid`), after an optional
+/// `round(type)` of the accumulator.
+static ParseResult parseEpilogue(OpAsmParser &parser, EpilogueKindAttr &result,
+                                 TypeAttr &round) {
+  if (succeeded(parser.parseOptionalKeyword("round"))) {
+    Type t;
+    if (parser.parseLParen() || parser.parseType(t) || parser.parseRParen())
+      return failure();
+    round = TypeAttr::get(t);
+  }
   SMLoc loc = parser.getCurrentLocation();
   StringRef word;
   if (parser.parseKeyword(&word))
@@ -61,7 +69,10 @@ static ParseResult parseEpilogue(OpAsmParser &parser, EpilogueKindAttr &result) 
   return success();
 }
 
-static void printEpilogue(OpAsmPrinter &p, Operation *, EpilogueKindAttr attr) {
+static void printEpilogue(OpAsmPrinter &p, Operation *, EpilogueKindAttr attr,
+                          TypeAttr round) {
+  if (round)
+    p << "round(" << round.getValue() << ") ";
   p << stringifyEpilogueKind(attr.getValue());
 }
 
@@ -561,6 +572,12 @@ LogicalResult PairedProjectionOp::verify() {
                          << lhsTy.getRank();
   if (!isa<FloatType>(lhsTy.getElementType()))
     return emitOpError() << "lhs must have a float element type";
+  TypeAttr rounds[2] = {getRound0Attr(), getRound1Attr()};
+  for (auto [i, round] : llvm::enumerate(rounds)) {
+    if (round && !round.getValue().isBF16() && !round.getValue().isF16())
+      return emitOpError() << "round(" << round.getValue() << ") of epilogue "
+                           << i << ": the accumulator rounds to bf16 or f16";
+  }
   auto h0 = verifyProjection(*this, 0, getRhs0(), getEpilogue0(), getBias0(),
                              getScale0());
   if (failed(h0))

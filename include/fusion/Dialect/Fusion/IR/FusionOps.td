@@ -164,7 +164,11 @@ def Fusion_PairedProjectionOp : Fusion_DpsOp<"paired_projection"> {
     (of `y + bias` when the optional bias `[H]` is given),
     `softplus_bias_scale` (`softplus(x + bias) * scale`, the Gated-DeltaNet
     alpha gate, torch's threshold-20 softplus; bias and scale `[H]`).
-    Accumulation is f32.
+    Accumulation is f32. `round(bf16)` (or `round(f16)`) before an epilogue
+    rounds that projection's f32 accumulator to bf16 (f16) before the
+    epilogue reads it, as a bf16 `torch.nn.Linear` rounds its output; the
+    epilogue then runs in f32 on the rounded value (in a gated pair: the
+    gate and up values, before the activation).
 
     With `gated #fusion.act<swiglu>` (or another gated forward kind) the op
     has one result, `act(y0) * y1` (gate/up feeding SwiGLU); its epilogues
@@ -189,11 +193,13 @@ def Fusion_PairedProjectionOp : Fusion_DpsOp<"paired_projection"> {
                        Fusion_EpilogueKindAttr:$epilogue0,
                        Fusion_EpilogueKindAttr:$epilogue1,
                        OptionalAttr<Fusion_ActivationAttr>:$gated,
-                       UnitAttr:$kn);
+                       UnitAttr:$kn,
+                       OptionalAttr<TypeAttr>:$round0,
+                       OptionalAttr<TypeAttr>:$round1);
   let assemblyFormat = [{
     $lhs `,` $rhs0 `,` $rhs1 `epilogues` `(`
-      custom<Epilogue>($epilogue0) (`bias` $bias0^)? (`scale` $scale0^)? `,`
-      custom<Epilogue>($epilogue1) (`bias` $bias1^)? (`scale` $scale1^)? `)`
+      custom<Epilogue>($epilogue0, $round0) (`bias` $bias0^)? (`scale` $scale0^)? `,`
+      custom<Epilogue>($epilogue1, $round1) (`bias` $bias1^)? (`scale` $scale1^)? `)`
     (`gated` `(` qualified($gated)^ `)`)? (`kn` $kn^)? `outs` `(` $outs `)`
     attr-dict `:` functional-type(operands, results)
   }];
