@@ -57,7 +57,7 @@ class Tensor(ctypes.Structure):
 
 
 class Epilogue(ctypes.Structure):
-    _fields_ = [("kind", ctypes.c_int32), ("reserved0", ctypes.c_int32),
+    _fields_ = [("kind", ctypes.c_int32), ("accumulator_round", ctypes.c_int32),
                 ("bias", Tensor), ("scale", Tensor)]
 
 
@@ -102,6 +102,10 @@ def gdn_desc(x, wb, wa, dt_bias, A, beta, g):
     d.epilogue1.kind = EPI_SOFTPLUS_BIAS_SCALE
     d.epilogue1.bias = tview(dt_bias)
     d.epilogue1.scale = tview(A)
+    # FUSION_BENCH_ROUND=1 (bf16) / 2 (f16): both accumulators rounded
+    # before the epilogues, as for a bf16 model's gates (round(bf16)).
+    d.epilogue0.accumulator_round = int(os.environ.get("FUSION_BENCH_ROUND", "0"))
+    d.epilogue1.accumulator_round = d.epilogue0.accumulator_round
     d.gated_kind = -1
     d.accumulate_dtype = 2
     d.out0 = tview(beta)
