@@ -115,6 +115,30 @@ func.func @paired(%x: tensor<1x2048xbf16>, %wa: tensor<32x2048xbf16>, %wb: tenso
 
 // -----
 
+// round(bf16) / round(f16) pass fusion_rt_accumulator_round (1 / 2) after
+// the epilogue kinds, the gated kind and kn.
+// CHECK-LABEL: func.func @paired_rounded
+// CHECK:        %[[EPI0:.*]] = arith.constant 4 : i32
+// CHECK-NEXT:    %[[EPI1:.*]] = arith.constant 2 : i32
+// CHECK-NEXT:    %[[GATED:.*]] = arith.constant -1 : i32
+// CHECK-NEXT:    %[[KN:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:    %[[R0:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:    %[[R1:.*]] = arith.constant 2 : i32
+// CHECK-NEXT:    %[[HB0:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:    %[[HS0:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:    %[[HB1:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:    %[[HS1:.*]] = arith.constant 0 : i32
+// CHECK:         call @fusion_rt_mlir_paired_projection(%[[EPI0]], %[[EPI1]], %[[GATED]], %[[KN]], %[[R0]], %[[R1]], %[[HB0]], %[[HS0]], %[[HB1]], %[[HS1]], %{{.*}})
+func.func @paired_rounded(%x: tensor<1x2048xbf16>, %wa: tensor<32x2048xbf16>, %wb: tensor<32x2048xbf16>, %dt: tensor<32xf32>, %s: tensor<32xf32>) -> (tensor<1x32xf32>, tensor<1x32xbf16>) {
+  %dst9 = tensor.empty() : tensor<1x32xf32>
+  %dst10 = tensor.empty() : tensor<1x32xbf16>
+  %g, %b = fusion.paired_projection %x, %wa, %wb epilogues(round(bf16) softplus_bias_scale bias %dt scale %s, round(f16) sigmoid) outs(%dst9, %dst10)
+      : (tensor<1x2048xbf16>, tensor<32x2048xbf16>, tensor<32x2048xbf16>, tensor<32xf32>, tensor<32xf32>, tensor<1x32xf32>, tensor<1x32xbf16>) -> (tensor<1x32xf32>, tensor<1x32xbf16>)
+  return %g, %b : tensor<1x32xf32>, tensor<1x32xbf16>
+}
+
+// -----
+
 // In place: the quantized rows land in a slice of the caller's buffers (the
 // destinations are subviews of the function arguments, nothing is
 // allocated). tensor.insert_slice leaves a copy of each subview onto itself,

@@ -419,6 +419,28 @@ func.func @f(%x: tensor<64x96xbf16>, %g: tensor<64x48xbf16>) {
 
 // -----
 
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>) {
+  %dst0 = tensor.empty() : tensor<4x8xf32>
+  %dst1 = tensor.empty() : tensor<4x8xf32>
+  // expected-error @+1 {{round('f32') of epilogue 1: the accumulator rounds to bf16 or f16}}
+  %a, %b = fusion.paired_projection %x, %w, %w epilogues(none, round(f32) sigmoid) outs(%dst0, %dst1)
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>) {
+  %dst0 = tensor.empty() : tensor<4x8xf32>
+  %dst1 = tensor.empty() : tensor<4x8xf32>
+  // expected-error @+1 {{expected non-function type}}
+  %a, %b = fusion.paired_projection %x, %w, %w epilogues(round() none, none) outs(%dst0, %dst1)
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
 func.func @f(%x: tensor<2x4x64xbf16>, %w: tensor<8x64xbf16>) {
   %dst64 = tensor.empty() : tensor<4x8xf32>
   %dst65 = tensor.empty() : tensor<4x8xf32>

@@ -228,6 +228,16 @@ func.func @paired_gdn(%x: tensor<1x2048xbf16>, %wa: tensor<32x2048xbf16>, %wb: t
   return %g, %b : tensor<1x32xf32>, tensor<1x32xf32>
 }
 
+// CHECK-LABEL: func @paired_rounded
+// CHECK: fusion.paired_projection %{{.*}}, %{{.*}}, %{{.*}} epilogues(round(bf16) softplus_bias_scale bias %{{.*}} scale %{{.*}}, round(f16) sigmoid) outs(
+func.func @paired_rounded(%x: tensor<1x2048xbf16>, %wa: tensor<32x2048xbf16>, %wb: tensor<32x2048xbf16>, %dt: tensor<32xf32>, %s: tensor<32xf32>) -> (tensor<1x32xf32>, tensor<1x32xbf16>) {
+  %dst54 = tensor.empty() : tensor<1x32xf32>
+  %dst55 = tensor.empty() : tensor<1x32xbf16>
+  %g, %b = fusion.paired_projection %x, %wa, %wb epilogues(round(bf16) softplus_bias_scale bias %dt scale %s, round(f16) sigmoid) outs(%dst54, %dst55)
+      : (tensor<1x2048xbf16>, tensor<32x2048xbf16>, tensor<32x2048xbf16>, tensor<32xf32>, tensor<32xf32>, tensor<1x32xf32>, tensor<1x32xbf16>) -> (tensor<1x32xf32>, tensor<1x32xbf16>)
+  return %g, %b : tensor<1x32xf32>, tensor<1x32xbf16>
+}
+
 // CHECK-LABEL: func @paired_bias_silu_kn
 // CHECK: epilogues(bias bias %{{.*}}, silu) kn outs({{.*}}) : (tensor<?x64xf16>, tensor<64x16xf16>, tensor<64x8xf16>, tensor<16xf16>, tensor<?x16xf16>, tensor<?x8xf16>) -> (tensor<?x16xf16>, tensor<?x8xf16>)
 func.func @paired_bias_silu_kn(%x: tensor<?x64xf16>, %w0: tensor<64x16xf16>, %w1: tensor<64x8xf16>, %b: tensor<16xf16>) -> (tensor<?x16xf16>, tensor<?x8xf16>) {

@@ -1,0 +1,87 @@
+// RUN: fusion-opt %s --pass-pipeline='builtin.module(func.func(fusion-normalize-elementwise,canonicalize,cse,fusion-fuse-paired-projections))' | FileCheck %s
+// RUN: fusion-opt %s --pass-pipeline='builtin.module(func.func(fusion-normalize-elementwise,canonicalize,cse,fusion-fuse-paired-projections))' --remarks-filter=fusion -verify-diagnostics -o /dev/null
+// RUN: fusion-opt %s --pass-pipeline='builtin.module(func.func(fusion-normalize-elementwise,canonicalize,cse,fusion-fuse-paired-projections))' --remarks-filter=fusion -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: fusion-opt %s --fusion-pipeline -o /dev/null
+
+// One projection over stacked weights, cut in parts (torch's chunk / split
+// of a fused w13 or [b | a] Linear): split into one projection per part over
+// a row range of the weight (an extract_slice, no copy), then paired; and the
+// cuts the pass declines, each with its reason.
+
+#x_map = affine_map<(n, h, k) -> (n, k)>
+#w_map = affine_map<(n, h, k) -> (h, k)>
+#o_map = affine_map<(n, h, k) -> (n, h)>
+
+/// Llama's w13, chunked: silu(gate) * up of the two halves, in f32.
+// REMARK: split linalg.matmul into 2 projections over rows [0, 32), [32, 64) of its weight
+// CHECK-LABEL: func.func @w13_chunk
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>, %[[W:.*]]: tensor<64x64xf32>)
+//   CHECK-DAG: %[[WG:.*]] = tensor.extract_slice %[[W]][0, 0] [32, 64] [1, 1]
+//   CHECK-DAG: %[[WU:.*]] = tensor.extract_slice %[[W]][32, 0] [32, 64] [1, 1]
+//       CHECK: fusion.paired_projection %[[X]], %[[WG]], %[[WU]] epilogues(none, none) gated(#fusion.act<swiglu>)
+//   CHECK-NOT: linalg.matmul
+func.func @w13_chunk(%x: tensor<4x64xf32>, %w: tensor<64x64xf32>) -> tensor<4x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x64xf32>) -> tensor<4x64xf32>
+  // expected-remark @+2 {{Remark="split linalg.matmul into 2 projections over rows}}
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection gated swiglu"}}
+  %y = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w : tensor<4x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<4x64xf32>) -> tensor<4x64xf32>
+  %g = tensor.extract_slice %y[0, 0] [4, 32] [1, 1] : tensor<4x64xf32> to tensor<4x32xf32>
+  %u = tensor.extract_slice %y[0, 32] [4, 32] [1, 1] : tensor<4x64xf32> to tensor<4x32xf32>
+  %n = arith.negf %g : tensor<4x32xf32>
+  %e = math.exp %n : tensor<4x32xf32>
+  %one = arith.constant dense<1.0> : tensor<4x32xf32>
+  %d = arith.addf %one, %e : tensor<4x32xf32>
+  %s = arith.divf %g, %d : tensor<4x32xf32>
+  %h = arith.mulf %s, %u : tensor<4x32xf32>
+  return %h : tensor<4x32xf32>
+}
+
+/// Overlapping parts: no split.
+// CHECK-LABEL: func.func @negative_overlap
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_overlap(%x: tensor<4x64xf32>, %w: tensor<64x64xf32>) -> (tensor<4x32xf32>, tensor<4x40xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x64xf32>) -> tensor<4x64xf32>
+  // expected-remark @below {{Reason="unsupported split", Remark="the slices of the result overlap"}}
+  %y = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w : tensor<4x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<4x64xf32>) -> tensor<4x64xf32>
+  %a = tensor.extract_slice %y[0, 0] [4, 32] [1, 1] : tensor<4x64xf32> to tensor<4x32xf32>
+  %b = tensor.extract_slice %y[0, 24] [4, 40] [1, 1] : tensor<4x64xf32> to tensor<4x40xf32>
+  return %a, %b : tensor<4x32xf32>, tensor<4x40xf32>
+}
+
+/// A slice that cuts the token dimension: no split.
+// CHECK-LABEL: func.func @negative_token_cut
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_token_cut(%x: tensor<4x64xf32>, %w: tensor<64x64xf32>) -> (tensor<2x32xf32>, tensor<4x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x64xf32>) -> tensor<4x64xf32>
+  // expected-remark @below {{Reason="unsupported split", Remark="a slice cuts a token dimension"}}
+  %y = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w : tensor<4x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<4x64xf32>) -> tensor<4x64xf32>
+  %a = tensor.extract_slice %y[0, 0] [2, 32] [1, 1] : tensor<4x64xf32> to tensor<2x32xf32>
+  %b = tensor.extract_slice %y[0, 32] [4, 32] [1, 1] : tensor<4x64xf32> to tensor<4x32xf32>
+  return %a, %b : tensor<2x32xf32>, tensor<4x32xf32>
+}
+
+/// Qwen3-Next's in_proj_ba: [N, 16] viewed as [N, 4 groups, 4] and split
+/// 2 + 2 inside each group (the parts' columns interleave).
+// CHECK-LABEL: func.func @negative_head_groups
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_head_groups(%x: tensor<1x64xf32>, %w: tensor<16x64xf32>) -> (tensor<1x4x2xf32>, tensor<1x4x2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<1x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x16xf32>) -> tensor<1x16xf32>
+  // expected-remark @below {{Reason="unsupported split", Remark="the result is reshaped into head groups and split inside each group (the parts' columns interleave); the paired op reads each weight as one strided matrix"}}
+  %y = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w : tensor<1x64xf32>, tensor<16x64xf32>) outs(%acc : tensor<1x16xf32>) -> tensor<1x16xf32>
+  %g = tensor.expand_shape %y [[0], [1, 2]] output_shape [1, 4, 4] : tensor<1x16xf32> into tensor<1x4x4xf32>
+  %b = tensor.extract_slice %g[0, 0, 0] [1, 4, 2] [1, 1, 1] : tensor<1x4x4xf32> to tensor<1x4x2xf32>
+  %a = tensor.extract_slice %g[0, 0, 2] [1, 4, 2] [1, 1, 1] : tensor<1x4x4xf32> to tensor<1x4x2xf32>
+  return %b, %a : tensor<1x4x2xf32>, tensor<1x4x2xf32>
+}
