@@ -623,6 +623,10 @@ def ffn(lib, args):
                 d.weight1 = tview(Wall[i, H:])
                 d.gated_kind = ACT_SWIGLU
                 d.accumulate_dtype = 2
+                # FUSION_BENCH_ROUND=1: gate and up rounded to bf16 before
+                # SwiGLU (a bf16 model's Linears, round(bf16) in the IR).
+                rnd = int(os.environ.get("FUSION_BENCH_ROUND", "0"))
+                d.epilogue0.accumulator_round = d.epilogue1.accumulator_round = rnd
                 d.out0 = tview(out)
                 descs.append(d)
 
