@@ -233,8 +233,9 @@ FailureOr<SplitPlan> matchSplit(linalg::LinalgOp op, std::string &why) {
 /// Rewrites a split projection into one projection per part, each over rows
 /// [o, o + h) of the weight (columns when it is [K, H]): a linalg.matmul of
 /// the same LHS with an extract_slice of the weight (a view), followed by a
-/// clone of the rounding and of the expand_shape.
-void rewriteSplit(SplitPlan &plan) {
+/// clone of the rounding and of the expand_shape. Adds the ops it erases to
+/// `erased`.
+void rewriteSplit(SplitPlan &plan, DenseSet<Operation *> &erased) {
   Projection &p = plan.proj;
   Operation *op = p.op;
   OpBuilder b(plan.slices.front());
@@ -295,17 +296,21 @@ void rewriteSplit(SplitPlan &plan) {
     }
     s.getResult().replaceAllUsesWith(v);
   }
+  auto erase = [&](Operation *dead) {
+    erased.insert(dead);
+    dead->erase();
+  };
   for (tensor::ExtractSliceOp s : plan.slices)
-    s->erase();
+    erase(s);
   if (plan.expand)
-    plan.expand->erase();
+    erase(plan.expand);
   if (plan.rounding)
-    plan.rounding->erase();
+    erase(plan.rounding);
   SmallVector<Value> operands(op->getOperands());
-  op->erase();
+  erase(op);
   for (Value v : operands)
     if (Operation *def = v.getDefiningOp(); def && isOpTriviallyDead(def))
-      def->erase();
+      erase(def);
 }
 
 struct FusePairedProjectionsPass
@@ -703,7 +708,10 @@ void FusePairedProjectionsPass::runOnOperation() {
   bool splitAny = false;
   SmallVector<linalg::LinalgOp> contractions;
   func.walk([&](linalg::LinalgOp op) { contractions.push_back(op); });
+  DenseSet<Operation *> splitErased;
   for (linalg::LinalgOp op : contractions) {
+    if (splitErased.contains(op.getOperation()))
+      continue; // the rounding generic of a projection split above
     std::string why;
     FailureOr<SplitPlan> split = matchSplit(op, why);
     std::lock_guard<std::mutex> lock(getRemarkMutex());
@@ -724,7 +732,7 @@ void FusePairedProjectionsPass::runOnOperation() {
         op->getName().getStringRef(), split->slices.size(), ranges);
     ++numSplit;
     splitAny = true;
-    rewriteSplit(*split);
+    rewriteSplit(*split, splitErased);
   }
   // The parts' roundings fuse into their epilogues, as normalisation fuses
   // those of separate projections.
