@@ -160,6 +160,14 @@ FailureOr<SplitPlan> matchSplit(linalg::LinalgOp op, std::string &why) {
   SplitPlan plan;
   plan.proj = *p;
   Value v = p->result();
+  if (p->initBias) {
+    if (!v.use_empty() && llvm::all_of(v.getUsers(), [](Operation *u) {
+          return isa<tensor::ExtractSliceOp>(u);
+        }))
+      why = "the accumulator starts from a bias (addmm); the parts would "
+            "need slices of it, which the split does not make";
+    return failure();
+  }
   if (v.hasOneUse())
     if (auto g = dyn_cast<linalg::GenericOp>(*v.getUsers().begin());
         isCastGeneric(g)) {

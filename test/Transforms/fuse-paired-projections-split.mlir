@@ -85,3 +85,18 @@ func.func @negative_head_groups(%x: tensor<1x64xf32>, %w: tensor<16x64xf32>) -> 
   %a = tensor.extract_slice %g[0, 0, 2] [1, 4, 2] [1, 1, 1] : tensor<1x4x4xf32> to tensor<1x4x2xf32>
   return %b, %a : tensor<1x4x2xf32>, tensor<1x4x2xf32>
 }
+
+/// A stacked Linear with a bias in the accumulator (torch-mlir's addmm): the
+/// parts would need slices of the bias; declined.
+// CHECK-LABEL: func.func @negative_init_bias
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_init_bias(%x: tensor<4x64xf32>, %w: tensor<64x64xf32>, %bias: tensor<64xf32>) -> (tensor<4x32xf32>, tensor<4x32xf32>) {
+  %empty = tensor.empty() : tensor<4x64xf32>
+  %acc = linalg.broadcast ins(%bias : tensor<64xf32>) outs(%empty : tensor<4x64xf32>) dimensions = [0]
+  // expected-remark @below {{Reason="unsupported split", Remark="the accumulator starts from a bias (addmm); the parts would need slices of it, which the split does not make"}}
+  %y = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w : tensor<4x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<4x64xf32>) -> tensor<4x64xf32>
+  %a = tensor.extract_slice %y[0, 0] [4, 32] [1, 1] : tensor<4x64xf32> to tensor<4x32xf32>
+  %b = tensor.extract_slice %y[0, 32] [4, 32] [1, 1] : tensor<4x64xf32> to tensor<4x32xf32>
+  return %a, %b : tensor<4x32xf32>, tensor<4x32xf32>
+}
