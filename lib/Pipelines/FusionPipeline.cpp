@@ -10,6 +10,7 @@
 #include "fusion/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
@@ -65,9 +66,15 @@ void mlir::fusion::buildFusionPipeline(OpPassManager &pm,
   pm.addPass(createLowerToRuntimePass());
   bufferization::BufferDeallocationPipelineOptions deallocOpts;
   bufferization::buildBufferDeallocationPipeline(pm, deallocOpts);
+  // The deallocation pipeline returns a function's argument as a
+  // `bufferization.clone`: an allocation and a copy.
+  pm.addPass(createConvertBufferizationToMemRefPass());
 
   // Lower what is left (unfused linalg code, the runtime calls) to LLVM.
   pm.addPass(createConvertLinalgToLoopsPass());
+  // Upstream expand-strided-metadata crashes on an expand_shape that splits
+  // a dimension into several dynamic ones: those become reinterpret_casts.
+  pm.addNestedPass<func::FuncOp>(createExpandShapeToReinterpretCast());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

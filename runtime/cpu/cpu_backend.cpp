@@ -693,16 +693,26 @@ void run_dequantize(const Request &q) {
 } // namespace
 
 fusion_rt_status cpu_execute(const Request &req) {
+  // A value matrix without columns has no rows worth visiting: [2^40, 0] is
+  // as empty as [0, 0], and must not loop over 2^35 empty bands. The tensor
+  // scalars (amax, scale_inv) are still written, from an empty amax.
+  Request empty;
+  const Request *q = &req;
+  if (req.cols == 0 && req.rows != 0) {
+    empty = req;
+    empty.rows = 0;
+    q = &empty;
+  }
   try {
-    switch (req.op) {
+    switch (q->op) {
     case Op::Activation:
-      run_activation(req);
+      run_activation(*q);
       break;
     case Op::Dequantize:
-      run_dequantize(req);
+      run_dequantize(*q);
       break;
     default:
-      run_quantize(req);
+      run_quantize(*q);
       break;
     }
   } catch (const std::bad_alloc &) {

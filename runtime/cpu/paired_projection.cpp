@@ -62,19 +62,22 @@ inline float dot(const float *x, const float *w, int64_t k) {
   return acc;
 }
 
-void run_rows(const PairedRequest &q, const Weights &wf, int64_t m0, int64_t m1) {
+/// Rows [m0, m1) of the outputs. `x` is the caller's scratch row of K floats
+/// (allocated before any thread starts, so that no allocation can fail in a
+/// worker where nothing could report it).
+void run_rows(const PairedRequest &q, const Weights &wf, float *x, int64_t m0,
+              int64_t m1) {
   const int64_t k = q.lhs.cols;
-  std::vector<float> x(size_t(std::max<int64_t>(k, 1)));
   const bool gated = q.gated_kind >= 0;
   const ActParams params; // gated kinds use the defaults (the ABI has none)
   for (int64_t m = m0; m < m1; ++m) {
     for (int64_t j = 0; j < k; ++j)
-      x[size_t(j)] = load(q.lhs, m, j);
+      x[j] = load(q.lhs, m, j);
     if (gated) {
       const bool hb0 = q.bias[0].present(), hb1 = q.bias[1].present();
       for (int64_t n = 0; n < q.w[0].rows; ++n) {
-        float a = round_accumulator(q.round[0], dot(x.data(), wf.w[0].data() + n * k, k));
-        float g = round_accumulator(q.round[1], dot(x.data(), wf.w[1].data() + n * k, k));
+        float a = round_accumulator(q.round[0], dot(x, wf.w[0].data() + n * k, k));
+        float g = round_accumulator(q.round[1], dot(x, wf.w[1].data() + n * k, k));
         if (hb0)
           a = a + load(q.bias[0], 0, n);
         if (hb1)
@@ -87,7 +90,7 @@ void run_rows(const PairedRequest &q, const Weights &wf, int64_t m0, int64_t m1)
       const bool hb = q.bias[i].present(), hs = q.scale[i].present();
       for (int64_t n = 0; n < q.w[i].rows; ++n) {
         const float y =
-            round_accumulator(q.round[i], dot(x.data(), wf.w[i].data() + n * k, k));
+            round_accumulator(q.round[i], dot(x, wf.w[i].data() + n * k, k));
         const float b = hb ? load(q.bias[i], 0, n) : 0.f;
         const float s = hs ? load(q.scale[i], 0, n) : 1.f;
         store(q.out[i], m, n, apply_epilogue(q.epi_kind[i], y, hb, b, hs, s));
@@ -102,17 +105,6 @@ fusion_rt_status cpu_paired_execute(const PairedRequest &q) {
   const int64_t m = q.lhs.rows, k = q.lhs.cols;
   if (m == 0)
     return FUSION_RT_STATUS_SUCCESS;
-  Weights wf;
-  try {
-    for (int i = 0; i < 2; ++i)
-      wf.w[i].resize(size_t(std::max<int64_t>(q.w[i].rows * k, 1)));
-  } catch (...) {
-    return FUSION_RT_STATUS_OUT_OF_MEMORY;
-  }
-  for (int i = 0; i < 2; ++i)
-    for (int64_t n = 0; n < q.w[i].rows; ++n)
-      for (int64_t j = 0; j < k; ++j)
-        wf.w[i][size_t(n * k + j)] = load(q.w[i], n, j);
   // Threads only pay when there is real work: ~1 M multiply-adds each.
   const int64_t work =
       m * (q.w[0].rows + q.w[1].rows) * std::max<int64_t>(q.lhs.cols, 1);
@@ -120,29 +112,46 @@ fusion_rt_status cpu_paired_execute(const PairedRequest &q) {
               ? q.num_threads
               : int(std::max(1u, std::thread::hardware_concurrency()));
   t = int(std::min<int64_t>({int64_t(t), m, std::max<int64_t>(1, work >> 20)}));
+  // Every allocation happens here, where a failure is reported as a status:
+  // the fp32 weights and one scratch row per thread.
+  const size_t row = size_t(std::max<int64_t>(k, 1));
+  Weights wf;
+  std::vector<float> scratch;
+  std::vector<std::thread> pool;
+  try {
+    for (int i = 0; i < 2; ++i)
+      wf.w[i].resize(size_t(std::max<int64_t>(q.w[i].rows * k, 1)));
+    scratch.resize(row * size_t(t));
+    pool.reserve(size_t(t - 1));
+  } catch (...) {
+    return FUSION_RT_STATUS_OUT_OF_MEMORY;
+  }
+  for (int i = 0; i < 2; ++i)
+    for (int64_t n = 0; n < q.w[i].rows; ++n)
+      for (int64_t j = 0; j < k; ++j)
+        wf.w[i][size_t(n * k + j)] = load(q.w[i], n, j);
   if (t <= 1) {
-    run_rows(q, wf, 0, m);
+    run_rows(q, wf, scratch.data(), 0, m);
     return FUSION_RT_STATUS_SUCCESS;
   }
   const int64_t per = (m + t - 1) / t;
-  std::vector<std::thread> pool;
-  pool.reserve(size_t(t - 1));
   int64_t done_by_caller_from = m;
   for (int w = 1; w < t; ++w) {
     const int64_t b0 = w * per, b1 = std::min(m, b0 + per);
     if (b0 >= b1)
       break;
     try {
-      pool.emplace_back(run_rows, std::cref(q), std::cref(wf), b0, b1);
+      pool.emplace_back(run_rows, std::cref(q), std::cref(wf),
+                        scratch.data() + row * size_t(w), b0, b1);
     } catch (...) {
       // A worker that cannot be started leaves its rows to this thread.
       done_by_caller_from = b0;
       break;
     }
   }
-  run_rows(q, wf, 0, std::min(m, per));
+  run_rows(q, wf, scratch.data(), 0, std::min(m, per));
   if (done_by_caller_from < m)
-    run_rows(q, wf, done_by_caller_from, m);
+    run_rows(q, wf, scratch.data(), done_by_caller_from, m);
   for (std::thread &th : pool)
     th.join();
   return FUSION_RT_STATUS_SUCCESS;

@@ -13,7 +13,13 @@
  *  - Tensor views carry sizes and strides in ELEMENTS (never bytes). For
  *    FUSION_RT_F4E2M1 two elements share a byte (even element in the low
  *    nibble), packing runs along the last dimension, the last stride must be
- *    1 and every other stride must be even.
+ *    1 and every other stride must be even. A packed view owns whole bytes:
+ *    a row of N elements owns bytes [0, ceil(N/2)) from its start, so an
+ *    odd-length row's last byte holds a pad nibble (the high one), which
+ *    belongs to the view; outputs write it as zero (the bytes of a packed
+ *    output are then fully defined), and nothing past those bytes is
+ *    written. A view with a zero-sized dimension holds no element: its
+ *    strides are not checked and nothing of it is read or written.
  *  - Quantizers see a rank-2 matrix [M, N] = rows x cols. A rank-1 view is
  *    [1, N]; rank 3 and 4 views are collapsed onto [prod(leading), N] and
  *    must therefore have collapsible leading strides.

@@ -91,6 +91,11 @@ fusion_rt_status to_mat(const fusion_rt_tensor *t, const char *name, Mat &out) {
     return fail(FUSION_RT_STATUS_BAD_SHAPE, "%s.rank = %d is not in 1..4", name,
                 int(t->rank));
   const int r = t->rank;
+  // A view with no elements (MLIR hands the runtime [R, 0] memrefs with
+  // strides [0, 1]) addresses nothing: its strides are not checked.
+  bool empty = false;
+  for (int i = 0; i < r; ++i)
+    empty = empty || t->sizes[i] == 0;
   int64_t max_off = 0;
   for (int i = 0; i < r; ++i) {
     if (t->sizes[i] < 0 || t->sizes[i] > kMaxExtent)
@@ -99,7 +104,7 @@ fusion_rt_status to_mat(const fusion_rt_tensor *t, const char *name, Mat &out) {
     if (t->strides[i] < 0 || t->strides[i] > kMaxExtent)
       return fail(FUSION_RT_STATUS_BAD_SHAPE, "%s.strides[%d] = %lld is out of range",
                   name, i, (long long)t->strides[i]);
-    if (t->strides[i] == 0 && t->sizes[i] > 1)
+    if (t->strides[i] == 0 && t->sizes[i] > 1 && !empty)
       return fail(FUSION_RT_STATUS_BAD_SHAPE,
                   "%s.strides[%d] is 0 for a dimension of size %lld", name, i,
                   (long long)t->sizes[i]);
@@ -130,7 +135,7 @@ fusion_rt_status to_mat(const fusion_rt_tensor *t, const char *name, Mat &out) {
       return fail(FUSION_RT_STATUS_BAD_SHAPE, "%s: the extent of the view overflows",
                   name);
     for (int i = r - 3; i >= 0; --i) {
-      if (t->sizes[i] > 1 && t->strides[i] != expect)
+      if (t->sizes[i] > 1 && t->strides[i] != expect && !empty)
         return fail(FUSION_RT_STATUS_BAD_SHAPE,
                     "%s.strides[%d] = %lld does not let the leading dimensions "
                     "collapse onto rows (expected %lld)",
@@ -147,6 +152,12 @@ fusion_rt_status to_mat(const fusion_rt_tensor *t, const char *name, Mat &out) {
     return fail(FUSION_RT_STATUS_MISALIGNED,
                 "%s.data is not aligned to its %lld-byte %s elements", name,
                 (long long)(bits / 8), dtype_name(t->dtype));
+  if (empty) {
+    // Row-major strides of the collapsed shape, so that no backend ever
+    // computes an address from the caller's (meaningless) ones.
+    m.cs = 1;
+    m.rs = bits == 4 ? m.cols + (m.cols & 1) : m.cols;
+  }
   if (bits == 4) {
     if (m.cols > 1 && m.cs != 1)
       return fail(FUSION_RT_STATUS_MISALIGNED,

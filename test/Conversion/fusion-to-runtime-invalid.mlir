@@ -4,15 +4,6 @@
 // diagnostic naming the op and the reason, and the pass fails (no partial
 // lowering is left behind as success).
 
-func.func @rank5(%x: memref<2x2x2x4x64xbf16>, %d: memref<2x2x2x4x64xf8E4M3FN>, %s: memref<2x2x2x4x2xf8E8M0FNU>) {
-  // expected-error @+1 {{'fusion.quantize' op operand of rank 5 exceeds the runtime's rank limit of 4}}
-  fusion.quantize %x as quant<mxfp8_e4m3, rowwise> outs(%d, %s)
-      : (memref<2x2x2x4x64xbf16>, memref<2x2x2x4x64xf8E4M3FN>, memref<2x2x2x4x2xf8E8M0FNU>) -> ()
-  return
-}
-
-// -----
-
 func.func @f64_bias(%x: memref<4x64xbf16>, %w: memref<8x64xbf16>, %b: memref<8xf64>, %y0: memref<4x8xf32>, %y1: memref<4x8xf32>) {
   // expected-error @+1 {{'fusion.paired_projection' op cannot pass an operand of type 'memref<8xf64>' to the runtime}}
   fusion.paired_projection %x, %w, %w epilogues(bias bias %b, none) outs(%y0, %y1)

@@ -187,3 +187,39 @@ func.func @mxfp4_packed(%x: tensor<8x64xbf16>) -> (tensor<8x32xi8>, tensor<8x2xf
       : (tensor<8x64xbf16>, tensor<8x32xi8>, tensor<8x2xf8E8M0FNU>) -> (tensor<8x32xi8>, tensor<8x2xf8E8M0FNU>)
   return %d, %s : tensor<8x32xi8>, tensor<8x2xf8E8M0FNU>
 }
+
+// -----
+
+// Past the runtime's rank limit of 4, contiguous operands are collapsed onto
+// rows [prod(leading), N] (a view), as the runtime would collapse them.
+// CHECK-LABEL: func.func @rank5_collapsed
+// CHECK-DAG:     memref.collapse_shape %{{.*}} {{\[\[}}0, 1, 2, 3], [4]] : memref<1x1x2x4x64xf32> into memref<8x64xf32>
+// CHECK-DAG:     memref.collapse_shape %{{.*}} {{\[\[}}0, 1, 2, 3], [4]] : memref<1x1x2x4x2xf8E8M0FNU> into memref<8x2xf8E8M0FNU>
+// CHECK:         call @fusion_rt_mlir_quantize
+func.func @rank5_collapsed(%x: tensor<1x1x2x4x64xf32>) -> (tensor<1x1x2x4x64xf8E4M3FN>, tensor<1x1x2x4x2xf8E8M0FNU>) {
+  %e0 = tensor.empty() : tensor<1x1x2x4x64xf8E4M3FN>
+  %e1 = tensor.empty() : tensor<1x1x2x4x2xf8E8M0FNU>
+  %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise> outs(%e0, %e1)
+      : (tensor<1x1x2x4x64xf32>, tensor<1x1x2x4x64xf8E4M3FN>, tensor<1x1x2x4x2xf8E8M0FNU>) -> (tensor<1x1x2x4x64xf8E4M3FN>, tensor<1x1x2x4x2xf8E8M0FNU>)
+  return %d, %s : tensor<1x1x2x4x64xf8E4M3FN>, tensor<1x1x2x4x2xf8E8M0FNU>
+}
+
+// -----
+
+// Rank 5 with strides that may not collapse: the input is copied into a
+// contiguous buffer, the results are written into contiguous buffers and
+// copied out after the call (the deallocation pipeline frees the staging
+// buffers).
+// CHECK-LABEL: func.func @rank5_strided
+// CHECK:         %[[IN:.*]] = memref.alloc() : memref<1x1x2x4x64xf32>
+// CHECK:         memref.copy %{{.*}}, %[[IN]]
+// CHECK:         %[[OUT:.*]] = memref.alloc() : memref<1x1x2x4x64xf8E4M3FN>
+// CHECK:         call @fusion_rt_mlir_quantize
+// CHECK:         memref.copy %[[OUT]], %{{.*}}
+func.func @rank5_strided(%x: memref<1x1x2x4x64xf32, strided<[4000, 2000, 1000, 128, 1]>>,
+                         %d: memref<1x1x2x4x64xf8E4M3FN, strided<[4000, 2000, 1000, 128, 1]>>,
+                         %s: memref<1x1x2x4x2xf8E8M0FNU>) {
+  fusion.quantize %x as quant<mxfp8_e4m3, rowwise> outs(%d, %s)
+      : (memref<1x1x2x4x64xf32, strided<[4000, 2000, 1000, 128, 1]>>, memref<1x1x2x4x64xf8E4M3FN, strided<[4000, 2000, 1000, 128, 1]>>, memref<1x1x2x4x2xf8E8M0FNU>) -> ()
+  return
+}

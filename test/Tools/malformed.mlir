@@ -1,4 +1,5 @@
 // RUN: not fusion-opt %s 2>&1 | FileCheck %s
+// NOT-A-PROGRAM: malformed on purpose.
 // RUN: not fusion-opt %s --split-input-file 2>&1 | FileCheck %s --check-prefix=SPLIT
 // RUN: not fusion-opt %S/Inputs/does-not-exist.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
 

@@ -220,6 +220,24 @@ def LowerFloat8Casts : Pass<"fusion-lower-float8-casts", "ModuleOp"> {
   ];
 }
 
+def ExpandShapeToReinterpretCast
+    : Pass<"fusion-expand-shape-to-reinterpret-cast", "func::FuncOp"> {
+  let summary = "Rewrite contiguous memref.expand_shape with several dynamic "
+                "sizes in one group as memref.reinterpret_cast";
+  let description = [{
+    Upstream `expand-strided-metadata` (LLVM 22.1) crashes on a
+    `memref.expand_shape` that splits one dimension into two or more dynamic
+    ones (`memref<?x8xf32> into memref<?x?x8xf32>`, what a rank-3 dynamic
+    paired projection's result becomes). Where source and result both have
+    the identity layout, the result is the same buffer with the output
+    shape's row-major strides: this pass writes it as that
+    `memref.reinterpret_cast` (static sizes and strides stay static) and
+    leaves every other `expand_shape` to upstream. `fusion-pipeline` runs it
+    before `expand-strided-metadata`.
+  }];
+  let dependentDialects = ["memref::MemRefDialect", "arith::ArithDialect"];
+}
+
 def VerifyLoweredToLLVM : Pass<"fusion-verify-lowered-to-llvm", "ModuleOp"> {
   let summary = "Fail with a diagnostic if an op is left outside LLVM";
   let description = [{

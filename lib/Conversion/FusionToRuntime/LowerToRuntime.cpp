@@ -188,21 +188,47 @@ static LogicalResult lowerToRuntimeCall(Operation *op, RewriterBase &rewriter) {
   if (!op->getParentOfType<ModuleOp>())
     return op->emitOpError() << "must be inside a module to be lowered to a "
                                 "runtime call";
-  for (Value v : op->getOperands()) {
+  Location loc = op->getLoc();
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  SmallVector<Value> operands = llvm::to_vector(op->getOperands());
+  // Destinations staged through a contiguous copy: (copy, destination).
+  SmallVector<std::pair<Value, Value>> copyBack;
+  for (OpOperand &operand : op->getOpOperands()) {
+    Value &v = operands[operand.getOperandNumber()];
     auto ty = cast<MemRefType>(v.getType());
     if (failed(runtimeDtype(ty.getElementType())))
       return op->emitOpError() << "cannot pass an operand of type " << ty
                                << " to the runtime";
-    if (ty.getRank() > 4)
-      return op->emitOpError()
-             << "operand of rank " << ty.getRank()
-             << " exceeds the runtime's rank limit of 4";
+    if (ty.getRank() <= 4)
+      continue;
+    // The runtime collapses the leading dimensions of a view onto rows
+    // anyway; past its rank limit the lowering does it: as a view where the
+    // strides allow it statically, else through a contiguous copy (read
+    // before the call for an input, written back after it for a result).
+    SmallVector<ReassociationIndices> groups(2);
+    for (int64_t d = 0; d + 1 < ty.getRank(); ++d)
+      groups[0].push_back(d);
+    groups[1].push_back(ty.getRank() - 1);
+    if (!memref::CollapseShapeOp::isGuaranteedCollapsible(ty, groups)) {
+      SmallVector<Value> dynSizes;
+      for (int64_t d = 0; d < ty.getRank(); ++d)
+        if (ty.isDynamicDim(d))
+          dynSizes.push_back(memref::DimOp::create(rewriter, loc, v, d));
+      auto contiguous =
+          MemRefType::get(ty.getShape(), ty.getElementType(),
+                          MemRefLayoutAttrInterface(), ty.getMemorySpace());
+      Value copy = memref::AllocOp::create(rewriter, loc, contiguous, dynSizes);
+      if (dps.isDpsInit(&operand))
+        copyBack.push_back({copy, v});
+      else
+        memref::CopyOp::create(rewriter, loc, v, copy);
+      v = copy;
+    }
+    v = memref::CollapseShapeOp::create(rewriter, loc, v, groups);
   }
-  Location loc = op->getLoc();
-  OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPoint(op);
   SmallVector<Value> args = scalarArgs(rewriter, loc, op);
-  args.push_back(buildTable(rewriter, loc, llvm::to_vector(op->getOperands())));
+  args.push_back(buildTable(rewriter, loc, operands));
   StringRef name = entryPointOf(op);
   func::FuncOp callee =
       getOrDeclareEntryPoint(rewriter, op, name, ValueRange(args).getTypes());
@@ -213,6 +239,10 @@ static LogicalResult lowerToRuntimeCall(Operation *op, RewriterBase &rewriter) {
                        (Twine("fusion runtime call ") + name +
                         " failed (its message is on stderr)")
                            .str());
+  for (auto [copy, dest] : copyBack)
+    memref::CopyOp::create(rewriter, loc, copy, dest);
+  // The staging buffers are plain allocations: the buffer deallocation
+  // pipeline (which fusion-pipeline runs next) frees them.
   rewriter.eraseOp(op);
   return success();
 }

@@ -378,7 +378,7 @@ func.func @f(%x: tensor<64x64xbf16>) {
 func.func @f(%x: tensor<64x64xbf16>, %y: tensor<64x32xbf16>) {
   %dst56 = tensor.empty() : tensor<64x64xf8E4M3FN>
   %dst57 = tensor.empty() : tensor<64x2xf8E8M0FNU>
-  // expected-error @+1 {{gate and up inputs must have the same type, got 'tensor<64x64xbf16>' and 'tensor<64x32xbf16>'}}
+  // expected-error @+1 {{gate and up inputs must have the same shape and element type, got 'tensor<64x64xbf16>' and 'tensor<64x32xbf16>'}}
   %r:2 = fusion.gated_act_quantize #fusion.act<swiglu> %x, %y as quant<mxfp8_e4m3, rowwise> via bf16 outs(%dst56, %dst57)
       : (tensor<64x64xbf16>, tensor<64x32xbf16>, tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>)
   return

@@ -468,10 +468,14 @@ LogicalResult GatedActQuantizeOp::verify() {
   if (halfShape.empty())
     return emitOpError() << "gated input must have rank >= 1";
   if (inputs.size() == 2) {
+    // Shape and element type, not the layout: after bufferisation the two
+    // halves of one packed tensor are memrefs with different offsets.
     auto second = cast<ShapedType>(inputs[1].getType());
-    if (second != first)
-      return emitOpError() << "gate and up inputs must have the same type, "
-                              "got "
+    if (second.getShape() != first.getShape() ||
+        second.getElementType() != first.getElementType() ||
+        isa<MemRefType>(second) != isa<MemRefType>(first))
+      return emitOpError() << "gate and up inputs must have the same shape and "
+                              "element type, got "
                            << first << " and " << second;
   } else {
     int64_t w = halfShape.back();
