@@ -46,6 +46,10 @@ struct Candidate {
   Operation *cast = nullptr; ///< The op that produces the FP8 values.
   Operation *reduction = nullptr;
   Value x, data, scales;
+  /// MXFP4 written out: `data` holds two e2m1 codes per byte (i8, the even
+  /// element in the low nibble, torch's float4_e2m1fn_x2), half of x's
+  /// elements.
+  bool packedFp4 = false;
   llvm::SetVector<Operation *> region;
 };
 
@@ -351,15 +355,20 @@ LogicalResult runReference(QuantSchemeAttr scheme, Type inType,
     input.data = in16.data();
     input.dtype = inType.isBF16() ? FUSION_RT_BF16 : FUSION_RT_F16;
   }
-  ref.data.assign(rows * cols, 0);
+  const bool fp4 = scheme.getFormat() == QuantFormat::mxfp4;
+  // FP4 codes are packed two per byte: a row owns ceil(cols / 2) bytes.
+  const int64_t rowBytes = fp4 ? (cols + 1) / 2 : cols;
+  ref.data.assign(rows * rowBytes, 0);
   ref.scales.assign(rows * nb, 0);
   fusion_rt_quant_outputs out;
   fusion_rt_quant_outputs_init(&out);
   out.rowwise_data = input;
   out.rowwise_data.data = ref.data.data();
-  out.rowwise_data.dtype = scheme.getFormat() == QuantFormat::mxfp8_e5m2
+  out.rowwise_data.dtype = fp4 ? FUSION_RT_F4E2M1
+                           : scheme.getFormat() == QuantFormat::mxfp8_e5m2
                                ? FUSION_RT_F8E5M2
                                : FUSION_RT_F8E4M3;
+  out.rowwise_data.strides[0] = fp4 ? 2 * rowBytes : cols;
   out.rowwise_scales = input;
   out.rowwise_scales.data = ref.scales.data();
   out.rowwise_scales.dtype = FUSION_RT_E8M0;
@@ -404,7 +413,8 @@ private:
         << remark::reason("{0}", d.rule) << remark::add("{0}", d.detail);
   }
 
-  SmallVector<Candidate> delimit(Operation *castOp, Decline &why);
+  SmallVector<Candidate> delimit(Operation *castOp, bool packedFp4,
+                                 Decline &why);
   LogicalResult findScales(Candidate &c, DenseMap<Value, bool> &constMemo,
                            Decline &why);
   FailureOr<QuantSchemeAttr> identify(Candidate &c, Decline &why);
@@ -412,7 +422,7 @@ private:
 };
 
 SmallVector<Candidate> RaiseQuantizePass::delimit(Operation *castOp,
-                                                 Decline &why) {
+                                                 bool packedFp4, Decline &why) {
   Value data = followReshapes(castOp->getResult(0));
   Operation *reduction = findReduction(castOp);
   if (reduction && numElements(data) < 0) {
@@ -428,6 +438,18 @@ SmallVector<Candidate> RaiseQuantizePass::delimit(Operation *castOp,
                ": a plain cast, not a scaled quantizer"};
     return {};
   }
+  // One amax for the whole tensor: FP8 with a per-tensor scale
+  // (torchao.float8 tensorwise, TE's current scaling).
+  // (Every loop of such a reduction is a reduction loop; a block amax keeps
+  // its row and block loops even where they have one iteration.)
+  if (!packedFp4 &&
+      cast<linalg::LinalgOp>(reduction).getNumParallelLoops() == 0) {
+    why = {"unsupported format",
+           "an FP8 quantizer with one scale for the whole tensor (an amax "
+           "reduced to a single value, as torchao.float8's tensorwise "
+           "scaling writes it): per-tensor FP8 is not raised yet"};
+    return {};
+  }
   // Every value on the reduction's input chain from which the data alone is
   // computed, upstream first: identify() takes the first that reproduces a
   // runtime quantizer (a bf16 tensor quantized after an extf, or the bf16
@@ -438,9 +460,11 @@ SmallVector<Candidate> RaiseQuantizePass::delimit(Operation *castOp,
   for (Value x : inputCandidates(reduction)) {
     Type et = elementTypeOf(x);
     if (!et || !(et.isF32() || et.isBF16() || et.isF16()) ||
-        numElements(x) != numElements(data) || numElements(x) <= 0)
+        numElements(x) != (packedFp4 ? 2 : 1) * numElements(data) ||
+        numElements(x) <= 0)
       continue;
     Candidate c;
+    c.packedFp4 = packedFp4;
     c.cast = castOp;
     c.data = data;
     c.reduction = reduction;
@@ -449,6 +473,19 @@ SmallVector<Candidate> RaiseQuantizePass::delimit(Operation *castOp,
       continue;
     if (succeeded(findScales(c, constMemo, why)))
       found.push_back(std::move(c));
+  }
+  // FP8 values with 1/16 of a float tensor's elements on the chain: the
+  // e4m3 block scales of an NVFP4 quantizer (torchao's nvfp4_quantize).
+  bool nvfp4Scales = false;
+  if (!packedFp4 && isa<Float8E4M3FNType>(elementTypeOf(data)))
+    for (Value x : inputCandidates(reduction))
+      nvfp4Scales = nvfp4Scales || numElements(x) == 16 * numElements(data);
+  if (found.empty() && why.rule.empty() && nvfp4Scales) {
+    why = {"unsupported format",
+           "these FP8 values are the e4m3 block scales of an NVFP4 quantizer "
+           "(blocks of 16 under a per-tensor scale), which is not raised "
+           "yet"};
+    return found;
   }
   if (found.empty() && why.rule.empty()) {
     why = {"no quantizer input",
@@ -562,9 +599,14 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
   for (int64_t r : {int64_t(0), int64_t(1), rows / 2, rows - 1})
     if (r >= 0 && r < rows && !llvm::is_contained(sampled, r))
       sampled.push_back(r);
+  // Data columns: one element each, or (packed FP4) one byte of two codes.
+  const bool packed = c.packedFp4;
+  const int64_t dataCols = packed ? (cols + 1) / 2 : cols;
+  const int64_t perCol = packed ? 2 : 1;
   SmallVector<int64_t> compared;
-  for (int64_t col = 0; col < cols; ++col)
-    if (cols <= 2048 || col < 1024 || col >= ((cols - 1024) / 32) * 32)
+  for (int64_t col = 0; col < dataCols; ++col)
+    if (cols <= 2048 || col * perCol < 1024 ||
+        col * perCol >= ((cols - 1024) / 32) * 32)
       compared.push_back(col);
   DenseMap<int64_t, int64_t> slotOf;
   for (auto [i, r] : llvm::enumerate(sampled))
@@ -588,7 +630,8 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
   eval.setSaturatingFloat8Casts(saturatingCasts);
   eval.setWrappingIntCasts(wrappingIntCasts);
 
-  QuantFormat format = isa<Float8E5M2Type>(dType.getElementType())
+  QuantFormat format = packed ? QuantFormat::mxfp4
+                       : isa<Float8E5M2Type>(dType.getElementType())
                            ? QuantFormat::mxfp8_e5m2
                            : QuantFormat::mxfp8_e4m3;
   // Every MX policy the runtime has, defaults first.
@@ -642,11 +685,11 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
       out = *e;
       return true;
     };
-    std::vector<EvalScalar> irData(srows * cols), irScales(srows * nb);
+    std::vector<EvalScalar> irData(srows * dataCols), irScales(srows * nb);
     for (int64_t s = 0; s < srows; ++s) {
       for (int64_t col : compared)
-        if (!evalAt(c.data, dataShape, sampled[s] * cols + col, "data",
-                    irData[s * cols + col]))
+        if (!evalAt(c.data, dataShape, sampled[s] * dataCols + col, "data",
+                    irData[s * dataCols + col]))
           return failure();
       for (int64_t b = 0; b < nb; ++b)
         if (!evalAt(c.scales, scaleShape, sampled[s] * nb + b, "scales",
@@ -688,8 +731,23 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
                      .str());
         }
         for (int64_t col : compared) {
-          EvalScalar e = irData[s * cols + col];
-          uint8_t want = ref.data[s * cols + col];
+          EvalScalar e = irData[s * dataCols + col];
+          uint8_t want = ref.data[s * dataCols + col];
+          if (packed) {
+            if (!e.poison && (e.bits & 0xff) == want)
+              continue;
+            const int64_t c0 = 2 * col, c1 = std::min(cols - 1, 2 * col + 1);
+            note(llvm::formatv(
+                     "probe {6}, row {0} byte {1} (x = {2:e}, {3:e}, block "
+                     "amax {4:e}): {5} in the IR, 0x{7} in the runtime",
+                     sampled[s], col, values[s * cols + c0],
+                     values[s * cols + c1], blockAmax(s, c0 / 32),
+                     e.poison ? std::string("undefined (poison)")
+                              : "0x" + hexByte(e.bits & 0xff),
+                     kind, hexByte(want))
+                     .str());
+            continue;
+          }
           llvm::APFloat ir = llvm::APFloat(
               cast<FloatType>(dType.getElementType()).getFloatSemantics(),
               llvm::APInt(8, e.bits & 0xff));
@@ -803,6 +861,12 @@ void RaiseQuantizePass::rewrite(Candidate &c, QuantSchemeAttr scheme) {
   FailureOr<SmallVector<RankedTensorType, 6>> types = inferQuantResultTypes(
       b.getContext(), scheme, inType.getShape(), 1, false, error);
   assert(succeeded(types) && "identify() checked the shape");
+  if (c.packedFp4) {
+    // Two codes per byte, as the IR packs them (torch's float4_e2m1fn_x2).
+    SmallVector<int64_t> shape((*types)[0].getShape());
+    shape.back() = (shape.back() + 1) / 2;
+    (*types)[0] = RankedTensorType::get(shape, b.getI8Type());
+  }
   SmallVector<Value> outs;
   for (RankedTensorType t : *types)
     outs.push_back(tensor::EmptyOp::create(b, loc, t.getShape(),
@@ -810,8 +874,11 @@ void RaiseQuantizePass::rewrite(Candidate &c, QuantSchemeAttr scheme) {
   SmallVector<Type> resultTypes(types->begin(), types->end());
   auto q = QuantizeOp::create(b, loc, resultTypes, input, Value(), Value(),
                               outs, scheme);
-  Value data = reshapeTo(b, loc, q.getResult(0),
-                         cast<RankedTensorType>(c.data.getType()));
+  Value data = q.getResult(0);
+  auto irDataType = cast<RankedTensorType>(c.data.getType());
+  if (irDataType.getElementType() != elementTypeOf(data))
+    data = elementwiseBitcast(b, loc, data, irDataType.getElementType());
+  data = reshapeTo(b, loc, data, irDataType);
   auto sType = cast<RankedTensorType>(c.scales.getType());
   Value scales = q.getResult(1);
   if (sType.getElementType() != elementTypeOf(scales))
@@ -831,19 +898,37 @@ void RaiseQuantizePass::rewrite(Candidate &c, QuantSchemeAttr scheme) {
 
 void RaiseQuantizePass::runOnOperation() {
   func::FuncOp func = getOperation();
-  SmallVector<Operation *> casts;
+  // Seeds: structured ops that produce FP8 values, and (MXFP4 written out)
+  // 8-bit integer tensors that leave the quantizer region: the packed
+  // codes, which the program returns or passes on.
+  SmallVector<std::pair<Operation *, bool>> casts;
   func.walk([&](linalg::LinalgOp op) {
-    if (op.hasPureTensorSemantics() && op->getNumResults() == 1 &&
-        isFloat8Data(elementTypeOf(op->getResult(0))))
-      casts.push_back(op);
+    if (!op.hasPureTensorSemantics() || op->getNumResults() != 1)
+      return;
+    Type et = elementTypeOf(op->getResult(0));
+    if (isFloat8Data(et)) {
+      casts.push_back({op, false});
+      return;
+    }
+    if (!et || !et.isInteger(8))
+      return;
+    Value out = followReshapes(op->getResult(0));
+    if (llvm::any_of(out.getUsers(), [](Operation *u) {
+          return !isRegionOp(u) || isa<tensor::InsertSliceOp>(u);
+        }))
+      casts.push_back({op, true});
   });
   DenseSet<Operation *> erased;
-  for (Operation *castOp : casts) {
+  for (auto [castOp, packedFp4] : casts) {
     if (erased.contains(castOp))
       continue;
     Decline why;
     Location loc = castOp->getLoc();
-    SmallVector<Candidate> candidates = delimit(castOp, why);
+    SmallVector<Candidate> candidates = delimit(castOp, packedFp4, why);
+    // An escaping 8-bit tensor that is not half of an amax-reduced float
+    // tensor is not an FP4 quantizer (int8 data, indices, masks): no remark.
+    if (packedFp4 && candidates.empty())
+      continue;
     std::optional<QuantSchemeAttr> scheme;
     Candidate *taken = nullptr;
     for (Candidate &c : candidates) {

@@ -56,10 +56,13 @@ def harness(program, io):
     lines.append(f"  {res} = call @forward({', '.join(args)}) : "
                  f"({', '.join(in_types)}) -> ({', '.join(out_types)})")
     for i, t in enumerate(out_types):
-        shape, elem = t[len("tensor<"):-1].rsplit("x", 1)
+        inner = t[len("tensor<"):-1]
+        # A 0-d tensor (a per-tensor scale) has no "x": tensor<f32>.
+        shape, elem = inner.rsplit("x", 1) if "x" in inner else ("", inner)
+        dims = shape + "x" if shape else ""
         w = WIDTH[io["outputs"][i]["dtype"]]
-        it = f"tensor<{shape}xi{w}>"
-        i32 = f"tensor<{shape}xi32>"
+        it = f"tensor<{dims}i{w}>"
+        i32 = f"tensor<{dims}i32>"
         v = f"%r{i}"
         if elem != f"i{w}":
             lines.append(f"  %b{i} = arith.bitcast {v} : {t} to {it}")
@@ -67,7 +70,7 @@ def harness(program, io):
         if w != 32:
             lines.append(f"  %w{i} = arith.extui {v} : {it} to {i32}")
             v = f"%w{i}"
-        mt = f"memref<{shape}xi32>"
+        mt = f"memref<{dims}i32>"
         lines.append(f"  %m{i} = bufferization.to_buffer {v} : {i32} to {mt}")
         lines.append(f"  %u{i} = memref.cast %m{i} : {mt} to memref<*xi32>")
         lines.append(f"  call @printMemrefI32(%u{i}) : (memref<*xi32>) -> ()")

@@ -34,6 +34,9 @@ from torch_mlir import fx
 from torch_mlir.compiler_utils import OutputType
 from torchao.prototype.mx_formats.config import ScaleCalculationMode as Mode
 from torchao.prototype.mx_formats.mx_tensor import to_mx
+from torchao.prototype.mx_formats.nvfp4_tensor import (nvfp4_quantize,
+                                                       per_tensor_amax_to_scale)
+from torchao.float8.float8_utils import tensor_to_scale, to_fp8_saturated
 
 _shift_r, _shift_l = torch.bitwise_right_shift, torch.bitwise_left_shift
 
@@ -102,6 +105,49 @@ class ActMx(torch.nn.Module):
     def forward(self, x):
         scale, data = to_mx(self.act(x), self.elem, 32, self.mode)
         return data, scale
+
+
+class ActMx4(torch.nn.Module):
+    """act(x) quantized to MXFP4 by torchao's to_mx; the packed codes
+    (float4_e2m1fn_x2) returned as uint8."""
+
+    def __init__(self, act, mode=Mode.RCEIL):
+        super().__init__()
+        self.act, self.mode = act, mode
+
+    def forward(self, x):
+        scale, data = to_mx(self.act(x), torch.float4_e2m1fn_x2, 32, self.mode)
+        return data.view(torch.uint8), scale
+
+
+class ActFp8Tensorwise(torch.nn.Module):
+    """act(x) quantized to FP8 with one scale per tensor, as torchao.float8
+    does it (tensor_to_scale, then to_fp8_saturated(x * scale))."""
+
+    def __init__(self, act):
+        super().__init__()
+        self.act = act
+
+    def forward(self, x):
+        y = self.act(x)
+        scale = tensor_to_scale(y, torch.float8_e4m3fn)
+        data = to_fp8_saturated(y.to(torch.float32) * scale, torch.float8_e4m3fn)
+        return data, scale
+
+
+class ActNvfp4(torch.nn.Module):
+    """act(x) quantized by torchao's nvfp4_quantize with a per-tensor scale
+    (block 16, e4m3 block scales); the packed codes returned as uint8."""
+
+    def __init__(self, act):
+        super().__init__()
+        self.act = act
+
+    def forward(self, x):
+        y = self.act(x)
+        pts = per_tensor_amax_to_scale(torch.max(torch.abs(y)))
+        scales, data = nvfp4_quantize(y, block_size=16, per_tensor_scale=pts)
+        return data.view(torch.uint8), scales
 
 
 class SwigluMx(torch.nn.Module):
@@ -245,6 +291,12 @@ def programs():
     yield "ffn_mxfp8_bf16", Ffn(64, 32, bf, mx=True), (x((4, 64), bf, 1.0),)
     yield "ffn_mxfp8_f32", Ffn(64, 32, f32, mx=True), (x((4, 64), f32, 1.0),)
     yield "ffn13_mxfp8_bf16_n32", Ffn(64, 32, bf, stacked=True, mx=True), (x((32, 64), bf, 1.0),)
+    # Other torchao formats: MXFP4 (raised), FP8 tensorwise and NVFP4
+    # (declined with their reasons; lowered unfused).
+    yield "silu_mxfp4_rceil_bf16", ActMx4(F.silu), (x((4, 64), bf),)
+    yield "gelu_mxfp4_floor_f32", ActMx4(F.gelu, Mode.FLOOR), (x((4, 64), f32),)
+    yield "silu_fp8_tensorwise_bf16", ActFp8Tensorwise(F.silu), (x((4, 64), bf),)
+    yield "silu_nvfp4_bf16", ActNvfp4(F.silu), (x((4, 64), bf),)
 
 
 _DT = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16",
@@ -259,9 +311,11 @@ def tensor_record(t):
     return {"dtype": _DT[t.dtype], "shape": list(t.shape), "hex": raw.hex()}
 
 
-def main(out_dir):
+def main(out_dir, only=None):
     os.makedirs(out_dir, exist_ok=True)
     for name, module, args in programs():
+        if only and name not in only:
+            continue
         outs = module(*args)
         outs = outs if isinstance(outs, tuple) else (outs,)
         ir = export(module, args)
@@ -278,4 +332,8 @@ def main(out_dir):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "test/Frontend/corpus")
+    # generate.py [OUT_DIR [NAME ...]]: NAMEs regenerate only those programs
+    # (the inputs of every program stay the same: the generator draws them
+    # in one fixed order).
+    main(sys.argv[1] if len(sys.argv) > 1 else "test/Frontend/corpus",
+         set(sys.argv[2:]))
