@@ -234,7 +234,6 @@ fusion_rt_status cuda_execute(const Request &q, void *stream_ptr) {
   const int64_t nbands = ceil_div(p.M, 32);
   p.tiles = nbands * p.K; // nonzero when there is work; launch_tiles sets
                           // the real tile count of its lane layout
-  (void)nv;
 
   // Swizzled buffers: the padding is zero (written only when there is some).
   if (q.swizzled) {
@@ -277,6 +276,8 @@ fusion_rt_status cuda_execute(const Request &q, void *stream_ptr) {
     e = gated ? launch_gated(p, q.backward, dir, in_dt, stream)
         : act ? launch_act(p, q.backward, dir, in_dt, stream)
               : launch_quantize(p, dir, in_dt, stream);
+    if (e == cudaSuccess && q.scheme.zero_scale == FUSION_RT_ZERO_SCALE_ONE)
+      e = launch_zero_scale_one(p, nv, q.row_wise, q.col_wise, stream);
     if (e != cudaSuccess) {
       if (ws)
         cudaFreeAsync(ws, stream);

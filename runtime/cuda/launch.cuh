@@ -109,6 +109,11 @@ cudaError_t launch_act(const KParams &p, bool backward, int dir, int dtype,
                        cudaStream_t s);
 cudaError_t launch_gated(const KParams &p, bool backward, int dir, int dtype,
                          cudaStream_t s);
+/// FUSION_RT_ZERO_SCALE_ONE after any of them (mx_zero_scale.cu): rewrites
+/// the codes of the blocks whose scale byte is 0. `nv` is 2 for the gated
+/// backward's [dact | dgate] values, else 1.
+cudaError_t launch_zero_scale_one(const KParams &p, int nv, bool rowwise,
+                                  bool colwise, cudaStream_t s);
 
 /// The SwiGLU backward kernel of mxfp8_quantize.cu (bf16 intermediate,
 /// 16-bit inputs, M % 32 == 0, K % 64 == 0, 16-byte views; off with

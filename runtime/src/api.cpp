@@ -649,10 +649,11 @@ bool on_device(const PairedRequest &req) {
   return cuda_paired_touches_device(req);
 }
 fusion_rt_status run_cuda(const Request &req, void *stream) {
-  if (req.scheme.zero_scale != FUSION_RT_ZERO_SCALE_EXACT)
+  if (req.scheme.zero_scale == FUSION_RT_ZERO_SCALE_MIN_NORMAL)
     return fail(FUSION_RT_STATUS_UNSUPPORTED,
                 "scheme->zero_scale %d: the CUDA kernels implement "
-                "FUSION_RT_ZERO_SCALE_EXACT only (the CPU backend every value)",
+                "FUSION_RT_ZERO_SCALE_EXACT and _ONE (the CPU backend every "
+                "value)",
                 int(req.scheme.zero_scale));
   fusion_rt_status st = cuda_execute(req, stream);
   return st == FUSION_RT_STATUS_SUCCESS ? st : fail(st, "%s", cuda::error_detail());

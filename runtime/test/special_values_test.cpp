@@ -264,3 +264,61 @@ TEST(SpecialValues, PartialBlockUsesValidElements) {
   EXPECT_EQ(q.row_scales[1], 120); // 2.0 -> 2^-7
   EXPECT_EQ(q.row_code(0, 35), 0x78);
 }
+
+// zero_scale = ONE as the CUDA backend implements it (mx_zero_scale.cu): in a
+// block of scale byte 0, the ONE code of every element is a function of the
+// EXACT code (NaN -> 0x7F, else the sign bit), because such a block's
+// elements are below the format's smallest subnormal. Checked here on the
+// CPU reference over tiny blocks of both formats and every policy; the
+// check also requires ONE to differ from EXACT somewhere (it is not a
+// no-op on these inputs).
+TEST(SpecialValues, ZeroScaleOneIsAFunctionOfTheExactCode) {
+  const int64_t m = 16, n = 256, nb = n / 32;
+  std::vector<float> x(size_t(m * n));
+  uint32_t seed = 12345;
+  auto next = [&] { return seed = seed * 1664525u + 1013904223u; };
+  for (int64_t i = 0; i < m * n; ++i) {
+    const int e = -131 + int((i / 32 * 7919) % 40); // 2^-131 .. 2^-92
+    const float mant = 1.0f + float(next() >> 9) / float(1u << 23);
+    x[size_t(i)] = std::ldexp(next() & 1 ? -mant : mant, e);
+  }
+  x[5] = -0.0f;
+  x[70] = std::numeric_limits<float>::quiet_NaN(); // block 2 of row 0
+  for (int64_t j = 0; j < 32; ++j)
+    x[size_t(3 * n + j)] = 0.0f; // an all-zero block
+  int differing = 0, byteZeroBlocks = 0;
+  for (int32_t fmt : {FUSION_RT_FORMAT_MXFP8_E4M3, FUSION_RT_FORMAT_MXFP8_E5M2})
+    for (int32_t rnd : {FUSION_RT_SCALE_RCEIL, FUSION_RT_SCALE_FLOOR})
+      for (int32_t nan : {FUSION_RT_NAN_PROPAGATE, FUSION_RT_NAN_IGNORE}) {
+        fusion_rt_quant_scheme s = scheme_of(fmt, FUSION_RT_ROWWISE);
+        s.scale_rounding = rnd;
+        s.nan_policy = nan;
+        fusion_rt_tensor in = view2d(x.data(), FUSION_RT_F32, m, n);
+        QuantBuffers exact, one;
+        exact.alloc(s, m, n);
+        ASSERT_EQ(fusion_rt_quantize(&in, &s, &exact.out, nullptr, nullptr),
+                  FUSION_RT_STATUS_SUCCESS);
+        s.zero_scale = FUSION_RT_ZERO_SCALE_ONE;
+        one.alloc(s, m, n);
+        ASSERT_EQ(fusion_rt_quantize(&in, &s, &one.out, nullptr, nullptr),
+                  FUSION_RT_STATUS_SUCCESS);
+        EXPECT_EQ(exact.row_scales, one.row_scales) << describe(s);
+        for (int64_t r = 0; r < m; ++r)
+          for (int64_t b = 0; b < nb; ++b) {
+            const bool zero = exact.row_scales[size_t(r * nb + b)] == 0;
+            byteZeroBlocks += zero;
+            for (int64_t j = b * 32; j < b * 32 + 32; ++j) {
+              const uint8_t e = exact.row_code(r, j), o = one.row_code(r, j);
+              const bool isNaN = fmt == FUSION_RT_FORMAT_MXFP8_E5M2
+                                     ? (e & 0x7F) > 0x7C
+                                     : (e & 0x7F) == 0x7F;
+              const uint8_t want =
+                  zero ? (isNaN ? uint8_t(0x7F) : uint8_t(e & 0x80)) : e;
+              ASSERT_EQ(o, want) << describe(s) << " row " << r << " col " << j;
+              differing += o != e;
+            }
+          }
+      }
+  EXPECT_GT(byteZeroBlocks, 100);
+  EXPECT_GT(differing, 1000) << "ONE must change codes on these inputs";
+}

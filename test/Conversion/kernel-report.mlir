@@ -164,3 +164,25 @@ func.func @gdn_bf16_bias(%x: tensor<1x4096xbf16>, %wa: tensor<24x4096xbf16>, %wb
       : (tensor<1x4096xbf16>, tensor<24x4096xbf16>, tensor<24x4096xbf16>, tensor<24xbf16>, tensor<24xf32>, tensor<1x24xf32>, tensor<1x24xf32>) -> (tensor<1x24xf32>, tensor<1x24xf32>)
   return %g, %b : tensor<1x24xf32>, tensor<1x24xf32>
 }
+
+// zero_scale = one (torchao's RCEIL): the quantizer, then the rewrite of the
+// blocks of scale byte 0 (mx_zero_scale.cu); min_normal does not run on the
+// GPU.
+// CHECK: op #12 fusion.act_quantize
+// CHECK: CUDA kernel: void fusion_rt::cuda::mx_quantize_kernel<fusion_rt::cuda::SrcAct<fusion_rt::cuda::BF16T, false>, 1>(fusion_rt::cuda::KParams)
+// CHECK: CUDA kernel: fusion_rt::cuda::(anonymous namespace)::zero_scale_one_kernel(fusion_rt::cuda::KParams, int, long, long)
+// CHECK-NEXT: registers {{[0-9]+}}, static smem 0 B, stack 0 B, spill stores/loads 0/0 B, shared-memory insts 0, generic ld/st 0 (mx_zero_scale.cu)
+// CHECK: op #13 fusion.quantize
+// CHECK: CUDA backend: not taken: zero_scale = min_normal runs on the CPU backend only (host memory); the CUDA backend answers UNSUPPORTED
+// CHECK-NOT: CUDA kernel:
+func.func @torchao_zero_scale(%x: tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) {
+  %e0 = tensor.empty() : tensor<64x256xf8E4M3FN>
+  %e1 = tensor.empty() : tensor<64x8xf8E8M0FNU>
+  %d:2 = fusion.act_quantize #fusion.act<silu> %x as quant<mxfp8_e4m3, rowwise, zero_scale = one> via bf16 outs(%e0, %e1)
+      : (tensor<64x256xbf16>, tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>)
+  %e2 = tensor.empty() : tensor<64x256xf8E4M3FN>
+  %e3 = tensor.empty() : tensor<64x8xf8E8M0FNU>
+  %q:2 = fusion.quantize %x as quant<mxfp8_e4m3, rowwise, rounding = floor, zero_scale = min_normal> outs(%e2, %e3)
+      : (tensor<64x256xbf16>, tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>)
+  return %d#0, %d#1, %q#0, %q#1 : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
+}

@@ -239,6 +239,25 @@ void planMX(QuantSchemeAttr scheme, Type inElt, StringRef src, int vec, int g,
   planTiles(shape, (32 / g) * vec, name, inv, plan);
 }
 
+/// The zero_scale policy on the GPU: ONE adds the code rewrite of the blocks
+/// of scale byte 0 after the quantizer (mx_zero_scale.cu); MIN_NORMAL does
+/// not run there.
+void planZeroScale(QuantSchemeAttr scheme, Plan &plan) {
+  if (!plan.cudaNote.empty())
+    return;
+  if (scheme.getZeroScale() == ZeroScale::one)
+    plan.kernels.push_back("fusion_rt::cuda::(anonymous namespace)::"
+                           "zero_scale_one_kernel(fusion_rt::cuda::KParams, "
+                           "int, long, long)");
+  if (scheme.getZeroScale() == ZeroScale::min_normal) {
+    plan.kernels.clear();
+    plan.launch.clear();
+    plan.cudaNote = "not taken: zero_scale = min_normal runs on the CPU "
+                    "backend only (host memory); the CUDA backend answers "
+                    "UNSUPPORTED";
+  }
+}
+
 Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
   Plan plan;
   plan.cApi = cApiOf(op).str();
@@ -248,11 +267,13 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
     planMX(q.getScheme(), t, "SrcPlain", 16 / elemBytes(t), 4,
            cast<ShapedType>(q.getInput().getType()).getShape(), false, /*v2Eligible=*/true, inv,
            plan);
+    planZeroScale(q.getScheme(), plan);
   } else if (auto q = dyn_cast<ActQuantizeOp>(op)) {
     planMX(q.getScheme(), cast<ShapedType>(q.getInput().getType()).getElementType(),
            q.getActivation().getBackward() ? "SrcActBwd" : "SrcActFwd", 4, 4,
            cast<ShapedType>(q.getInput().getType()).getShape(), q.getDbias(),
            /*v2Eligible=*/false, inv, plan);
+    planZeroScale(q.getScheme(), plan);
   } else if (auto q = dyn_cast<GatedActQuantizeOp>(op)) {
     auto in = cast<ShapedType>(q.getInputs()[0].getType());
     SmallVector<int64_t> half(in.getShape());
@@ -265,6 +286,7 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
     planMX(q.getScheme(), in.getElementType(),
            bwd ? "SrcGatedBwd" : "SrcGatedFwd", bwd ? 2 : 4, bwd ? 2 : 4, half,
            false, v2, inv, plan);
+    planZeroScale(q.getScheme(), plan);
   } else {
     // The selector (gemv, tensor-core mma or cuBLAS by tokens and
     // multiply-adds) and the gemv / mma launch plans come from

@@ -1,0 +1,88 @@
+//===- mx_zero_scale.cu - zero_scale = ONE after any MXFP8 kernel -*- CUDA -*-===//
+//
+// torchao's RCEIL quantizer (and TransformerEngine before PR#2647) scales a
+// block whose scale byte is 0 by 1.0 instead of the exact 2^127
+// (FUSION_RT_ZERO_SCALE_ONE). Such a block has amax <= max_elem * 2^-127, so
+// each of its elements times 1.0 encodes as a signed zero (or 0x7F for a NaN
+// that the IGNORE policy left out of the amax). The code the EXACT kernels
+// wrote for x * 2^127 keeps x's sign and its NaN-ness, so the ONE code is a
+// function of it: NaN -> 0x7F, else its sign bit. This kernel rewrites the
+// codes of every block whose scale byte is 0, after any MXFP8 kernel family
+// (plain, activation, gated, forward or backward; rowwise, colwise same or
+// transposed, compact or swizzled scales), which therefore stays as it is
+// (no register or code cost on the hot kernels).
+//
+// Bytes that must move: every scale byte once (M * nb rowwise, nb(M) * N
+// colwise: 1/32 of the codes), plus the codes of the blocks of scale byte 0
+// (read and written; none in ordinary data).
+//
+//===----------------------------------------------------------------------===//
+#include "cuda/launch.cuh"
+
+namespace fusion_rt {
+namespace cuda {
+namespace {
+
+/// The ONE code of an element from its EXACT code (see the file header).
+__device__ __forceinline__ uint8_t zero_scale_one_code(uint8_t c, bool e5m2) {
+  const bool nan = e5m2 ? (c & 0x7F) > 0x7C : (c & 0x7F) == 0x7F;
+  return nan ? uint8_t(0x7F) : uint8_t(c & 0x80);
+}
+
+/// One thread per scale entry: rowwise entries first (rows x nv * row_nb),
+/// then colwise ones (ceil(M/32) x nv * K).
+__global__ void zero_scale_one_kernel(KParams p, int nv, int64_t row_entries,
+                                      int64_t col_entries) {
+  const bool e5m2 = p.format == FUSION_RT_FORMAT_MXFP8_E5M2;
+  const int64_t cols = nv * p.K;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+       i < row_entries + col_entries; i += int64_t(gridDim.x) * blockDim.x) {
+    if (i < row_entries) {
+      const int64_t nb = nv * p.row_nb;
+      const int64_t r = i / nb, b = i % nb;
+      const uint8_t s = p.swz ? p.rsc[swizzled_scale_offset(r, b, p.rsc_pc)]
+                              : p.rsc[r * p.rsc_rs + b * p.rsc_cs];
+      if (s != 0)
+        continue;
+      // Gated backward: blocks never straddle column K ([dact | dgate]).
+      const int64_t seg = b / p.row_nb, c0 = seg * p.K + (b % p.row_nb) * 32;
+      const int64_t c1 = min(c0 + 32, (seg + 1) * p.K);
+      for (int64_t c = c0; c < c1; ++c) {
+        uint8_t *d = p.rd + r * p.rd_rs + c * p.rd_cs;
+        *d = zero_scale_one_code(*d, e5m2);
+      }
+      continue;
+    }
+    const int64_t j = i - row_entries;
+    const int64_t rb = j / cols, c = j % cols;
+    const uint8_t s = p.swz     ? p.csc[swizzled_scale_offset(c, rb, p.csc_pc)]
+                      : p.col_t ? p.csc[c * p.csc_rs + rb * p.csc_cs]
+                                : p.csc[rb * p.csc_rs + c * p.csc_cs];
+    if (s != 0)
+      continue;
+    const int64_t r1 = min(rb * 32 + 32, p.M);
+    for (int64_t r = rb * 32; r < r1; ++r) {
+      uint8_t *d = p.col_t ? p.cd + c * p.cd_rs + r * p.cd_cs
+                           : p.cd + r * p.cd_rs + c * p.cd_cs;
+      *d = zero_scale_one_code(*d, e5m2);
+    }
+  }
+}
+
+} // namespace
+
+cudaError_t launch_zero_scale_one(const KParams &p, int nv, bool rowwise,
+                                  bool colwise, cudaStream_t s) {
+  const int64_t rows = rowwise ? p.M * nv * p.row_nb : 0;
+  const int64_t cols = colwise ? ceil_div(p.M, 32) * nv * p.K : 0;
+  if (rows + cols == 0)
+    return cudaSuccess;
+  const int64_t blocks = ceil_div(rows + cols, 256);
+  const int64_t cap = int64_t(device_sm_count()) * 8;
+  zero_scale_one_kernel<<<int(blocks < cap ? blocks : cap), 256, 0, s>>>(
+      p, nv, rows, cols);
+  return cudaGetLastError();
+}
+
+} // namespace cuda
+} // namespace fusion_rt
