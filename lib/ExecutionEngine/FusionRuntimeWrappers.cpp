@@ -250,6 +250,10 @@ int32_t bindQuantOutputs(fusion_rt_quant_scheme &s, std::vector<Arg> &args,
 
 int32_t finish(fusion_rt_status st, std::vector<Arg> &args,
                const char *entry) {
+  // The lowered program has no streams: the op is done when the call
+  // returns, and its next op may read the results on the host.
+  if (st == FUSION_RT_STATUS_SUCCESS)
+    st = fusion_rt_synchronize(nullptr);
   if (st == FUSION_RT_STATUS_SUCCESS)
     for (Arg &a : args)
       widenFp4(a);

@@ -58,6 +58,10 @@ void mlir::fusion::buildFusionPipeline(OpPassManager &pm,
 
   // Bufferise: fusion ops (destination style) write their destinations'
   // buffers; then each becomes a runtime call.
+  // A host that allocates device memory must not see pointers into the
+  // program's read-only data (constant weights) beside its buffers.
+  if (options.genericAlloc)
+    pm.addNestedPass<func::FuncOp>(createCopyConstantOperands());
   bufferization::OneShotBufferizePassOptions bufOpts;
   bufOpts.bufferizeFunctionBoundaries = true;
   bufOpts.functionBoundaryTypeConversion =
@@ -84,6 +88,14 @@ void mlir::fusion::buildFusionPipeline(OpPassManager &pm,
   // bf16/f16 roundings of the unfused graph (and those math-to-libm adds
   // around f32 calls for bf16 math) expand to integer code, so the JIT
   // needs no compiler-rt conversion routines.
+  // bf16 arithmetic left in the unfused graph (torch-mlir's bf16 GELU-tanh,
+  // x**3 expanded above) is computed in f32 and rounded, which is what LLVM's
+  // promotion does too, but without a call of compiler-rt's __truncsfbf2
+  // that an AOT link may not find.
+  arith::ArithEmulateUnsupportedFloatsOptions emulateOpts;
+  emulateOpts.sourceTypeStrs = {"bf16"};
+  emulateOpts.targetTypeStr = "f32";
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulateOpts));
   arith::ArithExpandOpsPassOptions expandOpts;
   expandOpts.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expandOpts));

@@ -68,6 +68,11 @@ int where(const void *ptr, int device) {
 
 const char *error_detail() { return g_detail; }
 
+const char *synchronize(void *stream) {
+  cudaError_t e = cudaStreamSynchronize(static_cast<cudaStream_t>(stream));
+  return e == cudaSuccess ? nullptr : cudaGetErrorString(e);
+}
+
 int device_sm_count() {
   static int cache[64] = {0};
   int dev = 0;

@@ -22,6 +22,9 @@ namespace cuda {
 /// Message of the last failing cuda_execute on this thread.
 const char *error_detail();
 
+/// cudaStreamSynchronize(stream): NULL on success, else the error's text.
+const char *synchronize(void *stream);
+
 /// Multiprocessors of the current device (cached per device ordinal;
 /// cuda_backend.cu).
 int device_sm_count();

@@ -333,6 +333,16 @@ FUSION_RT_API const char *fusion_rt_status_string(fusion_rt_status status);
 /** Message of the last failing call on this thread ("" after success). */
 FUSION_RT_API const char *fusion_rt_last_error_message(void);
 
+/** Waits until the work that this thread's calls queued on `stream` (a
+ *  cudaStream_t; NULL: the default stream) has finished, and returns its
+ *  status (BACKEND_ERROR with a message if the device reports an error).
+ *  Returns SUCCESS at once, making no CUDA call, when none of this thread's
+ *  calls since the last synchronize ran on the CUDA backend. For callers
+ *  without streams: the MLIR entry points (libfusion_rt_mlir) call it after
+ *  every call, because the lowered program may read the results on the host
+ *  next (managed memory). */
+FUSION_RT_API fusion_rt_status fusion_rt_synchronize(void *stream);
+
 /** Nonzero when the library was built with the CUDA backend. */
 FUSION_RT_API int32_t fusion_rt_has_cuda(void);
 

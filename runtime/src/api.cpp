@@ -648,7 +648,12 @@ bool on_device(const Request &req) { return cuda_request_touches_device(req); }
 bool on_device(const PairedRequest &req) {
   return cuda_paired_touches_device(req);
 }
+/// Whether a call of this thread queued work on the CUDA backend since the
+/// last fusion_rt_synchronize.
+thread_local bool g_queued_on_device = false;
+
 fusion_rt_status run_cuda(const Request &req, void *stream) {
+  g_queued_on_device = true;
   if (req.scheme.zero_scale == FUSION_RT_ZERO_SCALE_MIN_NORMAL)
     return fail(FUSION_RT_STATUS_UNSUPPORTED,
                 "scheme->zero_scale %d: the CUDA kernels implement "
@@ -659,6 +664,7 @@ fusion_rt_status run_cuda(const Request &req, void *stream) {
   return st == FUSION_RT_STATUS_SUCCESS ? st : fail(st, "%s", cuda::error_detail());
 }
 fusion_rt_status run_cuda(const PairedRequest &req, void *stream) {
+  g_queued_on_device = true;
   fusion_rt_status st = cuda_paired_execute(req, stream);
   return st == FUSION_RT_STATUS_SUCCESS ? st
                                         : fail(st, "%s", cuda_paired_error_detail());
@@ -727,6 +733,21 @@ const char *fusion_rt_status_string(fusion_rt_status status) {
 }
 
 const char *fusion_rt_last_error_message(void) { return g_last_error; }
+
+fusion_rt_status fusion_rt_synchronize(void *stream) {
+  clear_error();
+#ifdef FUSION_RT_HAVE_CUDA
+  if (!g_queued_on_device)
+    return FUSION_RT_STATUS_SUCCESS;
+  g_queued_on_device = false;
+  if (const char *err = cuda::synchronize(stream))
+    return fail(FUSION_RT_STATUS_BACKEND_ERROR,
+                "the CUDA stream reported an error: %s", err);
+#else
+  (void)stream;
+#endif
+  return FUSION_RT_STATUS_SUCCESS;
+}
 
 int32_t fusion_rt_has_cuda(void) {
 #ifdef FUSION_RT_HAVE_CUDA

@@ -245,3 +245,10 @@ TEST(AbiEdges, PairedProjectionOutOfMemoryIsAStatus) {
       << fusion_rt_last_error_message();
   EXPECT_EQ(out0[0], float(k)) << "2^21 products of 1 x 1";
 }
+
+TEST(AbiEdges, SynchronizeWithoutDeviceWorkIsANoOp) {
+  // No call of this thread ran on the CUDA backend: no CUDA call is made
+  // (a machine without a GPU answers at once) and the status is SUCCESS.
+  EXPECT_EQ(fusion_rt_synchronize(nullptr), FUSION_RT_STATUS_SUCCESS);
+  EXPECT_STREQ(fusion_rt_last_error_message(), "");
+}

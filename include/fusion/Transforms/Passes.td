@@ -220,6 +220,24 @@ def LowerFloat8Casts : Pass<"fusion-lower-float8-casts", "ModuleOp"> {
   ];
 }
 
+def CopyConstantOperands
+    : Pass<"fusion-copy-constant-operands", "func::FuncOp"> {
+  let summary = "Read constant tensors of fusion ops from allocated buffers";
+  let description = [{
+    A constant tensor (a model's weights as torch-mlir emits them,
+    `arith.constant dense_resource<...>`) bufferizes to a global in the
+    program's read-only data: host memory. A program built with
+    `generic-alloc` lets its host decide where buffers live (device or
+    managed memory, so the runtime runs its CUDA kernels), but a fusion op
+    reading such a global would hand the runtime a host pointer beside device
+    pointers, which it rejects. This pass gives every constant input of a
+    fusion op a `bufferization.alloc_tensor() copy(...)`: the buffer comes
+    from the host program's allocator and holds the same bytes.
+    `fusion-pipeline` runs it with `generic-alloc=true`.
+  }];
+  let dependentDialects = ["bufferization::BufferizationDialect"];
+}
+
 def ExpandShapeToReinterpretCast
     : Pass<"fusion-expand-shape-to-reinterpret-cast", "func::FuncOp"> {
   let summary = "Rewrite contiguous memref.expand_shape with several dynamic "
