@@ -283,6 +283,10 @@ fusion_rt_status cuda_execute(const Request &q, void *stream_ptr) {
               : launch_quantize(p, dir, in_dt, stream);
     if (e == cudaSuccess && q.scheme.zero_scale == FUSION_RT_ZERO_SCALE_ONE)
       e = launch_zero_scale_one(p, nv, q.row_wise, q.col_wise, stream);
+    if (e == cudaSuccess &&
+        q.scheme.zero_scale == FUSION_RT_ZERO_SCALE_MIN_NORMAL)
+      e = launch_zero_scale_min_normal(p, gated ? 2 : act ? 1 : 0, q.backward,
+                                       in_dt, q.row_wise, q.col_wise, stream);
     if (e != cudaSuccess) {
       if (ws)
         cudaFreeAsync(ws, stream);

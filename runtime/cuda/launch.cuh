@@ -114,6 +114,11 @@ cudaError_t launch_gated(const KParams &p, bool backward, int dir, int dtype,
 /// backward's [dact | dgate] values, else 1.
 cudaError_t launch_zero_scale_one(const KParams &p, int nv, bool rowwise,
                                   bool colwise, cudaStream_t s);
+/// FUSION_RT_ZERO_SCALE_MIN_NORMAL after any of them: recomputes the blocks
+/// of scale byte 0 (op: 0 quantize, 1 activation, 2 gated).
+cudaError_t launch_zero_scale_min_normal(const KParams &p, int op, bool backward,
+                                         int dtype, bool rowwise, bool colwise,
+                                         cudaStream_t s);
 
 /// The SwiGLU backward kernel of mxfp8_quantize.cu (bf16 intermediate,
 /// 16-bit inputs, M % 32 == 0, K % 64 == 0, 16-byte views; off with

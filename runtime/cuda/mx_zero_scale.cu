@@ -16,6 +16,10 @@
 // colwise: 1/32 of the codes), plus the codes of the blocks of scale byte 0
 // (read and written; none in ordinary data).
 //
+// zero_scale = MIN_NORMAL (torchao's FLOOR) has no such identity: its kernel
+// (below) recomputes the values of the blocks of scale byte 0 from the
+// inputs. Bytes: the scales once, plus the inputs and codes of those blocks.
+//
 //===----------------------------------------------------------------------===//
 #include "cuda/launch.cuh"
 
@@ -69,7 +73,101 @@ __global__ void zero_scale_one_kernel(KParams p, int nv, int64_t row_entries,
   }
 }
 
+/// zero_scale = MIN_NORMAL (torchao's FLOOR clamps the scale to 2^-126): the
+/// elements of a block of scale byte 0 are x * 2^126 instead of x * 2^127.
+/// That code is not a function of the EXACT one (double rounding below the
+/// e4m3 normal range, saturation above 448), so the block's values are
+/// recomputed from the inputs through the source's scalar path (the same
+/// activation code and rounding to the intermediate type as every kernel)
+/// and encoded as the CPU backend does: f32_to_e4m3/e5m2(v * 2^126).
+template <typename S>
+__global__ void zero_scale_min_normal_kernel(KParams p, int64_t row_entries,
+                                             int64_t col_entries) {
+  constexpr int NV = S::NV;
+  const float mul = 0x1p126f;
+  const int64_t cols = NV * p.K;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+       i < row_entries + col_entries; i += int64_t(gridDim.x) * blockDim.x) {
+    float v[NV], pre[NV];
+    if (i < row_entries) {
+      const int64_t nb = NV * p.row_nb;
+      const int64_t r = i / nb, b = i % nb;
+      const uint8_t s = p.swz ? p.rsc[swizzled_scale_offset(r, b, p.rsc_pc)]
+                              : p.rsc[r * p.rsc_rs + b * p.rsc_cs];
+      if (s != 0)
+        continue;
+      const int64_t seg = b / p.row_nb, c0 = (b % p.row_nb) * 32;
+      const int64_t c1 = min(c0 + 32, p.K);
+      for (int64_t c = c0; c < c1; ++c) {
+        S::scalar(p, r, c, v, pre);
+        // Constant indices only (a run-time index puts v in local memory).
+        p.rd[r * p.rd_rs + (seg * p.K + c) * p.rd_cs] =
+            mx_encode(seg ? v[NV - 1] : v[0], mul, p.format);
+      }
+      continue;
+    }
+    const int64_t j = i - row_entries;
+    const int64_t rb = j / cols, c = j % cols;
+    const uint8_t s = p.swz     ? p.csc[swizzled_scale_offset(c, rb, p.csc_pc)]
+                      : p.col_t ? p.csc[c * p.csc_rs + rb * p.csc_cs]
+                                : p.csc[rb * p.csc_rs + c * p.csc_cs];
+    if (s != 0)
+      continue;
+    const int64_t seg = c / p.K, ci = c % p.K;
+    const int64_t r1 = min(rb * 32 + 32, p.M);
+    for (int64_t r = rb * 32; r < r1; ++r) {
+      S::scalar(p, r, ci, v, pre);
+      uint8_t *d = p.col_t ? p.cd + c * p.cd_rs + r * p.cd_cs
+                           : p.cd + r * p.cd_rs + c * p.cd_cs;
+      *d = mx_encode(seg ? v[NV - 1] : v[0], mul, p.format);
+    }
+  }
+}
+
+template <typename S>
+cudaError_t launch_min_normal(const KParams &p, bool rowwise, bool colwise,
+                              cudaStream_t s) {
+  const int64_t rows = rowwise ? p.M * S::NV * p.row_nb : 0;
+  const int64_t cols = colwise ? ceil_div(p.M, 32) * S::NV * p.K : 0;
+  if (rows + cols == 0)
+    return cudaSuccess;
+  const int64_t blocks = ceil_div(rows + cols, 256);
+  const int64_t cap = int64_t(device_sm_count()) * 8;
+  zero_scale_min_normal_kernel<S>
+      <<<int(blocks < cap ? blocks : cap), 256, 0, s>>>(p, rows, cols);
+  return cudaGetLastError();
+}
+
+template <template <typename> class Src>
+cudaError_t launch_min_normal_typed(const KParams &p, int dtype, bool rowwise,
+                                    bool colwise, cudaStream_t s) {
+  return dtype == FUSION_RT_BF16
+             ? launch_min_normal<Src<BF16T>>(p, rowwise, colwise, s)
+         : dtype == FUSION_RT_F16
+             ? launch_min_normal<Src<F16T>>(p, rowwise, colwise, s)
+             : launch_min_normal<Src<F32T>>(p, rowwise, colwise, s);
+}
+
+template <typename T> using SrcActFwdZ = SrcAct<T, false>;
+template <typename T> using SrcActBwdZ = SrcAct<T, true>;
+
 } // namespace
+
+cudaError_t launch_zero_scale_min_normal(const KParams &p, int op, bool backward,
+                                         int dtype, bool rowwise, bool colwise,
+                                         cudaStream_t s) {
+  if (op == 2)
+    return backward ? launch_min_normal_typed<SrcGatedBwd>(p, dtype, rowwise,
+                                                           colwise, s)
+                    : launch_min_normal_typed<SrcGatedFwd>(p, dtype, rowwise,
+                                                           colwise, s);
+  if (op == 1)
+    return backward ? launch_min_normal_typed<SrcActBwdZ>(p, dtype, rowwise,
+                                                          colwise, s)
+                    : launch_min_normal_typed<SrcActFwdZ>(p, dtype, rowwise,
+                                                          colwise, s);
+  return launch_min_normal_typed<SrcPlain>(p, dtype, rowwise, colwise, s);
+}
 
 cudaError_t launch_zero_scale_one(const KParams &p, int nv, bool rowwise,
                                   bool colwise, cudaStream_t s) {

@@ -178,8 +178,8 @@ typedef struct fusion_rt_quant_scheme {
   float amax_epsilon;
   /** FP8 current scaling: nonzero rounds the scale down to a power of two. */
   int32_t force_pow2_scale;
-  /** fusion_rt_zero_scale (MX formats). The CPU backend implements every
-   *  value; the CUDA backend EXACT and ONE (MIN_NORMAL is UNSUPPORTED). */
+  /** fusion_rt_zero_scale (MX formats). Both backends implement every
+   *  value (CUDA: MXFP8). */
   int32_t zero_scale;
   uint64_t seed;   /**< stochastic rounding key */
   uint64_t offset; /**< stochastic rounding counter offset */

@@ -654,12 +654,6 @@ thread_local bool g_queued_on_device = false;
 
 fusion_rt_status run_cuda(const Request &req, void *stream) {
   g_queued_on_device = true;
-  if (req.scheme.zero_scale == FUSION_RT_ZERO_SCALE_MIN_NORMAL)
-    return fail(FUSION_RT_STATUS_UNSUPPORTED,
-                "scheme->zero_scale %d: the CUDA kernels implement "
-                "FUSION_RT_ZERO_SCALE_EXACT and _ONE (the CPU backend every "
-                "value)",
-                int(req.scheme.zero_scale));
   fusion_rt_status st = cuda_execute(req, stream);
   return st == FUSION_RT_STATUS_SUCCESS ? st : fail(st, "%s", cuda::error_detail());
 }

@@ -183,14 +183,17 @@ TEST(AbiEdges, PackedOutputsWriteTheirBytesOnly) {
 }
 
 TEST(AbiEdges, PairedProjectionOutOfMemoryIsAStatus) {
-  // lhs bf16 [4, 2^21], weights [2, 2^21]: the CPU backend converts the
-  // weights to fp32 (32 MiB) and gives each thread a scratch row (8 MiB).
-  // With the address space limited to 16 MiB above what the inputs take,
-  // the weights do not fit; with 36 MiB they do, and the scratch rows (once
-  // allocated inside the workers, where a failure aborted the process) do
-  // not. Either way the call must say so, not abort. Each limit is tried in
-  // a child, so the limit and a failure stay there.
-  const int64_t k = int64_t(1) << 21;
+  // lhs bf16 [4, 2^23], weights [2, 2^23]: the CPU backend converts each
+  // weight to fp32 (64 MiB) and gives each of 2 threads a scratch row
+  // (2 x 32 MiB). Every one of these is past glibc's largest mmap threshold
+  // (32 MiB), so it is a fresh mapping that the address-space limit counts
+  // (smaller blocks could come from heap memory that earlier tests freed).
+  // With the limit 16 MiB above current use the first weight does not fit;
+  // with 100 MiB the second does not; with 150 MiB both do and the scratch
+  // (once allocated inside the workers, where a failure aborted the process)
+  // does not. Each time the call must say so, not abort. Each limit is tried
+  // in a child, so the limit and a failure stay there.
+  const int64_t k = int64_t(1) << 23;
   std::vector<uint16_t> lhs(size_t(4 * k), 0x3f80), w(size_t(2 * 2 * k), 0x3f80);
   std::vector<float> out0(8, 7.f), out1(8, 7.f);
   fusion_rt_paired_projection d{};
@@ -203,7 +206,7 @@ TEST(AbiEdges, PairedProjectionOutOfMemoryIsAStatus) {
   d.out1 = view2d(out1.data(), FUSION_RT_F32, 4, 2);
   fusion_rt_options opt{FUSION_RT_BACKEND_CPU, 2};
 
-  for (rlim_t marginMiB : {16, 36}) {
+  for (rlim_t marginMiB : {16, 100, 150}) {
   SCOPED_TRACE(testing::Message() << "limit: " << marginMiB << " MiB above use");
   fflush(nullptr);
   const pid_t pid = fork();
@@ -243,7 +246,7 @@ TEST(AbiEdges, PairedProjectionOutOfMemoryIsAStatus) {
   ASSERT_EQ(fusion_rt_paired_projection_run(&d, &opt, nullptr),
             FUSION_RT_STATUS_SUCCESS)
       << fusion_rt_last_error_message();
-  EXPECT_EQ(out0[0], float(k)) << "2^21 products of 1 x 1";
+  EXPECT_EQ(out0[0], float(k)) << "2^23 products of 1 x 1";
 }
 
 TEST(AbiEdges, SynchronizeWithoutDeviceWorkIsANoOp) {

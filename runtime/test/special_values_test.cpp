@@ -286,7 +286,7 @@ TEST(SpecialValues, ZeroScaleOneIsAFunctionOfTheExactCode) {
   x[70] = std::numeric_limits<float>::quiet_NaN(); // block 2 of row 0
   for (int64_t j = 0; j < 32; ++j)
     x[size_t(3 * n + j)] = 0.0f; // an all-zero block
-  int differing = 0, byteZeroBlocks = 0;
+  int differing = 0, byteZeroBlocks = 0, minNormalDiffers = 0;
   for (int32_t fmt : {FUSION_RT_FORMAT_MXFP8_E4M3, FUSION_RT_FORMAT_MXFP8_E5M2})
     for (int32_t rnd : {FUSION_RT_SCALE_RCEIL, FUSION_RT_SCALE_FLOOR})
       for (int32_t nan : {FUSION_RT_NAN_PROPAGATE, FUSION_RT_NAN_IGNORE}) {
@@ -302,6 +302,19 @@ TEST(SpecialValues, ZeroScaleOneIsAFunctionOfTheExactCode) {
         one.alloc(s, m, n);
         ASSERT_EQ(fusion_rt_quantize(&in, &s, &one.out, nullptr, nullptr),
                   FUSION_RT_STATUS_SUCCESS);
+        // MIN_NORMAL changes these inputs' codes too (the GPU tests' tiny
+        // cases can tell it from EXACT), and only in blocks of byte 0.
+        QuantBuffers minNormal;
+        s.zero_scale = FUSION_RT_ZERO_SCALE_MIN_NORMAL;
+        minNormal.alloc(s, m, n);
+        ASSERT_EQ(fusion_rt_quantize(&in, &s, &minNormal.out, nullptr, nullptr),
+                  FUSION_RT_STATUS_SUCCESS);
+        for (int64_t r = 0; r < m; ++r)
+          for (int64_t j = 0; j < n; ++j)
+            if (exact.row_scales[size_t(r * nb + j / 32)] != 0)
+              ASSERT_EQ(minNormal.row_code(r, j), exact.row_code(r, j));
+            else
+              minNormalDiffers += minNormal.row_code(r, j) != exact.row_code(r, j);
         EXPECT_EQ(exact.row_scales, one.row_scales) << describe(s);
         for (int64_t r = 0; r < m; ++r)
           for (int64_t b = 0; b < nb; ++b) {
@@ -321,4 +334,5 @@ TEST(SpecialValues, ZeroScaleOneIsAFunctionOfTheExactCode) {
       }
   EXPECT_GT(byteZeroBlocks, 100);
   EXPECT_GT(differing, 1000) << "ONE must change codes on these inputs";
+  EXPECT_GT(minNormalDiffers, 1000) << "so must MIN_NORMAL";
 }

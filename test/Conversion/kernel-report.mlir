@@ -166,15 +166,16 @@ func.func @gdn_bf16_bias(%x: tensor<1x4096xbf16>, %wa: tensor<24x4096xbf16>, %wb
 }
 
 // zero_scale = one (torchao's RCEIL): the quantizer, then the rewrite of the
-// blocks of scale byte 0 (mx_zero_scale.cu); min_normal does not run on the
-// GPU.
+// blocks of scale byte 0 (mx_zero_scale.cu); min_normal (FLOOR): the
+// quantizer, then the recomputation of those blocks.
 // CHECK: op #12 fusion.act_quantize
 // CHECK: CUDA kernel: void fusion_rt::cuda::mx_quantize_kernel<fusion_rt::cuda::SrcAct<fusion_rt::cuda::BF16T, false>, 1>(fusion_rt::cuda::KParams)
 // CHECK: CUDA kernel: fusion_rt::cuda::(anonymous namespace)::zero_scale_one_kernel(fusion_rt::cuda::KParams, int, long, long)
 // CHECK-NEXT: registers {{[0-9]+}}, static smem 0 B, stack 0 B, spill stores/loads 0/0 B, shared-memory insts 0, generic ld/st 0 (mx_zero_scale.cu)
 // CHECK: op #13 fusion.quantize
-// CHECK: CUDA backend: not taken: zero_scale = min_normal runs on the CPU backend only (host memory); the CUDA backend answers UNSUPPORTED
-// CHECK-NOT: CUDA kernel:
+// CHECK: CUDA kernel: void fusion_rt::cuda::stream::row_stream_kernel
+// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::zero_scale_min_normal_kernel<fusion_rt::cuda::SrcPlain<fusion_rt::cuda::BF16T> >(fusion_rt::cuda::KParams, long, long)
+// CHECK-NEXT: registers {{[0-9]+}}, static smem 0 B, stack 0 B, spill stores/loads 0/0 B
 func.func @torchao_zero_scale(%x: tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) {
   %e0 = tensor.empty() : tensor<64x256xf8E4M3FN>
   %e1 = tensor.empty() : tensor<64x8xf8E8M0FNU>

@@ -239,10 +239,11 @@ void planMX(QuantSchemeAttr scheme, Type inElt, StringRef src, int vec, int g,
   planTiles(shape, (32 / g) * vec, name, inv, plan);
 }
 
-/// The zero_scale policy on the GPU: ONE adds the code rewrite of the blocks
-/// of scale byte 0 after the quantizer (mx_zero_scale.cu); MIN_NORMAL does
-/// not run there.
-void planZeroScale(QuantSchemeAttr scheme, Plan &plan) {
+/// The zero_scale policy on the GPU (mx_zero_scale.cu): after the
+/// quantizer, ONE rewrites the codes of the blocks of scale byte 0 and
+/// MIN_NORMAL recomputes them through the source `src` of input type `t`.
+void planZeroScale(QuantSchemeAttr scheme, StringRef src, Type inElt,
+                   Plan &plan) {
   if (!plan.cudaNote.empty())
     return;
   if (scheme.getZeroScale() == ZeroScale::one)
@@ -250,11 +251,15 @@ void planZeroScale(QuantSchemeAttr scheme, Plan &plan) {
                            "zero_scale_one_kernel(fusion_rt::cuda::KParams, "
                            "int, long, long)");
   if (scheme.getZeroScale() == ZeroScale::min_normal) {
-    plan.kernels.clear();
-    plan.launch.clear();
-    plan.cudaNote = "not taken: zero_scale = min_normal runs on the CPU "
-                    "backend only (host memory); the CUDA backend answers "
-                    "UNSUPPORTED";
+    std::string t = typeTag(inElt, false);
+    std::string s =
+        src.starts_with("SrcAct")
+            ? "fusion_rt::cuda::SrcAct<" + t + ", " +
+                  (src.ends_with("Bwd") ? "true" : "false") + ">"
+            : ("fusion_rt::cuda::" + src + "<" + t + ">").str();
+    plan.kernels.push_back("void fusion_rt::cuda::(anonymous namespace)::"
+                           "zero_scale_min_normal_kernel<" +
+                           s + " >(fusion_rt::cuda::KParams, long, long)");
   }
 }
 
@@ -267,13 +272,16 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
     planMX(q.getScheme(), t, "SrcPlain", 16 / elemBytes(t), 4,
            cast<ShapedType>(q.getInput().getType()).getShape(), false, /*v2Eligible=*/true, inv,
            plan);
-    planZeroScale(q.getScheme(), plan);
+    planZeroScale(q.getScheme(), "SrcPlain", t, plan);
   } else if (auto q = dyn_cast<ActQuantizeOp>(op)) {
     planMX(q.getScheme(), cast<ShapedType>(q.getInput().getType()).getElementType(),
            q.getActivation().getBackward() ? "SrcActBwd" : "SrcActFwd", 4, 4,
            cast<ShapedType>(q.getInput().getType()).getShape(), q.getDbias(),
            /*v2Eligible=*/false, inv, plan);
-    planZeroScale(q.getScheme(), plan);
+    planZeroScale(q.getScheme(),
+                  q.getActivation().getBackward() ? "SrcActBwd" : "SrcActFwd",
+                  cast<ShapedType>(q.getInput().getType()).getElementType(),
+                  plan);
   } else if (auto q = dyn_cast<GatedActQuantizeOp>(op)) {
     auto in = cast<ShapedType>(q.getInputs()[0].getType());
     SmallVector<int64_t> half(in.getShape());
@@ -286,7 +294,8 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
     planMX(q.getScheme(), in.getElementType(),
            bwd ? "SrcGatedBwd" : "SrcGatedFwd", bwd ? 2 : 4, bwd ? 2 : 4, half,
            false, v2, inv, plan);
-    planZeroScale(q.getScheme(), plan);
+    planZeroScale(q.getScheme(), bwd ? "SrcGatedBwd" : "SrcGatedFwd",
+                  in.getElementType(), plan);
   } else {
     // The selector (gemv, tensor-core mma or cuBLAS by tokens and
     // multiply-adds) and the gemv / mma launch plans come from
