@@ -33,44 +33,52 @@ __device__ __forceinline__ uint8_t zero_scale_one_code(uint8_t c, bool e5m2) {
   return nan ? uint8_t(0x7F) : uint8_t(c & 0x80);
 }
 
-/// One thread per scale entry: rowwise entries first (rows x nv * row_nb),
-/// then colwise ones (ceil(M/32) x nv * K).
+/// Calls f(code, r, c, seg) for every element of scale entry i when its
+/// scale byte is 0: r and c are the element's input row and column, seg the
+/// value (0, or 1 for the dgate half of the gated backward's [dact | dgate]),
+/// code points at its data byte. Rowwise entries come first (rows x
+/// nv * row_nb; blocks never straddle column K), then colwise ones
+/// (ceil(M/32) x nv * K).
+template <typename F>
+__device__ __forceinline__ void for_zero_block(const KParams &p, int nv,
+                                               int64_t i, int64_t row_entries,
+                                               F f) {
+  if (i < row_entries) {
+    const int64_t nb = nv * p.row_nb;
+    const int64_t r = i / nb, b = i % nb;
+    const uint8_t s = p.swz ? p.rsc[swizzled_scale_offset(r, b, p.rsc_pc)]
+                            : p.rsc[r * p.rsc_rs + b * p.rsc_cs];
+    if (s != 0)
+      return;
+    const int64_t seg = b / p.row_nb, c0 = (b % p.row_nb) * 32;
+    const int64_t c1 = min(c0 + 32, p.K);
+    for (int64_t c = c0; c < c1; ++c)
+      f(p.rd + r * p.rd_rs + (seg * p.K + c) * p.rd_cs, r, c, seg);
+    return;
+  }
+  const int64_t j = i - row_entries, cols = nv * p.K;
+  const int64_t rb = j / cols, c = j % cols;
+  const uint8_t s = p.swz     ? p.csc[swizzled_scale_offset(c, rb, p.csc_pc)]
+                    : p.col_t ? p.csc[c * p.csc_rs + rb * p.csc_cs]
+                              : p.csc[rb * p.csc_rs + c * p.csc_cs];
+  if (s != 0)
+    return;
+  const int64_t r1 = min(rb * 32 + 32, p.M);
+  for (int64_t r = rb * 32; r < r1; ++r)
+    f(p.col_t ? p.cd + c * p.cd_rs + r * p.cd_cs
+              : p.cd + r * p.cd_rs + c * p.cd_cs,
+      r, c % p.K, c / p.K);
+}
+
 __global__ void zero_scale_one_kernel(KParams p, int nv, int64_t row_entries,
                                       int64_t col_entries) {
   const bool e5m2 = p.format == FUSION_RT_FORMAT_MXFP8_E5M2;
-  const int64_t cols = nv * p.K;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
-       i < row_entries + col_entries; i += int64_t(gridDim.x) * blockDim.x) {
-    if (i < row_entries) {
-      const int64_t nb = nv * p.row_nb;
-      const int64_t r = i / nb, b = i % nb;
-      const uint8_t s = p.swz ? p.rsc[swizzled_scale_offset(r, b, p.rsc_pc)]
-                              : p.rsc[r * p.rsc_rs + b * p.rsc_cs];
-      if (s != 0)
-        continue;
-      // Gated backward: blocks never straddle column K ([dact | dgate]).
-      const int64_t seg = b / p.row_nb, c0 = seg * p.K + (b % p.row_nb) * 32;
-      const int64_t c1 = min(c0 + 32, (seg + 1) * p.K);
-      for (int64_t c = c0; c < c1; ++c) {
-        uint8_t *d = p.rd + r * p.rd_rs + c * p.rd_cs;
-        *d = zero_scale_one_code(*d, e5m2);
-      }
-      continue;
-    }
-    const int64_t j = i - row_entries;
-    const int64_t rb = j / cols, c = j % cols;
-    const uint8_t s = p.swz     ? p.csc[swizzled_scale_offset(c, rb, p.csc_pc)]
-                      : p.col_t ? p.csc[c * p.csc_rs + rb * p.csc_cs]
-                                : p.csc[rb * p.csc_rs + c * p.csc_cs];
-    if (s != 0)
-      continue;
-    const int64_t r1 = min(rb * 32 + 32, p.M);
-    for (int64_t r = rb * 32; r < r1; ++r) {
-      uint8_t *d = p.col_t ? p.cd + c * p.cd_rs + r * p.cd_cs
-                           : p.cd + r * p.cd_rs + c * p.cd_cs;
-      *d = zero_scale_one_code(*d, e5m2);
-    }
-  }
+       i < row_entries + col_entries; i += int64_t(gridDim.x) * blockDim.x)
+    for_zero_block(p, nv, i, row_entries,
+                   [&](uint8_t *d, int64_t, int64_t, int64_t) {
+                     *d = zero_scale_one_code(*d, e5m2);
+                   });
 }
 
 /// zero_scale = MIN_NORMAL (torchao's FLOOR clamps the scale to 2^-126): the
@@ -83,45 +91,17 @@ __global__ void zero_scale_one_kernel(KParams p, int nv, int64_t row_entries,
 template <typename S>
 __global__ void zero_scale_min_normal_kernel(KParams p, int64_t row_entries,
                                              int64_t col_entries) {
-  constexpr int NV = S::NV;
-  const float mul = 0x1p126f;
-  const int64_t cols = NV * p.K;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
-       i < row_entries + col_entries; i += int64_t(gridDim.x) * blockDim.x) {
-    float v[NV], pre[NV];
-    if (i < row_entries) {
-      const int64_t nb = NV * p.row_nb;
-      const int64_t r = i / nb, b = i % nb;
-      const uint8_t s = p.swz ? p.rsc[swizzled_scale_offset(r, b, p.rsc_pc)]
-                              : p.rsc[r * p.rsc_rs + b * p.rsc_cs];
-      if (s != 0)
-        continue;
-      const int64_t seg = b / p.row_nb, c0 = (b % p.row_nb) * 32;
-      const int64_t c1 = min(c0 + 32, p.K);
-      for (int64_t c = c0; c < c1; ++c) {
-        S::scalar(p, r, c, v, pre);
-        // Constant indices only (a run-time index puts v in local memory).
-        p.rd[r * p.rd_rs + (seg * p.K + c) * p.rd_cs] =
-            mx_encode(seg ? v[NV - 1] : v[0], mul, p.format);
-      }
-      continue;
-    }
-    const int64_t j = i - row_entries;
-    const int64_t rb = j / cols, c = j % cols;
-    const uint8_t s = p.swz     ? p.csc[swizzled_scale_offset(c, rb, p.csc_pc)]
-                      : p.col_t ? p.csc[c * p.csc_rs + rb * p.csc_cs]
-                                : p.csc[rb * p.csc_rs + c * p.csc_cs];
-    if (s != 0)
-      continue;
-    const int64_t seg = c / p.K, ci = c % p.K;
-    const int64_t r1 = min(rb * 32 + 32, p.M);
-    for (int64_t r = rb * 32; r < r1; ++r) {
-      S::scalar(p, r, ci, v, pre);
-      uint8_t *d = p.col_t ? p.cd + c * p.cd_rs + r * p.cd_cs
-                           : p.cd + r * p.cd_rs + c * p.cd_cs;
-      *d = mx_encode(seg ? v[NV - 1] : v[0], mul, p.format);
-    }
-  }
+       i < row_entries + col_entries; i += int64_t(gridDim.x) * blockDim.x)
+    for_zero_block(p, S::NV, i, row_entries,
+                   [&](uint8_t *d, int64_t r, int64_t c, int64_t seg) {
+                     float v[S::NV], pre[S::NV];
+                     S::scalar(p, r, c, v, pre);
+                     // Constant indices only (a run-time index would put v
+                     // in local memory).
+                     *d = mx_encode(seg ? v[S::NV - 1] : v[0], 0x1p126f,
+                                    p.format);
+                   });
 }
 
 template <typename S>

@@ -22,21 +22,6 @@ using namespace fusion_rt_test;
 
 namespace {
 
-/// A rank-2 view with explicit strides (the helpers assume a last stride of 1
-/// and a positive row stride).
-fusion_rt_tensor raw2d(void *data, int32_t dtype, int64_t r, int64_t c,
-                       int64_t rs, int64_t cs) {
-  fusion_rt_tensor t{};
-  t.data = data;
-  t.dtype = dtype;
-  t.rank = 2;
-  t.sizes[0] = r;
-  t.sizes[1] = c;
-  t.strides[0] = rs;
-  t.strides[1] = cs;
-  return t;
-}
-
 /// One byte of storage that every empty view points to (the data pointer of
 /// an empty memref is valid, it is just never dereferenced).
 alignas(16) char gDummy[16];
@@ -52,7 +37,7 @@ fusion_rt_status quantizeEmpty(int32_t format, int32_t direction,
   EXPECT_EQ(fusion_rt_quant_shapes_for(&s, m, n, 0, &sh),
             FUSION_RT_STATUS_SUCCESS);
   auto view = [](int32_t dt, const int64_t shape[2]) {
-    return raw2d(gDummy, dt, shape[0], shape[1], shape[1] == 0 ? 0 : shape[1],
+    return view2d(gDummy, dt, shape[0], shape[1], shape[1] == 0 ? 0 : shape[1],
                  1);
   };
   const int64_t in[2] = {m, n};
@@ -123,8 +108,8 @@ TEST(AbiEdges, HugeEmptyTensorReturnsAtOnce) {
               FUSION_RT_STATUS_SUCCESS)
         << fusion_rt_last_error_message();
   // The activation and the dequantization of such a tensor as well.
-  fusion_rt_tensor in = raw2d(gDummy, FUSION_RT_F32, rows, 0, 0, 1);
-  fusion_rt_tensor out = raw2d(gDummy, FUSION_RT_F32, rows, 0, 0, 1);
+  fusion_rt_tensor in = view2d(gDummy, FUSION_RT_F32, rows, 0, 0, 1);
+  fusion_rt_tensor out = view2d(gDummy, FUSION_RT_F32, rows, 0, 0, 1);
   fusion_rt_activation act;
   fusion_rt_activation_init(&act);
   act.kind = FUSION_RT_ACT_SILU;
@@ -147,7 +132,7 @@ TEST(AbiEdges, PackedOutputsWriteTheirBytesOnly) {
   std::vector<uint8_t> scales(size_t(m * 2), 0xAB);
   fusion_rt_quant_outputs o;
   fusion_rt_quant_outputs_init(&o);
-  o.rowwise_data = raw2d(data.data(), FUSION_RT_F4E2M1, m, n, rsNibbles, 1);
+  o.rowwise_data = view2d(data.data(), FUSION_RT_F4E2M1, m, n, rsNibbles, 1);
   o.rowwise_scales = view2d(scales.data(), FUSION_RT_E8M0, m, 2);
   ASSERT_EQ(fusion_rt_quantize(&input, &s, &o, nullptr, nullptr),
             FUSION_RT_STATUS_SUCCESS)
@@ -169,7 +154,7 @@ TEST(AbiEdges, PackedOutputsWriteTheirBytesOnly) {
   uint8_t d1[4] = {0xAB, 0xAB, 0xAB, 0xAB}, s1[4] = {0xAB, 0xAB, 0xAB, 0xAB};
   fusion_rt_quant_outputs o1;
   fusion_rt_quant_outputs_init(&o1);
-  o1.rowwise_data = raw2d(d1, FUSION_RT_F4E2M1, 1, 1, 2, 1);
+  o1.rowwise_data = view2d(d1, FUSION_RT_F4E2M1, 1, 1, 2, 1);
   o1.rowwise_scales = view2d(s1, FUSION_RT_F8E4M3, 1, 1);
   o1.amax = view1d(&amax, FUSION_RT_F32, 1);
   o1.scale_inv = view1d(&sinv, FUSION_RT_F32, 1);

@@ -12,45 +12,14 @@
 // needing libmlir_c_runner_utils, which needs LLVM).
 //
 //===----------------------------------------------------------------------===//
-#include <cuda_runtime.h>
+// The allocation hooks of generic-alloc code (host or managed memory).
+#include "../../examples/aot/aot_runtime.h"
 
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <set>
 
 extern "C" void corpus_main();
-
-namespace {
-bool gManaged = false;
-std::set<void *> gCudaAllocs;
-} // namespace
-
-extern "C" void *_mlir_memref_to_llvm_alloc(size_t bytes) {
-  if (!gManaged)
-    return std::malloc(bytes ? bytes : 1);
-  void *p = nullptr;
-  if (cudaMallocManaged(&p, bytes ? bytes : 1) != cudaSuccess) {
-    std::fprintf(stderr, "device_driver: cudaMallocManaged(%zu) failed\n", bytes);
-    std::exit(3);
-  }
-  gCudaAllocs.insert(p);
-  return p;
-}
-
-extern "C" void *_mlir_memref_to_llvm_aligned_alloc(size_t align, size_t bytes) {
-  if (!gManaged)
-    return std::aligned_alloc(align, (bytes + align - 1) / align * align + align);
-  return _mlir_memref_to_llvm_alloc(bytes); // CUDA allocations: 256-B aligned
-}
-
-extern "C" void _mlir_memref_to_llvm_free(void *p) {
-  if (gCudaAllocs.erase(p))
-    cudaFree(p);
-  else
-    std::free(p);
-}
 
 /// printMemrefI32(memref<*xi32>) as the lowered code calls it: rank and a
 /// pointer to the ranked descriptor {allocated, aligned, offset, sizes,
@@ -111,9 +80,10 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "usage: %s host|managed\n", argv[0]);
     return 2;
   }
-  gManaged = !std::strcmp(argv[1], "managed");
+  const bool managed = !std::strcmp(argv[1], "managed");
+  gAllocMode = managed ? AllocMode::Managed : AllocMode::Host;
   corpus_main();
-  if (gManaged && cudaDeviceSynchronize() != cudaSuccess) {
+  if (managed && cudaDeviceSynchronize() != cudaSuccess) {
     std::fprintf(stderr, "device_driver: the device reported an error\n");
     return 4;
   }
