@@ -235,7 +235,17 @@ std::string describe(const fusion_rt_quant_scheme &s) {
                               "nvfp4",      "fp8_e4m3",   "fp8_e5m2"};
   static const char *dir[] = {"row", "col", "both"};
   std::ostringstream os;
-  os << fmt[s.format] << "/" << dir[s.direction]
+  // Out-of-range fields (the ABI fuzzer's corruptions) print as numbers.
+  if (s.format >= 0 && s.format < 6)
+    os << fmt[s.format];
+  else
+    os << "format " << s.format;
+  os << "/";
+  if (s.direction >= 0 && s.direction < 3)
+    os << dir[s.direction];
+  else
+    os << "direction " << s.direction;
+  os
      << (s.colwise_layout ? "/T" : "") << (s.scale_layout ? "/swz" : "")
      << (s.scale_rounding ? "/floor" : "") << (s.nan_policy ? "/ignore" : "")
      << (s.nvfp4_block ? "/2d" : "") << (s.elem_rounding ? "/sr" : "")

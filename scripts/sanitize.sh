@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# sanitize.sh - the runtime under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Builds the runtime (its own CMake project, CPU backend only: the sanitizers
+# do not see into CUDA kernels, compute-sanitizer does, bench/mxfp8/
+# gpu_tests.sh) with -fsanitize=address,undefined into $SAN_BUILD_DIR
+# (default build-asan) and runs every runtime test (GoogleTest numerics,
+# ABI edges, the ABI fuzzer with FUSION_RT_ABI_FUZZ_CALLS calls) with
+# errors fatal. With --compiler it also builds fusion-opt with the same
+# flags into $SAN_BUILD_DIR/compiler and runs the lit suite (long on two
+# cores).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+dir=${SAN_BUILD_DIR:-$root/build-asan}
+flags="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+cmake -S "$root/runtime" -B "$dir/runtime" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DFUSION_RT_ENABLE_CUDA=OFF -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
+  -DCMAKE_EXE_LINKER_FLAGS="$flags" -DCMAKE_SHARED_LINKER_FLAGS="$flags" >/dev/null
+ninja -C "$dir/runtime"
+# The OOM test limits the address space, which ASan's shadow memory cannot
+# live with: it runs in the plain build only.
+"$dir/runtime/test/fusion_rt_tests" --gtest_filter='-AbiEdges.PairedProjectionOutOfMemoryIsAStatus'
+if [ "${1:-}" = "--compiler" ]; then
+  cmake -S "$root" -B "$dir/compiler" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
+    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir -DFUSION_RT_ENABLE_CUDA=OFF \
+    -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
+    -DCMAKE_EXE_LINKER_FLAGS="$flags" -DCMAKE_SHARED_LINKER_FLAGS="$flags" >/dev/null
+  ninja -C "$dir/compiler" check-fusion
+fi
+echo "sanitize: clean"
