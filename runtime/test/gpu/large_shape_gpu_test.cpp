@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fusion_rt.h"
+#include "test/test_util.h"
 
 #include <cuda_runtime.h>
 
@@ -34,17 +35,10 @@ int gFailures = 0;
     }                                                                          \
   } while (0)
 
+/// A row-major view with row pitch `rs` (test_util's view2d).
 fusion_rt_tensor view2(void *data, int32_t dtype, int64_t rows, int64_t cols,
                        int64_t rs) {
-  fusion_rt_tensor t{};
-  t.data = data;
-  t.dtype = dtype;
-  t.rank = 2;
-  t.sizes[0] = rows;
-  t.sizes[1] = cols;
-  t.strides[0] = rs;
-  t.strides[1] = 1;
-  return t;
+  return fusion_rt_test::view2d(data, dtype, rows, cols, rs);
 }
 
 /// A bf16 value of element i (normal values over a few binades, some
