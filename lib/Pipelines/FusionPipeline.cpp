@@ -56,12 +56,12 @@ void mlir::fusion::buildFusionPipeline(OpPassManager &pm,
   if (!options.lowerToLLVM)
     return;
 
-  // Bufferise: fusion ops (destination style) write their destinations'
-  // buffers; then each becomes a runtime call.
   // A host that allocates device memory must not see pointers into the
   // program's read-only data (constant weights) beside its buffers.
   if (options.genericAlloc)
     pm.addNestedPass<func::FuncOp>(createCopyConstantOperands());
+  // Bufferise: fusion ops (destination style) write their destinations'
+  // buffers; then each becomes a runtime call.
   bufferization::OneShotBufferizePassOptions bufOpts;
   bufOpts.bufferizeFunctionBoundaries = true;
   bufOpts.functionBoundaryTypeConversion =
@@ -85,9 +85,6 @@ void mlir::fusion::buildFusionPipeline(OpPassManager &pm,
   // torch-mlir writes x**3 as math.fpowi: multiplications by squaring.
   pm.addPass(math::createMathExpandOpsPass(math::MathExpandOpsPassOptions{{"fpowi"}}));
   pm.addPass(createConvertMathToLibmPass());
-  // bf16/f16 roundings of the unfused graph (and those math-to-libm adds
-  // around f32 calls for bf16 math) expand to integer code, so the JIT
-  // needs no compiler-rt conversion routines.
   // bf16 arithmetic left in the unfused graph (torch-mlir's bf16 GELU-tanh,
   // x**3 expanded above) is computed in f32 and rounded, which is what LLVM's
   // promotion does too, but without a call of compiler-rt's __truncsfbf2
@@ -96,6 +93,9 @@ void mlir::fusion::buildFusionPipeline(OpPassManager &pm,
   emulateOpts.sourceTypeStrs = {"bf16"};
   emulateOpts.targetTypeStr = "f32";
   pm.addPass(arith::createArithEmulateUnsupportedFloats(emulateOpts));
+  // bf16/f16 roundings of the unfused graph (and those math-to-libm adds
+  // around f32 calls for bf16 math) expand to integer code, so the JIT
+  // needs no compiler-rt conversion routines.
   arith::ArithExpandOpsPassOptions expandOpts;
   expandOpts.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expandOpts));

@@ -457,7 +457,8 @@ SmallVector<Candidate> RaiseQuantizePass::delimit(Operation *castOp,
   DenseMap<Value, bool> constMemo;
   Value stray;
   SmallVector<Candidate> found;
-  for (Value x : inputCandidates(reduction)) {
+  const SmallVector<Value> xs = inputCandidates(reduction);
+  for (Value x : xs) {
     Type et = elementTypeOf(x);
     if (!et || !(et.isF32() || et.isBF16() || et.isF16()) ||
         numElements(x) != (packedFp4 ? 2 : 1) * numElements(data) ||
@@ -478,7 +479,7 @@ SmallVector<Candidate> RaiseQuantizePass::delimit(Operation *castOp,
   // e4m3 block scales of an NVFP4 quantizer (torchao's nvfp4_quantize).
   bool nvfp4Scales = false;
   if (!packedFp4 && isa<Float8E4M3FNType>(elementTypeOf(data)))
-    for (Value x : inputCandidates(reduction))
+    for (Value x : xs)
       nvfp4Scales = nvfp4Scales || numElements(x) == 16 * numElements(data);
   if (found.empty() && why.rule.empty() && nvfp4Scales) {
     why = {"unsupported format",

@@ -146,21 +146,21 @@ TEST(AbiFuzz, CorruptedCallsAreRejectedOrStayInTheirViews) {
       what = "rank";
       break;
     case 3:
-      if (v->rank > 0) {
-        const int d = int(pick(std::min<int32_t>(v->rank, FUSION_RT_MAX_RANK)));
+    case 4: {
+      if (v->rank <= 0)
+        break;
+      const int d = int(pick(std::min<int32_t>(v->rank, FUSION_RT_MAX_RANK)));
+      if (kind == 3) {
         const int64_t r = pick(7);
         v->sizes[d] = r < 5 ? sizeValues[r] : v->sizes[d] + (r == 5 ? 1 : -1);
-      }
-      what = "size";
-      break;
-    case 4:
-      if (v->rank > 0) {
-        const int d = int(pick(std::min<int32_t>(v->rank, FUSION_RT_MAX_RANK)));
+        what = "size";
+      } else {
         const int64_t r = pick(4);
         v->strides[d] = r == 0 ? -1 : r == 1 ? 0 : r == 2 ? 1 : int64_t(1) << 45;
+        what = "stride";
       }
-      what = "stride";
       break;
+    }
     case 5:
       v->data = nullptr;
       what = "NULL data";

@@ -96,9 +96,20 @@ def run_program(args, src, pipeline, io):
                          input=lower.stdout, capture_output=True, text=True)
     if run.returncode:
         return f"mlir-runner failed: {run.stderr.strip()[:400]}"
-    blocks = run.stdout.split("Unranked Memref")[1:]
+    outs = parse_outputs(run.stdout, io)
+    if outs is None:
+        return (f"{run.stdout.count('Unranked Memref')} outputs printed, "
+                f"{len(io['outputs'])} expected")
+    return outs
+
+
+def parse_outputs(stdout, io):
+    """The elements of every printMemrefI32 block of `stdout` (as unsigned
+    values of each output's width), or None if their number is not the
+    program's output count."""
+    blocks = stdout.split("Unranked Memref")[1:]
     if len(blocks) != len(io["outputs"]):
-        return f"{len(blocks)} outputs printed, {len(io['outputs'])} expected"
+        return None
     outs = []
     for blk, rec in zip(blocks, io["outputs"]):
         data = blk[blk.index("data =") + 6:]

@@ -97,18 +97,6 @@ def build(out_dir, programs):
         print("skipped", k, ":", v)
 
 
-def outputs(text, io):
-    blocks = text.split("Unranked Memref")[1:]
-    if len(blocks) != len(io["outputs"]):
-        return None
-    res = []
-    for blk, rec in zip(blocks, io["outputs"]):
-        data = blk[blk.index("data =") + 6:]
-        res.append([int(x) % (1 << run_corpus.WIDTH[rec["dtype"]])
-                    for x in re.findall(r"-?\d+", data)])
-    return res
-
-
 # What the GPU may differ in, per program: the paired projections sum K in
 # another order on the GPU than the CPU reference's sequential fp32
 # (docs/paired-projections.md), so their outputs are compared within the
@@ -180,7 +168,7 @@ def run(out_dir):
         for mode in ("host", "managed"):
             r = subprocess.run([exe, mode], capture_output=True, text=True,
                                env=env, timeout=120)
-            res[mode] = (r.returncode, outputs(r.stdout, io), r.stderr.strip())
+            res[mode] = (r.returncode, run_corpus.parse_outputs(r.stdout, io), r.stderr.strip())
         # The kernels the managed run launched (ncu lists every launch).
         kernels = "ncu not found"
         ncu = shutil.which("ncu") or "/usr/local/cuda/bin/ncu"

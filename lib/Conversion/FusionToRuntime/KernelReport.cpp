@@ -125,6 +125,16 @@ void planTiles(ArrayRef<int64_t> shape, int64_t perTileX, StringRef kernel,
 /// the stream / v2 selection in mxfp8_quantize.cu / gated_act_quantize.cu
 /// (the defaults; FUSION_RT_CUDA_ROW_STREAM and FUSION_RT_CUDA_QUANT_V2
 /// change them at run time).
+/// The demangled name of a value source (mx_kernel.cuh): `src` is SrcPlain,
+/// SrcActFwd / SrcActBwd (the alias templates of SrcAct<T, BWD>),
+/// SrcGatedFwd or SrcGatedBwd; `t` the input type's tag.
+std::string sourceTypeName(StringRef src, const std::string &t) {
+  return src.starts_with("SrcAct")
+             ? "fusion_rt::cuda::SrcAct<" + t + ", " +
+                   (src.ends_with("Bwd") ? "true" : "false") + ">"
+             : ("fusion_rt::cuda::" + src + "<" + t + ">").str();
+}
+
 void planMX(QuantSchemeAttr scheme, Type inElt, StringRef src, int vec, int g,
             ArrayRef<int64_t> shape, bool dbias, bool v2Eligible,
             const llvm::StringMap<KernelInfo> &inv, Plan &plan) {
@@ -224,11 +234,7 @@ void planMX(QuantSchemeAttr scheme, Type inElt, StringRef src, int vec, int g,
     planTiles(shape, 64, name, inv, plan);
     return;
   }
-  std::string srcT =
-      src.starts_with("SrcAct")
-          ? "fusion_rt::cuda::SrcAct<" + t + ", " +
-                (src.ends_with("Bwd") ? "true" : "false") + ">"
-          : ("fusion_rt::cuda::" + src + "<" + t + ">").str();
+  std::string srcT = sourceTypeName(src, t);
   std::string name = "void fusion_rt::cuda::mx_quantize_kernel<" + srcT +
                      ", " + std::to_string(dir) +
                      ">(fusion_rt::cuda::KParams)";
@@ -250,17 +256,11 @@ void planZeroScale(QuantSchemeAttr scheme, StringRef src, Type inElt,
     plan.kernels.push_back("fusion_rt::cuda::(anonymous namespace)::"
                            "zero_scale_one_kernel(fusion_rt::cuda::KParams, "
                            "int, long, long)");
-  if (scheme.getZeroScale() == ZeroScale::min_normal) {
-    std::string t = typeTag(inElt, false);
-    std::string s =
-        src.starts_with("SrcAct")
-            ? "fusion_rt::cuda::SrcAct<" + t + ", " +
-                  (src.ends_with("Bwd") ? "true" : "false") + ">"
-            : ("fusion_rt::cuda::" + src + "<" + t + ">").str();
+  if (scheme.getZeroScale() == ZeroScale::min_normal)
     plan.kernels.push_back("void fusion_rt::cuda::(anonymous namespace)::"
                            "zero_scale_min_normal_kernel<" +
-                           s + " >(fusion_rt::cuda::KParams, long, long)");
-  }
+                           sourceTypeName(src, typeTag(inElt, false)) +
+                           " >(fusion_rt::cuda::KParams, long, long)");
 }
 
 Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
