@@ -166,6 +166,42 @@ def load_torchao():
     return K
 
 
+# ------------------------------------------------------- ours, as a torch op
+def torch_op_rows(rows):
+    """fusion_rt_torch rows: every kernel and shape of the C++ rows (A/B
+    suffixes aside) called as the python/fusion_rt torch op, timed with
+    time_graph on rotated inputs as the peers are; bytes as the C++ row's."""
+    try:
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                        "pytorch"))
+        import torch_arms
+        ok, why = torch_arms.available()
+    except Exception as e:  # noqa
+        ok, why = False, repr(e)
+    if not ok:
+        log(f"fusion_rt_torch arm not run: {why}"[:400])
+        return []
+    out = []
+    for r in [r for r in rows if r["arm"] == "fusion_rt" and r["kernel"] in torch_arms.MXFP8]:
+        m, n = int(r["M"]), int(r["N"])
+        shapes = torch_arms.mxfp8_input_shapes(r["kernel"], m, n)
+        try:
+            sets = make_sets(shapes, sum(a * b * 2 for a, b in shapes))
+            us = time_graph(torch_arms.mxfp8_op(r["kernel"]), sets, float(r["us"]))
+        except Exception as e:  # noqa
+            log(f"fusion_rt_torch {r['kernel']} {m}x{n} failed: {e!r}"[:400])
+            continue
+        del sets
+        torch.cuda.empty_cache()
+        nbytes = int(r["bytes"])
+        out.append({"arm": "fusion_rt_torch", "kernel": r["kernel"], "shape": r["shape"],
+                    "M": m, "N": n, "bytes": nbytes, "us": f"{us:.3f}",
+                    "GBps": f"{nbytes / (us * 1e-6) / 1e9:.1f}"})
+        log(f"{'fusion_rt_torch':28s} {r['kernel']:28s} {m}x{n}: {us:9.2f} us "
+            f"(C ABI {float(r['us']):.2f} us)")
+    return out
+
+
 # ------------------------------------------------------------------------ main
 def main():
     ap = argparse.ArgumentParser()
@@ -180,6 +216,9 @@ def main():
                     help="skip the A/B arms of the colwise transposed and both kernels "
                          "(FUSION_RT_CUDA_COL_T=0 FUSION_RT_CUDA_BOTH=0: previous v2 tile "
                          "kernels, _prev rows; COL_T=sp: prefetching colT kernel, _sp rows)")
+    ap.add_argument("--no-torch-op", dest="torch_op", action="store_false",
+                    help="skip the fusion_rt_torch arm (our kernels called as the "
+                         "python/fusion_rt torch ops, timed like the peers)")
     ap.add_argument("--ours-only", action="store_true",
                     help="tests + our kernels only (no peers): quick A/B runs")
     ap.add_argument("--autotune-all", action="store_true",
@@ -267,6 +306,12 @@ def main():
     rows.append({"arm": "copy_torch", "kernel": "d2d_copy_2GiB", "shape": "2GiB", "M": 0,
                  "N": 0, "bytes": 2 * 2 ** 31, "us": f"{tus:.3f}", "GBps": f"{tgb:.1f}"})
     log(f"copy ceiling: {copy_gbps:.0f} GB/s (C++), {tgb:.0f} GB/s (torch)")
+    if args.torch_op:
+        # the package loads the library the C++ benchmark used, when it is there
+        if os.path.exists(os.path.join(args.bin, "libfusion_rt.so")):
+            os.environ.setdefault("FUSION_RT_LIBRARY",
+                                  os.path.abspath(os.path.join(args.bin, "libfusion_rt.so")))
+        rows += torch_op_rows(rows)
 
     if args.ours_only:
         write_outputs(args, rows, copy_gbps, test_summary, dev, False)
@@ -403,7 +448,7 @@ def write_outputs(args, rows, copy_gbps, test_summary, dev, has_ao, quiet=False)
     ours = {(r["kernel"], r["shape"]): r for r in rows if r["arm"] == "fusion_rt"}
     peers = {}
     for r in rows:
-        if r["arm"] in ("fusion_rt", "copy", "copy_torch"):
+        if r["arm"] in ("fusion_rt", "copy", "copy_torch", "fusion_rt_torch"):
             continue
         peers.setdefault((r["kernel"], r["shape"]), []).append(r)
 
@@ -449,6 +494,14 @@ def write_outputs(args, rows, copy_gbps, test_summary, dev, has_ao, quiet=False)
                      f"{TARGETS.get(kernel, '')} | {met} |")
     table = "\n".join(lines)
 
+    torch_lines = ["| kernel | shape | C ABI (C++) µs | torch op µs | torch op / C ABI |",
+                   "|---|---|---:|---:|---:|"]
+    for r in rows:
+        if r["arm"] == "fusion_rt_torch" and (r["kernel"], r["shape"]) in ours:
+            c = float(ours[(r["kernel"], r["shape"])]["us"])
+            torch_lines.append(f"| {r['kernel']} | {r['shape']} | {c:.1f} | "
+                               f"{float(r['us']):.1f} | {float(r['us']) / c:.3f} |")
+
     all_peer_lines = ["| kernel | shape | arm | µs | GB/s |", "|---|---|---|---:|---:|"]
     for (kernel, shape), lst in peers.items():
         for r in sorted(lst, key=lambda r: float(r["us"])):
@@ -467,6 +520,10 @@ def write_outputs(args, rows, copy_gbps, test_summary, dev, has_ao, quiet=False)
         " RCEIL needs sm_100), fusion_rt with FLOOR too (one RCEIL row).",
         "",
         table,
+        "",
+        "## fusion_rt through the PyTorch op (python/fusion_rt, same method)",
+        "",
+        "\n".join(torch_lines) if len(torch_lines) > 2 else "not run",
         "",
         "## All peer arms",
         "",

@@ -47,6 +47,13 @@ except ImportError:  # --replot needs neither
 
 T0 = time.time()
 
+# The "ours-torch" arm: ours called as the python/fusion_rt torch op.
+try:
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pytorch"))
+    import torch_arms
+except Exception:  # no torch, or the package does not import
+    torch_arms = None
+
 # ---------------------------------------------------------------- C ABI ----
 
 
@@ -300,6 +307,16 @@ def bench_torch(fn, su, concat=False):
     return time_calls(calls), err
 
 
+def bench_ours_torch(su):
+    """ours through the fusion_rt torch op (bench/pytorch/torch_arms.py), same method."""
+    calls = [torch_arms.gdn_op(su, i) for i in range(su.R)]
+    out = calls[0]()
+    torch.cuda.synchronize()
+    ref = su.reference()
+    err = max(rel_err(out[0], ref[0]), rel_err(out[1], ref[1]))
+    return time_calls(calls), err
+
+
 def floors():
     t = torch.zeros(1, device="cuda")
     launch = time_calls([(lambda: t.add_(1.0))] * 200)
@@ -379,6 +396,8 @@ def main():
     if args.replot:
         return replot(args)
     lib = load_lib(args.lib)
+    # the torch arm's package loads this same library
+    os.environ.setdefault("FUSION_RT_LIBRARY", os.path.abspath(args.lib))
     torch.backends.cuda.matmul.allow_tf32 = False
     for name in ("cache_size_limit", "recompile_limit"):  # renamed across versions
         try:
@@ -453,6 +472,8 @@ def main():
             if N in NS:
                 t, e = bench_ours(lib, su, {})
                 add(K, H, N, "ours", t, e)
+                if torch_arms is not None and torch_arms.available()[0]:
+                    add(K, H, N, "ours-torch", *bench_ours_torch(su))
                 add(K, H, N, "ours-pdl", *bench_ours(lib, su, {"FUSION_RT_PAIRED_PDL": 1}))
                 add(K, H, N, "eager", *bench_torch(eager, su))
                 add(K, H, N, "concat+triton", *bench_torch(concat_triton, su, concat=True))
@@ -769,6 +790,14 @@ def write_outputs(args, rows, launch, copy_bw, dev, date=None):
                 best_t, best_a, ours / best_t if best_t == best_t else float("nan"),
                 pdl / best_t if best_t == best_t else float("nan"), tgt_s,
                 vals["ours"][1], vals[best_a][1] if best_a in vals else float("nan")))
+    torch_rows = [(K, H, N) for K, H in SHAPES for N in NS if (K, H, N, "ours-torch") in by]
+    if torch_rows:
+        lines += ["", "ours through the PyTorch op (python/fusion_rt), same method:", "",
+                  "| K, H | N | ours µs | ours-torch µs | ours-torch / ours |",
+                  "|---|---:|---:|---:|---:|"]
+        for K, H, N in torch_rows:
+            a, b = by[(K, H, N, "ours")][0], by[(K, H, N, "ours-torch")][0]
+            lines.append("| %d, %d | %d | %.2f | %.2f | %.3f |" % (K, H, N, a, b, b / a))
     with open(os.path.join(args.out, "paired_bench.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
