@@ -19,7 +19,10 @@
 // is the selector. The gemv and mma paths also run at forced launch shapes.
 //
 // Without a CUDA device it prints "SKIP: ..." and exits 0.
-// Usage: fusion_rt_paired_gpu_tests [--quick]
+// Usage: fusion_rt_paired_gpu_tests [--quick] [--paths=P1,P2,...]
+// --quick runs the case list on the "auto" path only and skips the forced
+// launch shapes; --paths runs the case list on the named paths instead (the
+// sanitizer script runs initcheck on the paths without cuBLAS this way).
 //
 //===----------------------------------------------------------------------===//
 #include "fusion_rt.h"
@@ -482,7 +485,18 @@ void run_forced(const Case (&cases)[NC], const char *path,
 }
 
 int main(int argc, char **argv) {
-  const bool quick = argc > 1 && !std::strcmp(argv[1], "--quick");
+  bool quick = false;
+  std::string only; // ",gemv,mma," when --paths=gemv,mma
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--quick")) {
+      quick = true;
+    } else if (!std::strncmp(argv[i], "--paths=", 8)) {
+      only = "," + std::string(argv[i] + 8) + ",";
+    } else {
+      std::printf("usage: %s [--quick] [--paths=auto,gemv,mma,blas,generic]\n", argv[0]);
+      return 2;
+    }
+  }
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
     std::printf("SKIP: no CUDA device; the paired projection GPU tests did not run\n");
@@ -567,7 +581,8 @@ int main(int argc, char **argv) {
   uint32_t seed = 1;
   for (const Case &c : cases)
     for (const char *path : paths) {
-      if (quick && std::strcmp(path, "auto"))
+      if (!only.empty() ? only.find("," + std::string(path) + ",") == std::string::npos
+                        : quick && std::strcmp(path, "auto"))
         continue;
       if (!std::strcmp(path, "generic") && c.m * c.k * (c.h0 + c.h1) > (int64_t(1) << 26))
         continue; // the generic path is slow; large cases are covered by the others
