@@ -142,7 +142,7 @@ def paired_rows(args):
                 lambda i: ops[i](), [(i,) for i in range(su.R)])
             rows.append(r)
             print(fmt_row(r), flush=True)
-            del su, cab, ops, outs
+            su = cab = ops = outs = None  # free the weight copies
             torch.cuda.empty_cache()
     return rows
 

@@ -414,8 +414,7 @@ def test_cuda_graph():
             outs = graph_fn(*static)
     except Exception as e:  # noqa
         # say whether a laxer capture mode works, then fail
-        del g
-        torch.cuda.synchronize()
+        sync()
         g2 = torch.cuda.CUDAGraph()
         try:
             with torch.cuda.graph(g2, capture_error_mode="relaxed"):

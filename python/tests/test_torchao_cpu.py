@@ -4,8 +4,7 @@ torchao has no equal (NVFP4, the activations), the documented formula
 written with torch ops. Skips without torchao."""
 import unittest
 
-import common
-from common import tensor_bytes
+import common  # noqa: F401  (torch or a skip, the package, the library)
 import torch
 import torch.nn.functional as F
 import fusion_rt
