@@ -451,9 +451,10 @@ def _(data, scales, amax, scale_inv, scheme, direction, cols, dtype):
 
 
 def _paired_shapes(lhs, w0, w1, gated):
+    """out_i = [..., H_i]: lhs's leading dimensions, H_i the rows a weight
+    view collapses onto (as the runtime collapses it)."""
     lead = tuple(lhs.shape[:-1]) if lhs.dim() else ()
-    h0 = w0.shape[0] if w0.dim() >= 2 else 1
-    h1 = w1.shape[0] if w1.dim() >= 2 else 1
+    h0, h1 = _rows_cols(w0)[0], _rows_cols(w1)[0]
     return lead + (h0,), ((0,) if gated else lead + (h1,))
 
 
