@@ -176,7 +176,7 @@ int32_t report(fusion_rt_status st, const char *entry) {
 fusion_rt_quant_scheme makeScheme(int32_t fmt, int32_t dir, int32_t rnd,
                                   int32_t nan, int32_t col, int32_t scl,
                                   int32_t blk2d, int32_t elem,
-                                  int32_t scaling, int32_t zero) {
+                                  int32_t scaling, int32_t zero, float eps) {
   fusion_rt_quant_scheme s;
   fusion_rt_quant_scheme_init(&s);
   s.format = fmt;
@@ -189,6 +189,7 @@ fusion_rt_quant_scheme makeScheme(int32_t fmt, int32_t dir, int32_t rnd,
   s.elem_rounding = elem;
   s.tensor_scaling = scaling;
   s.zero_scale = zero;
+  s.amax_epsilon = eps;
   return s;
 }
 
@@ -262,12 +263,12 @@ int32_t finish(fusion_rt_status st, std::vector<Arg> &args,
 
 int32_t quantizeImpl(int32_t fmt, int32_t dir, int32_t rnd, int32_t nan,
                      int32_t col, int32_t scl, int32_t blk2d, int32_t elem,
-                     int32_t scaling, int32_t zero, const Table *table) {
+                     int32_t scaling, int32_t zero, float eps, const Table *table) {
   std::vector<Arg> args;
   if (int32_t st = makeArgs(table, args))
     return st;
   fusion_rt_quant_scheme s =
-      makeScheme(fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero);
+      makeScheme(fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero, eps);
   fusion_rt_quant_outputs o;
   float sinv = 0.f;
   if (int32_t st = bindQuantOutputs(s, args, 1, false, o, sinv))
@@ -294,14 +295,14 @@ int32_t actQuantizeImpl(int32_t kind, int32_t backward, int32_t inter,
                         float limit, float offset, float alpha, int32_t dbias,
                         int32_t fmt, int32_t dir, int32_t rnd, int32_t nan,
                         int32_t col, int32_t scl, int32_t blk2d, int32_t elem,
-                        int32_t scaling, int32_t zero, const Table *table) {
+                        int32_t scaling, int32_t zero, float eps, const Table *table) {
   std::vector<Arg> args;
   if (int32_t st = makeArgs(table, args))
     return st;
   fusion_rt_activation act =
       makeActivation(kind, backward, inter, limit, offset, alpha);
   fusion_rt_quant_scheme s =
-      makeScheme(fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero);
+      makeScheme(fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero, eps);
   size_t next = 1;
   const fusion_rt_tensor *grad = nullptr;
   if (backward) {
@@ -323,7 +324,7 @@ int32_t gatedActQuantizeImpl(int32_t kind, int32_t backward, int32_t inter,
                              int32_t numInputs, int32_t fmt, int32_t dir,
                              int32_t rnd, int32_t nan, int32_t col,
                              int32_t scl, int32_t blk2d, int32_t elem,
-                             int32_t scaling, int32_t zero, const Table *table) {
+                             int32_t scaling, int32_t zero, float eps, const Table *table) {
   std::vector<Arg> args;
   if (int32_t st = makeArgs(table, args))
     return st;
@@ -333,7 +334,7 @@ int32_t gatedActQuantizeImpl(int32_t kind, int32_t backward, int32_t inter,
   fusion_rt_activation act =
       makeActivation(kind, backward, inter, limit, offset, alpha);
   fusion_rt_quant_scheme s =
-      makeScheme(fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero);
+      makeScheme(fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero, eps);
   size_t next = static_cast<size_t>(numInputs);
   const fusion_rt_tensor *up = numInputs == 2 ? &args[1].view : nullptr;
   const fusion_rt_tensor *grad = backward ? &args[next++].view : nullptr;
@@ -395,8 +396,10 @@ int32_t pairedProjectionImpl(int32_t epi0, int32_t epi1, int32_t gatedKind,
 
 #define FRT_SCHEME_PARAMS                                                      \
   int32_t fmt, int32_t dir, int32_t rnd, int32_t nan, int32_t col,             \
-      int32_t scl, int32_t blk2d, int32_t elem, int32_t scaling, int32_t zero
-#define FRT_SCHEME_NAMES fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero
+      int32_t scl, int32_t blk2d, int32_t elem, int32_t scaling, int32_t zero, \
+      float eps
+#define FRT_SCHEME_NAMES                                                       \
+  fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero, eps
 #define FRT_ACT_PARAMS                                                         \
   int32_t kind, int32_t backward, int32_t inter, float limit, float offset,    \
       float alpha

@@ -240,14 +240,15 @@ QuantSchemeAttr mergeDirections(QuantizeOp a, QuantizeOp b) {
       x.getScaleLayout() != y.getScaleLayout() ||
       x.getElemRounding() != y.getElemRounding() ||
       x.getTensorScaling() != y.getTensorScaling() ||
-      x.getZeroScale() != y.getZeroScale())
+      x.getZeroScale() != y.getZeroScale() ||
+      !x.getEpsilon().bitwiseIsEqual(y.getEpsilon()))
     return QuantSchemeAttr();
   MLIRContext *ctx = a.getContext();
   auto args = std::make_tuple(
       x.getFormat(), QuantDirection::both, x.getBlockRows(), x.getBlockCols(),
       x.getRounding(), x.getNanPolicy(), y.getColwiseLayout(),
       x.getScaleLayout(), x.getElemRounding(), x.getTensorScaling(),
-      x.getZeroScale());
+      x.getZeroScale(), x.getEpsilon());
   if (failed(std::apply(
           [](auto... v) {
             return QuantSchemeAttr::verify([] { return InFlightDiagnostic(); },

@@ -50,6 +50,11 @@ struct Candidate {
   /// element in the low nibble, torch's float4_e2m1fn_x2), half of x's
   /// elements.
   bool packedFp4 = false;
+  /// FP8 with one scale per tensor: `amax` is the reduction's result (a
+  /// single value). Values computed from the amax alone (the scale the IR
+  /// returns) stay, fed by the raised op's amax.
+  bool perTensor = false;
+  Value amax;
   llvm::SetVector<Operation *> region;
 };
 
@@ -312,6 +317,82 @@ std::vector<float> makeProbe(unsigned kind, int64_t rows, int64_t cols,
   return v;
 }
 
+/// Largest per-tensor quantizer input the exactness check evaluates: the
+/// amax reads every element, so every probe evaluates the whole tensor.
+constexpr int64_t kPerTensorLimit = int64_t(1) << 20;
+
+/// One probe of a whole tensor of `n` elements for a per-tensor quantizer:
+/// the cases its scale rule is about (zero, an amax below or at an epsilon
+/// such as torchao's 1e-12, subnormals, the top of f32, elements that
+/// become FP8 subnormals, rounding ties), and NaN / Inf unless `finite`.
+std::vector<float> makeTensorProbe(unsigned kind, int64_t n, bool finite) {
+  std::mt19937 rng(104729 + kind);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::uniform_int_distribution<int64_t> pick(0, n - 1);
+  std::vector<float> v(n);
+  for (float &f : v)
+    f = normal(rng);
+  const int64_t at = pick(rng);
+  auto scaleAll = [&](float k) {
+    for (float &f : v)
+      f *= k;
+  };
+  switch (kind) {
+  case 1:
+    scaleAll(std::ldexp(1.0f, -30));
+    break;
+  case 2:
+    scaleAll(std::ldexp(1.0f, 40));
+    break;
+  case 3: // all zero, one -0
+    for (float &f : v)
+      f = 0.0f;
+    v[at] = -0.0f;
+    break;
+  case 4: // amax below 1e-12
+    scaleAll(1e-14f);
+    break;
+  case 5: // amax at float(1e-12), and just above it
+    scaleAll(1e-14f);
+    v[at] = 1e-12f;
+    v[(at + 1) % n] = -std::nextafter(1e-12f, 0.0f);
+    break;
+  case 6:
+    scaleAll(1e-14f);
+    v[at] = std::nextafter(1e-12f, 1.0f);
+    break;
+  case 7: // f32 subnormals only
+    for (float &f : v)
+      f = std::ldexp(normal(rng), -135);
+    break;
+  case 8: // the top of f32
+    scaleAll(std::ldexp(1.0f, 120));
+    v[at] = 3.4028235e38f;
+    break;
+  case 9: // wide range: elements become FP8 subnormals or zero
+    for (int64_t i = 0; i < n; ++i)
+      v[i] = std::ldexp(normal(rng), -int(i % 28));
+    v[at] = 448.0f;
+    break;
+  case 10: // amax 448 (scale 1 for e4m3): elements on e4m3 rounding ties
+    for (int64_t i = 0; i < n; ++i)
+      v[i] = std::ldexp(1.0f + (2 * (i % 8) + 1) / 16.0f, int(i % 15) - 6) *
+             (i % 3 ? 1.0f : -1.0f);
+    v[at] = 448.0f;
+    break;
+  case 11:
+    v[at] = finite ? 1.0f : std::numeric_limits<float>::quiet_NaN();
+    break;
+  case 12:
+    v[at] = finite ? -2.0f : -std::numeric_limits<float>::infinity();
+    break;
+  default:
+    break;
+  }
+  return v;
+}
+constexpr unsigned kTensorProbes = 13;
+
 /// The scheme a remark names, in the dialect's syntax.
 std::string schemeName(QuantSchemeAttr s) {
   std::string str;
@@ -384,6 +465,67 @@ LogicalResult runReference(QuantSchemeAttr scheme, Type inType,
   return success();
 }
 
+/// What the runtime computes for a per-tensor FP8 scheme on one probe.
+struct TensorReference {
+  std::vector<uint8_t> data;
+  float amax = 0, scaleInv = 0;
+};
+
+/// Runs the runtime's CPU quantizer (FP8 per tensor, current scaling).
+LogicalResult runTensorReference(QuantSchemeAttr scheme, Type inType,
+                                 const std::vector<uint64_t> &in, int64_t rows,
+                                 int64_t cols, TensorReference &ref,
+                                 std::string &error) {
+  fusion_rt_quant_scheme s;
+  fusion_rt_quant_scheme_init(&s);
+  s.format = static_cast<int32_t>(scheme.getFormat());
+  s.direction = FUSION_RT_ROWWISE;
+  s.tensor_scaling = FUSION_RT_TENSOR_SCALING_CURRENT;
+  s.amax_epsilon = static_cast<float>(scheme.getEpsilon().convertToDouble());
+  std::vector<uint16_t> in16;
+  std::vector<uint32_t> in32;
+  fusion_rt_tensor input{};
+  input.rank = 2;
+  input.sizes[0] = rows;
+  input.sizes[1] = cols;
+  input.strides[0] = cols;
+  input.strides[1] = 1;
+  if (inType.isF32()) {
+    in32.assign(in.begin(), in.end());
+    input.data = in32.data();
+    input.dtype = FUSION_RT_F32;
+  } else {
+    in16.assign(in.begin(), in.end());
+    input.data = in16.data();
+    input.dtype = inType.isBF16() ? FUSION_RT_BF16 : FUSION_RT_F16;
+  }
+  ref.data.assign(rows * cols, 0);
+  fusion_rt_quant_outputs out;
+  fusion_rt_quant_outputs_init(&out);
+  out.rowwise_data = input;
+  out.rowwise_data.data = ref.data.data();
+  out.rowwise_data.dtype = scheme.getFormat() == QuantFormat::fp8_e5m2
+                               ? FUSION_RT_F8E5M2
+                               : FUSION_RT_F8E4M3;
+  fusion_rt_tensor one{};
+  one.dtype = FUSION_RT_F32;
+  one.rank = 1;
+  one.sizes[0] = 1;
+  one.strides[0] = 1;
+  out.amax = one;
+  out.amax.data = &ref.amax;
+  out.scale_inv = one;
+  out.scale_inv.data = &ref.scaleInv;
+  fusion_rt_options opts{FUSION_RT_BACKEND_CPU, 1};
+  fusion_rt_status st = fusion_rt_quantize(&input, &s, &out, &opts, nullptr);
+  if (st != FUSION_RT_STATUS_SUCCESS) {
+    error = std::string("the runtime rejected the reference call: ") +
+            fusion_rt_last_error_message();
+    return failure();
+  }
+  return success();
+}
+
 std::string hexByte(uint64_t b) { return llvm::formatv("{0:x-2}", b).str(); }
 
 /// One element where the IR and a scheme disagree.
@@ -415,6 +557,11 @@ private:
 
   SmallVector<Candidate> delimit(Operation *castOp, bool packedFp4,
                                  Decline &why);
+  SmallVector<Candidate> delimitPerTensor(Operation *castOp,
+                                          Operation *reduction, Value data,
+                                          Decline &why);
+  FailureOr<QuantSchemeAttr> identifyPerTensor(Candidate &c, Decline &why);
+  void rewritePerTensor(Candidate &c, QuantSchemeAttr scheme);
   LogicalResult findScales(Candidate &c, DenseMap<Value, bool> &constMemo,
                            Decline &why);
   FailureOr<QuantSchemeAttr> identify(Candidate &c, Decline &why);
@@ -443,13 +590,8 @@ SmallVector<Candidate> RaiseQuantizePass::delimit(Operation *castOp,
   // (Every loop of such a reduction is a reduction loop; a block amax keeps
   // its row and block loops even where they have one iteration.)
   if (!packedFp4 &&
-      cast<linalg::LinalgOp>(reduction).getNumParallelLoops() == 0) {
-    why = {"unsupported format",
-           "an FP8 quantizer with one scale for the whole tensor (an amax "
-           "reduced to a single value, as torchao.float8's tensorwise "
-           "scaling writes it): per-tensor FP8 is not raised yet"};
-    return {};
-  }
+      cast<linalg::LinalgOp>(reduction).getNumParallelLoops() == 0)
+    return delimitPerTensor(castOp, reduction, data, why);
   // Every value on the reduction's input chain from which the data alone is
   // computed, upstream first: identify() takes the first that reproduces a
   // runtime quantizer (a bf16 tensor quantized after an extf, or the bf16
@@ -584,6 +726,238 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
   return success();
 }
 
+/// The op at function level that contains `op`.
+static Operation *topLevel(Operation *op) {
+  while (op->getParentOp() && !isa<func::FuncOp>(op->getParentOp()))
+    op = op->getParentOp();
+  return op;
+}
+
+SmallVector<Candidate>
+RaiseQuantizePass::delimitPerTensor(Operation *castOp, Operation *reduction,
+                                    Value data, Decline &why) {
+  Value amax = reduction->getResult(0);
+  if (numElements(amax) != 1) {
+    why = {"unsupported format",
+           "the amax reduction that scales this cast has no parallel loop "
+           "but more than one result element"};
+    return {};
+  }
+  DenseMap<Value, bool> constMemo;
+  SmallVector<Candidate> found;
+  Value stray;
+  for (Value x : inputCandidates(reduction)) {
+    Type et = elementTypeOf(x);
+    if (!et || !(et.isF32() || et.isBF16() || et.isF16()) ||
+        numElements(x) != numElements(data) || numElements(x) <= 0)
+      continue;
+    Candidate c;
+    c.perTensor = true;
+    c.cast = castOp;
+    c.data = data;
+    c.reduction = reduction;
+    c.x = x;
+    c.amax = amax;
+    if (failed(backwardSlice({data}, x, c.region, constMemo, stray)) ||
+        !c.region.contains(reduction))
+      continue;
+    // Values of the region that the program uses besides the data must be
+    // computed from the amax alone (the scale torchao returns): they stay,
+    // and read the raised op's amax.
+    bool ok = true;
+    for (Operation *op : c.region)
+      for (Value r : op->getResults()) {
+        if (r == c.data || !ok)
+          continue;
+        for (Operation *u : r.getUsers()) {
+          if (c.region.contains(topLevel(u)))
+            continue;
+          llvm::SetVector<Operation *> fromAmax;
+          Value other;
+          if (failed(backwardSlice({r}, amax, fromAmax, constMemo, other))) {
+            why = {"intermediate value has another user",
+                   "'" + u->getName().getStringRef().str() +
+                       "' outside the quantizer reads one of its values, "
+                       "which is computed from its input other than "
+                       "through the amax"};
+            ok = false;
+          }
+          break;
+        }
+      }
+    if (ok)
+      found.push_back(std::move(c));
+  }
+  if (found.empty() && why.rule.empty())
+    why = {"no quantizer input",
+           "found no single bf16/f16/f32 tensor of the data's size that the "
+           "quantized data and its per-tensor amax are computed from"};
+  return found;
+}
+
+FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
+                                                                Decline &why) {
+  MLIRContext *ctx = &getContext();
+  auto xType = cast<RankedTensorType>(c.x.getType());
+  auto dType = cast<RankedTensorType>(c.data.getType());
+  auto aType = cast<RankedTensorType>(c.amax.getType());
+  const int64_t n = xType.getNumElements();
+  if (n > kPerTensorLimit) {
+    why = {"unsupported shape",
+           llvm::formatv("the exactness check of a per-tensor quantizer "
+                         "evaluates every element (the amax reads them all): "
+                         "{0} elements exceed its limit of {1}",
+                         n, kPerTensorLimit)
+               .str()};
+    return failure();
+  }
+  const int64_t cols = xType.getShape().back(), rows = n / cols;
+  Type xt = xType.getElementType();
+  Type at = aType.getElementType();
+  if (!isa<FloatType>(at)) {
+    why = {"unsupported format", "the per-tensor amax is not a float"};
+    return failure();
+  }
+  QuantFormat format = isa<Float8E5M2Type>(dType.getElementType())
+                           ? QuantFormat::fp8_e5m2
+                           : QuantFormat::fp8_e4m3;
+  // The runtime's rule with no epsilon, and with every small positive
+  // constant of the region as the epsilon (torchao clamps the amax at 1e-12).
+  SmallVector<double> epsilons{0.0};
+  for (Operation *op : c.region)
+    op->walk([&](Operation *inner) {
+      for (Value v : inner->getOperands()) {
+        auto k = v.getDefiningOp<arith::ConstantOp>();
+        auto f = k ? dyn_cast<FloatAttr>(k.getValue()) : FloatAttr();
+        double d = f ? f.getValueAsDouble() : 0.0;
+        // As the runtime holds it: an f32.
+        d = static_cast<double>(static_cast<float>(d));
+        if (d > 0 && d < 1e-3 && !llvm::is_contained(epsilons, d))
+          epsilons.push_back(d);
+      }
+    });
+  SmallVector<QuantSchemeAttr> schemes;
+  QuantSchemeAttr base = QuantSchemeAttr::get(ctx, format, QuantDirection::rowwise);
+  for (double e : epsilons)
+    schemes.push_back(QuantSchemeAttr::get(
+        ctx, format, QuantDirection::rowwise, base.getBlockRows(),
+        base.getBlockCols(), base.getRounding(), base.getNanPolicy(),
+        base.getColwiseLayout(), base.getScaleLayout(), base.getElemRounding(),
+        base.getTensorScaling(), base.getZeroScale(), llvm::APFloat(e)));
+
+  std::vector<uint64_t> probe;
+  TensorEvaluator eval([&](Value v, ArrayRef<int64_t> index, EvalScalar &out) {
+    if (v != c.x)
+      return false;
+    out = EvalScalar{probe[TensorEvaluator::linearize(index, xType.getShape())],
+                     false};
+    return true;
+  });
+  eval.setSaturatingFloat8Casts(saturatingCasts);
+  eval.setWrappingIntCasts(wrappingIntCasts);
+  SmallVector<Mismatch> mismatch(schemes.size());
+  SmallVector<bool> alive(schemes.size(), true);
+  SmallVector<int64_t> index;
+  const auto dSem = &cast<FloatType>(dType.getElementType()).getFloatSemantics();
+  const auto aSem = &cast<FloatType>(at).getFloatSemantics();
+  for (unsigned kind = 0; kind < kTensorProbes; ++kind) {
+    std::vector<float> values = makeTensorProbe(kind, n, finiteInputs);
+    probe.resize(n);
+    for (int64_t i = 0; i < n; ++i) {
+      probe[i] = floatBits(xt, values[i]);
+      if (finiteInputs &&
+          !llvm::APFloat(cast<FloatType>(xt).getFloatSemantics(),
+                         llvm::APInt(cast<FloatType>(xt).getWidth(), probe[i]))
+               .isFinite())
+        probe[i] = floatBits(xt, std::copysign(65504.0f, values[i]));
+    }
+    eval.clear();
+    std::vector<EvalScalar> irData(n);
+    for (int64_t i = 0; i < n; ++i) {
+      TensorEvaluator::delinearize(i, dType.getShape(), index);
+      FailureOr<EvalScalar> e = eval.element(c.data, index);
+      if (failed(e)) {
+        why = {"not evaluable", "the exactness check cannot evaluate the "
+                                "data: " + eval.getError()};
+        return failure();
+      }
+      irData[i] = *e;
+    }
+    index.assign(aType.getRank(), 0);
+    FailureOr<EvalScalar> irAmax = eval.element(c.amax, index);
+    if (failed(irAmax)) {
+      why = {"not evaluable",
+             "the exactness check cannot evaluate the amax: " + eval.getError()};
+      return failure();
+    }
+    for (auto [k, scheme] : llvm::enumerate(schemes)) {
+      TensorReference ref;
+      std::string error;
+      if (failed(runTensorReference(scheme, xt, probe, rows, cols, ref, error))) {
+        why = {"not evaluable", error};
+        return failure();
+      }
+      auto note = [&](std::string what) {
+        alive[k] = false;
+        if (mismatch[k].count++ == 0) {
+          mismatch[k].what = std::move(what);
+          mismatch[k].firstProbe = kind;
+        }
+      };
+      // The amax the raised op returns must be the IR's, exactly.
+      llvm::APFloat rtAmax(ref.amax);
+      bool lost = false;
+      rtAmax.convert(*aSem, llvm::APFloat::rmNearestTiesToEven, &lost);
+      llvm::APFloat irA(*aSem, llvm::APInt(llvm::APFloat::getSizeInBits(*aSem),
+                                           irAmax->bits));
+      if (irAmax->poison || lost ||
+          !(irA.bitwiseIsEqual(rtAmax) || (irA.isNaN() && rtAmax.isNaN())))
+        note(llvm::formatv("probe {0}: the tensor amax is {1} in the IR, "
+                           "{2:e} in the runtime",
+                           kind,
+                           irAmax->poison ? std::string("undefined (poison)")
+                                          : llvm::formatv("{0:e}",
+                                                          irA.convertToDouble())
+                                                .str(),
+                           ref.amax)
+                 .str());
+      for (int64_t i = 0; i < n; ++i) {
+        EvalScalar e = irData[i];
+        uint8_t want = ref.data[i];
+        llvm::APFloat ir(*dSem, llvm::APInt(8, e.bits & 0xff));
+        llvm::APFloat rt(*dSem, llvm::APInt(8, want));
+        if (!e.poison && ((e.bits & 0xff) == want || (ir.isNaN() && rt.isNaN())))
+          continue;
+        note(llvm::formatv("probe {0}, element {1}: x = {2:e} (tensor amax "
+                           "{3:e}, runtime scale {4:e}) gives {5} in the IR, "
+                           "0x{6} in the runtime",
+                           kind, i, values[i], ref.amax, 1.0f / ref.scaleInv,
+                           e.poison ? std::string("undefined (poison)")
+                                    : "0x" + hexByte(e.bits & 0xff),
+                           hexByte(want))
+                 .str());
+      }
+    }
+    if (llvm::none_of(alive, [](bool a) { return a; }))
+      break;
+  }
+  for (auto [k, scheme] : llvm::enumerate(schemes))
+    if (alive[k])
+      return scheme;
+  unsigned best = 0;
+  for (unsigned k = 1; k < schemes.size(); ++k)
+    if (std::make_pair(-int(mismatch[k].firstProbe), mismatch[k].count) <
+        std::make_pair(-int(mismatch[best].firstProbe), mismatch[best].count))
+      best = k;
+  why = {"differs from every runtime quantizer",
+         llvm::formatv("closest is {0} ({1} differing elements in the "
+                       "probes); first: {2}",
+                       schemeName(schemes[best]), mismatch[best].count,
+                       mismatch[best].what)
+             .str()};
+  return failure();
+}
+
 FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
                                                        Decline &why) {
   MLIRContext *ctx = &getContext();
@@ -647,7 +1021,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
             ctx, format, QuantDirection::rowwise, base.getBlockRows(),
             base.getBlockCols(), rnd, nan, base.getColwiseLayout(),
             base.getScaleLayout(), base.getElemRounding(),
-            base.getTensorScaling(), zero));
+            base.getTensorScaling(), zero, base.getEpsilon()));
       }
   SmallVector<Mismatch> mismatch(schemes.size());
   SmallVector<bool> alive(schemes.size(), true);
@@ -897,6 +1271,79 @@ void RaiseQuantizePass::rewrite(Candidate &c, QuantSchemeAttr scheme) {
       op->erase();
 }
 
+/// `v` (a float tensor) converted element by element to the float type `to`
+/// (arith.extf or arith.truncf in a linalg.generic).
+Value elementwiseFloatCast(OpBuilder &b, Location loc, Value v, Type to) {
+  auto from = cast<RankedTensorType>(v.getType());
+  unsigned fw = from.getElementType().getIntOrFloatBitWidth(),
+           tw = to.getIntOrFloatBitWidth();
+  Value init = tensor::EmptyOp::create(b, loc, from.getShape(), to);
+  AffineMap id = b.getMultiDimIdentityMap(from.getRank());
+  SmallVector<utils::IteratorType> iters(from.getRank(),
+                                         utils::IteratorType::parallel);
+  auto g = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{v}, ValueRange{init},
+      ArrayRef<AffineMap>{id, id}, iters,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value c = tw > fw ? arith::ExtFOp::create(nb, nloc, to, args[0]).getResult()
+                          : arith::TruncFOp::create(nb, nloc, to, args[0]).getResult();
+        linalg::YieldOp::create(nb, nloc, c);
+      });
+  return g.getResult(0);
+}
+
+void RaiseQuantizePass::rewritePerTensor(Candidate &c, QuantSchemeAttr scheme) {
+  OpBuilder b(c.data.getContext());
+  if (Operation *def = c.x.getDefiningOp())
+    b.setInsertionPointAfter(def);
+  else
+    b.setInsertionPointToStart(cast<BlockArgument>(c.x).getOwner());
+  Location loc = c.cast->getLoc();
+  auto xType = cast<RankedTensorType>(c.x.getType());
+  Value input = c.x;
+  if (xType.getRank() == 1)
+    input = reshapeTo(
+        b, loc, input,
+        RankedTensorType::get({1, xType.getShape()[0]}, xType.getElementType()));
+  std::string error;
+  auto inType = cast<RankedTensorType>(input.getType());
+  FailureOr<SmallVector<RankedTensorType, 6>> types = inferQuantResultTypes(
+      b.getContext(), scheme, inType.getShape(), 1, false, error);
+  assert(succeeded(types) && "identifyPerTensor() checked the shape");
+  SmallVector<Value> outs;
+  for (RankedTensorType t : *types)
+    outs.push_back(tensor::EmptyOp::create(b, loc, t.getShape(),
+                                           t.getElementType()));
+  SmallVector<Type> resultTypes(types->begin(), types->end());
+  auto q = QuantizeOp::create(b, loc, resultTypes, input, Value(), Value(),
+                              outs, scheme);
+  // Results: data, scale_inv, amax.
+  Value data = reshapeTo(b, loc, q.getResult(0),
+                         cast<RankedTensorType>(c.data.getType()));
+  auto aType = cast<RankedTensorType>(c.amax.getType());
+  Value amax = q.getResult(2); // tensor<1xf32>
+  if (aType.getRank() == 0)
+    amax = tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get({}, b.getF32Type()), amax,
+        ArrayRef<ReassociationIndices>{});
+  else
+    amax = reshapeTo(b, loc, amax,
+                     RankedTensorType::get(aType.getShape(), b.getF32Type()));
+  if (!aType.getElementType().isF32())
+    amax = elementwiseFloatCast(b, loc, amax, aType.getElementType());
+  c.data.replaceAllUsesWith(data);
+  c.amax.replaceAllUsesWith(amax);
+  // Erase what is left of the region, users first; the ops computed from
+  // the amax alone stay where the program uses them.
+  SmallVector<Operation *> ops(c.region.begin(), c.region.end());
+  llvm::sort(ops, [](Operation *a, Operation *b) {
+    return a->getBlock() == b->getBlock() ? b->isBeforeInBlock(a) : a < b;
+  });
+  for (Operation *op : ops)
+    if (op->use_empty())
+      op->erase();
+}
+
 void RaiseQuantizePass::runOnOperation() {
   func::FuncOp func = getOperation();
   // Seeds: structured ops that produce FP8 values, and (MXFP4 written out)
@@ -940,7 +1387,8 @@ void RaiseQuantizePass::runOnOperation() {
                "the exactness check needs a static, non-empty input shape"};
         continue;
       }
-      FailureOr<QuantSchemeAttr> s = identify(c, why);
+      FailureOr<QuantSchemeAttr> s =
+          c.perTensor ? identifyPerTensor(c, why) : identify(c, why);
       if (succeeded(s)) {
         scheme = *s;
         taken = &c;
@@ -953,7 +1401,10 @@ void RaiseQuantizePass::runOnOperation() {
     }
     for (Operation *op : taken->region)
       erased.insert(op);
-    rewrite(*taken, *scheme);
+    if (taken->perTensor)
+      rewritePerTensor(*taken, *scheme);
+    else
+      rewrite(*taken, *scheme);
     ++numRaised;
     std::lock_guard<std::mutex> lock(getRemarkMutex());
     remark::passed(loc, remarkOpts(func.getSymName()))

@@ -14,7 +14,7 @@
 // BUF:         fusion.quantize %[[X]] as quant<mxfp8_e4m3, rowwise> outs(%[[D]], %[[S]]) : (memref<128x256xbf16, strided<[?, ?], offset: ?>>, memref<128x256xf8E4M3FN>, memref<128x8xf8E8M0FNU>) -> ()
 // BUF:         return %[[D]], %[[S]]
 
-// CHECK-LABEL: func.func private @fusion_rt_mlir_quantize(i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, memref<?x12xi64>) -> i32 attributes {llvm.emit_c_interface}
+// CHECK-LABEL: func.func private @fusion_rt_mlir_quantize(i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, f32, memref<?x12xi64>) -> i32 attributes {llvm.emit_c_interface}
 // CHECK-LABEL: func.func @quantize
 // CHECK-SAME:    (%[[X:.*]]: memref<128x256xbf16, strided<[?, ?], offset: ?>>)
 // CHECK-DAG:     %[[D:.*]] = memref.alloc() {{.*}} : memref<128x256xf8E4M3FN>
@@ -64,7 +64,7 @@ func.func @quantize_dynamic(%x: tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tens
 
 // -----
 
-// CHECK-LABEL: func.func private @fusion_rt_mlir_act_quantize(i32, i32, i32, f32, f32, f32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, memref<?x12xi64>) -> i32
+// CHECK-LABEL: func.func private @fusion_rt_mlir_act_quantize(i32, i32, i32, f32, f32, f32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, f32, memref<?x12xi64>) -> i32
 // CHECK-LABEL: func.func @act_quantize_dbias
 // CHECK:         memref.alloc() {{.*}} : memref<256xf32>
 // CHECK:         memref.alloca() : memref<5x12xi64>
@@ -222,4 +222,20 @@ func.func @rank5_strided(%x: memref<1x1x2x4x64xf32, strided<[4000, 2000, 1000, 1
   fusion.quantize %x as quant<mxfp8_e4m3, rowwise> outs(%d, %s)
       : (memref<1x1x2x4x64xf32, strided<[4000, 2000, 1000, 128, 1]>>, memref<1x1x2x4x64xf8E4M3FN, strided<[4000, 2000, 1000, 128, 1]>>, memref<1x1x2x4x2xf8E8M0FNU>) -> ()
   return
+}
+
+// -----
+
+// The amax epsilon of an FP8 per-tensor scheme is the call's f32 argument
+// after the scheme's integers.
+// CHECK-LABEL: func.func @quantize_fp8_epsilon
+// CHECK:         %[[EPS:.*]] = arith.constant 9.99999996E-13 : f32
+// CHECK:         call @fusion_rt_mlir_quantize({{.*}}, %[[EPS]], %{{.*}}) : ({{.*}}, f32, memref<?x12xi64>) -> i32
+func.func @quantize_fp8_epsilon(%x: tensor<16x64xbf16>) -> (tensor<16x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) {
+  %e0 = tensor.empty() : tensor<16x64xf8E4M3FN>
+  %e1 = tensor.empty() : tensor<1xf32>
+  %e2 = tensor.empty() : tensor<1xf32>
+  %d, %s, %a = fusion.quantize %x as quant<fp8_e4m3, rowwise, epsilon = 1.0e-12> outs(%e0, %e1, %e2)
+      : (tensor<16x64xbf16>, tensor<16x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<16x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  return %d, %s, %a : tensor<16x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>
 }

@@ -20,8 +20,23 @@
 //   CHECK-NOT: fusion.quantize
 //       CHECK: return
 
-/// torchao.float8's tensorwise quantizer, written by hand: one amax for the
-/// whole tensor. Declined with its reason.
+/// A per-tensor FP8 quantizer (one amax for the whole tensor) with its amax
+/// clamped at an epsilon: raised with it; the scale the function returns is
+/// computed from the raised op's amax.
+// CHECK-LABEL: func.func @per_tensor_epsilon
+//       CHECK: %[[Q:.*]]:3 = fusion.quantize %{{.*}} as quant<fp8_e4m3, rowwise, epsilon = 1.0e-12>
+//       CHECK: %[[A:.*]] = tensor.collapse_shape %[[Q]]#2 [] : tensor<1xf32> into tensor<f32>
+//   CHECK-NOT: math.absf
+//       CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%[[A]] : tensor<f32>)
+//   CHECK-NOT: math.absf
+//       CHECK: return %[[Q]]#0, %[[S]]
+
+/// Larger than the exactness check evaluates: declined.
+// CHECK-LABEL: func.func @negative_per_tensor_too_large
+//   CHECK-NOT: fusion.quantize
+//       CHECK: return
+
+/// The same without a guard for a zero amax: declined with the difference.
 // CHECK-LABEL: func.func @negative_per_tensor
 //   CHECK-NOT: fusion.quantize
 //       CHECK: return
@@ -766,6 +781,80 @@ module {
     return %expanded_18, %collapsed_19 : tensor<4x32xi8>, tensor<4x2xf8E8M0FNU>
   }
 
+  // A hand-written per-tensor FP8 quantizer whose amax is clamped at an
+  // epsilon (f32 here; torchao.float8 clamps at 1e-12 in f64,
+  // test/Frontend/corpus/silu_fp8_tensorwise_bf16.mlir): raised with that
+  // epsilon. The scale the function returns is computed from the amax alone:
+  // it stays, and reads the raised op's amax.
+  func.func @per_tensor_epsilon(%x: tensor<4x64xf32>) -> (tensor<4x64xf8E4M3FN>, tensor<f32>) {
+    %ninf = arith.constant 0xFF800000 : f32
+    %e0 = tensor.empty() : tensor<f32>
+    %init = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+    %amax = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%x : tensor<4x64xf32>) outs(%init : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %a = math.absf %in : f32
+      %m = arith.maximumf %a, %out : f32
+      linalg.yield %m : f32
+    } -> tensor<f32>
+    %scale = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []} ins(%amax : tensor<f32>) outs(%e0 : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %c448 = arith.constant 448.0 : f32
+      %eps = arith.constant 1.0e-12 : f32
+      %g = arith.maximumf %in, %eps : f32
+      %s = arith.divf %c448, %g : f32
+      linalg.yield %s : f32
+    } -> tensor<f32>
+    %e1 = tensor.empty() : tensor<4x64xf8E4M3FN>
+    // expected-remark @below {{Remark="raised to fusion.quantize #fusion.quant<fp8_e4m3, rowwise, epsilon = 1.0e-12> (assuming finite inputs)"}}
+    %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %scale : tensor<4x64xf32>, tensor<f32>) outs(%e1 : tensor<4x64xf8E4M3FN>) {
+    ^bb0(%in: f32, %s: f32, %out: f8E4M3FN):
+      %y = arith.mulf %in, %s : f32
+      %lo = arith.constant -448.0 : f32
+      %hi = arith.constant 448.0 : f32
+      %c0 = arith.maximumf %y, %lo : f32
+      %c1 = arith.minimumf %c0, %hi : f32
+      %t = arith.truncf %c1 : f32 to f8E4M3FN
+      linalg.yield %t : f8E4M3FN
+    } -> tensor<4x64xf8E4M3FN>
+    return %q, %scale : tensor<4x64xf8E4M3FN>, tensor<f32>
+  }
+
+  // Past the exactness check's limit: declined with the reason.
+  func.func @negative_per_tensor_too_large(%x: tensor<1024x1025xf32>) -> (tensor<1024x1025xf8E4M3FN>, tensor<f32>) {
+    %ninf = arith.constant 0xFF800000 : f32
+    %e0 = tensor.empty() : tensor<f32>
+    %init = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+    %amax = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%x : tensor<1024x1025xf32>) outs(%init : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %a = math.absf %in : f32
+      %m = arith.maximumf %a, %out : f32
+      linalg.yield %m : f32
+    } -> tensor<f32>
+    %scale = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []} ins(%amax : tensor<f32>) outs(%e0 : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %c448 = arith.constant 448.0 : f32
+      %eps = arith.constant 1.0e-12 : f32
+      %g = arith.maximumf %in, %eps : f32
+      %s = arith.divf %c448, %g : f32
+      linalg.yield %s : f32
+    } -> tensor<f32>
+    %e1 = tensor.empty() : tensor<1024x1025xf8E4M3FN>
+    // expected-remark @below {{Reason="unsupported shape", Remark="the exactness check of a per-tensor quantizer evaluates every element (the amax reads them all): 1049600 elements exceed its limit of 1048576"}}
+    %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %scale : tensor<1024x1025xf32>, tensor<f32>) outs(%e1 : tensor<1024x1025xf8E4M3FN>) {
+    ^bb0(%in: f32, %s: f32, %out: f8E4M3FN):
+      %y = arith.mulf %in, %s : f32
+      %lo = arith.constant -448.0 : f32
+      %hi = arith.constant 448.0 : f32
+      %c0 = arith.maximumf %y, %lo : f32
+      %c1 = arith.minimumf %c0, %hi : f32
+      %t = arith.truncf %c1 : f32 to f8E4M3FN
+      linalg.yield %t : f8E4M3FN
+    } -> tensor<1024x1025xf8E4M3FN>
+    return %q, %scale : tensor<1024x1025xf8E4M3FN>, tensor<f32>
+  }
+
+  // Without a guard for a zero amax (448 / 0 = Inf, 0 * Inf = NaN) the
+  // written quantizer differs from the runtime's rule (scale 1 for amax 0).
   func.func @negative_per_tensor(%x: tensor<4x64xf32>) -> (tensor<4x64xf8E4M3FN>, tensor<f32>) {
     %ninf = arith.constant 0xFF800000 : f32
     %e0 = tensor.empty() : tensor<f32>
@@ -783,7 +872,7 @@ module {
       linalg.yield %s : f32
     } -> tensor<f32>
     %e1 = tensor.empty() : tensor<4x64xf8E4M3FN>
-    // expected-remark @below {{Reason="unsupported format", Remark="an FP8 quantizer with one scale for the whole tensor}}
+    // expected-remark @below {{Reason="differs from every runtime quantizer", Remark="closest is #fusion.quant<fp8_e4m3, rowwise> (256 differing elements in the probes); first: probe 3, element 0: x = 0.000000e+00 (tensor amax 0.000000e+00, runtime scale 1.000000e+00) gives 0x7f in the IR, 0x00 in the runtime"}}
     %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %scale : tensor<4x64xf32>, tensor<f32>) outs(%e1 : tensor<4x64xf8E4M3FN>) {
     ^bb0(%in: f32, %s: f32, %out: f8E4M3FN):
       %y = arith.mulf %in, %s : f32

@@ -72,6 +72,7 @@ static void appendScheme(OpBuilder &b, Location loc, QuantSchemeAttr s,
                     int64_t(s.getElemRounding()),
                     int64_t(s.getTensorScaling()), int64_t(s.getZeroScale())})
     args.push_back(i32(b, loc, v));
+  args.push_back(f32(b, loc, s.getEpsilon()));
 }
 
 static void appendActivation(OpBuilder &b, Location loc, ActivationAttr a,

@@ -13,6 +13,10 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
 using namespace mlir;
 using namespace mlir::fusion;
 
@@ -58,7 +62,7 @@ QuantSchemeAttr QuantSchemeAttr::get(MLIRContext *ctx, QuantFormat format,
   return get(ctx, format, direction, r, c, ScaleRounding::rceil,
              NanPolicy::propagate, getDefaultColwiseLayout(format),
              ScaleLayout::compact, ElemRounding::rne, TensorScaling::current,
-             ZeroScale::exact);
+             ZeroScale::exact, llvm::APFloat(0.0));
 }
 
 QuantSchemeAttr QuantSchemeAttr::getChecked(
@@ -69,7 +73,7 @@ QuantSchemeAttr QuantSchemeAttr::getChecked(
                     ScaleRounding::rceil, NanPolicy::propagate,
                     getDefaultColwiseLayout(format), ScaleLayout::compact,
                     ElemRounding::rne, TensorScaling::current,
-                    ZeroScale::exact);
+                    ZeroScale::exact, llvm::APFloat(0.0));
 }
 
 bool QuantSchemeAttr::isMX() const {
@@ -123,7 +127,8 @@ QuantSchemeAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
                         ScaleRounding rounding, NanPolicy nanPolicy,
                         ColwiseLayout colwiseLayout, ScaleLayout scaleLayout,
                         ElemRounding elemRounding,
-                        TensorScaling tensorScaling, ZeroScale zeroScale) {
+                        TensorScaling tensorScaling, ZeroScale zeroScale,
+                        llvm::APFloat epsilon) {
   StringRef name = stringifyQuantFormat(format);
   bool mx = format == QuantFormat::mxfp8_e4m3 ||
             format == QuantFormat::mxfp8_e5m2 || format == QuantFormat::mxfp4;
@@ -161,6 +166,17 @@ QuantSchemeAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
   if (!mx && zeroScale != ZeroScale::exact)
     return emitError() << "zero_scale applies only to MX formats, not '"
                        << name << "'";
+  if (!epsilon.isZero() &&
+      (!perTensor || tensorScaling != TensorScaling::current))
+    return emitError() << "epsilon applies only to FP8 per-tensor formats "
+                          "with current scaling, not '"
+                       << name << "'"
+                       << (perTensor ? " with delayed scaling" : "");
+  const double eps = epsilon.convertToDouble();
+  if (epsilon.isNegative() || !epsilon.isFinite() ||
+      !std::isfinite(static_cast<float>(eps)) ||
+      static_cast<double>(static_cast<float>(eps)) != eps)
+    return emitError() << "epsilon must be a finite f32 value >= 0";
   (void)nanPolicy;
   return success();
 }
@@ -221,6 +237,7 @@ Attribute QuantSchemeAttr::parse(AsmParser &parser, Type) {
   ElemRounding elem = ElemRounding::rne;
   TensorScaling scaling = TensorScaling::current;
   ZeroScale zero = ZeroScale::exact;
+  double epsilon = 0.0;
   auto parseOption = [&](StringRef key, SMLoc keyLoc) -> ParseResult {
     if (key == "block") {
       if (succeeded(parser.parseOptionalKeyword("tensor"))) {
@@ -252,10 +269,12 @@ Attribute QuantSchemeAttr::parse(AsmParser &parser, Type) {
       return parseEnumValue(parser, key, scaling, symbolizeTensorScaling);
     if (key == "zero_scale")
       return parseEnumValue(parser, key, zero, symbolizeZeroScale);
+    if (key == "epsilon")
+      return parser.parseFloat(epsilon);
     return parser.emitError(keyLoc)
            << "unknown quantization option '" << key
            << "' (expected block, rounding, nan, colwise, scales, elem, "
-              "scaling or zero_scale)";
+              "scaling, zero_scale or epsilon)";
   };
   if (parseKeyValues(parser, "option", parseOption))
     return {};
@@ -263,7 +282,9 @@ Attribute QuantSchemeAttr::parse(AsmParser &parser, Type) {
     return {};
   return getChecked([&] { return parser.emitError(startLoc); }, ctx, format,
                     direction, blockRows, blockCols, rounding, nan, colwise,
-                    scales, elem, scaling, zero);
+                    scales, elem, scaling, zero,
+                    // The runtime's epsilon is an f32: rounded once here.
+                    llvm::APFloat(static_cast<double>(static_cast<float>(epsilon))));
 }
 
 void QuantSchemeAttr::print(AsmPrinter &p) const {
@@ -291,6 +312,22 @@ void QuantSchemeAttr::print(AsmPrinter &p) const {
     p << ", scaling = " << stringifyTensorScaling(getTensorScaling());
   if (getZeroScale() != ZeroScale::exact)
     p << ", zero_scale = " << stringifyZeroScale(getZeroScale());
+  if (!getEpsilon().isZero()) {
+    // The shortest %e form that parses back to the same f32.
+    const float e = static_cast<float>(getEpsilon().convertToDouble());
+    std::string text;
+    for (int digits = 1; digits <= 9; ++digits) {
+      char buf[40];
+      std::snprintf(buf, sizeof buf, "%.*e", digits - 1, double(e));
+      text = buf;
+      if (std::strtof(buf, nullptr) == e)
+        break;
+    }
+    // MLIR's float literals need a dot: 1e-12 is printed 1.0e-12.
+    if (text.find('.') == std::string::npos)
+      text.insert(text.find('e'), ".0");
+    p << ", epsilon = " << text;
+  }
   p << ">";
 }
 

@@ -94,7 +94,7 @@ def Fusion_QuantSchemeAttr : Fusion_Attr<"QuantScheme", "quant"> {
                   [, rounding = rceil|floor] [, nan = propagate|ignore]
                   [, colwise = same|transposed] [, scales = compact|swizzled]
                   [, elem = rne|stochastic] [, scaling = current|delayed]
-                  [, zero_scale = exact|one|min_normal]>
+                  [, zero_scale = exact|one|min_normal] [, epsilon = F]>
     ```
 
     * FORMAT: `mxfp8_e4m3`, `mxfp8_e5m2`, `mxfp4` (E8M0 scales over blocks
@@ -123,6 +123,10 @@ def Fusion_QuantSchemeAttr : Fusion_Attr<"QuantScheme", "quant"> {
       PR#2647), `one` (1.0: torchao 0.18's RCEIL fallback and TE before
       PR#2647) or `min_normal` (2^126: torchao's FLOOR, which clamps the
       scale to the smallest normal f32).
+    * `epsilon`: FP8 per tensor with current scaling only: the amax is
+      clamped to at least `epsilon` (rounded to f32) before scale =
+      max / amax (TransformerEngine's `amax_epsilon`; torchao.float8 clamps
+      at 1e-12). Default 0.
 
     Options at their default are not printed.
   }];
@@ -137,7 +141,8 @@ def Fusion_QuantSchemeAttr : Fusion_Attr<"QuantScheme", "quant"> {
     "::mlir::fusion::ScaleLayout":$scaleLayout,
     "::mlir::fusion::ElemRounding":$elemRounding,
     "::mlir::fusion::TensorScaling":$tensorScaling,
-    "::mlir::fusion::ZeroScale":$zeroScale
+    "::mlir::fusion::ZeroScale":$zeroScale,
+    APFloatParameter<"amax epsilon">:$epsilon
   );
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
