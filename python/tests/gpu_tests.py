@@ -41,7 +41,7 @@ DEV = "cpu" if "--dry-run-cpu" in sys.argv else "cuda"
 
 def sync():
     if DEV == "cuda":
-        sync()
+        torch.cuda.synchronize()
 
 
 def cur_stream():
