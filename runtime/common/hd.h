@@ -50,6 +50,13 @@ FUSION_RT_HDI bool f32_is_nan(float x) {
 FUSION_RT_HDI bool f32_is_inf(float x) {
   return (f32_bits(x) & 0x7fffffffu) == 0x7f800000u;
 }
+/// `x` with every NaN written as the positive quiet NaN 0x7FC00000: the NaN
+/// an f32 sum produces differs between x86 (0xFFC00000 from Inf - Inf) and
+/// CUDA (0x7FFFFFFF); outputs that are sums (dbias) go through this so that
+/// both backends write the same bytes.
+FUSION_RT_HDI float canonical_nan(float x) {
+  return f32_is_nan(x) ? bits_f32(0x7fc00000u) : x;
+}
 /// |x| as an fp32 (clears the sign bit; NaN stays NaN).
 FUSION_RT_HDI float f32_abs(float x) {
   return bits_f32(f32_bits(x) & 0x7fffffffu);

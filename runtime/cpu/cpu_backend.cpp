@@ -516,7 +516,7 @@ void finish_dbias(const Request &q, int64_t nbands,
     float acc = 0.f;
     for (int64_t b = 0; b < nbands; ++b)
       acc += partial[size_t(b * n + j)];
-    q.dbias[j * q.dbias_stride] = acc;
+    q.dbias[j * q.dbias_stride] = canonical_nan(acc);
   }
 }
 

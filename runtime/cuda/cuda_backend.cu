@@ -94,7 +94,7 @@ __global__ void dbias_reduce_kernel(const float *ws, int64_t nbands, int64_t K,
     float acc = 0.f;
     for (int64_t b = 0; b < nbands; ++b)
       acc += ws[b * K + j];
-    dbias[j * stride] = acc;
+    dbias[j * stride] = canonical_nan(acc);
   }
 }
 

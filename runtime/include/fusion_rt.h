@@ -241,6 +241,7 @@ typedef struct fusion_rt_activation {
  *  Every view must have exactly its shape (strides are free, except that
  *  swizzled scales are contiguous); fusion_rt_quant_shapes_for() gives them.
  *  dbias           optional f32 [N]: column sums in f32 of the fp32 values
+ *                  (a NaN sum is written as 0x7FC00000 on every backend)
  *                  before rounding to the intermediate type, summed in row
  *                  order within 32-row bands, then band by band.
  *  scale           input, FP8 delayed scaling only: f32 [1].

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 using namespace fusion_rt_test;
 
@@ -250,6 +251,37 @@ TEST(Fused, DbiasSumsPreRoundingValues) {
     EXPECT_EQ(q.dbias[size_t(j)], total) << j;
     EXPECT_NEAR(q.dbias[size_t(j)], exact, 1e-4 * (1 + std::fabs(exact)));
   }
+}
+
+// A column whose sum is NaN (Inf - Inf, or a NaN input) gets the dbias bits
+// 0x7FC00000, the same on every backend (x86's own NaN would be 0xFFC00000).
+TEST(Fused, DbiasNaNIsCanonical) {
+  const int64_t m = 40, n = 4;
+  std::vector<float> xv(size_t(m * n), 1.f), gv(size_t(m * n), 0.5f);
+  const float inf = std::numeric_limits<float>::infinity();
+  gv[0 * n + 0] = inf; // column 0: +Inf (band 0) - Inf (band 1) = NaN
+  gv[35 * n + 0] = -inf;
+  gv[3 * n + 1] = inf; // column 1: +Inf - Inf in one band
+  gv[4 * n + 1] = -inf;
+  gv[5 * n + 2] = std::numeric_limits<float>::quiet_NaN(); // column 2: NaN
+  HostMatrix x = make_matrix(xv, m, n, FUSION_RT_F32);
+  HostMatrix g = make_matrix(gv, m, n, FUSION_RT_F32);
+  fusion_rt_activation act;
+  fusion_rt_activation_init(&act);
+  act.kind = FUSION_RT_ACT_IDENTITY;
+  act.backward = 1;
+  fusion_rt_quant_scheme s = scheme_of(FUSION_RT_FORMAT_MXFP8_E4M3, FUSION_RT_ROWWISE);
+  QuantBuffers q;
+  q.alloc(s, m, n, false, false, true);
+  fusion_rt_tensor xvw = x.view(), gvw = g.view();
+  ASSERT_EQ(fusion_rt_act_quantize(&xvw, &gvw, &act, &s, &q.out, nullptr, nullptr),
+            FUSION_RT_STATUS_SUCCESS);
+  for (int j = 0; j < 3; ++j) {
+    uint32_t bits;
+    std::memcpy(&bits, &q.dbias[size_t(j)], 4);
+    EXPECT_EQ(bits, 0x7fc00000u) << "column " << j;
+  }
+  EXPECT_EQ(q.dbias[3], 0.5f * m);
 }
 
 // Activation formulas against double-precision definitions.
