@@ -63,10 +63,42 @@ void mlir::fusion::populateNormalizeFusionPatterns(
       patterns, [](OpOperand *fused) {
         Operation *producer = fused->get().getDefiningOp();
         Operation *consumer = fused->getOwner();
-        return producer &&
-               llvm::all_of(producer->getUsers(), [&](Operation *u) {
-                 return u == consumer || isa<tensor::DimOp>(u);
-               });
+        if (!producer)
+          return false;
+        if (llvm::all_of(producer->getUsers(), [&](Operation *u) {
+              return u == consumer || isa<tensor::DimOp>(u);
+            }))
+          return true;
+        // A small elementwise value shared by the halves of one
+        // concatenation (the sigmoid that CSE leaves shared by dgate and dup
+        // of a gated backward, [dgate | dup]) is computed again in each
+        // half, so that each reads the inputs, not an opaque tensor; the
+        // producer then has no user left. A value that anything else reads
+        // (a reduction such as a dbias or an amax, a quantizer, a return)
+        // keeps its own op.
+        auto isElementwiseGeneric = [](Operation *op) {
+          auto g = dyn_cast<linalg::GenericOp>(op);
+          return g && g.hasPureTensorSemantics() &&
+                 g.getNumParallelLoops() == g.getNumLoops();
+        };
+        constexpr size_t kMaxRecomputedOps = 16;
+        if (!isElementwiseGeneric(producer) ||
+            producer->getRegion(0).front().getOperations().size() >
+                kMaxRecomputedOps)
+          return false;
+        Operation *concat = nullptr;
+        for (Operation *u : producer->getUsers()) {
+          if (isa<tensor::DimOp>(u))
+            continue;
+          if (!isElementwiseGeneric(u) || u->getNumResults() != 1 ||
+              !u->getResult(0).hasOneUse())
+            return false;
+          Operation *next = *u->getResult(0).getUsers().begin();
+          if (!isa<tensor::ConcatOp>(next) || (concat && next != concat))
+            return false;
+          concat = next;
+        }
+        return concat != nullptr;
       });
   // torch-mlir computes a Linear of [B, T, K] on [B*T, K] and expands the
   // result back before the epilogue: an elementwise generic that reads such
@@ -92,10 +124,11 @@ struct NormalizeElementwisePass
     RewritePatternSet patterns(ctx);
     linalg::populateElementwiseToLinalgConversionPatterns(patterns);
     patterns.add<GeneralizeElementwiseNamedOp, TensorBitcastToElementwise>(ctx);
-    // Fuse a producer only when every use of it is in this consumer: a value
-    // that is also used elsewhere (an activation feeding a dbias reduction,
-    // or a second consumer) keeps its own op. `tensor.dim` users do not
-    // count: with dynamic shapes the fusion patterns themselves create them,
+    // Fuse a producer when every use of it is in this consumer, or when it
+    // is small and shared by the halves of one concatenation (it is
+    // recomputed in each): a value that is also used elsewhere (an
+    // activation feeding a dbias reduction, a quantizer) keeps its own op.
+    // `tensor.dim` users do not count: with dynamic shapes the fusion patterns themselves create them,
     // and they fold onto the producer's init (DimOp canonicalization).
     fusion::populateNormalizeFusionPatterns(patterns);
     tensor::DimOp::getCanonicalizationPatterns(patterns, ctx);

@@ -75,3 +75,52 @@ func.func @dynamic_chain(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
   %y = arith.truncf %t : tensor<?x?xf32> to tensor<?x?xbf16>
   return %y : tensor<?x?xbf16>
 }
+
+/// A sigmoid shared by the two halves of one concatenation (what CSE leaves
+/// of a gated backward, [dgate | dup]) is computed again in each half: the
+/// two halves read the inputs, and the shared generic is gone.
+// CHECK-LABEL: func.func @shared_by_concat_halves
+//       CHECK: %[[A:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x64xf32>, tensor<4x64xf32>)
+//       CHECK:   math.exp
+//       CHECK: %[[B:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x64xf32>, tensor<4x64xf32>)
+//       CHECK:   math.exp
+//       CHECK: tensor.concat dim(1) %[[A]], %[[B]]
+func.func @shared_by_concat_halves(%g: !x, %d: !x) -> tensor<4x128xf32> {
+  %one = arith.constant dense<1.0> : !x
+  %n = arith.negf %g : !x
+  %e = math.exp %n : !x
+  %den = arith.addf %one, %e : !x
+  %s = arith.divf %one, %den : !x
+  %a = arith.mulf %d, %s : !x
+  %gs = arith.mulf %g, %s : !x
+  %b = arith.mulf %d, %gs : !x
+  %cat = tensor.concat dim(1) %a, %b : (!x, !x) -> tensor<4x128xf32>
+  return %cat : tensor<4x128xf32>
+}
+
+/// The same sigmoid also read by a reduction (a dbias, an amax): it keeps its
+/// own op, and the halves read it.
+// CHECK-LABEL: func.func @negative_shared_with_a_reduction
+//       CHECK: %[[S:.*]] = linalg.generic
+//       CHECK:   math.exp
+//   CHECK-NOT:   math.exp
+//       CHECK: linalg.reduce ins(%[[S]]
+func.func @negative_shared_with_a_reduction(%g: !x, %d: !x) -> (tensor<4x128xf32>, tensor<64xf32>) {
+  %one = arith.constant dense<1.0> : !x
+  %n = arith.negf %g : !x
+  %e = math.exp %n : !x
+  %den = arith.addf %one, %e : !x
+  %s = arith.divf %one, %den : !x
+  %a = arith.mulf %d, %s : !x
+  %b = arith.mulf %g, %s : !x
+  %cat = tensor.concat dim(1) %a, %b : (!x, !x) -> tensor<4x128xf32>
+  %zero = arith.constant 0.0 : f32
+  %ei = tensor.empty() : tensor<64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%ei : tensor<64xf32>) -> tensor<64xf32>
+  %r = linalg.reduce ins(%s : !x) outs(%acc : tensor<64xf32>) dimensions = [0]
+    (%in: f32, %sum: f32) {
+      %t = arith.addf %in, %sum : f32
+      linalg.yield %t : f32
+    }
+  return %cat, %r : tensor<4x128xf32>, tensor<64xf32>
+}

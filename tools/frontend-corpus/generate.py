@@ -37,6 +37,8 @@ from torchao.prototype.mx_formats.mx_tensor import to_mx
 from torchao.prototype.mx_formats.nvfp4_tensor import (nvfp4_quantize,
                                                        per_tensor_amax_to_scale)
 from torchao.float8.float8_utils import tensor_to_scale, to_fp8_saturated
+from torch._decomp import core_aten_decompositions
+from torch.fx.experimental.proxy_tensor import make_fx
 
 _shift_r, _shift_l = torch.bitwise_right_shift, torch.bitwise_left_shift
 
@@ -253,6 +255,30 @@ class Ffn(torch.nn.Module):
         return data, scale
 
 
+def _swiglu_grads(gate, up, grad):
+    gate = gate.detach().requires_grad_()
+    up = up.detach().requires_grad_()
+    return torch.autograd.grad(F.silu(gate) * up, (gate, up), grad)
+
+
+class SwigluBwdMx(torch.nn.Module):
+    """SwiGLU backward as autograd computes it (make_fx of autograd.grad of
+    silu(gate) * up with torch's core decompositions: silu_backward becomes
+    sigmoid arithmetic, and torch-mlir's CSE leaves one sigmoid shared by
+    the dgate and dup halves), [dgate | dup] quantized by torchao's to_mx."""
+
+    def __init__(self, args):
+        super().__init__()
+        self.grads = make_fx(_swiglu_grads,
+                             decomposition_table=core_aten_decompositions())(*args)
+
+    def forward(self, gate, up, grad):
+        dgate, dup = self.grads(gate, up, grad)
+        scale, data = to_mx(torch.cat([dgate, dup], dim=-1),
+                            torch.float8_e4m3fn, 32, Mode.RCEIL)
+        return data, scale
+
+
 def gelu_tanh(x):
     return F.gelu(x, approximate="tanh")
 
@@ -297,6 +323,11 @@ def programs():
     yield "gelu_mxfp4_floor_f32", ActMx4(F.gelu, Mode.FLOOR), (x((4, 64), f32),)
     yield "silu_fp8_tensorwise_bf16", ActFp8Tensorwise(F.silu), (x((4, 64), bf),)
     yield "silu_nvfp4_bf16", ActNvfp4(F.silu), (x((4, 64), bf),)
+    # Gated backward from autograd (one sigmoid shared by both halves).
+    for name, dt in (("swiglu_bwd_mxfp8_rceil_bf16", bf),
+                     ("swiglu_bwd_mxfp8_rceil_f32", f32)):
+        a = (x((4, 64), dt), x((4, 64), dt), x((4, 64), dt, 1.0))
+        yield name, SwigluBwdMx(a), a
 
 
 _DT = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16",
