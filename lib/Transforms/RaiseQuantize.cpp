@@ -1197,29 +1197,49 @@ Value reshapeTo(OpBuilder &b, Location loc, Value v, RankedTensorType to) {
   return v;
 }
 
-/// `v` with its elements reinterpreted as `to` (same width), as a
-/// linalg.generic: the form that bufferizes (tensor.bitcast does not).
-Value elementwiseBitcast(OpBuilder &b, Location loc, Value v, Type to) {
+/// `v` with every element mapped by `op` (one scalar op) to the element
+/// type `to`, as a linalg.generic.
+Value elementwiseMap(
+    OpBuilder &b, Location loc, Value v, Type to,
+    llvm::function_ref<Value(OpBuilder &, Location, Value)> op) {
   auto from = cast<RankedTensorType>(v.getType());
-  auto type = RankedTensorType::get(from.getShape(), to);
   Value init = tensor::EmptyOp::create(b, loc, from.getShape(), to);
   AffineMap id = b.getMultiDimIdentityMap(from.getRank());
   SmallVector<utils::IteratorType> iters(from.getRank(),
                                          utils::IteratorType::parallel);
   auto g = linalg::GenericOp::create(
-      b, loc, TypeRange{type}, ValueRange{v}, ValueRange{init},
+      b, loc, TypeRange{init.getType()}, ValueRange{v}, ValueRange{init},
       ArrayRef<AffineMap>{id, id}, iters,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        Value c = arith::BitcastOp::create(nb, nloc, to, args[0]);
-        linalg::YieldOp::create(nb, nloc, c);
+        linalg::YieldOp::create(nb, nloc, op(nb, nloc, args[0]));
       });
   return g.getResult(0);
 }
 
-void RaiseQuantizePass::rewrite(Candidate &c, QuantSchemeAttr scheme) {
-  OpBuilder b(c.data.getContext());
-  // The new ops read x only: right after it, before every user of the
-  // results.
+/// `v` with its elements reinterpreted as `to` (same width), as a
+/// linalg.generic: the form that bufferizes (tensor.bitcast does not).
+Value elementwiseBitcast(OpBuilder &b, Location loc, Value v, Type to) {
+  return elementwiseMap(b, loc, v, to, [&](OpBuilder &nb, Location l, Value x) {
+    return arith::BitcastOp::create(nb, l, to, x).getResult();
+  });
+}
+
+/// `v` (a float tensor) converted element by element to the float type `to`.
+Value elementwiseFloatCast(OpBuilder &b, Location loc, Value v, Type to) {
+  bool widen = to.getIntOrFloatBitWidth() >
+               getElementTypeOrSelf(v.getType()).getIntOrFloatBitWidth();
+  return elementwiseMap(b, loc, v, to, [&](OpBuilder &nb, Location l, Value x) {
+    return widen ? arith::ExtFOp::create(nb, l, to, x).getResult()
+                 : arith::TruncFOp::create(nb, l, to, x).getResult();
+  });
+}
+
+/// The raised `fusion.quantize` of the candidate's input with `scheme`,
+/// right after the input (it reads nothing else), a rank-1 input as one row.
+/// With `packedFp4Data` its data is typed as the IR packs it: i8, two codes
+/// per byte (torch's float4_e2m1fn_x2).
+QuantizeOp createRaisedQuantize(OpBuilder &b, const Candidate &c,
+                                QuantSchemeAttr scheme, bool packedFp4Data) {
   if (Operation *def = c.x.getDefiningOp())
     b.setInsertionPointAfter(def);
   else
@@ -1236,8 +1256,7 @@ void RaiseQuantizePass::rewrite(Candidate &c, QuantSchemeAttr scheme) {
   FailureOr<SmallVector<RankedTensorType, 6>> types = inferQuantResultTypes(
       b.getContext(), scheme, inType.getShape(), 1, false, error);
   assert(succeeded(types) && "identify() checked the shape");
-  if (c.packedFp4) {
-    // Two codes per byte, as the IR packs them (torch's float4_e2m1fn_x2).
+  if (packedFp4Data) {
     SmallVector<int64_t> shape((*types)[0].getShape());
     shape.back() = (shape.back() + 1) / 2;
     (*types)[0] = RankedTensorType::get(shape, b.getI8Type());
@@ -1247,8 +1266,25 @@ void RaiseQuantizePass::rewrite(Candidate &c, QuantSchemeAttr scheme) {
     outs.push_back(tensor::EmptyOp::create(b, loc, t.getShape(),
                                            t.getElementType()));
   SmallVector<Type> resultTypes(types->begin(), types->end());
-  auto q = QuantizeOp::create(b, loc, resultTypes, input, Value(), Value(),
-                              outs, scheme);
+  return QuantizeOp::create(b, loc, resultTypes, input, Value(), Value(), outs,
+                            scheme);
+}
+
+/// Erases the ops of `region` left without users, users first.
+void eraseUnused(const llvm::SetVector<Operation *> &region) {
+  SmallVector<Operation *> ops(region.begin(), region.end());
+  llvm::sort(ops, [](Operation *a, Operation *b) {
+    return a->getBlock() == b->getBlock() ? b->isBeforeInBlock(a) : a < b;
+  });
+  for (Operation *op : ops)
+    if (op->use_empty())
+      op->erase();
+}
+
+void RaiseQuantizePass::rewrite(Candidate &c, QuantSchemeAttr scheme) {
+  OpBuilder b(c.data.getContext());
+  Location loc = c.cast->getLoc();
+  QuantizeOp q = createRaisedQuantize(b, c, scheme, c.packedFp4);
   Value data = q.getResult(0);
   auto irDataType = cast<RankedTensorType>(c.data.getType());
   if (irDataType.getElementType() != elementTypeOf(data))
@@ -1261,62 +1297,13 @@ void RaiseQuantizePass::rewrite(Candidate &c, QuantSchemeAttr scheme) {
   scales = reshapeTo(b, loc, scales, sType);
   c.data.replaceAllUsesWith(data);
   c.scales.replaceAllUsesWith(scales);
-  // Erase the region, users first.
-  SmallVector<Operation *> ops(c.region.begin(), c.region.end());
-  llvm::sort(ops, [](Operation *a, Operation *b) {
-    return a->getBlock() == b->getBlock() ? b->isBeforeInBlock(a) : a < b;
-  });
-  for (Operation *op : ops)
-    if (op->use_empty())
-      op->erase();
-}
-
-/// `v` (a float tensor) converted element by element to the float type `to`
-/// (arith.extf or arith.truncf in a linalg.generic).
-Value elementwiseFloatCast(OpBuilder &b, Location loc, Value v, Type to) {
-  auto from = cast<RankedTensorType>(v.getType());
-  unsigned fw = from.getElementType().getIntOrFloatBitWidth(),
-           tw = to.getIntOrFloatBitWidth();
-  Value init = tensor::EmptyOp::create(b, loc, from.getShape(), to);
-  AffineMap id = b.getMultiDimIdentityMap(from.getRank());
-  SmallVector<utils::IteratorType> iters(from.getRank(),
-                                         utils::IteratorType::parallel);
-  auto g = linalg::GenericOp::create(
-      b, loc, TypeRange{init.getType()}, ValueRange{v}, ValueRange{init},
-      ArrayRef<AffineMap>{id, id}, iters,
-      [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        Value c = tw > fw ? arith::ExtFOp::create(nb, nloc, to, args[0]).getResult()
-                          : arith::TruncFOp::create(nb, nloc, to, args[0]).getResult();
-        linalg::YieldOp::create(nb, nloc, c);
-      });
-  return g.getResult(0);
+  eraseUnused(c.region);
 }
 
 void RaiseQuantizePass::rewritePerTensor(Candidate &c, QuantSchemeAttr scheme) {
   OpBuilder b(c.data.getContext());
-  if (Operation *def = c.x.getDefiningOp())
-    b.setInsertionPointAfter(def);
-  else
-    b.setInsertionPointToStart(cast<BlockArgument>(c.x).getOwner());
   Location loc = c.cast->getLoc();
-  auto xType = cast<RankedTensorType>(c.x.getType());
-  Value input = c.x;
-  if (xType.getRank() == 1)
-    input = reshapeTo(
-        b, loc, input,
-        RankedTensorType::get({1, xType.getShape()[0]}, xType.getElementType()));
-  std::string error;
-  auto inType = cast<RankedTensorType>(input.getType());
-  FailureOr<SmallVector<RankedTensorType, 6>> types = inferQuantResultTypes(
-      b.getContext(), scheme, inType.getShape(), 1, false, error);
-  assert(succeeded(types) && "identifyPerTensor() checked the shape");
-  SmallVector<Value> outs;
-  for (RankedTensorType t : *types)
-    outs.push_back(tensor::EmptyOp::create(b, loc, t.getShape(),
-                                           t.getElementType()));
-  SmallVector<Type> resultTypes(types->begin(), types->end());
-  auto q = QuantizeOp::create(b, loc, resultTypes, input, Value(), Value(),
-                              outs, scheme);
+  QuantizeOp q = createRaisedQuantize(b, c, scheme, false);
   // Results: data, scale_inv, amax.
   Value data = reshapeTo(b, loc, q.getResult(0),
                          cast<RankedTensorType>(c.data.getType()));
@@ -1333,15 +1320,8 @@ void RaiseQuantizePass::rewritePerTensor(Candidate &c, QuantSchemeAttr scheme) {
     amax = elementwiseFloatCast(b, loc, amax, aType.getElementType());
   c.data.replaceAllUsesWith(data);
   c.amax.replaceAllUsesWith(amax);
-  // Erase what is left of the region, users first; the ops computed from
-  // the amax alone stay where the program uses them.
-  SmallVector<Operation *> ops(c.region.begin(), c.region.end());
-  llvm::sort(ops, [](Operation *a, Operation *b) {
-    return a->getBlock() == b->getBlock() ? b->isBeforeInBlock(a) : a < b;
-  });
-  for (Operation *op : ops)
-    if (op->use_empty())
-      op->erase();
+  // The ops computed from the amax alone stay where the program uses them.
+  eraseUnused(c.region);
 }
 
 void RaiseQuantizePass::runOnOperation() {

@@ -224,6 +224,16 @@ public:
                        &s.force_pow2_scale})
       t.fields.push_back(f);
   }
+  /// The quantizer's views, scheme fields and (fused calls) activation
+  /// fields, for corruption.
+  static void addQuantizer(Target &t, fusion_rt_quant_outputs &out,
+                           fusion_rt_quant_scheme &s, fusion_rt_activation *a) {
+    addQuantViews(t, out);
+    addSchemeFields(t, s);
+    if (a)
+      for (int32_t *fld : {&a->kind, &a->backward, &a->intermediate_dtype})
+        t.fields.push_back(fld);
+  }
   static void addQuantViews(Target &t, fusion_rt_quant_outputs &out) {
     for (fusion_rt_tensor *v : {&out.rowwise_data, &out.rowwise_scales,
                                 &out.colwise_data, &out.colwise_scales, &out.amax,
@@ -289,8 +299,7 @@ TEST(AbiFuzz, QuantizeCallsAreRejectedOrStayInTheirViews) {
     const fusion_rt_quant_scheme *sp = &s;
     Target t;
     t.views.push_back({&in, true});
-    Fuzzer::addQuantViews(t, out);
-    Fuzzer::addSchemeFields(t, s);
+    Fuzzer::addQuantizer(t, out, s, nullptr);
     t.misalignable = &in;
     t.nullers = {[&] { inp = nullptr; }, [&] { outp = nullptr; }, [&] { sp = nullptr; },
                  [&] {
@@ -332,10 +341,7 @@ TEST(AbiFuzz, ActQuantizeCallsAreRejectedOrStayInTheirViews) {
     Target t;
     t.views.push_back({&in, true});
     t.views.push_back({&grad, true});
-    Fuzzer::addQuantViews(t, out);
-    Fuzzer::addSchemeFields(t, s);
-    for (int32_t *fld : {&a.kind, &a.backward, &a.intermediate_dtype})
-      t.fields.push_back(fld);
+    Fuzzer::addQuantizer(t, out, s, &a);
     t.misalignable = &in;
     t.nullers = {[&] { inp = nullptr; }, [&] { gp = gp ? nullptr : &grad; },
                  [&] { ap = nullptr; }, [&] { outp = nullptr; }, [&] { sp = nullptr; }};
@@ -381,10 +387,7 @@ TEST(AbiFuzz, GatedActQuantizeCallsAreRejectedOrStayInTheirViews) {
     t.views.push_back({&in, true});
     t.views.push_back({&upv, true});
     t.views.push_back({&grad, true});
-    Fuzzer::addQuantViews(t, out);
-    Fuzzer::addSchemeFields(t, s);
-    for (int32_t *fld : {&a.kind, &a.backward, &a.intermediate_dtype})
-      t.fields.push_back(fld);
+    Fuzzer::addQuantizer(t, out, s, &a);
     t.misalignable = &in;
     t.nullers = {[&] { inp = nullptr; }, [&] { upp = upp ? nullptr : &upv; },
                  [&] { gp = gp ? nullptr : &grad; }, [&] { ap = nullptr; },
