@@ -401,6 +401,30 @@ std::string schemeName(QuantSchemeAttr s) {
   return str;
 }
 
+/// A probe as the runtime's input: [rows, cols] of the input type.
+struct ReferenceInput {
+  std::vector<uint16_t> in16;
+  std::vector<uint32_t> in32;
+  fusion_rt_tensor view{};
+  ReferenceInput(Type inType, const std::vector<uint64_t> &in, int64_t rows,
+                 int64_t cols) {
+    view.rank = 2;
+    view.sizes[0] = rows;
+    view.sizes[1] = cols;
+    view.strides[0] = cols;
+    view.strides[1] = 1;
+    if (inType.isF32()) {
+      in32.assign(in.begin(), in.end());
+      view.data = in32.data();
+      view.dtype = FUSION_RT_F32;
+    } else {
+      in16.assign(in.begin(), in.end());
+      view.data = in16.data();
+      view.dtype = inType.isBF16() ? FUSION_RT_BF16 : FUSION_RT_F16;
+    }
+  }
+};
+
 /// What the runtime computes for one scheme on one probe.
 struct Reference {
   std::vector<uint8_t> data, scales;
@@ -418,24 +442,8 @@ LogicalResult runReference(QuantSchemeAttr scheme, Type inType,
   s.zero_scale = static_cast<int32_t>(scheme.getZeroScale());
   s.direction = FUSION_RT_ROWWISE;
   int64_t nb = (cols + 31) / 32;
-  std::vector<uint8_t> in8;
-  std::vector<uint16_t> in16;
-  std::vector<uint32_t> in32;
-  fusion_rt_tensor input{};
-  input.rank = 2;
-  input.sizes[0] = rows;
-  input.sizes[1] = cols;
-  input.strides[0] = cols;
-  input.strides[1] = 1;
-  if (inType.isF32()) {
-    in32.assign(in.begin(), in.end());
-    input.data = in32.data();
-    input.dtype = FUSION_RT_F32;
-  } else {
-    in16.assign(in.begin(), in.end());
-    input.data = in16.data();
-    input.dtype = inType.isBF16() ? FUSION_RT_BF16 : FUSION_RT_F16;
-  }
+  ReferenceInput ri(inType, in, rows, cols);
+  const fusion_rt_tensor &input = ri.view;
   const bool fp4 = scheme.getFormat() == QuantFormat::mxfp4;
   // FP4 codes are packed two per byte: a row owns ceil(cols / 2) bytes.
   const int64_t rowBytes = fp4 ? (cols + 1) / 2 : cols;
@@ -482,23 +490,8 @@ LogicalResult runTensorReference(QuantSchemeAttr scheme, Type inType,
   s.direction = FUSION_RT_ROWWISE;
   s.tensor_scaling = FUSION_RT_TENSOR_SCALING_CURRENT;
   s.amax_epsilon = static_cast<float>(scheme.getEpsilon().convertToDouble());
-  std::vector<uint16_t> in16;
-  std::vector<uint32_t> in32;
-  fusion_rt_tensor input{};
-  input.rank = 2;
-  input.sizes[0] = rows;
-  input.sizes[1] = cols;
-  input.strides[0] = cols;
-  input.strides[1] = 1;
-  if (inType.isF32()) {
-    in32.assign(in.begin(), in.end());
-    input.data = in32.data();
-    input.dtype = FUSION_RT_F32;
-  } else {
-    in16.assign(in.begin(), in.end());
-    input.data = in16.data();
-    input.dtype = inType.isBF16() ? FUSION_RT_BF16 : FUSION_RT_F16;
-  }
+  ReferenceInput ri(inType, in, rows, cols);
+  const fusion_rt_tensor &input = ri.view;
   ref.data.assign(rows * cols, 0);
   fusion_rt_quant_outputs out;
   fusion_rt_quant_outputs_init(&out);
