@@ -53,11 +53,20 @@ uint64_t fromAPFloat(const llvm::APFloat &f) {
 }
 
 /// Rounds `f` (any float semantics) to type `t`, to nearest even.
-uint64_t roundTo(Type t, llvm::APFloat f) {
+/// `f` converted to `sem`, to nearest even. A NaN becomes the quiet NaN of
+/// `sem` with its sign: LLVM 22's APFloat converts the E8M0 NaN (0xFF) to
+/// an f32 that says isNaN() but holds the bits of +Inf, where arith-expand's
+/// extf of f8E8M0FNU (the lowering) gives a NaN.
+llvm::APFloat convertTo(const llvm::fltSemantics &sem, llvm::APFloat f) {
+  if (f.isNaN())
+    return llvm::APFloat::getQNaN(sem, f.isNegative());
   bool losesInfo = false;
-  f.convert(cast<FloatType>(t).getFloatSemantics(),
-            llvm::APFloat::rmNearestTiesToEven, &losesInfo);
-  return fromAPFloat(f);
+  f.convert(sem, llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  return f;
+}
+
+uint64_t roundTo(Type t, llvm::APFloat f) {
+  return fromAPFloat(convertTo(cast<FloatType>(t).getFloatSemantics(), f));
 }
 
 float asFloat(Type t, uint64_t bits) {
@@ -65,11 +74,8 @@ float asFloat(Type t, uint64_t bits) {
     return llvm::bit_cast<float>(static_cast<uint32_t>(bits));
   if (t.isBF16())
     return llvm::bit_cast<float>(static_cast<uint32_t>(bits << 16));
-  llvm::APFloat f = toAPFloat(t, bits);
-  bool losesInfo = false;
-  f.convert(llvm::APFloat::IEEEsingle(), llvm::APFloat::rmNearestTiesToEven,
-            &losesInfo);
-  return f.convertToFloat();
+  return convertTo(llvm::APFloat::IEEEsingle(), toAPFloat(t, bits))
+      .convertToFloat();
 }
 
 double asDouble(Type t, uint64_t bits) {
@@ -77,11 +83,8 @@ double asDouble(Type t, uint64_t bits) {
     return llvm::bit_cast<double>(bits);
   if (t.isF32())
     return asFloat(t, bits);
-  llvm::APFloat f = toAPFloat(t, bits);
-  bool losesInfo = false;
-  f.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
-            &losesInfo);
-  return f.convertToDouble();
+  return convertTo(llvm::APFloat::IEEEdouble(), toAPFloat(t, bits))
+      .convertToDouble();
 }
 
 uint64_t fromFloat(Type t, float v) {
@@ -628,6 +631,15 @@ FailureOr<EvalScalar> TensorEvaluator::scalar(Value v) {
   return r;
 }
 
+uint64_t TensorEvaluator::truncTo(Type t, const llvm::APFloat &in) const {
+  uint64_t bits = roundTo(t, in);
+  if (saturatingF8 && cast<FloatType>(t).getWidth() == 8 && in.isFinite() &&
+      !toAPFloat(t, bits).isFinite())
+    bits = fromAPFloat(llvm::APFloat::getLargest(
+        cast<FloatType>(t).getFloatSemantics(), in.isNegative()));
+  return bits;
+}
+
 LogicalResult TensorEvaluator::evalScalarOp(Operation *op,
                                             ArrayRef<EvalScalar> a,
                                             ArrayRef<int64_t> loopIndex,
@@ -785,14 +797,7 @@ LogicalResult TensorEvaluator::evalScalarOp(Operation *op,
           *t.getRoundingmode() != arith::RoundingMode::to_nearest_even)
         return fail(op, "a truncf with a rounding mode other than to_nearest_even");
     llvm::APFloat in = toAPFloat(types[0], a[0].bits);
-    r.bits = roundTo(rt, in);
-    if (saturatingF8 && isa<arith::TruncFOp>(op) &&
-        cast<FloatType>(rt).getWidth() == 8 && in.isFinite()) {
-      llvm::APFloat out = toAPFloat(rt, r.bits);
-      if (!out.isFinite())
-        r.bits = fromAPFloat(llvm::APFloat::getLargest(
-            cast<FloatType>(rt).getFloatSemantics(), in.isNegative()));
-    }
+    r.bits = isa<arith::TruncFOp>(op) ? truncTo(rt, in) : roundTo(rt, in);
     return success();
   }
   if (auto st = dyn_cast<arith::ScalingTruncFOp>(op)) {
@@ -808,7 +813,9 @@ LogicalResult TensorEvaluator::evalScalarOp(Operation *op,
     EvalScalar q[2] = {a[0], EvalScalar{s, false}};
     Type qt[2] = {inT, inT};
     uint64_t div = floatOp(inT, q, qt, [](auto x, auto y, auto) { return x / y; });
-    r.bits = roundTo(rt, toAPFloat(inT, div));
+    // Its final truncf is an arith.truncf (arith-expand): saturating where
+    // the 8-bit casts are.
+    r.bits = truncTo(rt, toAPFloat(inT, div));
     return success();
   }
   if (isa<arith::ScalingExtFOp>(op)) {

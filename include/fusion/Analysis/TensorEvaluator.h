@@ -93,6 +93,10 @@ private:
   LogicalResult evalBody(Block &body, ArrayRef<int64_t> loopIndex,
                          ArrayRef<EvalScalar> args,
                          SmallVectorImpl<EvalScalar> &yielded);
+  /// `in` rounded to the float type `t` as arith.truncf does: to nearest
+  /// even, and (saturating 8-bit casts) finite values past an 8-bit type's
+  /// range to its largest value.
+  uint64_t truncTo(Type t, const llvm::APFloat &in) const;
   LogicalResult evalScalarOp(Operation *op, ArrayRef<EvalScalar> operands,
                              ArrayRef<int64_t> loopIndex, EvalScalar &result);
 };
