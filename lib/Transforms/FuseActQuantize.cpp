@@ -28,6 +28,12 @@
 //   "unsupported shape"              ranks 1..4 (fusion_rt.h views)
 //   "unsupported quantization format for fused activation"
 //                                    the scheme's format is not in `formats`
+//   "operand defined after the fusion point"
+//                                    an operand of the fused op (grad, up,
+//                                    delayed scale, rng) comes after the
+//                                    quantizer or its dbias reduction
+//   "fused op does not verify"       a guard: the rules passed but the op
+//                                    would be invalid (a bug)
 //
 //===----------------------------------------------------------------------===//
 #include "fusion/Transforms/Passes.h"
@@ -605,8 +611,11 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
     llvm::append_range(operands, act.generic.getDpsInputs());
   for (Value v : operands)
     if (v && !dom.properlyDominates(v, anchor))
-      return decline(q, function, "activation has another user",
-                     "an operand is defined after the quantize");
+      return decline(q, function, "operand defined after the fusion point",
+                     "the fused op goes before the first of the quantizer "
+                     "and its dbias reduction, and one of its operands (the "
+                     "gradient, the up half, the delayed scale or the rng "
+                     "state) is defined after that point");
 
   // Rewrite.
   OpBuilder b(anchor);
@@ -711,8 +720,10 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
          llvm::zip(made, SmallVector<Value>{act.input, act.grad, act.up}))
       if (mine && mine != matched && mine.use_empty())
         eraseWithDeadProducers({mine.getDefiningOp()});
-    return decline(q, function, "unsupported shape",
-                   "the fused op would not verify");
+    return decline(q, function, "fused op does not verify",
+                   "the admission rules passed but the fused op would not "
+                   "verify (a bug of this pass: please report it with the "
+                   "input)");
   }
 
   SmallVector<QuantizeOp> replaced{q};

@@ -650,3 +650,32 @@ func.func @negative_dclamped_swiglu_unmasked_dup(%gate: !xf, %up: !xf, %dy: !xf)
       : (tensor<4x128xf32>, tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>)
   return %q#0, %q#1 : tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>
 }
+
+/// ReLU backward with its dbias, quantized to FP8 with a delayed scale that
+/// is computed after the dbias reduction: the fused op would go where the
+/// reduction is, before its scale operand exists.
+// CHECK-LABEL: func.func @negative_delayed_scale_after_dbias
+//       CHECK: linalg.reduce
+//       CHECK: fusion.quantize
+func.func @negative_delayed_scale_after_dbias(%x: tensor<32x64xf32>, %dy: tensor<32x64xf32>, %s0: tensor<1xf32>)
+    -> (tensor<32x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>, tensor<64xf32>) {
+  %z = arith.constant dense<0.0> : tensor<32x64xf32>
+  %p = arith.cmpf ogt, %x, %z : tensor<32x64xf32>
+  %y = arith.select %p, %dy, %z : tensor<32x64xi1>, tensor<32x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %db = linalg.reduce ins(%y : tensor<32x64xf32>) outs(%acc : tensor<64xf32>) dimensions = [0]
+    (%in: f32, %sum: f32) {
+      %n = arith.addf %sum, %in : f32
+      linalg.yield %n : f32
+    }
+  %scale = arith.addf %s0, %s0 : tensor<1xf32>
+  %d0 = tensor.empty() : tensor<32x64xf8E4M3FN>
+  %d1 = tensor.empty() : tensor<1xf32>
+  %d2 = tensor.empty() : tensor<1xf32>
+  // expected-remark @below {{Reason="operand defined after the fusion point"}}
+  %q:3 = fusion.quantize %y scale %scale as quant<fp8_e4m3, rowwise, block = tensor, scaling = delayed> outs(%d0, %d1, %d2)
+      : (tensor<32x64xf32>, tensor<1xf32>, tensor<32x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<32x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  return %q#0, %q#1, %q#2, %db : tensor<32x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>, tensor<64xf32>
+}
