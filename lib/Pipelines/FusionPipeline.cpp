@@ -120,3 +120,11 @@ void mlir::fusion::registerFusionPipeline() {
       "runtime calls (fusion-lower-to-runtime), lower to LLVM",
       buildFusionPipeline);
 }
+
+void mlir::fusion::registerAllFusionPasses() {
+  registerFusionPasses();
+  registerFusionPipelines();
+  registerFusionPipeline();
+  registerKernelReportPass();
+  registerLowerToRuntimePass();
+}

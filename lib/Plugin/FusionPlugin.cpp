@@ -30,10 +30,6 @@ mlirGetDialectPluginInfo() {
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
   return {MLIR_PLUGIN_API_VERSION, "FusionPasses", LLVM_VERSION_STRING, []() {
-            fusion::registerFusionPasses();
-            fusion::registerFusionPipelines();
-            fusion::registerFusionPipeline();
-            fusion::registerKernelReportPass();
-            fusion::registerLowerToRuntimePass();
+            fusion::registerAllFusionPasses();
           }};
 }

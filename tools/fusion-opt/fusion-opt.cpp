@@ -16,11 +16,7 @@
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
-  mlir::fusion::registerFusionPasses();
-  mlir::fusion::registerFusionPipelines();
-  mlir::fusion::registerFusionPipeline();
-  mlir::fusion::registerKernelReportPass();
-  mlir::fusion::registerLowerToRuntimePass();
+  mlir::fusion::registerAllFusionPasses();
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);

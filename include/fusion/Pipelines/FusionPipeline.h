@@ -79,6 +79,12 @@ void buildFusionPipeline(OpPassManager &pm,
 /// Registers `fusion-pipeline`.
 void registerFusionPipeline();
 
+/// Registers every fusion pass and pipeline: the passes of Passes.td, the
+/// act-quantize pipeline, `--fusion-pipeline`, `fusion-kernel-report` and
+/// `fusion-lower-to-runtime`. fusion-opt and the plugin both call it, so
+/// the two offer the same passes.
+void registerAllFusionPasses();
+
 } // namespace fusion
 } // namespace mlir
 
