@@ -23,12 +23,16 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "mlir/IR/Remarks.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <functional>
 #include <random>
 
 namespace mlir::fusion {
@@ -789,12 +793,144 @@ RaiseQuantizePass::delimitPerTensor(Operation *castOp, Operation *reduction,
   return found;
 }
 
+
+/// A copy of a per-tensor quantizer region on a small input, when the
+/// region's meaning does not depend on the input's size: every tensor in it
+/// has the input's shape or is 0-d, and its ops are tensor.empty,
+/// linalg.fill, splat constants, and linalg.generic ops whose indexing maps
+/// are identities or map to a 0-d tensor (elementwise maps, full
+/// reductions, scalar steps) with bodies of scalar ops that do not read
+/// their position. Such a region computes, on any shape, an
+/// elementwise function of the input and of its full reductions, so the
+/// copy on [.., 4, 64] behaves as the original on every input of that
+/// shape. `x`, `data` and `amax` of the copy are returned in `map`.
+struct SmallCopy {
+  OwningOpRef<ModuleOp> module;
+  IRMapping map;
+};
+FailureOr<SmallCopy> copyOnSmallInput(const Candidate &c) {
+  auto xType = cast<RankedTensorType>(c.x.getType());
+  const int64_t rank = xType.getRank();
+  if (rank < 1)
+    return failure();
+  SmallVector<int64_t> small(rank, 1);
+  small[rank - 1] = 64;
+  if (rank >= 2)
+    small[rank - 2] = 4;
+  auto shrink = [&](Type t) -> Type {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    if (!rt || rt.getRank() == 0)
+      return t;
+    if (rt.getShape() != xType.getShape())
+      return Type();
+    return RankedTensorType::get(small, rt.getElementType());
+  };
+  MLIRContext *ctx = c.x.getContext();
+  Location loc = c.x.getLoc();
+  SmallCopy copy;
+  copy.module = ModuleOp::create(loc);
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(copy.module->getBody());
+  auto fn = func::FuncOp::create(
+      b, loc, "small", b.getFunctionType({shrink(xType)}, {}));
+  Block *entry = fn.addEntryBlock();
+  b.setInsertionPointToEnd(entry);
+  copy.map.map(c.x, entry->getArgument(0));
+  SmallVector<Operation *> ops(c.region.begin(), c.region.end());
+  llvm::sort(ops, [](Operation *a, Operation *b) {
+    return a->getBlock() == b->getBlock() ? a->isBeforeInBlock(b) : a < b;
+  });
+  // Constant-like values the region reads (constants, empty tensors, fills
+  // of constants; captured by bodies or as operands), copied on demand.
+  std::function<LogicalResult(Value)> copyConstant = [&](Value v) -> LogicalResult {
+    if (copy.map.contains(v))
+      return success();
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return failure();
+    if (auto k = dyn_cast<arith::ConstantOp>(def)) {
+      Type t = shrink(k.getType());
+      if (!t)
+        return failure();
+      Attribute value = k.getValue();
+      if (t != k.getType()) {
+        auto dense = dyn_cast<DenseElementsAttr>(value);
+        if (!dense || !dense.isSplat())
+          return failure();
+        value = dense.resizeSplat(cast<ShapedType>(t));
+      }
+      copy.map.map(v, arith::ConstantOp::create(b, loc, cast<TypedAttr>(value))
+                          .getResult());
+      return success();
+    }
+    if (!isa<tensor::EmptyOp, linalg::FillOp>(def))
+      return failure();
+    for (Value operand : def->getOperands())
+      if (failed(copyConstant(operand)))
+        return failure();
+    Operation *clone = b.clone(*def, copy.map);
+    for (auto [old, neu] : llvm::zip(def->getResults(), clone->getResults())) {
+      Type t = shrink(old.getType());
+      if (!t)
+        return failure();
+      neu.setType(t);
+    }
+    return success();
+  };
+  for (Operation *op : ops) {
+    for (Value v : readValues(op))
+      if (!copy.map.contains(v) && !(v.getDefiningOp() &&
+                                     c.region.contains(v.getDefiningOp())) &&
+          failed(copyConstant(v)))
+        return failure();
+    if (isa<arith::ConstantOp, tensor::EmptyOp, linalg::FillOp>(op)) {
+      if (failed(copyConstant(op->getResult(0))))
+        return failure();
+      continue;
+    }
+    if (auto g = dyn_cast<linalg::GenericOp>(op)) {
+      for (AffineMap m : g.getIndexingMapsArray())
+        if (!m.isIdentity() && m.getNumResults() != 0)
+          return failure();
+      // A body that reads its position (linalg.index) or another tensor
+      // (tensor.extract) is not the same function on another shape.
+      bool positional = false;
+      g.getRegion().walk([&](Operation *inner) {
+        positional = positional || isa<linalg::IndexOp>(inner) ||
+                     llvm::any_of(inner->getOperandTypes(),
+                                  llvm::IsaPred<ShapedType>);
+      });
+      if (positional)
+        return failure();
+    } else {
+      return failure();
+    }
+    Operation *clone = b.clone(*op, copy.map);
+    for (auto [old, neu] : llvm::zip(op->getResults(), clone->getResults())) {
+      Type t = shrink(old.getType());
+      if (!t)
+        return failure();
+      neu.setType(t);
+    }
+  }
+  func::ReturnOp::create(b, loc);
+  if (!copy.map.contains(c.data) || !copy.map.contains(c.amax))
+    return failure();
+  return copy;
+}
+
 FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
                                                                 Decline &why) {
   MLIRContext *ctx = &getContext();
-  auto xType = cast<RankedTensorType>(c.x.getType());
-  auto dType = cast<RankedTensorType>(c.data.getType());
-  auto aType = cast<RankedTensorType>(c.amax.getType());
+  // The check runs on a copy of the region on a small input where the
+  // region's meaning does not depend on the size, else on the region itself.
+  FailureOr<SmallCopy> small = copyOnSmallInput(c);
+  Value xv = succeeded(small) ? small->map.lookup(c.x) : c.x;
+  Value dataV = succeeded(small) ? small->map.lookup(c.data) : c.data;
+  Value amaxV = succeeded(small) ? small->map.lookup(c.amax) : c.amax;
+  auto xType = cast<RankedTensorType>(xv.getType());
+  auto dType = cast<RankedTensorType>(dataV.getType());
+  auto aType = cast<RankedTensorType>(amaxV.getType());
   const int64_t n = xType.getNumElements();
   if (n > kPerTensorLimit) {
     why = {"unsupported shape",
@@ -844,7 +980,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
   // a budget of steps per element and probe.
   TensorEvaluator eval(
       [&](Value v, ArrayRef<int64_t> index, EvalScalar &out) {
-        if (v != c.x)
+        if (v != xv)
           return false;
         out = EvalScalar{
             probe[TensorEvaluator::linearize(index, xType.getShape())], false};
@@ -873,7 +1009,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
     std::vector<EvalScalar> irData(n);
     for (int64_t i = 0; i < n; ++i) {
       TensorEvaluator::delinearize(i, dType.getShape(), index);
-      FailureOr<EvalScalar> e = eval.element(c.data, index);
+      FailureOr<EvalScalar> e = eval.element(dataV, index);
       if (failed(e)) {
         why = {"not evaluable", "the exactness check cannot evaluate the "
                                 "data: " + eval.getError()};
@@ -882,7 +1018,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
       irData[i] = *e;
     }
     index.assign(aType.getRank(), 0);
-    FailureOr<EvalScalar> irAmax = eval.element(c.amax, index);
+    FailureOr<EvalScalar> irAmax = eval.element(amaxV, index);
     if (failed(irAmax)) {
       why = {"not evaluable",
              "the exactness check cannot evaluate the amax: " + eval.getError()};

@@ -31,7 +31,17 @@
 //   CHECK-NOT: math.absf
 //       CHECK: return %[[Q]]#0, %[[S]]
 
-/// Larger than the exactness check evaluates: declined.
+// CHECK-LABEL: func.func @per_tensor_epsilon_large
+//       CHECK: fusion.quantize %{{.*}} as quant<fp8_e4m3, rowwise, epsilon = 1.0e-12>
+//   CHECK-NOT: math.absf
+//       CHECK: return
+
+// CHECK-LABEL: func.func @negative_per_tensor_positional_large
+//   CHECK-NOT: fusion.quantize
+//       CHECK: return
+
+/// Larger than the exactness check evaluates on the real shape, with a
+/// reshape that keeps it from being checked on a small copy: declined.
 // CHECK-LABEL: func.func @negative_per_tensor_too_large
 //   CHECK-NOT: fusion.quantize
 //       CHECK: return
@@ -819,12 +829,90 @@ module {
     return %q, %scale : tensor<4x64xf8E4M3FN>, tensor<f32>
   }
 
-  // Past the exactness check's limit: declined with the reason.
+  // The same on [2048, 4096]: checked on a copy of the region on [4, 64]
+  // (elementwise maps, a full reduction, 0-d steps: the same function on
+  // any shape), so its size does not matter.
+  func.func @per_tensor_epsilon_large(%x: tensor<2048x4096xf32>) -> (tensor<2048x4096xf8E4M3FN>, tensor<f32>) {
+    %ninf = arith.constant 0xFF800000 : f32
+    %e0 = tensor.empty() : tensor<f32>
+    %init = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+    %amax = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%x : tensor<2048x4096xf32>) outs(%init : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %a = math.absf %in : f32
+      %m = arith.maximumf %a, %out : f32
+      linalg.yield %m : f32
+    } -> tensor<f32>
+    %scale = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []} ins(%amax : tensor<f32>) outs(%e0 : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %c448 = arith.constant 448.0 : f32
+      %eps = arith.constant 1.0e-12 : f32
+      %g = arith.maximumf %in, %eps : f32
+      %s = arith.divf %c448, %g : f32
+      linalg.yield %s : f32
+    } -> tensor<f32>
+    %e1 = tensor.empty() : tensor<2048x4096xf8E4M3FN>
+    // expected-remark @below {{Remark="raised to fusion.quantize #fusion.quant<fp8_e4m3, rowwise, epsilon = 1.0e-12> (assuming finite inputs)"}}
+    %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %scale : tensor<2048x4096xf32>, tensor<f32>) outs(%e1 : tensor<2048x4096xf8E4M3FN>) {
+    ^bb0(%in: f32, %s: f32, %out: f8E4M3FN):
+      %y = arith.mulf %in, %s : f32
+      %lo = arith.constant -448.0 : f32
+      %hi = arith.constant 448.0 : f32
+      %c0 = arith.maximumf %y, %lo : f32
+      %c1 = arith.minimumf %c0, %hi : f32
+      %t = arith.truncf %c1 : f32 to f8E4M3FN
+      linalg.yield %t : f8E4M3FN
+    } -> tensor<2048x4096xf8E4M3FN>
+    return %q, %scale : tensor<2048x4096xf8E4M3FN>, tensor<f32>
+  }
+
+  // A body that reads its position (column 0 zeroed) is not the same
+  // function on a small copy: checked on the real shape, which is too large.
+  func.func @negative_per_tensor_positional_large(%x: tensor<2048x4096xf32>) -> (tensor<2048x4096xf8E4M3FN>, tensor<f32>) {
+    %ninf = arith.constant 0xFF800000 : f32
+    %e0 = tensor.empty() : tensor<f32>
+    %init = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+    %amax = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%x : tensor<2048x4096xf32>) outs(%init : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %a = math.absf %in : f32
+      %m = arith.maximumf %a, %out : f32
+      linalg.yield %m : f32
+    } -> tensor<f32>
+    %scale = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []} ins(%amax : tensor<f32>) outs(%e0 : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %c448 = arith.constant 448.0 : f32
+      %eps = arith.constant 1.0e-12 : f32
+      %g = arith.maximumf %in, %eps : f32
+      %s = arith.divf %c448, %g : f32
+      linalg.yield %s : f32
+    } -> tensor<f32>
+    %e1 = tensor.empty() : tensor<2048x4096xf8E4M3FN>
+    // expected-remark @below {{Reason="unsupported shape", Remark="the exactness check of a per-tensor quantizer evaluates every element (the amax reads them all): 8388608 elements exceed its limit of 262144"}}
+    %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %scale : tensor<2048x4096xf32>, tensor<f32>) outs(%e1 : tensor<2048x4096xf8E4M3FN>) {
+    ^bb0(%in: f32, %s: f32, %out: f8E4M3FN):
+      %col = linalg.index 1 : index
+      %c0i = arith.constant 0 : index
+      %first = arith.cmpi eq, %col, %c0i : index
+      %y0 = arith.mulf %in, %s : f32
+      %zf = arith.constant 0.0 : f32
+      %y = arith.select %first, %zf, %y0 : f32
+      %lo = arith.constant -448.0 : f32
+      %hi = arith.constant 448.0 : f32
+      %c0 = arith.maximumf %y, %lo : f32
+      %c1 = arith.minimumf %c0, %hi : f32
+      %t = arith.truncf %c1 : f32 to f8E4M3FN
+      linalg.yield %t : f8E4M3FN
+    } -> tensor<2048x4096xf8E4M3FN>
+    return %q, %scale : tensor<2048x4096xf8E4M3FN>, tensor<f32>
+  }
+
+  // Past the exactness check's limit, and not checkable on a small copy (the
+  // amax reads a reshape of the input): declined with the reason.
   func.func @negative_per_tensor_too_large(%x: tensor<512x513xf32>) -> (tensor<512x513xf8E4M3FN>, tensor<f32>) {
     %ninf = arith.constant 0xFF800000 : f32
     %e0 = tensor.empty() : tensor<f32>
     %init = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
-    %amax = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%x : tensor<512x513xf32>) outs(%init : tensor<f32>) {
+    %flat = tensor.collapse_shape %x [[0, 1]] : tensor<512x513xf32> into tensor<262656xf32>
+    %amax = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%flat : tensor<262656xf32>) outs(%init : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
       %a = math.absf %in : f32
       %m = arith.maximumf %a, %out : f32
