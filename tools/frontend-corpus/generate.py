@@ -328,6 +328,9 @@ def programs():
                      ("swiglu_bwd_mxfp8_rceil_f32", f32)):
         a = (x((4, 64), dt), x((4, 64), dt), x((4, 64), dt, 1.0))
         yield name, SwigluBwdMx(a), a
+    # FP8 tensorwise on a 3-D activation and in f32.
+    yield "silu_fp8_tensorwise_bf16_3d", ActFp8Tensorwise(F.silu), (x((2, 4, 64), bf),)
+    yield "gelu_fp8_tensorwise_f32", ActFp8Tensorwise(F.gelu), (x((4, 64), f32),)
 
 
 _DT = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16",
