@@ -110,6 +110,7 @@ EXACT = (0, 0, 0.0)
 # in bf16, torch eager in f32; corpus.test compares it with the unfused
 # program instead).
 TORCH = {"swiglu_mxfp8_rceil_bf16": (1, 0, 0.0),
+         "swiglu_bwd_mxfp8_rceil_bf16": (1, 0, 0.0),
          "gelu_tanh_mxfp8_rceil_bf16": None}
 
 
