@@ -176,7 +176,8 @@ int32_t report(fusion_rt_status st, const char *entry) {
 fusion_rt_quant_scheme makeScheme(int32_t fmt, int32_t dir, int32_t rnd,
                                   int32_t nan, int32_t col, int32_t scl,
                                   int32_t blk2d, int32_t elem,
-                                  int32_t scaling, int32_t zero, float eps) {
+                                  int32_t scaling, int32_t zero, int32_t pow2,
+                                  float eps) {
   fusion_rt_quant_scheme s;
   fusion_rt_quant_scheme_init(&s);
   s.format = fmt;
@@ -189,6 +190,7 @@ fusion_rt_quant_scheme makeScheme(int32_t fmt, int32_t dir, int32_t rnd,
   s.elem_rounding = elem;
   s.tensor_scaling = scaling;
   s.zero_scale = zero;
+  s.force_pow2_scale = pow2;
   s.amax_epsilon = eps;
   return s;
 }
@@ -263,12 +265,13 @@ int32_t finish(fusion_rt_status st, std::vector<Arg> &args,
 
 int32_t quantizeImpl(int32_t fmt, int32_t dir, int32_t rnd, int32_t nan,
                      int32_t col, int32_t scl, int32_t blk2d, int32_t elem,
-                     int32_t scaling, int32_t zero, float eps, const Table *table) {
+                     int32_t scaling, int32_t zero, int32_t pow2, float eps,
+                     const Table *table) {
   std::vector<Arg> args;
   if (int32_t st = makeArgs(table, args))
     return st;
   fusion_rt_quant_scheme s =
-      makeScheme(fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero, eps);
+      makeScheme(fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero, pow2, eps);
   fusion_rt_quant_outputs o;
   float sinv = 0.f;
   if (int32_t st = bindQuantOutputs(s, args, 1, false, o, sinv))
@@ -295,14 +298,15 @@ int32_t actQuantizeImpl(int32_t kind, int32_t backward, int32_t inter,
                         float limit, float offset, float alpha, int32_t dbias,
                         int32_t fmt, int32_t dir, int32_t rnd, int32_t nan,
                         int32_t col, int32_t scl, int32_t blk2d, int32_t elem,
-                        int32_t scaling, int32_t zero, float eps, const Table *table) {
+                        int32_t scaling, int32_t zero, int32_t pow2, float eps,
+                     const Table *table) {
   std::vector<Arg> args;
   if (int32_t st = makeArgs(table, args))
     return st;
   fusion_rt_activation act =
       makeActivation(kind, backward, inter, limit, offset, alpha);
   fusion_rt_quant_scheme s =
-      makeScheme(fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero, eps);
+      makeScheme(fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero, pow2, eps);
   size_t next = 1;
   const fusion_rt_tensor *grad = nullptr;
   if (backward) {
@@ -324,7 +328,8 @@ int32_t gatedActQuantizeImpl(int32_t kind, int32_t backward, int32_t inter,
                              int32_t numInputs, int32_t fmt, int32_t dir,
                              int32_t rnd, int32_t nan, int32_t col,
                              int32_t scl, int32_t blk2d, int32_t elem,
-                             int32_t scaling, int32_t zero, float eps, const Table *table) {
+                             int32_t scaling, int32_t zero, int32_t pow2, float eps,
+                     const Table *table) {
   std::vector<Arg> args;
   if (int32_t st = makeArgs(table, args))
     return st;
@@ -334,7 +339,7 @@ int32_t gatedActQuantizeImpl(int32_t kind, int32_t backward, int32_t inter,
   fusion_rt_activation act =
       makeActivation(kind, backward, inter, limit, offset, alpha);
   fusion_rt_quant_scheme s =
-      makeScheme(fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero, eps);
+      makeScheme(fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero, pow2, eps);
   size_t next = static_cast<size_t>(numInputs);
   const fusion_rt_tensor *up = numInputs == 2 ? &args[1].view : nullptr;
   const fusion_rt_tensor *grad = backward ? &args[next++].view : nullptr;
@@ -397,9 +402,9 @@ int32_t pairedProjectionImpl(int32_t epi0, int32_t epi1, int32_t gatedKind,
 #define FRT_SCHEME_PARAMS                                                      \
   int32_t fmt, int32_t dir, int32_t rnd, int32_t nan, int32_t col,             \
       int32_t scl, int32_t blk2d, int32_t elem, int32_t scaling, int32_t zero, \
-      float eps
+      int32_t pow2, float eps
 #define FRT_SCHEME_NAMES                                                       \
-  fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero, eps
+  fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero, pow2, eps
 #define FRT_ACT_PARAMS                                                         \
   int32_t kind, int32_t backward, int32_t inter, float limit, float offset,    \
       float alpha

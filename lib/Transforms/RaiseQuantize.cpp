@@ -495,6 +495,7 @@ LogicalResult runTensorReference(QuantSchemeAttr scheme, Type inType,
   s.direction = FUSION_RT_ROWWISE;
   s.tensor_scaling = FUSION_RT_TENSOR_SCALING_CURRENT;
   s.amax_epsilon = static_cast<float>(scheme.getEpsilon().convertToDouble());
+  s.force_pow2_scale = scheme.getPow2Scale() ? 1 : 0;
   ReferenceInput ri(inType, in, rows, cols);
   const fusion_rt_tensor &input = ri.view;
   ref.data.assign(rows * cols, 0);
@@ -968,12 +969,15 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
     });
   SmallVector<QuantSchemeAttr> schemes;
   QuantSchemeAttr base = QuantSchemeAttr::get(ctx, format, QuantDirection::rowwise);
-  for (double e : epsilons)
-    schemes.push_back(QuantSchemeAttr::get(
-        ctx, format, QuantDirection::rowwise, base.getBlockRows(),
-        base.getBlockCols(), base.getRounding(), base.getNanPolicy(),
-        base.getColwiseLayout(), base.getScaleLayout(), base.getElemRounding(),
-        base.getTensorScaling(), base.getZeroScale(), llvm::APFloat(e)));
+  // Each also with the scale truncated to a power of two (TE's option).
+  for (bool pow2 : {false, true})
+    for (double e : epsilons)
+      schemes.push_back(QuantSchemeAttr::get(
+          ctx, format, QuantDirection::rowwise, base.getBlockRows(),
+          base.getBlockCols(), base.getRounding(), base.getNanPolicy(),
+          base.getColwiseLayout(), base.getScaleLayout(),
+          base.getElemRounding(), base.getTensorScaling(),
+          base.getZeroScale(), llvm::APFloat(e), pow2));
 
   std::vector<uint64_t> probe;
   // Every probe evaluates the whole tensor (the amax reads every element):
@@ -1155,7 +1159,8 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
             ctx, format, QuantDirection::rowwise, base.getBlockRows(),
             base.getBlockCols(), rnd, nan, base.getColwiseLayout(),
             base.getScaleLayout(), base.getElemRounding(),
-            base.getTensorScaling(), zero, base.getEpsilon()));
+            base.getTensorScaling(), zero, base.getEpsilon(),
+            base.getPow2Scale()));
       }
   SmallVector<Mismatch> mismatch(schemes.size());
   SmallVector<bool> alive(schemes.size(), true);

@@ -31,6 +31,9 @@
 //   CHECK-NOT: math.absf
 //       CHECK: return %[[Q]]#0, %[[S]]
 
+// CHECK-LABEL: func.func @per_tensor_pow2
+//       CHECK: fusion.quantize %{{.*}} as quant<fp8_e4m3, rowwise, epsilon = 1.0e-12, pow2_scale = true>
+
 // CHECK-LABEL: func.func @per_tensor_epsilon_large
 //       CHECK: fusion.quantize %{{.*}} as quant<fp8_e4m3, rowwise, epsilon = 1.0e-12>
 //   CHECK-NOT: math.absf
@@ -816,6 +819,45 @@ module {
     } -> tensor<f32>
     %e1 = tensor.empty() : tensor<4x64xf8E4M3FN>
     // expected-remark @below {{Remark="raised to fusion.quantize #fusion.quant<fp8_e4m3, rowwise, epsilon = 1.0e-12> (assuming finite inputs)"}}
+    %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %scale : tensor<4x64xf32>, tensor<f32>) outs(%e1 : tensor<4x64xf8E4M3FN>) {
+    ^bb0(%in: f32, %s: f32, %out: f8E4M3FN):
+      %y = arith.mulf %in, %s : f32
+      %lo = arith.constant -448.0 : f32
+      %hi = arith.constant 448.0 : f32
+      %c0 = arith.maximumf %y, %lo : f32
+      %c1 = arith.minimumf %c0, %hi : f32
+      %t = arith.truncf %c1 : f32 to f8E4M3FN
+      linalg.yield %t : f8E4M3FN
+    } -> tensor<4x64xf8E4M3FN>
+    return %q, %scale : tensor<4x64xf8E4M3FN>, tensor<f32>
+  }
+
+  // The scale truncated to a power of two (its bits & 0xFF800000, TE's
+  // option): raised with pow2_scale.
+  func.func @per_tensor_pow2(%x: tensor<4x64xf32>) -> (tensor<4x64xf8E4M3FN>, tensor<f32>) {
+    %ninf = arith.constant 0xFF800000 : f32
+    %e0 = tensor.empty() : tensor<f32>
+    %init = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+    %amax = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%x : tensor<4x64xf32>) outs(%init : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %a = math.absf %in : f32
+      %m = arith.maximumf %a, %out : f32
+      linalg.yield %m : f32
+    } -> tensor<f32>
+    %scale = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []} ins(%amax : tensor<f32>) outs(%e0 : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %c448 = arith.constant 448.0 : f32
+      %eps = arith.constant 1.0e-12 : f32
+      %g = arith.maximumf %in, %eps : f32
+      %s0 = arith.divf %c448, %g : f32
+      %bits = arith.bitcast %s0 : f32 to i32
+      %mask = arith.constant -8388608 : i32
+      %pb = arith.andi %bits, %mask : i32
+      %s = arith.bitcast %pb : i32 to f32
+      linalg.yield %s : f32
+    } -> tensor<f32>
+    %e1 = tensor.empty() : tensor<4x64xf8E4M3FN>
+    // expected-remark @below {{Remark="raised to fusion.quantize #fusion.quant<fp8_e4m3, rowwise, epsilon = 1.0e-12, pow2_scale = true> (assuming finite inputs)"}}
     %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %scale : tensor<4x64xf32>, tensor<f32>) outs(%e1 : tensor<4x64xf8E4M3FN>) {
     ^bb0(%in: f32, %s: f32, %out: f8E4M3FN):
       %y = arith.mulf %in, %s : f32

@@ -70,7 +70,8 @@ static void appendScheme(OpBuilder &b, Location loc, QuantSchemeAttr s,
                     int64_t(s.getColwiseLayout()), int64_t(s.getScaleLayout()),
                     int64_t(s.getBlockRows() > 1 ? 1 : 0),
                     int64_t(s.getElemRounding()),
-                    int64_t(s.getTensorScaling()), int64_t(s.getZeroScale())})
+                    int64_t(s.getTensorScaling()), int64_t(s.getZeroScale()),
+                    int64_t(s.getPow2Scale() ? 1 : 0)})
     args.push_back(i32(b, loc, v));
   args.push_back(f32(b, loc, s.getEpsilon()));
 }

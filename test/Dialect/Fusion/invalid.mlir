@@ -63,7 +63,7 @@ func.func private @f() attributes {q = #fusion.quant<mxfp8_e4m3, rowwise, block 
 
 // -----
 
-// expected-error @+1 {{unknown quantization option 'blocksize' (expected block, rounding, nan, colwise, scales, elem, scaling, zero_scale or epsilon)}}
+// expected-error @+1 {{unknown quantization option 'blocksize' (expected block, rounding, nan, colwise, scales, elem, scaling, zero_scale, epsilon or pow2_scale)}}
 func.func private @f() attributes {q = #fusion.quant<mxfp8_e4m3, rowwise, blocksize = 1x32>}
 
 // -----
@@ -733,3 +733,23 @@ func.func @f(%x: tensor<8x64xbf16>) {
 
 // expected-error @+1 {{zero_scale applies only to MX formats, not 'nvfp4'}}
 func.func private @f() attributes {q = #fusion.quant<nvfp4, rowwise, zero_scale = one>}
+
+// -----
+
+// expected-error @+1 {{epsilon applies only to FP8 per-tensor formats with current scaling, not 'mxfp8_e4m3'}}
+func.func private @f() attributes {q = #fusion.quant<mxfp8_e4m3, rowwise, epsilon = 1.0e-12>}
+
+// -----
+
+// expected-error @+1 {{epsilon must be a finite f32 value >= 0}}
+func.func private @f() attributes {q = #fusion.quant<fp8_e4m3, rowwise, epsilon = -1.0>}
+
+// -----
+
+// expected-error @+1 {{pow2_scale applies only to FP8 per-tensor formats with current scaling, not 'fp8_e4m3' with delayed scaling}}
+func.func private @f() attributes {q = #fusion.quant<fp8_e4m3, rowwise, scaling = delayed, pow2_scale = true>}
+
+// -----
+
+// expected-error @+1 {{pow2_scale is true or false, not 'yes'}}
+func.func private @f() attributes {q = #fusion.quant<fp8_e4m3, rowwise, pow2_scale = yes>}

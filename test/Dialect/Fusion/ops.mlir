@@ -306,3 +306,16 @@ func.func @quantize_mxfp4_packed(%x: tensor<8x64xbf16>) -> (tensor<8x32xi8>, ten
       : (tensor<8x64xbf16>, tensor<8x32xi8>, tensor<8x2xf8E8M0FNU>) -> (tensor<8x32xi8>, tensor<8x2xf8E8M0FNU>)
   return %d, %s : tensor<8x32xi8>, tensor<8x2xf8E8M0FNU>
 }
+
+/// FP8 per tensor, current scaling with an amax epsilon (printed as the
+/// shortest form of its f32 value) and power-of-two scales.
+// CHECK-LABEL: func @quantize_fp8_epsilon_pow2
+// CHECK: as quant<fp8_e4m3, rowwise, epsilon = 1.0e-12, pow2_scale = true>
+func.func @quantize_fp8_epsilon_pow2(%x: tensor<16x64xbf16>) -> (tensor<16x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) {
+  %e0 = tensor.empty() : tensor<16x64xf8E4M3FN>
+  %e1 = tensor.empty() : tensor<1xf32>
+  %e2 = tensor.empty() : tensor<1xf32>
+  %d, %s, %a = fusion.quantize %x as quant<fp8_e4m3, rowwise, epsilon = 9.99999996e-13, pow2_scale = true> outs(%e0, %e1, %e2)
+      : (tensor<16x64xbf16>, tensor<16x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<16x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  return %d, %s, %a : tensor<16x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>
+}

@@ -62,7 +62,7 @@ QuantSchemeAttr QuantSchemeAttr::get(MLIRContext *ctx, QuantFormat format,
   return get(ctx, format, direction, r, c, ScaleRounding::rceil,
              NanPolicy::propagate, getDefaultColwiseLayout(format),
              ScaleLayout::compact, ElemRounding::rne, TensorScaling::current,
-             ZeroScale::exact, llvm::APFloat(0.0));
+             ZeroScale::exact, llvm::APFloat(0.0), false);
 }
 
 QuantSchemeAttr QuantSchemeAttr::getChecked(
@@ -73,7 +73,7 @@ QuantSchemeAttr QuantSchemeAttr::getChecked(
                     ScaleRounding::rceil, NanPolicy::propagate,
                     getDefaultColwiseLayout(format), ScaleLayout::compact,
                     ElemRounding::rne, TensorScaling::current,
-                    ZeroScale::exact, llvm::APFloat(0.0));
+                    ZeroScale::exact, llvm::APFloat(0.0), false);
 }
 
 bool QuantSchemeAttr::isMX() const {
@@ -128,7 +128,7 @@ QuantSchemeAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
                         ColwiseLayout colwiseLayout, ScaleLayout scaleLayout,
                         ElemRounding elemRounding,
                         TensorScaling tensorScaling, ZeroScale zeroScale,
-                        llvm::APFloat epsilon) {
+                        llvm::APFloat epsilon, bool pow2Scale) {
   StringRef name = stringifyQuantFormat(format);
   bool mx = format == QuantFormat::mxfp8_e4m3 ||
             format == QuantFormat::mxfp8_e5m2 || format == QuantFormat::mxfp4;
@@ -172,6 +172,10 @@ QuantSchemeAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
                           "with current scaling, not '"
                        << name << "'"
                        << (perTensor ? " with delayed scaling" : "");
+  if (pow2Scale && (!perTensor || tensorScaling != TensorScaling::current))
+    return emitError() << "pow2_scale applies only to FP8 per-tensor formats "
+                          "with current scaling, not '"
+                       << name << "'" << (perTensor ? " with delayed scaling" : "");
   const double eps = epsilon.convertToDouble();
   if (epsilon.isNegative() || !epsilon.isFinite() ||
       !std::isfinite(static_cast<float>(eps)) ||
@@ -238,6 +242,7 @@ Attribute QuantSchemeAttr::parse(AsmParser &parser, Type) {
   TensorScaling scaling = TensorScaling::current;
   ZeroScale zero = ZeroScale::exact;
   double epsilon = 0.0;
+  bool pow2 = false;
   auto parseOption = [&](StringRef key, SMLoc keyLoc) -> ParseResult {
     if (key == "block") {
       if (succeeded(parser.parseOptionalKeyword("tensor"))) {
@@ -271,10 +276,21 @@ Attribute QuantSchemeAttr::parse(AsmParser &parser, Type) {
       return parseEnumValue(parser, key, zero, symbolizeZeroScale);
     if (key == "epsilon")
       return parser.parseFloat(epsilon);
+    if (key == "pow2_scale") {
+      StringRef word;
+      SMLoc loc = parser.getCurrentLocation();
+      if (parser.parseKeyword(&word))
+        return failure();
+      if (word != "true" && word != "false")
+        return parser.emitError(loc) << "pow2_scale is true or false, not '"
+                                     << word << "'";
+      pow2 = word == "true";
+      return success();
+    }
     return parser.emitError(keyLoc)
            << "unknown quantization option '" << key
            << "' (expected block, rounding, nan, colwise, scales, elem, "
-              "scaling, zero_scale or epsilon)";
+              "scaling, zero_scale, epsilon or pow2_scale)";
   };
   if (parseKeyValues(parser, "option", parseOption))
     return {};
@@ -284,7 +300,8 @@ Attribute QuantSchemeAttr::parse(AsmParser &parser, Type) {
                     direction, blockRows, blockCols, rounding, nan, colwise,
                     scales, elem, scaling, zero,
                     // The runtime's epsilon is an f32: rounded once here.
-                    llvm::APFloat(static_cast<double>(static_cast<float>(epsilon))));
+                    llvm::APFloat(static_cast<double>(static_cast<float>(epsilon))),
+                    pow2);
 }
 
 void QuantSchemeAttr::print(AsmPrinter &p) const {
@@ -328,6 +345,8 @@ void QuantSchemeAttr::print(AsmPrinter &p) const {
       text.insert(text.find('e'), ".0");
     p << ", epsilon = " << text;
   }
+  if (getPow2Scale())
+    p << ", pow2_scale = true";
   p << ">";
 }
 

@@ -94,7 +94,8 @@ def Fusion_QuantSchemeAttr : Fusion_Attr<"QuantScheme", "quant"> {
                   [, rounding = rceil|floor] [, nan = propagate|ignore]
                   [, colwise = same|transposed] [, scales = compact|swizzled]
                   [, elem = rne|stochastic] [, scaling = current|delayed]
-                  [, zero_scale = exact|one|min_normal] [, epsilon = F]>
+                  [, zero_scale = exact|one|min_normal] [, epsilon = F]
+                  [, pow2_scale = true]>
     ```
 
     * FORMAT: `mxfp8_e4m3`, `mxfp8_e5m2`, `mxfp4` (E8M0 scales over blocks
@@ -127,6 +128,9 @@ def Fusion_QuantSchemeAttr : Fusion_Attr<"QuantScheme", "quant"> {
       clamped to at least `epsilon` (rounded to f32) before scale =
       max / amax (TransformerEngine's `amax_epsilon`; torchao.float8 clamps
       at 1e-12). Default 0.
+    * `pow2_scale`: FP8 per tensor with current scaling only: the scale is
+      truncated to a power of two (its f32 bits & 0xFF800000,
+      TransformerEngine's power-of-two scaling). Default false.
 
     Options at their default are not printed.
   }];
@@ -142,7 +146,8 @@ def Fusion_QuantSchemeAttr : Fusion_Attr<"QuantScheme", "quant"> {
     "::mlir::fusion::ElemRounding":$elemRounding,
     "::mlir::fusion::TensorScaling":$tensorScaling,
     "::mlir::fusion::ZeroScale":$zeroScale,
-    APFloatParameter<"amax epsilon">:$epsilon
+    APFloatParameter<"amax epsilon">:$epsilon,
+    "bool":$pow2Scale
   );
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
