@@ -534,6 +534,29 @@ struct Mismatch {
   unsigned firstProbe = 0; ///< The probe of the first difference.
 };
 
+/// The first scheme that reproduced every probe; otherwise failure, with
+/// `why` naming the scheme that came closest (passed the most probes, then
+/// the fewest differences) and its first difference.
+FailureOr<QuantSchemeAttr> firstAlive(ArrayRef<QuantSchemeAttr> schemes,
+                                      ArrayRef<bool> alive,
+                                      ArrayRef<Mismatch> mismatch, Decline &why) {
+  for (auto [k, scheme] : llvm::enumerate(schemes))
+    if (alive[k])
+      return scheme;
+  unsigned best = 0;
+  for (unsigned k = 1; k < schemes.size(); ++k)
+    if (std::make_pair(-int(mismatch[k].firstProbe), mismatch[k].count) <
+        std::make_pair(-int(mismatch[best].firstProbe), mismatch[best].count))
+      best = k;
+  why = {"differs from every runtime quantizer",
+         llvm::formatv("closest is {0} ({1} differing elements in the "
+                       "probes); first: {2}",
+                       schemeName(schemes[best]), mismatch[best].count,
+                       mismatch[best].what)
+             .str()};
+  return failure();
+}
+
 // ---- the pass -----------------------------------------------------------------
 
 struct RaiseQuantizePass
@@ -1079,21 +1102,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
     if (llvm::none_of(alive, [](bool a) { return a; }))
       break;
   }
-  for (auto [k, scheme] : llvm::enumerate(schemes))
-    if (alive[k])
-      return scheme;
-  unsigned best = 0;
-  for (unsigned k = 1; k < schemes.size(); ++k)
-    if (std::make_pair(-int(mismatch[k].firstProbe), mismatch[k].count) <
-        std::make_pair(-int(mismatch[best].firstProbe), mismatch[best].count))
-      best = k;
-  why = {"differs from every runtime quantizer",
-         llvm::formatv("closest is {0} ({1} differing elements in the "
-                       "probes); first: {2}",
-                       schemeName(schemes[best]), mismatch[best].count,
-                       mismatch[best].what)
-             .str()};
-  return failure();
+  return firstAlive(schemes, alive, mismatch, why);
 }
 
 FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
@@ -1291,24 +1300,10 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
     if (llvm::none_of(alive, [](bool a) { return a; }) && kind >= 1)
       break;
   }
-  for (auto [k, scheme] : llvm::enumerate(schemes))
-    if (alive[k])
-      return scheme;
-  // Name the scheme that came closest (passed the most probes, then the
-  // fewest differences) and its first difference.
-  unsigned best = 0;
-  for (unsigned k = 1; k < schemes.size(); ++k)
-    if (std::make_pair(-int(mismatch[k].firstProbe), mismatch[k].count) <
-        std::make_pair(-int(mismatch[best].firstProbe), mismatch[best].count))
-      best = k;
-  why = {"differs from every runtime quantizer",
-         llvm::formatv("closest is {0} ({1} differing elements in the "
-                       "probes); first: {2}",
-                       schemeName(schemes[best]), mismatch[best].count,
-                       mismatch[best].what)
-             .str()};
-  if (!saturatingCasts &&
-      StringRef(mismatch[best].what).contains("does not saturate"))
+  FailureOr<QuantSchemeAttr> scheme = firstAlive(schemes, alive, mismatch, why);
+  if (succeeded(scheme))
+    return scheme;
+  if (!saturatingCasts && StringRef(why.detail).contains("does not saturate"))
     why.detail += "; with casts that saturate (torch >= 2.12, Triton) "
                   "pass saturating-casts=true";
   return failure();
