@@ -430,6 +430,21 @@ struct ReferenceInput {
   }
 };
 
+/// fusion_rt_quantize on the CPU backend, one thread; a rejection becomes
+/// `error`.
+LogicalResult callReference(const fusion_rt_tensor &input,
+                            const fusion_rt_quant_scheme &s,
+                            const fusion_rt_quant_outputs &out,
+                            std::string &error) {
+  fusion_rt_options opts{FUSION_RT_BACKEND_CPU, 1};
+  if (fusion_rt_quantize(&input, &s, &out, &opts, nullptr) ==
+      FUSION_RT_STATUS_SUCCESS)
+    return success();
+  error = std::string("the runtime rejected the reference call: ") +
+          fusion_rt_last_error_message();
+  return failure();
+}
+
 /// What the runtime computes for one scheme on one probe.
 struct Reference {
   std::vector<uint8_t> data, scales;
@@ -468,14 +483,7 @@ LogicalResult runReference(QuantSchemeAttr scheme, Type inType,
   out.rowwise_scales.dtype = FUSION_RT_E8M0;
   out.rowwise_scales.sizes[1] = nb;
   out.rowwise_scales.strides[0] = nb;
-  fusion_rt_options opts{FUSION_RT_BACKEND_CPU, 1};
-  fusion_rt_status st = fusion_rt_quantize(&input, &s, &out, &opts, nullptr);
-  if (st != FUSION_RT_STATUS_SUCCESS) {
-    error = std::string("the runtime rejected the reference call: ") +
-            fusion_rt_last_error_message();
-    return failure();
-  }
-  return success();
+  return callReference(input, s, out, error);
 }
 
 /// What the runtime computes for a per-tensor FP8 scheme on one probe.
@@ -515,14 +523,7 @@ LogicalResult runTensorReference(QuantSchemeAttr scheme, Type inType,
   out.amax.data = &ref.amax;
   out.scale_inv = one;
   out.scale_inv.data = &ref.scaleInv;
-  fusion_rt_options opts{FUSION_RT_BACKEND_CPU, 1};
-  fusion_rt_status st = fusion_rt_quantize(&input, &s, &out, &opts, nullptr);
-  if (st != FUSION_RT_STATUS_SUCCESS) {
-    error = std::string("the runtime rejected the reference call: ") +
-            fusion_rt_last_error_message();
-    return failure();
-  }
-  return success();
+  return callReference(input, s, out, error);
 }
 
 std::string hexByte(uint64_t b) { return llvm::formatv("{0:x-2}", b).str(); }

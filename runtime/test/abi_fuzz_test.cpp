@@ -240,6 +240,18 @@ public:
                                 &out.scale_inv, &out.dbias})
       t.views.push_back({v, false});
   }
+  /// Output buffers of a random valid quantizer call (amax requested or
+  /// not); false for a scheme the shape helper rejects.
+  bool alloc(QuantBuffers &q, const fusion_rt_quant_scheme &s, int64_t m,
+             int64_t n) {
+    const bool amax = pick(2) == 0;
+    try {
+      q.alloc(s, m, n, false, amax, false, kCanary);
+    } catch (...) {
+      return false;
+    }
+    return true;
+  }
   HostMatrix matrix(int64_t m, int64_t n, int32_t dtype) {
     return make_matrix(random_values(m * n, uint32_t(rng())), m, n, dtype);
   }
@@ -285,11 +297,8 @@ TEST(AbiFuzz, QuantizeCallsAreRejectedOrStayInTheirViews) {
     const int64_t m = 1 + f.pick(70), n = 2 * (1 + f.pick(50));
     HostMatrix x = f.matrix(m, n, int32_t(f.pick(3)));
     QuantBuffers q;
-    try {
-      q.alloc(s, m, n, false, f.pick(2) == 0, false, kCanary);
-    } catch (...) {
+    if (!f.alloc(q, s, m, n))
       continue; // a scheme the shape helper rejects: not a valid call
-    }
     fusion_rt_quant_outputs out = q.out;
     Arena arena;
     arena.place(q, out);
@@ -457,11 +466,8 @@ TEST(AbiFuzz, DequantizeCallsAreRejectedOrStayInTheirViews) {
     const int64_t m = 1 + f.pick(70), n = 2 * (1 + f.pick(50));
     HostMatrix x = f.matrix(m, n, int32_t(f.pick(3)));
     QuantBuffers q;
-    try {
-      q.alloc(s, m, n, false, f.pick(2) == 0, false, kCanary);
-    } catch (...) {
-      continue;
-    }
+    if (!f.alloc(q, s, m, n))
+      continue; // a scheme the shape helper rejects: not a valid call
     // A valid quantized tensor first (outside the arena: an input here).
     fusion_rt_tensor xin = x.view();
     fusion_rt_options qopt{FUSION_RT_BACKEND_CPU, 1};
