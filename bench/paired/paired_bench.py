@@ -386,6 +386,11 @@ def main():
     ap.add_argument("--ffn", action="store_true",
                     help="FFN gate/up pairs (gated SwiGLU, bf16 out) at FFN_SHAPES x FFN_NS: "
                          "ours, eager, concat GEMM + silu*mul, torch.compile; paired_ffn.csv")
+    ap.add_argument("--ffn-quant", action="store_true",
+                    help="the whole FFN front (gate/up, SwiGLU, MXFP8 rowwise) at "
+                         "FFNQ_SHAPES x FFNQ_NS: ours (one call), ours in two calls, "
+                         "cuBLAS + ours' gated quantizer, eager, torch.compile default and "
+                         "max-autotune-no-cudagraphs; paired_ffn_quant.csv")
     ap.add_argument("--ncu-point", metavar="K,H,N",
                     help="6 calls of ours at one point (weights 0..5), for ncu")
     ap.add_argument("--sweep", action="store_true",
@@ -421,6 +426,8 @@ def main():
         return ab_ours(lib, args)
     if args.ffn:
         return ffn(lib, args)
+    if args.ffn_quant:
+        return ffn_quant(lib, args)
     if args.sweep:
         return sweep(lib, args)
     if args.mma_sweep:
@@ -683,6 +690,172 @@ def ffn(lib, args):
         torch.cuda.empty_cache()
     write_csv(args, "paired_ffn.csv", "K,H,N,arm,us,err", "%d,%d,%d,%s,%.3f,%.3g", rows)
     print("ffn total %.0f s" % (time.time() - T0))
+
+
+FFNQ_SHAPES = [(4096, 14336)]  # (K, H): Llama-3-8B
+FFNQ_NS = [1, 2, 4, 8, 16, 128, 2048, 8192]
+
+
+def mx_floor_rowwise(v):
+    """MXFP8 e4m3 rowwise, OCP FLOOR scales (bench/mxfp8's q_rowwise)."""
+    m, n = v.shape
+    vb = v.reshape(m, n // 32, 32).float()
+    e = (vb.abs().amax(dim=-1, keepdim=True).view(torch.int32) >> 23) & 0xFF
+    b = torch.clamp(e - 8, min=0)
+    b = torch.where(e == 255, torch.full_like(b, 255), b)
+    rcp = (torch.clamp(254 - b, min=1) << 23).view(torch.float32)
+    q = (vb * rcp).clamp(-448.0, 448.0).to(torch.float8_e4m3fn).reshape(m, n)
+    return q, b.to(torch.uint8).reshape(m, n // 32)
+
+
+def ffn_quant(lib, args):
+    """The FFN front of a bf16 model, as torch-mlir's IR of it computes:
+    g = bf16(x Wg^T), u = bf16(x Wu^T) (bf16 Linears), h = bf16(silu(g) * u)
+    in f32, then MXFP8 e4m3 rowwise (FLOOR scales) codes and scales of h.
+    Arms (graphs of R calls over rotated weight copies >= 128 MiB):
+      ours          fusion_rt_paired_projection_quantize (one call)
+      ours-2call    fusion_rt_paired_projection_run (gated) + fusion_rt_quantize
+      cublas+ours   one F.linear over [Wg; Wu] + fusion_rt_gated_act_quantize
+      eager         F.linear x2, silu * mul, the torch quantizer above
+      compile       torch.compile(eager) default
+      compile-maxat torch.compile(eager, mode="max-autotune-no-cudagraphs")
+    `codes` = fraction of codes equal to ours' (scales likewise), per arm."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                    "python"))
+    from fusion_rt import _abi
+    vp = ctypes.c_void_p
+    lib.fusion_rt_paired_projection_quantize.argtypes = [vp, ctypes.c_int32, vp, vp, vp, vp]
+    lib.fusion_rt_quantize.argtypes = [vp, vp, vp, vp, vp]
+    lib.fusion_rt_gated_act_quantize.argtypes = [vp] * 8
+
+    def front(x, wg, wu):
+        g = F.linear(x, wg)
+        u = F.linear(x, wu)
+        h = (F.silu(g.float()) * u.float()).bfloat16()
+        return mx_floor_rowwise(h)
+
+    comp = torch.compile(front)
+    compmax = torch.compile(front, mode="max-autotune-no-cudagraphs")
+    scheme = _abi.QuantScheme()
+    lib.fusion_rt_quant_scheme_init(ctypes.byref(scheme))
+    scheme.format, scheme.direction, scheme.scale_rounding = 0, 0, 1  # e4m3 rowwise FLOOR
+    act = _abi.Activation()
+    lib.fusion_rt_activation_init(ctypes.byref(act))
+    act.kind, act.intermediate_dtype = ACT_SWIGLU, 0
+
+    def av(t, dtype=None):
+        v = _abi.Tensor()
+        v.data = t.data_ptr()
+        v.dtype = DT[t.dtype] if dtype is None else dtype
+        v.rank = t.dim()
+        for i in range(t.dim()):
+            v.sizes[i] = t.shape[i]
+            v.strides[i] = t.stride(i)
+        return v
+
+    def stream():
+        return vp(torch.cuda.current_stream().cuda_stream)
+
+    def checked(st, what):
+        if st != 0:
+            raise RuntimeError("%s: %d %s" % (what, st, lib.fusion_rt_last_error_message()))
+
+    rows = []
+    for K, H in FFNQ_SHAPES:
+        pair_bytes = 2 * H * K * 2
+        R = max(2, math.ceil((128 << 20) / pair_bytes))
+        gen = torch.Generator(device="cuda").manual_seed(0)
+        Wall = (torch.randn(R, 2 * H, K, device="cuda", generator=gen) /
+                math.sqrt(K)).to(torch.bfloat16)
+        for N in FFNQ_NS:
+            x = torch.randn(N, K, device="cuda", generator=gen).to(torch.bfloat16)
+            codes = torch.empty(N, H, device="cuda", dtype=torch.uint8)
+            scales = torch.empty(N, H // 32, device="cuda", dtype=torch.uint8)
+            hbuf = torch.empty(N, H, device="cuda", dtype=torch.bfloat16)
+            gu = torch.empty(N, 2 * H, device="cuda", dtype=torch.bfloat16)
+            outs = _abi.QuantOutputs()
+            outs.rowwise_data = av(codes, 3)
+            outs.rowwise_scales = av(scales, 6)
+            keep = []
+
+            def desc(i, out0=None):
+                d = Paired()
+                d.lhs = tview(x)
+                d.weight0 = tview(Wall[i, :H])
+                d.weight1 = tview(Wall[i, H:])
+                d.gated_kind = ACT_SWIGLU
+                d.accumulate_dtype = 2
+                d.epilogue0.accumulator_round = d.epilogue1.accumulator_round = 1
+                if out0 is not None:
+                    d.out0 = tview(out0)
+                keep.append(d)
+                return d
+
+            def ours(i):
+                d = desc(i)
+                def call():
+                    checked(lib.fusion_rt_paired_projection_quantize(
+                        ctypes.addressof(d), 0, ctypes.addressof(scheme),
+                        ctypes.addressof(outs), None, stream()),
+                        "fusion_rt_paired_projection_quantize")
+                return call
+
+            def two_calls(i):
+                d = desc(i, hbuf)
+                hv = av(hbuf)
+                keep.append(hv)
+                def call():
+                    checked(lib.fusion_rt_paired_projection_run(ctypes.byref(d), None, stream()),
+                            "fusion_rt_paired_projection_run")
+                    checked(lib.fusion_rt_quantize(ctypes.addressof(hv), ctypes.addressof(scheme),
+                                                   ctypes.addressof(outs), None, stream()),
+                            "fusion_rt_quantize")
+                return call
+
+            gv, uv = av(gu[:, :H]), av(gu[:, H:])
+
+            def cublas_ours(i):
+                def call():
+                    torch.mm(x, Wall[i].t(), out=gu)
+                    checked(lib.fusion_rt_gated_act_quantize(
+                        ctypes.addressof(gv), ctypes.addressof(uv), None, ctypes.addressof(act),
+                        ctypes.addressof(scheme), ctypes.addressof(outs), None, stream()),
+                        "fusion_rt_gated_act_quantize")
+                return call
+
+            res = []
+            ref_codes = ref_scales = None
+            for arm, make in (("ours", ours), ("ours-2call", two_calls),
+                              ("cublas+ours", cublas_ours)):
+                cs = [make(i) for i in range(R)]
+                cs[0]()
+                torch.cuda.synchronize()
+                if ref_codes is None:
+                    ref_codes, ref_scales = codes.clone(), scales.clone()
+                agree = ((codes == ref_codes).float().mean().item(),
+                         (scales == ref_scales).float().mean().item())
+                res.append((arm, time_calls(cs), *agree))
+            for arm, fn in (("eager", front), ("compile", comp), ("compile-maxat", compmax)):
+                if arm != "eager" and time.time() - T0 > args.budget:
+                    print("  budget: %s skipped at N=%d" % (arm, N), flush=True)
+                    continue
+                cs = [(lambda i=i, fn=fn: fn(x, Wall[i, :H], Wall[i, H:])) for i in range(R)]
+                q, s = cs[0]()
+                torch.cuda.synchronize()
+                agree = ((q.view(torch.uint8) == ref_codes).float().mean().item(),
+                         (s == ref_scales).float().mean().item())
+                res.append((arm, time_calls(cs), *agree))
+            for r in res:
+                rows.append((K, H, N) + r)
+            print("ffnq K=%d H=%d N=%d %s" % (K, H, N, "  ".join(
+                "%s %.2f us (codes %.4f scales %.4f)" % r for r in res)), flush=True)
+            del x, codes, scales, hbuf, gu
+            torch.cuda.empty_cache()
+        del Wall
+        torch.cuda.empty_cache()
+    write_csv(args, "paired_ffn_quant.csv", "K,H,N,arm,us,codes_equal,scales_equal",
+              "%d,%d,%d,%s,%.3f,%.6f,%.6f", rows)
+    print("ffnq total %.0f s" % (time.time() - T0))
 
 
 AB_NS = [1, 2, 4, 8, 16]

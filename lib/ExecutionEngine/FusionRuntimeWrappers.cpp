@@ -352,21 +352,18 @@ int32_t gatedActQuantizeImpl(int32_t kind, int32_t backward, int32_t inter,
                 args, "fusion_rt_gated_act_quantize");
 }
 
-int32_t pairedProjectionImpl(int32_t epi0, int32_t epi1, int32_t gatedKind,
-                             int32_t kn, int32_t round0, int32_t round1,
-                             int32_t hasBias0, int32_t hasScale0,
-                             int32_t hasBias1, int32_t hasScale1,
-                             const Table *table) {
-  std::vector<Arg> args;
-  if (int32_t st = makeArgs(table, args))
-    return st;
-  int expected = 3 + hasBias0 + hasScale0 + hasBias1 + hasScale1 +
-                 (gatedKind >= 0 ? 1 : 2);
-  if (static_cast<int>(args.size()) != expected)
+/// Fills `p` from the operand rows of a paired projection (lhs, weights,
+/// biases and scales given); `next` is then the first destination row.
+int32_t bindPairedOperands(std::vector<Arg> &args, int32_t epi0, int32_t epi1,
+                           int32_t gatedKind, int32_t kn, int32_t round0,
+                           int32_t round1, int32_t hasBias0, int32_t hasScale0,
+                           int32_t hasBias1, int32_t hasScale1,
+                           fusion_rt_paired_projection &p, size_t &next) {
+  if (args.size() <
+      static_cast<size_t>(3 + hasBias0 + hasScale0 + hasBias1 + hasScale1))
     return fail("memref count does not match the paired projection");
-  fusion_rt_paired_projection p;
   std::memset(&p, 0, sizeof(p));
-  size_t next = 0;
+  next = 0;
   p.lhs = args[next++].view;
   p.weight0 = args[next++].view;
   p.weight1 = args[next++].view;
@@ -390,11 +387,59 @@ int32_t pairedProjectionImpl(int32_t epi0, int32_t epi1, int32_t gatedKind,
     p.epilogue1.scale = args[next++].view;
   p.gated_kind = gatedKind;
   p.accumulate_dtype = FUSION_RT_F32;
+  return FUSION_RT_STATUS_SUCCESS;
+}
+
+int32_t pairedProjectionImpl(int32_t epi0, int32_t epi1, int32_t gatedKind,
+                             int32_t kn, int32_t round0, int32_t round1,
+                             int32_t hasBias0, int32_t hasScale0,
+                             int32_t hasBias1, int32_t hasScale1,
+                             const Table *table) {
+  std::vector<Arg> args;
+  if (int32_t st = makeArgs(table, args))
+    return st;
+  int expected = 3 + hasBias0 + hasScale0 + hasBias1 + hasScale1 +
+                 (gatedKind >= 0 ? 1 : 2);
+  if (static_cast<int>(args.size()) != expected)
+    return fail("memref count does not match the paired projection");
+  fusion_rt_paired_projection p;
+  size_t next = 0;
+  if (int32_t st = bindPairedOperands(args, epi0, epi1, gatedKind, kn, round0,
+                                      round1, hasBias0, hasScale0, hasBias1,
+                                      hasScale1, p, next))
+    return st;
   p.out0 = args[next++].view;
   if (gatedKind < 0)
     p.out1 = args[next++].view;
   return finish(fusion_rt_paired_projection_run(&p, nullptr, nullptr), args,
                 "fusion_rt_paired_projection_run");
+}
+
+int32_t pairedProjectionQuantizeImpl(
+    int32_t epi0, int32_t epi1, int32_t gatedKind, int32_t kn, int32_t round0,
+    int32_t round1, int32_t hasBias0, int32_t hasScale0, int32_t hasBias1,
+    int32_t hasScale1, int32_t inter, int32_t fmt, int32_t dir, int32_t rnd,
+    int32_t nan, int32_t col, int32_t scl, int32_t blk2d, int32_t elem,
+    int32_t scaling, int32_t zero, int32_t pow2, float eps,
+    const Table *table) {
+  std::vector<Arg> args;
+  if (int32_t st = makeArgs(table, args))
+    return st;
+  fusion_rt_paired_projection p;
+  size_t next = 0;
+  if (int32_t st = bindPairedOperands(args, epi0, epi1, gatedKind, kn, round0,
+                                      round1, hasBias0, hasScale0, hasBias1,
+                                      hasScale1, p, next))
+    return st;
+  fusion_rt_quant_scheme s = makeScheme(fmt, dir, rnd, nan, col, scl, blk2d,
+                                        elem, scaling, zero, pow2, eps);
+  fusion_rt_quant_outputs o;
+  float sinv = 0.f;
+  if (int32_t st = bindQuantOutputs(s, args, next, false, o, sinv))
+    return st;
+  return finish(fusion_rt_paired_projection_quantize(&p, inter, &s, &o,
+                                                     nullptr, nullptr),
+                args, "fusion_rt_paired_projection_quantize");
 }
 
 } // namespace
@@ -437,4 +482,14 @@ _mlir_ciface_fusion_rt_mlir_paired_projection(
   return pairedProjectionImpl(epi0, epi1, gatedKind, kn, round0, round1,
                               hasBias0, hasScale0,
                               hasBias1, hasScale1, table);
+}
+
+extern "C" FUSION_RT_API int32_t
+_mlir_ciface_fusion_rt_mlir_paired_projection_quantize(
+    int32_t epi0, int32_t epi1, int32_t gatedKind, int32_t kn, int32_t round0,
+    int32_t round1, int32_t hasBias0, int32_t hasScale0, int32_t hasBias1,
+    int32_t hasScale1, int32_t inter, FRT_SCHEME_PARAMS, const Table *table) {
+  return pairedProjectionQuantizeImpl(epi0, epi1, gatedKind, kn, round0, round1,
+                                      hasBias0, hasScale0, hasBias1, hasScale1,
+                                      inter, FRT_SCHEME_NAMES, table);
 }

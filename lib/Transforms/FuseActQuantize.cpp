@@ -4,7 +4,10 @@
 // candidate: the activation that computes its input is recognised by the
 // ActivationMatcher, the admission rules below are checked in order, and the
 // candidate gets one structured remark (`passed`, or `missed` with the rule
-// that failed). A declined candidate is left untouched.
+// that failed). A declined candidate is left untouched. A quantizer of a
+// gated fusion.paired_projection's value (the FFN front after
+// fusion-fuse-paired-projections) is folded into that op instead, which
+// then quantizes (fuseIntoPairedProjection).
 //
 // Admission rules (docs/passes.md):
 //   "no activation to fuse"          the input is not an activation's result
@@ -28,6 +31,7 @@
 //   "unsupported shape"              ranks 1..4 (fusion_rt.h views)
 //   "unsupported quantization format for fused activation"
 //                                    the scheme's format is not in `formats`
+//   "unsupported scheme"             (the paired form) a scale or rng operand
 //   "operand defined after the fusion point"
 //                                    an operand of the fused op (grad, up,
 //                                    delayed scale, rng) comes after the
@@ -368,7 +372,39 @@ private:
   llvm::SmallPtrSet<Operation *, 8> handled;
 
   void processQuantize(QuantizeOp q, StringRef function, DominanceInfo &dom);
+  void fuseIntoPairedProjection(QuantizeOp q, PairedProjectionOp paired,
+                                tensor::ExpandShapeOp expand,
+                                StringRef function);
 };
+
+std::string typeString(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+/// The gated fusion.paired_projection (not yet quantizing) whose result `v`
+/// is, directly or through one tensor.expand_shape that splits only its
+/// token dimension (a [B, T, K] Linear's result), or null.
+PairedProjectionOp gatedPairedProducer(Value v,
+                                       tensor::ExpandShapeOp &expand) {
+  expand = v.getDefiningOp<tensor::ExpandShapeOp>();
+  if (expand) {
+    SmallVector<ReassociationIndices> groups =
+        expand.getReassociationIndices();
+    int64_t rank = expand.getResultType().getRank();
+    if (groups.size() != 2 || groups.back().size() != 1 ||
+        groups.back()[0] != rank - 1)
+      return nullptr;
+    v = expand.getSrc();
+  }
+  auto paired = v.getDefiningOp<PairedProjectionOp>();
+  if (!paired || !paired.getGated() || paired.getQuant() ||
+      !paired.hasPureTensorSemantics())
+    return nullptr;
+  return paired;
+}
 
 void FuseActQuantizePass::runOnOperation() {
   func::FuncOp func = getOperation();
@@ -391,9 +427,104 @@ void FuseActQuantizePass::runOnOperation() {
       processQuantize(q, func.getSymName(), dom);
 }
 
+/// quantize(gated paired projection) -> one quantizing paired projection
+/// (the FFN front: gate/up projections, the gated activation, the
+/// quantizer). The same op as fusion-fuse-paired-projections builds from
+/// two projections feeding a fusion.gated_act_quantize.
+void FuseActQuantizePass::fuseIntoPairedProjection(
+    QuantizeOp q, PairedProjectionOp paired, tensor::ExpandShapeOp expand,
+    StringRef function) {
+  QuantSchemeAttr scheme = q.getScheme();
+  Value value = q.getInput();
+  for (Value v : {value, Value(paired->getResult(0))})
+    if (!v.hasOneUse()) {
+      Operation *other = nullptr;
+      for (Operation *user : v.getUsers())
+        if (user != q.getOperation() && user != expand.getOperation())
+          other = user;
+      return decline(q, function, "activation has another user",
+                     "the gated fusion.paired_projection's result is also "
+                     "used by '" +
+                         (other ? other->getName().getStringRef().str()
+                                : std::string("?")) +
+                         "'; the quantizing form does not return it");
+    }
+  if (q.getScale() || q.getRng())
+    return decline(q, function, "unsupported scheme",
+                   "a quantizing fusion.paired_projection takes no scale or "
+                   "rng operand (FP8 delayed scaling, stochastic rounding)");
+  if (!allowedFormats.empty() &&
+      !llvm::is_contained(allowedFormats, scheme.getFormat()))
+    return decline(q, function,
+                   "unsupported quantization format for fused activation",
+                   ("format " + stringifyQuantFormat(scheme.getFormat()) +
+                    " is not in 'formats'")
+                       .str());
+  if (expand && scheme.hasColwise())
+    return decline(q, function, "unsupported shape",
+                   "a colwise copy of a result with several token dimensions "
+                   "(the fused op quantizes the collapsed [N, H] result; "
+                   "only rowwise blocks are the same there)");
+  Type intermediate = getElementTypeOrSelf(value.getType());
+
+  OpBuilder b(q);
+  Location loc = b.getFusedLoc({paired.getLoc(), q.getLoc()});
+  // Destinations of the fused op: the quantizer's, collapsed like the
+  // paired result when the value was expanded to several token dimensions.
+  SmallVector<Value> outs(q.getOuts());
+  SmallVector<ReassociationIndices> groups;
+  if (expand) {
+    groups = expand.getReassociationIndices();
+    for (Value &out : outs)
+      out = tensor::CollapseShapeOp::create(b, loc, out, groups);
+  }
+  SmallVector<Type> resultTypes;
+  for (Value out : outs)
+    resultTypes.push_back(out.getType());
+  auto fused = PairedProjectionOp::create(
+      b, loc, resultTypes, paired.getLhs(), paired.getRhs0(),
+      paired.getRhs1(), paired.getBias0(), paired.getScale0(),
+      paired.getBias1(), paired.getScale1(), outs, paired.getEpilogue0Attr(),
+      paired.getEpilogue1Attr(), paired.getGatedAttr(), paired.getKnAttr(),
+      paired.getRound0Attr(), paired.getRound1Attr(), scheme,
+      TypeAttr::get(intermediate));
+  if (failed(verifyQuietly(fused))) {
+    fused->erase();
+    for (Value out : outs)
+      if (out.getDefiningOp<tensor::CollapseShapeOp>())
+        out.getDefiningOp()->erase();
+    return decline(q, function, "fused op does not verify",
+                   "the admission rules passed but the quantizing "
+                   "fusion.paired_projection would not verify (a bug of "
+                   "this pass: please report it with the input)");
+  }
+  for (auto [i, result] : llvm::enumerate(fused->getResults())) {
+    Value replacement = result;
+    if (expand)
+      replacement = tensor::ExpandShapeOp::create(
+          b, loc, q->getResult(i).getType(), result, groups,
+          tensor::getMixedSizes(b, loc, q.getOuts()[i]));
+    q->getResult(i).replaceAllUsesWith(replacement);
+  }
+  Location remarkLoc = q.getLoc();
+  SmallVector<Operation *> dead{q.getOperation(), expand.getOperation(),
+                                paired.getOperation()};
+  eraseWithDeadProducers(dead);
+  ++numFused;
+  std::lock_guard<std::mutex> lock(getRemarkMutex());
+  remark::passed(remarkLoc, remarkOpts(function)) << remark::add(
+      "fused quantize into the gated fusion.paired_projection ({0}, {1}, "
+      "via {2}): projections, gated activation and quantizer in one op",
+      stringifyActivationKind(paired.getGated()->getKind()),
+      stringifyQuantFormat(scheme.getFormat()), typeString(intermediate));
+}
+
 void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
                                           DominanceInfo &dom) {
   Value value = q.getInput();
+  tensor::ExpandShapeOp pairedExpand;
+  if (PairedProjectionOp paired = gatedPairedProducer(value, pairedExpand))
+    return fuseIntoPairedProjection(q, paired, pairedExpand, function);
   auto valueType = cast<RankedTensorType>(value.getType());
 
   // Other users of the quantized value; one of them may be a dbias

@@ -69,6 +69,10 @@ struct PairPlan {
   Projection proj[2];
   EpilogueMatch epi[2];
   std::optional<GatedMatch> gated;
+  /// The gated quantizer consuming both projections (epi[i] then holds each
+  /// projection's rounding and bias): the FFN front after
+  /// fusion-fuse-act-quantize; the pair becomes a quantizing paired op.
+  GatedActQuantizeOp gatedQuant;
   /// Preference among admitted partners of one seed.
   int score = 0;
 };
@@ -91,6 +95,33 @@ std::string typeStr(Type t) {
   llvm::raw_string_ostream os(s);
   os << t;
   return s;
+}
+
+/// If the results of `a` and `b` reach, each directly or through its own
+/// rounding generic (a bf16 Linear's output), the gate and up inputs of one
+/// forward fusion.gated_act_quantize: that op, and in `gateIndex` which of
+/// `a` (0) and `b` (1) is the gate.
+GatedActQuantizeOp getGatedQuantizeConsumer(Value a, Value b,
+                                            unsigned &gateIndex) {
+  auto consumer = [](Value v, unsigned &input) -> GatedActQuantizeOp {
+    MatchFailure ignored;
+    FailureOr<EpilogueMatch> e = matchEpilogue(v, ignored);
+    if (failed(e) || e->kind != EpilogueKind::none || e->bias ||
+        !e->result.hasOneUse())
+      return {};
+    OpOperand &use = *e->result.getUses().begin();
+    auto gq = dyn_cast<GatedActQuantizeOp>(use.getOwner());
+    if (!gq || gq.getInputs().size() != 2 || gq.getActivation().getBackward())
+      return {};
+    input = use.getOperandNumber() - gq.getInputs().getBeginOperandIndex();
+    return input < 2 ? gq : GatedActQuantizeOp();
+  };
+  unsigned ia = 0, ib = 0;
+  GatedActQuantizeOp ga = consumer(a, ia), gb = consumer(b, ib);
+  if (!ga || ga != gb || ia == ib)
+    return {};
+  gateIndex = ia == 0 ? 0 : 1;
+  return ga;
 }
 
 /// The op of the pair's data flow whose result the fused op replaces.
@@ -412,6 +443,55 @@ FailureOr<PairPlan> FusePairedProjectionsPass::checkPair(const Projection &a,
   PairPlan plan;
   plan.proj[0] = a;
   plan.proj[1] = b;
+  unsigned gateIndex = 0;
+  if (GatedActQuantizeOp gq =
+          getGatedQuantizeConsumer(a.result(), b.result(), gateIndex)) {
+    if (gateIndex == 1)
+      std::swap(plan.proj[0], plan.proj[1]);
+    plan.gatedQuant = gq;
+    if (gq.getScale() || gq.getRng())
+      return decline("unsupported epilogue",
+                     "the gated quantizer takes a scale or rng operand (FP8 "
+                     "delayed scaling, stochastic rounding), which the "
+                     "quantizing paired op does not");
+    if (a.tokenRank > 1 && gq.getScheme().hasColwise())
+      return decline("unsupported epilogue",
+                     "a colwise copy of a result with several token "
+                     "dimensions (the fused op quantizes the collapsed "
+                     "[N, H] result; only rowwise blocks are the same there)");
+    for (unsigned i = 0; i < 2; ++i) {
+      FailureOr<EpilogueMatch> e = matchEpilogue(plan.proj[i].result(), why);
+      if (failed(e))
+        return failure();
+      plan.epi[i] = *e;
+      // The gated quantizer reads the value as stored: a result narrower
+      // than the accumulator is the accumulator rounded to it.
+      Type stored = getElementTypeOrSelf(e->result.getType());
+      if (!e->round && stored != plan.proj[i].accType) {
+        if (!stored.isBF16() && !stored.isF16())
+          return decline("unsupported epilogue",
+                         "the gated quantizer reads the projection as " +
+                             typeStr(stored) +
+                             " (the fused op rounds the accumulator to bf16 "
+                             "or f16 only)");
+        plan.epi[i].round = stored;
+      }
+      if (Value initBias = plan.proj[i].initBias) {
+        if (plan.epi[i].round)
+          return decline("unsupported epilogue",
+                         "the accumulator starts from a bias and is rounded "
+                         "to " +
+                             typeStr(plan.epi[i].round) +
+                             " with it (the fused op rounds before adding "
+                             "its bias)");
+        plan.epi[i].kind = EpilogueKind::bias;
+        plan.epi[i].bias = ColumnParam();
+        plan.epi[i].bias->tensor = initBias;
+      }
+    }
+    plan.score = 4;
+    return plan;
+  }
   if (gatedConsumer) {
     FailureOr<GatedMatch> g = matchGated(a.result(), b.result(), why);
     if (failed(g))
@@ -491,6 +571,8 @@ FailureOr<Operation *> FusePairedProjectionsPass::placement(PairPlan &plan,
   SmallVector<Operation *, 2> roots;
   if (plan.gated) {
     roots.push_back(plan.gated->generic);
+  } else if (plan.gatedQuant) {
+    roots.push_back(plan.gatedQuant);
   } else {
     roots.push_back(rootOf(plan.proj[0], plan.epi[0]));
     roots.push_back(rootOf(plan.proj[1], plan.epi[1]));
@@ -608,10 +690,31 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
       if (e.scale)
         scale[i] = materializeColumnParam(b, loc, e.generic, *e.scale,
                                           hSize(plan.proj[i]));
-      resultTypes.push_back(e.result.getType());
-      roots.push_back(rootOf(plan.proj[i], e));
+      if (!plan.gatedQuant) {
+        resultTypes.push_back(e.result.getType());
+        roots.push_back(rootOf(plan.proj[i], e));
+      }
     }
   }
+  QuantSchemeAttr quant;
+  TypeAttr intermediate;
+  if (GatedActQuantizeOp gq = plan.gatedQuant) {
+    gatedAttr = gq.getActivation();
+    quant = gq.getScheme();
+    intermediate = gq.getIntermediateAttr();
+    llvm::append_range(resultTypes, gq->getResultTypes());
+    roots.push_back(gq);
+    for (EpilogueMatch &e : plan.epi)
+      if (e.generic)
+        roots.push_back(e.generic);
+  }
+  // The values the fused op's results replace, in its result order.
+  SmallVector<Value> replacedValues;
+  if (plan.gatedQuant)
+    llvm::append_range(replacedValues, plan.gatedQuant->getResults());
+  else
+    for (Operation *root : roots)
+      replacedValues.push_back(root->getResult(0));
   // The runtime reads bias and scale as f32 or as the input's element type.
   Type lhsElem = plan.proj[0].lhsElementType();
   for (Value *v : {&bias[0], &bias[1], &scale[0], &scale[1]})
@@ -627,15 +730,26 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
     reassoc.push_back({tokenRank});
     lhs = tensor::CollapseShapeOp::create(b, loc, lhs, reassoc);
     int64_t rows = cast<RankedTensorType>(lhs.getType()).getDimSize(0);
+    // Per-token results (not a per-tensor quantizer's [1] scale or amax).
     for (Type &t : resultTypes) {
       auto rt = cast<RankedTensorType>(t);
-      t = RankedTensorType::get({rows, rt.getShape().back()},
-                                rt.getElementType());
+      if (rt.getRank() == tokenRank + 1)
+        t = RankedTensorType::get({rows, rt.getShape().back()},
+                                  rt.getElementType());
     }
   }
-  // Destinations: [N, H] (or [H]) of each result.
+  // Destinations: [N, H] (or [H]) of each result; a quantizer's own, rank
+  // collapsed like the results, for the quantizing form.
   SmallVector<Value, 2> outs;
+  if (plan.gatedQuant)
+    for (auto [out, t] : llvm::zip(plan.gatedQuant.getOuts(), resultTypes))
+      outs.push_back(out.getType() == t ? out
+                                        : tensor::CollapseShapeOp::create(
+                                              b, loc, out, reassoc)
+                                              .getResult());
   for (auto [i, t] : llvm::enumerate(resultTypes)) {
+    if (plan.gatedQuant)
+      break;
     auto rt = cast<RankedTensorType>(t);
     SmallVector<Value, 2> dynSizes;
     if (rt.getRank() == 2 && rt.isDynamicDim(0))
@@ -648,13 +762,16 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
   auto fused = PairedProjectionOp::create(
       b, loc, resultTypes, lhs, plan.proj[0].weight, plan.proj[1].weight,
       bias[0], scale[0], bias[1], scale[1], outs, kinds[0], kinds[1],
-      gatedAttr, plan.proj[0].kn, rounds[0], rounds[1]);
+      gatedAttr, plan.proj[0].kn, rounds[0], rounds[1], quant, intermediate);
   // The rules imply a valid op; a failure here is a bug, reported as a
   // decline rather than as invalid IR.
   LogicalResult verified = verifyQuietly(fused);
   if (failed(verified)) {
     SmallVector<Value> created{bias[0], bias[1], scale[0], scale[1]};
-    created.append(outs.begin(), outs.end());
+    for (Value out : outs)
+      if (out.getDefiningOp<tensor::EmptyOp>() ||
+          out.getDefiningOp<tensor::CollapseShapeOp>())
+        created.push_back(out);
     if (lhs != plan.proj[0].lhs)
       created.push_back(lhs);
     fused->erase();
@@ -665,10 +782,10 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
           eraseWithDeadProducers({def});
     return nullptr;
   }
-  for (auto [root, result] : llvm::zip(roots, fused->getResults())) {
+  for (auto [old, result] : llvm::zip(replacedValues, fused->getResults())) {
     Value replacement = result;
-    if (tokenRank > 1) {
-      auto type = cast<RankedTensorType>(root->getResult(0).getType());
+    if (old.getType() != result.getType()) {
+      auto type = cast<RankedTensorType>(old.getType());
       SmallVector<OpFoldResult> shape;
       for (int64_t d = 0; d < tokenRank; ++d)
         shape.push_back(tensor::getMixedSize(b, loc, plan.proj[0].lhs, d));
@@ -676,7 +793,7 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
       replacement =
           tensor::ExpandShapeOp::create(b, loc, type, result, reassoc, shape);
     }
-    root->getResult(0).replaceAllUsesWith(replacement);
+    old.replaceAllUsesWith(replacement);
   }
   SmallVector<Operation *> dead(roots);
   dead.push_back(plan.proj[0].op);
@@ -689,6 +806,18 @@ std::string describe(const PairPlan &plan) {
   std::string s = "paired " + plan.proj[0].op->getName().getStringRef().str() +
                   " and " + plan.proj[1].op->getName().getStringRef().str() +
                   " into fusion.paired_projection ";
+  if (GatedActQuantizeOp gq = plan.gatedQuant) {
+    Type round = plan.epi[0].round ? plan.epi[0].round : plan.epi[1].round;
+    return s + "gated " +
+           stringifyActivationKind(gq.getActivation().getKind()).str() +
+           (round ? " of the accumulators rounded to " + typeStr(round)
+                  : std::string()) +
+           (plan.epi[0].bias ? " with a gate bias" : "") +
+           (plan.epi[1].bias ? " with an up bias" : "") + ", quantized " +
+           stringifyQuantFormat(gq.getScheme().getFormat()).str() + " via " +
+           typeStr(gq.getIntermediate()) +
+           " (the fusion.gated_act_quantize it fed)";
+  }
   if (plan.gated)
     return s + "gated " + stringifyActivationKind(plan.gated->kind).str() +
            (plan.gated->gateRound || plan.gated->upRound

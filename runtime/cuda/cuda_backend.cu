@@ -307,4 +307,20 @@ fusion_rt_status cuda_execute(const Request &q, void *stream_ptr) {
   return FUSION_RT_STATUS_SUCCESS;
 }
 
+fusion_rt_status cuda_scratch_alloc(size_t bytes, void *stream, void **out) {
+  cuda::clear_error_detail();
+  cudaError_t e =
+      cudaMallocAsync(out, bytes, static_cast<cudaStream_t>(stream));
+  if (e != cudaSuccess) {
+    *out = nullptr;
+    return cuda_fail(e, "cudaMallocAsync(gated value scratch)");
+  }
+  return FUSION_RT_STATUS_SUCCESS;
+}
+
+void cuda_scratch_free(void *ptr, void *stream) {
+  if (ptr)
+    cudaFreeAsync(ptr, static_cast<cudaStream_t>(stream));
+}
+
 } // namespace fusion_rt

@@ -438,6 +438,21 @@ fusion_rt_paired_projection_run(const fusion_rt_paired_projection *desc,
                                 const fusion_rt_options *options,
                                 void *stream);
 
+/** The FFN front in one call: a gated pair (desc->gated_kind set; out0 and
+ *  out1 absent) whose value act(lhs x w0^T) * (lhs x w1^T), rounded to
+ *  `intermediate_dtype` (BF16/F16/F32: the type the unfused program stores
+ *  it in), is quantized with `scheme` into `outputs` as fusion_rt_quantize
+ *  of that [M, H] value would. Equals fusion_rt_paired_projection_run into
+ *  an [M, H] tensor of intermediate_dtype followed by fusion_rt_quantize of
+ *  it, on the same backend, byte for byte; the gated value is not returned.
+ *  Both backends keep it in a scratch buffer between the projection and the
+ *  quantizer (on the GPU: stream-ordered, in L2 at decode sizes). */
+FUSION_RT_API fusion_rt_status fusion_rt_paired_projection_quantize(
+    const fusion_rt_paired_projection *desc, int32_t intermediate_dtype,
+    const fusion_rt_quant_scheme *scheme,
+    const fusion_rt_quant_outputs *outputs, const fusion_rt_options *options,
+    void *stream);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -15,7 +15,10 @@
 #include "common/layout.h"
 #include "common/scale.h"
 
+#include <algorithm>
 #include <cmath>
+#include <memory>
+#include <new>
 #include <cstdarg>
 #include <cstdio>
 
@@ -577,9 +580,10 @@ fusion_rt_status check_paired_epilogue(const fusion_rt_epilogue &e, int i,
   return get_epilogue_vector(e.scale, name, in_dtype, h, req.scale[i]);
 }
 
-/// Validates a paired-projection descriptor into `req`.
+/// Validates a paired-projection descriptor into `req`; with `quantizing`,
+/// one whose gated value is quantized (out0 and out1 must be absent).
 fusion_rt_status check_paired(const fusion_rt_paired_projection *d,
-                              PairedRequest &req) {
+                              PairedRequest &req, bool quantizing = false) {
   if (!d)
     return fail(FUSION_RT_STATUS_NULL_POINTER, "desc is NULL");
   if (d->accumulate_dtype != FUSION_RT_F32)
@@ -587,6 +591,11 @@ fusion_rt_status check_paired(const fusion_rt_paired_projection *d,
                 "desc->accumulate_dtype = %d: only F32 accumulation is supported",
                 int(d->accumulate_dtype));
   const bool gated = d->gated_kind != -1;
+  if (quantizing && !gated)
+    return fail(FUSION_RT_STATUS_BAD_VALUE,
+                "desc->gated_kind is -1: fusion_rt_paired_projection_quantize "
+                "quantizes the value of a gated pair (gate/up feeding a gated "
+                "activation)");
   if (gated && !(in_range(d->gated_kind, 0, FUSION_RT_ACT_CLAMPED_SWIGLU) &&
                  act_is_gated(d->gated_kind)))
     return fail(FUSION_RT_STATUS_BAD_VALUE,
@@ -622,6 +631,11 @@ fusion_rt_status check_paired(const fusion_rt_paired_projection *d,
   const fusion_rt_tensor *os[2] = {&d->out0, &d->out1};
   const char *oname[2] = {"desc->out0", "desc->out1"};
   for (int i = 0; i < 2; ++i) {
+    if (quantizing) {
+      FUSION_RT_TRY(must_be_absent(*os[i], oname[i],
+                                   "the quantizing form writes `outputs`"));
+      continue;
+    }
     if (i == 1 && gated) {
       FUSION_RT_TRY(must_be_absent(d->out1, "desc->out1",
                                    "a gated pair has one result (out0)"));
@@ -956,6 +970,76 @@ fusion_rt_paired_projection_run(const fusion_rt_paired_projection *desc,
   FUSION_RT_TRY(check_options(options, req.num_threads));
   FUSION_RT_TRY(check_paired(desc, req));
   return dispatch(req, options, stream);
+}
+
+fusion_rt_status fusion_rt_paired_projection_quantize(
+    const fusion_rt_paired_projection *desc, int32_t intermediate_dtype,
+    const fusion_rt_quant_scheme *scheme,
+    const fusion_rt_quant_outputs *outputs, const fusion_rt_options *options,
+    void *stream) {
+  clear_error();
+  PairedRequest preq;
+  FUSION_RT_TRY(check_options(options, preq.num_threads));
+  FUSION_RT_TRY(check_paired(desc, preq, /*quantizing=*/true));
+  if (intermediate_dtype != FUSION_RT_BF16 &&
+      intermediate_dtype != FUSION_RT_F16 && intermediate_dtype != FUSION_RT_F32)
+    return fail(FUSION_RT_STATUS_BAD_DTYPE,
+                "intermediate_dtype = %d: the gated value is rounded to BF16, "
+                "F16 or F32",
+                int(intermediate_dtype));
+  Request qreq;
+  qreq.op = Op::Quantize;
+  qreq.num_threads = preq.num_threads;
+  FUSION_RT_TRY(check_scheme(scheme));
+  const int64_t m = preq.lhs.rows, h = preq.w[0].rows;
+  FUSION_RT_TRY(check_outputs(*scheme, outputs, m, h, false, true, qreq));
+  // The gated value [M, H] between the two steps.
+  Mat value;
+  value.dtype = intermediate_dtype;
+  value.rows = m;
+  value.cols = h;
+  value.rs = h;
+  value.cs = 1;
+  // (At least one element: an empty [M, H] still runs the quantizer, which
+  // writes a per-tensor amax.)
+  const size_t bytes = std::max<size_t>(
+      1, size_t(m) * size_t(h)) * (intermediate_dtype == FUSION_RT_F32 ? 4 : 2);
+#ifdef FUSION_RT_HAVE_CUDA
+  const int32_t backend = options ? options->backend : FUSION_RT_BACKEND_AUTO;
+  const bool device = on_device(preq) || on_device(qreq);
+  if (backend == FUSION_RT_BACKEND_CPU && device)
+    return fail(FUSION_RT_STATUS_BAD_VALUE,
+                "options->backend is FUSION_RT_BACKEND_CPU but a tensor is in "
+                "device memory");
+  if (backend == FUSION_RT_BACKEND_CUDA || device) {
+    void *scratch = nullptr;
+    if (fusion_rt_status st = cuda_scratch_alloc(bytes, stream, &scratch))
+      return fail(st, "%s", cuda::error_detail());
+    value.data = static_cast<char *>(scratch);
+    preq.out[0] = value;
+    qreq.x = value;
+    fusion_rt_status st = run_cuda(preq, stream);
+    if (st == FUSION_RT_STATUS_SUCCESS)
+      st = run_cuda(qreq, stream);
+    cuda_scratch_free(scratch, stream);
+    return st;
+  }
+#endif
+  std::unique_ptr<char[]> scratch(new (std::nothrow) char[bytes]);
+  if (!scratch)
+    return fail(FUSION_RT_STATUS_OUT_OF_MEMORY,
+                "the CPU backend could not allocate the [%lld, %lld] gated "
+                "value",
+                (long long)m, (long long)h);
+  value.data = scratch.get();
+  preq.out[0] = value;
+  qreq.x = value;
+  fusion_rt_status st = run_cpu(preq);
+  if (st == FUSION_RT_STATUS_SUCCESS)
+    st = run_cpu(qreq);
+  if (st == FUSION_RT_STATUS_OUT_OF_MEMORY)
+    return fail(st, "the CPU backend could not allocate its scratch buffers");
+  return st;
 }
 
 } // extern "C"

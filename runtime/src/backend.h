@@ -101,6 +101,10 @@ bool cuda_paired_touches_device(const PairedRequest &req);
 /// failure the message is in cuda_paired_error_detail().
 fusion_rt_status cuda_paired_execute(const PairedRequest &req, void *stream);
 const char *cuda_paired_error_detail();
+/// Stream-ordered device scratch (cudaMallocAsync / cudaFreeAsync): the
+/// gated value between the two steps of fusion_rt_paired_projection_quantize.
+fusion_rt_status cuda_scratch_alloc(size_t bytes, void *stream, void **out);
+void cuda_scratch_free(void *ptr, void *stream);
 #endif
 
 } // namespace fusion_rt

@@ -570,3 +570,171 @@ TEST(PairedProjectionValidation, NullDescriptorAndBadOptions) {
   EXPECT_EQ(p.run(), FUSION_RT_STATUS_SUCCESS);
   EXPECT_STREQ(fusion_rt_last_error_message(), "");
 }
+
+//===----------------------------------------------------------------------===//
+// fusion_rt_paired_projection_quantize: the FFN front in one call
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A gated pair (no out0 / out1) and the same pair written into an [M, H]
+/// value of `inter`, for the composition the quantizing call must equal.
+struct GatedFront {
+  Pair p;
+  int32_t inter;
+  GatedFront(int64_t m, int64_t k, int64_t h, int32_t dt, int32_t inter_,
+             int32_t kind, uint32_t seed)
+      : p(m, k, h, h, dt, seed, inter_, inter_), inter(inter_) {
+    p.d.gated_kind = kind;
+    p.d.epilogue0 = fusion_rt_epilogue{};
+    p.d.epilogue1 = fusion_rt_epilogue{};
+    p.d.out1 = fusion_rt_tensor{};
+  }
+  /// Unfused: paired projection into p.o0, then fusion_rt_quantize of it.
+  void unfused(const fusion_rt_quant_scheme &s, QuantBuffers &q) {
+    q.alloc(s, p.m, p.h0, false, s.format >= FUSION_RT_FORMAT_FP8_E4M3);
+    ASSERT_EQ(fusion_rt_paired_projection_run(&p.d, nullptr, nullptr),
+              FUSION_RT_STATUS_SUCCESS)
+        << fusion_rt_last_error_message();
+    fusion_rt_tensor v = p.o0.view();
+    ASSERT_EQ(fusion_rt_quantize(&v, &s, &q.out, nullptr, nullptr),
+              FUSION_RT_STATUS_SUCCESS)
+        << fusion_rt_last_error_message();
+  }
+  fusion_rt_status fused(const fusion_rt_quant_scheme &s, QuantBuffers &q,
+                         const fusion_rt_options *opt = nullptr) {
+    q.alloc(s, p.m, p.h0, false, s.format >= FUSION_RT_FORMAT_FP8_E4M3);
+    fusion_rt_paired_projection d = p.d;
+    d.out0 = fusion_rt_tensor{};
+    return fusion_rt_paired_projection_quantize(&d, inter, &s, &q.out, opt,
+                                                nullptr);
+  }
+};
+
+} // namespace
+
+TEST(PairedProjectionQuantize, EqualsPairedRunThenQuantizeByteForByte) {
+  // Every format the quantizer has (CPU), with bf16 / f32 intermediates,
+  // accumulator rounding (a bf16 Linear) or none, biases, odd shapes.
+  const int32_t formats[] = {FUSION_RT_FORMAT_MXFP8_E4M3,
+                             FUSION_RT_FORMAT_MXFP8_E5M2,
+                             FUSION_RT_FORMAT_MXFP4, FUSION_RT_FORMAT_NVFP4,
+                             FUSION_RT_FORMAT_FP8_E4M3};
+  const int64_t shapes[][3] = {{1, 64, 64}, {4, 96, 160}, {17, 40, 96}};
+  int cases = 0;
+  for (int32_t f : formats)
+    for (auto &sh : shapes)
+      for (int32_t inter : {FUSION_RT_BF16, FUSION_RT_F32})
+        for (int round = 0; round < 2; ++round) {
+          const int32_t dir = f == FUSION_RT_FORMAT_FP8_E4M3
+                                  ? FUSION_RT_ROWWISE
+                                  : (cases % 3 == 2 ? FUSION_RT_BOTH
+                                                    : FUSION_RT_ROWWISE);
+          fusion_rt_quant_scheme s = scheme_of(f, dir);
+          GatedFront g(sh[0], sh[1], sh[2], FUSION_RT_BF16, inter,
+                       cases % 2 ? FUSION_RT_ACT_GEGLU : FUSION_RT_ACT_SWIGLU,
+                       uint32_t(11 + cases));
+          if (round) {
+            g.p.d.epilogue0.accumulator_round = FUSION_RT_ROUND_BF16;
+            g.p.d.epilogue1.accumulator_round = FUSION_RT_ROUND_BF16;
+            g.p.d.epilogue1.kind = FUSION_RT_EPILOGUE_BIAS;
+            g.p.d.epilogue1.bias = view1d(g.p.b1.bytes.data(), g.p.dt, g.p.h1);
+          }
+          QuantBuffers want, got;
+          g.unfused(s, want);
+          ASSERT_EQ(g.fused(s, got), FUSION_RT_STATUS_SUCCESS)
+              << fusion_rt_last_error_message();
+          EXPECT_EQ(diff(want, got), "")
+              << describe(s) << " shape " << sh[0] << "x" << sh[1] << "x"
+              << sh[2] << " inter " << inter << " round " << round;
+          ++cases;
+        }
+  EXPECT_EQ(cases, 60);
+}
+
+TEST(PairedProjectionQuantize, EmptyTokensWriteNothingAndSucceed) {
+  GatedFront g(0, 32, 64, FUSION_RT_BF16, FUSION_RT_BF16, FUSION_RT_ACT_SWIGLU,
+               3);
+  QuantBuffers got;
+  EXPECT_EQ(g.fused(scheme_of(FUSION_RT_FORMAT_MXFP8_E4M3, FUSION_RT_ROWWISE),
+                    got),
+            FUSION_RT_STATUS_SUCCESS)
+      << fusion_rt_last_error_message();
+}
+
+TEST(PairedProjectionQuantize, EveryBrokenArgumentIsReportedAndNothingWritten) {
+  const fusion_rt_quant_scheme s =
+      scheme_of(FUSION_RT_FORMAT_MXFP8_E4M3, FUSION_RT_ROWWISE);
+  struct Case {
+    const char *name;
+    std::function<void(fusion_rt_paired_projection &, int32_t &)> edit;
+    fusion_rt_status status;
+    const char *needle;
+  };
+  HostMatrix extra =
+      make_matrix(std::vector<float>(4 * 64, 0.f), 4, 64, FUSION_RT_BF16);
+  const Case cases[] = {
+      {"not gated",
+       [](fusion_rt_paired_projection &d, int32_t &) { d.gated_kind = -1; },
+       FUSION_RT_STATUS_BAD_VALUE, "gated_kind is -1"},
+      {"out0 given",
+       [&](fusion_rt_paired_projection &d, int32_t &) { d.out0 = extra.view(); },
+       FUSION_RT_STATUS_BAD_VALUE, "desc->out0"},
+      {"out1 given",
+       [&](fusion_rt_paired_projection &d, int32_t &) { d.out1 = extra.view(); },
+       FUSION_RT_STATUS_BAD_VALUE, "desc->out1"},
+      {"intermediate fp8",
+       [](fusion_rt_paired_projection &, int32_t &inter) {
+         inter = FUSION_RT_F8E4M3;
+       },
+       FUSION_RT_STATUS_BAD_DTYPE, "intermediate_dtype"},
+      {"weights of different widths",
+       [&](fusion_rt_paired_projection &d, int32_t &) {
+         d.weight1.sizes[0] = 32;
+       },
+       FUSION_RT_STATUS_BAD_SHAPE, "gated pair"},
+  };
+  for (const Case &c : cases) {
+    GatedFront g(4, 32, 64, FUSION_RT_BF16, FUSION_RT_BF16,
+                 FUSION_RT_ACT_SWIGLU, 5);
+    QuantBuffers q;
+    q.alloc(s, 4, 64);
+    fusion_rt_paired_projection d = g.p.d;
+    d.out0 = fusion_rt_tensor{};
+    int32_t inter = FUSION_RT_BF16;
+    c.edit(d, inter);
+    EXPECT_EQ(fusion_rt_paired_projection_quantize(&d, inter, &s, &q.out,
+                                                   nullptr, nullptr),
+              c.status)
+        << c.name;
+    EXPECT_NE(std::string(fusion_rt_last_error_message()).find(c.needle),
+              std::string::npos)
+        << c.name << ": " << fusion_rt_last_error_message();
+    for (uint8_t b : q.row_data)
+      ASSERT_EQ(b, 0xAB) << c.name;
+    for (uint8_t b : q.row_scales)
+      ASSERT_EQ(b, 0xAB) << c.name;
+  }
+  // NULL arguments and outputs of the wrong shape.
+  GatedFront g(4, 32, 64, FUSION_RT_BF16, FUSION_RT_BF16, FUSION_RT_ACT_SWIGLU,
+               5);
+  fusion_rt_paired_projection d = g.p.d;
+  d.out0 = fusion_rt_tensor{};
+  QuantBuffers q;
+  q.alloc(s, 4, 64);
+  EXPECT_EQ(fusion_rt_paired_projection_quantize(nullptr, FUSION_RT_BF16, &s,
+                                                 &q.out, nullptr, nullptr),
+            FUSION_RT_STATUS_NULL_POINTER);
+  EXPECT_EQ(fusion_rt_paired_projection_quantize(&d, FUSION_RT_BF16, nullptr,
+                                                 &q.out, nullptr, nullptr),
+            FUSION_RT_STATUS_NULL_POINTER);
+  EXPECT_EQ(fusion_rt_paired_projection_quantize(&d, FUSION_RT_BF16, &s,
+                                                 nullptr, nullptr, nullptr),
+            FUSION_RT_STATUS_NULL_POINTER);
+  QuantBuffers narrow;
+  narrow.alloc(s, 4, 32); // [4, 32] codes for a [4, 64] value
+  EXPECT_EQ(fusion_rt_paired_projection_quantize(&d, FUSION_RT_BF16, &s,
+                                                 &narrow.out, nullptr, nullptr),
+            FUSION_RT_STATUS_BAD_SHAPE)
+      << fusion_rt_last_error_message();
+}

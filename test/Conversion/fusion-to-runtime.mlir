@@ -139,6 +139,32 @@ func.func @paired_rounded(%x: tensor<1x2048xbf16>, %wa: tensor<32x2048xbf16>, %w
 
 // -----
 
+// The quantizing gated pair (the FFN front) calls its own entry point: the
+// pair's scalars (swiglu = 7, both accumulators rounded to bf16), then the
+// intermediate dtype (f32 = 2) and the scheme's (format e5m2 = 1 first).
+// CHECK-LABEL: func.func private @fusion_rt_mlir_paired_projection_quantize(i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, f32, memref<?x12xi64>) -> i32
+// CHECK-LABEL: func.func @paired_quantize
+// CHECK:        %[[EPI0:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:    %[[EPI1:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:    %[[GATED:.*]] = arith.constant 7 : i32
+// CHECK-NEXT:    %[[KN:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:    %[[R0:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:    %[[R1:.*]] = arith.constant 1 : i32
+// CHECK-COUNT-4: arith.constant 0 : i32
+// CHECK-NEXT:    %[[INTER:.*]] = arith.constant 2 : i32
+// CHECK-NEXT:    %[[FMT:.*]] = arith.constant 1 : i32
+// CHECK:         call @fusion_rt_mlir_paired_projection_quantize(%[[EPI0]], %[[EPI1]], %[[GATED]], %[[KN]], %[[R0]], %[[R1]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[INTER]], %[[FMT]],
+// CHECK-NOT:     fusion.paired_projection
+func.func @paired_quantize(%x: tensor<4x64xbf16>, %wg: tensor<32x64xbf16>, %wu: tensor<32x64xbf16>) -> (tensor<4x32xf8E5M2>, tensor<4x1xf8E8M0FNU>) {
+  %d0 = tensor.empty() : tensor<4x32xf8E5M2>
+  %d1 = tensor.empty() : tensor<4x1xf8E8M0FNU>
+  %q:2 = fusion.paired_projection %x, %wg, %wu epilogues(round(bf16) none, round(bf16) none) gated(#fusion.act<swiglu>) quantize(#fusion.quant<mxfp8_e5m2, rowwise> via f32) outs(%d0, %d1)
+      : (tensor<4x64xbf16>, tensor<32x64xbf16>, tensor<32x64xbf16>, tensor<4x32xf8E5M2>, tensor<4x1xf8E8M0FNU>) -> (tensor<4x32xf8E5M2>, tensor<4x1xf8E8M0FNU>)
+  return %q#0, %q#1 : tensor<4x32xf8E5M2>, tensor<4x1xf8E8M0FNU>
+}
+
+// -----
+
 // In place: the quantized rows land in a slice of the caller's buffers (the
 // destinations are subviews of the function arguments, nothing is
 // allocated). tensor.insert_slice leaves a copy of each subview onto itself,

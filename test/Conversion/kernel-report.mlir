@@ -187,3 +187,18 @@ func.func @torchao_zero_scale(%x: tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3F
       : (tensor<64x256xbf16>, tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>)
   return %d#0, %d#1, %q#0, %q#1 : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
 }
+
+// The FFN front in one op (a quantizing gated pair) at decode size: the
+// pair's gemv kernel, then the MXFP8 quantizer of the gated bf16 value.
+// CHECK: op #14 fusion.paired_projection
+// CHECK-NEXT: entry point: _mlir_ciface_fusion_rt_mlir_paired_projection_quantize -> fusion_rt_paired_projection_quantize
+// CHECK: CUDA launch: gemv path: {{.*}}; then the quantizer of the gated value (kept in a stream-ordered scratch buffer): block 128,
+// CHECK: CUDA kernel: void fusion_rt::paired::(anonymous namespace)::paired_gemv_kernel<__nv_bfloat16, 1, 2, true, false>
+// CHECK: CUDA kernel: void fusion_rt::cuda::stream::row_stream_kernel<fusion_rt::cuda::BF16T,
+func.func @ffn_front(%x: tensor<1x4096xbf16>, %wg: tensor<14336x4096xbf16>, %wu: tensor<14336x4096xbf16>) -> (tensor<1x14336xf8E4M3FN>, tensor<1x448xf8E8M0FNU>) {
+  %d0 = tensor.empty() : tensor<1x14336xf8E4M3FN>
+  %d1 = tensor.empty() : tensor<1x448xf8E8M0FNU>
+  %q:2 = fusion.paired_projection %x, %wg, %wu epilogues(round(bf16) none, round(bf16) none) gated(#fusion.act<swiglu>) quantize(#fusion.quant<mxfp8_e4m3, rowwise> via bf16) outs(%d0, %d1)
+      : (tensor<1x4096xbf16>, tensor<14336x4096xbf16>, tensor<14336x4096xbf16>, tensor<1x14336xf8E4M3FN>, tensor<1x448xf8E8M0FNU>) -> (tensor<1x14336xf8E4M3FN>, tensor<1x448xf8E8M0FNU>)
+  return %q#0, %q#1 : tensor<1x14336xf8E4M3FN>, tensor<1x448xf8E8M0FNU>
+}

@@ -60,6 +60,8 @@ StringRef cApiOf(Operation *op) {
     return "fusion_rt_act_quantize";
   if (isa<GatedActQuantizeOp>(op))
     return "fusion_rt_gated_act_quantize";
+  if (cast<PairedProjectionOp>(op).getQuant())
+    return "fusion_rt_paired_projection_quantize";
   return "fusion_rt_paired_projection_run";
 }
 
@@ -263,6 +265,8 @@ void planZeroScale(QuantSchemeAttr scheme, StringRef src, Type inElt,
                            " >(fusion_rt::cuda::KParams, long, long)");
 }
 
+void planPaired(PairedProjectionOp p, Plan &plan);
+
 Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
   Plan plan;
   plan.cApi = cApiOf(op).str();
@@ -297,10 +301,35 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
     planZeroScale(q.getScheme(), bwd ? "SrcGatedBwd" : "SrcGatedFwd",
                   in.getElementType(), plan);
   } else {
-    // The selector (gemv, tensor-core mma or cuBLAS by tokens and
-    // multiply-adds) and the gemv / mma launch plans come from
-    // runtime/common/paired_plan.h, the code the CUDA backend launches from.
     auto p = cast<PairedProjectionOp>(op);
+    planPaired(p, plan);
+    if (std::optional<QuantSchemeAttr> quant = p.getQuant()) {
+      // The quantizing form: the gated value [N, H] of the intermediate
+      // type, then the plain quantizer on it (fusion_rt.h).
+      auto lhs = cast<ShapedType>(p.getLhs().getType());
+      auto w0 = cast<ShapedType>(p.getRhs0().getType());
+      SmallVector<int64_t, 2> shape{lhs.getRank() == 2 ? lhs.getDimSize(0) : 1,
+                                    w0.getDimSize(p.getKn() ? 1 : 0)};
+      Type t = *p.getIntermediate();
+      Plan q;
+      planMX(*quant, t, "SrcPlain", 16 / elemBytes(t), 4, shape, false,
+             /*v2Eligible=*/true, inv, q);
+      planZeroScale(*quant, "SrcPlain", t, q);
+      llvm::append_range(plan.kernels, q.kernels);
+      plan.cudaNote = q.cudaNote;
+      plan.launch += "; then the quantizer of the gated value (kept in a "
+                     "stream-ordered scratch buffer)" +
+                     (q.launch.empty() ? std::string() : ": " + q.launch);
+    }
+  }
+  return plan;
+}
+
+/// The selector (gemv, tensor-core mma or cuBLAS by tokens and
+/// multiply-adds) and the gemv / mma launch plans come from
+/// runtime/common/paired_plan.h, the code the CUDA backend launches from.
+void planPaired(PairedProjectionOp p, Plan &plan) {
+  {
     auto lhs = cast<ShapedType>(p.getLhs().getType());
     auto w0 = cast<ShapedType>(p.getRhs0().getType());
     auto w1 = cast<ShapedType>(p.getRhs1().getType());
@@ -317,7 +346,7 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
       plan.launch = "gemv path (tokens <= 16 or <= 2^23 multiply-adds), mma "
                     "path (16-bit operands, <= 3 * 2^26 multiply-adds) or cuBLAS "
                     "path, chosen at run time from the shape";
-      return plan;
+      return;
     }
     using namespace fusion_rt::paired;
     int64_t esize = elemBytes(lhs.getElementType());
@@ -379,7 +408,6 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
                     "paired_epilogue_kernel, block 256";
     }
   }
-  return plan;
 }
 
 llvm::StringMap<KernelInfo> readInventory(StringRef path, std::string &arch,

@@ -164,6 +164,11 @@ static SmallVector<Value> scalarArgs(OpBuilder &b, Location loc,
       args.push_back(i32(b, loc, !r ? 0 : r->isBF16() ? 1 : 2));
     for (Value v : {p.getBias0(), p.getScale0(), p.getBias1(), p.getScale1()})
       args.push_back(i32(b, loc, v ? 1 : 0));
+    // The quantizing form: the intermediate type, then the scheme.
+    if (std::optional<QuantSchemeAttr> quant = p.getQuant()) {
+      args.push_back(i32(b, loc, *runtimeDtype(*p.getIntermediate())));
+      appendScheme(b, loc, *quant, args);
+    }
   }
   return args;
 }
@@ -174,8 +179,10 @@ static StringRef entryPointOf(Operation *op) {
       .Case<ActQuantizeOp>([](auto) { return "fusion_rt_mlir_act_quantize"; })
       .Case<GatedActQuantizeOp>(
           [](auto) { return "fusion_rt_mlir_gated_act_quantize"; })
-      .Case<PairedProjectionOp>(
-          [](auto) { return "fusion_rt_mlir_paired_projection"; })
+      .Case<PairedProjectionOp>([](PairedProjectionOp p) {
+        return p.getQuant() ? "fusion_rt_mlir_paired_projection_quantize"
+                            : "fusion_rt_mlir_paired_projection";
+      })
       .Default([](auto) { return StringRef(); });
 }
 

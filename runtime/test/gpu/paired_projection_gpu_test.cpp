@@ -459,6 +459,106 @@ void device_errors() {
   cudaFree(o1);
 }
 
+/// fusion_rt_paired_projection_quantize on device memory (the FFN front:
+/// gate/up, SwiGLU, MXFP8 rowwise) on every path: byte for byte the device's
+/// own paired_projection_run into a [M, H] value + fusion_rt_quantize of it
+/// (fused equals unfused on one backend), and the CPU quantizer of that
+/// downloaded value gives the same bytes again.
+void quantizing_front(const char *path) {
+  struct QCase {
+    int64_t m, k, h;
+    int32_t inter, round;
+  };
+  const QCase qcases[] = {{1, 2048, 64, FUSION_RT_BF16, FUSION_RT_ROUND_BF16},
+                          {4, 1024, 96, FUSION_RT_BF16, FUSION_RT_ROUND_BF16},
+                          {16, 2048, 64, FUSION_RT_F32, FUSION_RT_ROUND_NONE},
+                          {128, 1024, 64, FUSION_RT_BF16, FUSION_RT_ROUND_BF16},
+                          {300, 512, 96, FUSION_RT_BF16, FUSION_RT_ROUND_NONE}};
+  if (std::strcmp(path, "auto"))
+    setenv("FUSION_RT_PAIRED_PATH", path, 1);
+  std::mt19937 gen(99);
+  std::normal_distribution<float> nd(0.f, 1.f);
+  for (const QCase &c : qcases) {
+    Buf x, w, value;
+    x.alloc(FUSION_RT_BF16, c.m * c.k);
+    w.alloc(FUSION_RT_BF16, 2 * c.h * c.k); // [Wg; Wu]
+    value.alloc(c.inter, c.m * c.h);
+    for (int64_t i = 0; i < x.n; ++i)
+      x.set(i, nd(gen));
+    for (int64_t i = 0; i < w.n; ++i)
+      w.set(i, nd(gen) / std::sqrt(float(c.k)));
+    x.upload();
+    w.upload();
+    fusion_rt_paired_projection d{};
+    d.lhs = view(x.dev, FUSION_RT_BF16, c.m, c.k, c.k, 1);
+    d.weight0 = view(w.dev, FUSION_RT_BF16, c.h, c.k, c.k, 1);
+    d.weight1 = view(static_cast<uint8_t *>(w.dev) + c.h * c.k * 2, FUSION_RT_BF16,
+                     c.h, c.k, c.k, 1);
+    d.gated_kind = FUSION_RT_ACT_SWIGLU;
+    d.accumulate_dtype = FUSION_RT_F32;
+    d.epilogue0.accumulator_round = d.epilogue1.accumulator_round = c.round;
+    fusion_rt_quant_scheme s;
+    fusion_rt_quant_scheme_init(&s);
+    const int64_t nb = c.h / 32;
+    void *codes[2], *scales[2];
+    for (int i = 0; i < 2; ++i) {
+      CUDA_OK(cudaMalloc(&codes[i], c.m * c.h));
+      CUDA_OK(cudaMalloc(&scales[i], c.m * nb));
+      CUDA_OK(cudaMemset(codes[i], 0xAB, c.m * c.h));
+      CUDA_OK(cudaMemset(scales[i], 0xAB, c.m * nb));
+    }
+    auto outs = [&](int i) {
+      fusion_rt_quant_outputs o;
+      fusion_rt_quant_outputs_init(&o);
+      o.rowwise_data = view(codes[i], FUSION_RT_F8E4M3, c.m, c.h, c.h, 1);
+      o.rowwise_scales = view(scales[i], FUSION_RT_E8M0, c.m, nb, nb, 1);
+      return o;
+    };
+    const std::string what = std::string("quantizing front [") + path + "] m=" +
+                             std::to_string(c.m) + " k=" + std::to_string(c.k) +
+                             " h=" + std::to_string(c.h) + " round=" +
+                             std::to_string(c.round) + ": ";
+    fusion_rt_quant_outputs o0 = outs(0), o1 = outs(1);
+    fusion_rt_status st =
+        fusion_rt_paired_projection_quantize(&d, c.inter, &s, &o0, nullptr, nullptr);
+    check(st == FUSION_RT_STATUS_SUCCESS,
+          what + "fused call: " + fusion_rt_last_error_message());
+    d.out0 = view(value.dev, c.inter, c.m, c.h, c.h, 1);
+    st = fusion_rt_paired_projection_run(&d, nullptr, nullptr);
+    fusion_rt_tensor vv = d.out0;
+    if (st == FUSION_RT_STATUS_SUCCESS)
+      st = fusion_rt_quantize(&vv, &s, &o1, nullptr, nullptr);
+    check(st == FUSION_RT_STATUS_SUCCESS,
+          what + "unfused calls: " + fusion_rt_last_error_message());
+    CUDA_OK(cudaDeviceSynchronize());
+    std::vector<uint8_t> c0(c.m * c.h), c1(c0.size()), s0(c.m * nb), s1(s0.size());
+    CUDA_OK(cudaMemcpy(c0.data(), codes[0], c0.size(), cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(c1.data(), codes[1], c1.size(), cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(s0.data(), scales[0], s0.size(), cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(s1.data(), scales[1], s1.size(), cudaMemcpyDeviceToHost));
+    check(c0 == c1 && s0 == s1, what + "fused != paired_run + quantize on the device");
+    // The CPU quantizer of the device's gated value.
+    std::vector<uint8_t> hv;
+    value.download(hv);
+    std::vector<uint8_t> c2(c0.size(), 0xAB), s2(s0.size(), 0xAB);
+    fusion_rt_tensor hvv = view(hv.data(), c.inter, c.m, c.h, c.h, 1);
+    fusion_rt_quant_outputs o2;
+    fusion_rt_quant_outputs_init(&o2);
+    o2.rowwise_data = view(c2.data(), FUSION_RT_F8E4M3, c.m, c.h, c.h, 1);
+    o2.rowwise_scales = view(s2.data(), FUSION_RT_E8M0, c.m, nb, nb, 1);
+    st = fusion_rt_quantize(&hvv, &s, &o2, nullptr, nullptr);
+    check(st == FUSION_RT_STATUS_SUCCESS && c2 == c0 && s2 == s0,
+          what + "the CPU quantizer of the device's gated value differs");
+    for (int i = 0; i < 2; ++i) {
+      cudaFree(codes[i]);
+      cudaFree(scales[i]);
+    }
+    for (Buf *b : {&x, &w, &value})
+      b->release();
+  }
+  unsetenv("FUSION_RT_PAIRED_PATH");
+}
+
 } // namespace
 
 /// Runs every case on `path` at every forced launch shape: shape[i] is the
@@ -618,6 +718,13 @@ int main(int argc, char **argv) {
   const char *const mma_vars[] = {"SPLIT", "MT", "RPW"};
   if (!quick)
     run_forced(mma_cases, "mma", mma_vars, mma_shapes, seed);
+  for (const char *path : paths) {
+    if (!std::strcmp(path, "generic") ||
+        (!only.empty() ? only.find("," + std::string(path) + ",") == std::string::npos
+                       : quick && std::strcmp(path, "auto")))
+      continue;
+    quantizing_front(path);
+  }
   device_errors();
   std::printf("worst f32-output error vs fp64 (gemv / mma / blas / auto paths): %.3g\n",
               g_worst_f32);

@@ -753,3 +753,58 @@ func.func private @f() attributes {q = #fusion.quant<fp8_e4m3, rowwise, scaling 
 
 // expected-error @+1 {{pow2_scale is true or false, not 'yes'}}
 func.func private @f() attributes {q = #fusion.quant<fp8_e4m3, rowwise, pow2_scale = yes>}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<32x64xbf16>) {
+  %d0 = tensor.empty() : tensor<4x32xf8E4M3FN>
+  %d1 = tensor.empty() : tensor<4x1xf8E8M0FNU>
+  // expected-error @+1 {{'quantize' needs a gated pair (it quantizes act(y0) * y1)}}
+  %q:2 = fusion.paired_projection %x, %w, %w epilogues(none, none) quantize(#fusion.quant<mxfp8_e4m3, rowwise> via bf16) outs(%d0, %d1)
+      : (tensor<4x64xbf16>, tensor<32x64xbf16>, tensor<32x64xbf16>, tensor<4x32xf8E4M3FN>, tensor<4x1xf8E8M0FNU>) -> (tensor<4x32xf8E4M3FN>, tensor<4x1xf8E8M0FNU>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<32x64xbf16>) {
+  %d0 = tensor.empty() : tensor<4x32xf8E4M3FN>
+  %d1 = tensor.empty() : tensor<4x1xf8E8M0FNU>
+  // expected-error @+1 {{intermediate element type must be bf16, f16 or f32, got 'f8E4M3FN'}}
+  %q:2 = fusion.paired_projection %x, %w, %w epilogues(none, none) gated(#fusion.act<swiglu>) quantize(#fusion.quant<mxfp8_e4m3, rowwise> via f8E4M3FN) outs(%d0, %d1)
+      : (tensor<4x64xbf16>, tensor<32x64xbf16>, tensor<32x64xbf16>, tensor<4x32xf8E4M3FN>, tensor<4x1xf8E8M0FNU>) -> (tensor<4x32xf8E4M3FN>, tensor<4x1xf8E8M0FNU>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<32x64xbf16>) {
+  %d0 = tensor.empty() : tensor<4x32xf8E4M3FN>
+  %d1 = tensor.empty() : tensor<1xf32>
+  %d2 = tensor.empty() : tensor<1xf32>
+  // expected-error @+1 {{'quantize' takes no scheme with a scale or rng operand (FP8 delayed scaling, stochastic rounding)}}
+  %q:3 = fusion.paired_projection %x, %w, %w epilogues(none, none) gated(#fusion.act<swiglu>) quantize(#fusion.quant<fp8_e4m3, rowwise, block = tensor, scaling = delayed> via bf16) outs(%d0, %d1, %d2)
+      : (tensor<4x64xbf16>, tensor<32x64xbf16>, tensor<32x64xbf16>, tensor<4x32xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<4x32xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<32x64xbf16>) {
+  %d0 = tensor.empty() : tensor<4x32xf8E4M3FN>
+  %d1 = tensor.empty() : tensor<4x2xf8E8M0FNU>
+  // expected-error @+1 {{result #1 (rowwise scales) has shape 4x2 but the scheme implies 4x1}}
+  %q:2 = fusion.paired_projection %x, %w, %w epilogues(none, none) gated(#fusion.act<swiglu>) quantize(#fusion.quant<mxfp8_e4m3, rowwise> via bf16) outs(%d0, %d1)
+      : (tensor<4x64xbf16>, tensor<32x64xbf16>, tensor<32x64xbf16>, tensor<4x32xf8E4M3FN>, tensor<4x2xf8E8M0FNU>) -> (tensor<4x32xf8E4M3FN>, tensor<4x2xf8E8M0FNU>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<32x64xbf16>) {
+  %d0 = tensor.empty() : tensor<4x32xbf16>
+  // expected-error @+1 {{an intermediate type is only used with 'quantize'}}
+  %q = "fusion.paired_projection"(%x, %w, %w, %d0) <{epilogue0 = #fusion<epilogue none>, epilogue1 = #fusion<epilogue none>, gated = #fusion.act<swiglu>, intermediate = bf16, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 1>}>
+      : (tensor<4x64xbf16>, tensor<32x64xbf16>, tensor<32x64xbf16>, tensor<4x32xbf16>) -> tensor<4x32xbf16>
+  return
+}

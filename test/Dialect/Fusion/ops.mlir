@@ -319,3 +319,25 @@ func.func @quantize_fp8_epsilon_pow2(%x: tensor<16x64xbf16>) -> (tensor<16x64xf8
       : (tensor<16x64xbf16>, tensor<16x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<16x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
   return %d, %s, %a : tensor<16x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>
 }
+
+// The FFN front in one op: a gated pair whose value is quantized.
+// CHECK-LABEL: func @paired_quantize
+// CHECK: %{{.*}}:2 = fusion.paired_projection %{{.*}}, %{{.*}}, %{{.*}} epilogues(round(bf16) none, round(bf16) none) gated(#fusion.act<swiglu>) quantize(#fusion.quant<mxfp8_e4m3, rowwise> via bf16) outs(%{{.*}}, %{{.*}}) : (tensor<4x64xbf16>, tensor<32x64xbf16>, tensor<32x64xbf16>, tensor<4x32xf8E4M3FN>, tensor<4x1xf8E8M0FNU>) -> (tensor<4x32xf8E4M3FN>, tensor<4x1xf8E8M0FNU>)
+func.func @paired_quantize(%x: tensor<4x64xbf16>, %wg: tensor<32x64xbf16>, %wu: tensor<32x64xbf16>) -> (tensor<4x32xf8E4M3FN>, tensor<4x1xf8E8M0FNU>) {
+  %d0 = tensor.empty() : tensor<4x32xf8E4M3FN>
+  %d1 = tensor.empty() : tensor<4x1xf8E8M0FNU>
+  %q:2 = fusion.paired_projection %x, %wg, %wu epilogues(round(bf16) none, round(bf16) none) gated(#fusion.act<swiglu>) quantize(#fusion.quant<mxfp8_e4m3, rowwise> via bf16) outs(%d0, %d1)
+      : (tensor<4x64xbf16>, tensor<32x64xbf16>, tensor<32x64xbf16>, tensor<4x32xf8E4M3FN>, tensor<4x1xf8E8M0FNU>) -> (tensor<4x32xf8E4M3FN>, tensor<4x1xf8E8M0FNU>)
+  return %q#0, %q#1 : tensor<4x32xf8E4M3FN>, tensor<4x1xf8E8M0FNU>
+}
+
+// NVFP4 of an f32 value, codes packed two per byte (i8), with the tensor
+// amax; on memrefs after bufferization.
+// CHECK-LABEL: func @paired_quantize_nvfp4_memref
+// CHECK: fusion.paired_projection %{{.*}} gated(#fusion.act<geglu>) quantize(#fusion.quant<nvfp4, rowwise> via f32) outs(
+func.func @paired_quantize_nvfp4_memref(%x: memref<2x64xf32>, %wg: memref<32x64xf32>, %wu: memref<32x64xf32>,
+                                        %d: memref<2x16xi8>, %s: memref<2x2xf8E4M3FN>, %a: memref<1xf32>) {
+  fusion.paired_projection %x, %wg, %wu epilogues(none, none) gated(#fusion.act<geglu>) quantize(#fusion.quant<nvfp4, rowwise> via f32) outs(%d, %s, %a)
+      : (memref<2x64xf32>, memref<32x64xf32>, memref<32x64xf32>, memref<2x16xi8>, memref<2x2xf8E4M3FN>, memref<1xf32>) -> ()
+  return
+}

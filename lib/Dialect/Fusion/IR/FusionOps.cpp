@@ -620,6 +620,26 @@ LogicalResult PairedProjectionOp::verify() {
     expected.push_back(resultShape(*h0));
     expected.push_back(resultShape(*h1));
   }
+  if (std::optional<QuantSchemeAttr> quant = getQuant()) {
+    if (!getGated())
+      return emitOpError() << "'quantize' needs a gated pair (it quantizes "
+                              "act(y0) * y1)";
+    if (!getIntermediate())
+      return emitOpError() << "'quantize' needs the intermediate type the "
+                              "gated value is rounded to";
+    if (failed(verifyIntermediate(*this, *getIntermediate())))
+      return failure();
+    if (quant->getTensorScaling() == TensorScaling::delayed ||
+        quant->getElemRounding() == ElemRounding::stochastic)
+      return emitOpError() << "'quantize' takes no scheme with a scale or rng "
+                              "operand (FP8 delayed scaling, stochastic "
+                              "rounding)";
+    return verifyQuantizedResults(*this, *quant, expected[0], 1,
+                                  /*withDbias=*/false);
+  }
+  if (getIntermediate())
+    return emitOpError() << "an intermediate type is only used with "
+                            "'quantize'";
   if (getOuts().size() != expected.size())
     return emitOpError() << "has " << getOuts().size() << " destinations but "
                          << (getGated() ? "the gated form returns 1"

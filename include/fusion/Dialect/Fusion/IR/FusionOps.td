@@ -174,6 +174,24 @@ def Fusion_PairedProjectionOp : Fusion_DpsOp<"paired_projection"> {
     has one result, `act(y0) * y1` (gate/up feeding SwiGLU); its epilogues
     may then only be `none` or `bias`.
 
+    A gated pair may also quantize its result (the FFN front: gate/up
+    projections, SwiGLU, MXFP8): with `quantize(#fusion.quant<...> via T)`
+    the value `act(y0) * y1` is rounded to `T` (bf16, f16 or f32: the type
+    the unfused program stores it in) and quantized with the scheme; the
+    results are then the quantizer's (as `fusion.quantize` of a `[N, H]`
+    tensor of `T`), and the gated value is never returned. Schemes with a
+    `scale` or `rng` operand (FP8 delayed scaling, stochastic rounding) are
+    not taken.
+
+    ```mlir
+    %d, %s = fusion.paired_projection %x, %wg, %wu
+        epilogues(round(bf16) none, round(bf16) none) gated(#fusion.act<swiglu>)
+        quantize(#fusion.quant<mxfp8_e4m3, rowwise> via bf16) outs(%e0, %e1)
+        : (tensor<4x64xbf16>, tensor<32x64xbf16>, tensor<32x64xbf16>,
+           tensor<4x32xf8E4M3FN>, tensor<4x1xf8E8M0FNU>)
+          -> (tensor<4x32xf8E4M3FN>, tensor<4x1xf8E8M0FNU>)
+    ```
+
     ```mlir
     %g, %b = fusion.paired_projection %x, %wa, %wb
         epilogues(softplus_bias_scale bias %dt scale %s, sigmoid) outs(%e0, %e1)
@@ -195,12 +213,16 @@ def Fusion_PairedProjectionOp : Fusion_DpsOp<"paired_projection"> {
                        OptionalAttr<Fusion_ActivationAttr>:$gated,
                        UnitAttr:$kn,
                        OptionalAttr<TypeAttr>:$round0,
-                       OptionalAttr<TypeAttr>:$round1);
+                       OptionalAttr<TypeAttr>:$round1,
+                       OptionalAttr<Fusion_QuantSchemeAttr>:$quant,
+                       OptionalAttr<TypeAttr>:$intermediate);
   let assemblyFormat = [{
     $lhs `,` $rhs0 `,` $rhs1 `epilogues` `(`
       custom<Epilogue>($epilogue0, $round0) (`bias` $bias0^)? (`scale` $scale0^)? `,`
       custom<Epilogue>($epilogue1, $round1) (`bias` $bias1^)? (`scale` $scale1^)? `)`
-    (`gated` `(` qualified($gated)^ `)`)? (`kn` $kn^)? `outs` `(` $outs `)`
+    (`gated` `(` qualified($gated)^ `)`)?
+    (`quantize` `(` qualified($quant)^ `via` $intermediate `)`)?
+    (`kn` $kn^)? `outs` `(` $outs `)`
     attr-dict `:` functional-type(operands, results)
   }];
 }
