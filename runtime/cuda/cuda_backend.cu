@@ -152,7 +152,8 @@ fusion_rt_status cuda_execute(const Request &q, void *stream_ptr) {
   struct Named {
     const void *p;
     const char *name;
-  } ptrs[] = {{q.x.data, q.gated ? "input (gate half)" : "input"},
+  } ptrs[] = {{q.x_is_scratch ? nullptr : q.x.data,
+               q.gated ? "input (gate half)" : "input"},
               {q.up.data, "up"},
               {q.grad.data, "grad"},
               {q.row_data.data, "outputs->rowwise_data"},

@@ -1429,7 +1429,7 @@ fusion_rt_status cuda_paired_execute(const PairedRequest &q, void *stream_ptr) {
               {q.scale[0].data, "desc->epilogue0.scale"},
               {q.bias[1].data, "desc->epilogue1.bias"},
               {q.scale[1].data, "desc->epilogue1.scale"},
-              {q.out[0].data, "desc->out0"},
+              {q.out0_is_scratch ? nullptr : q.out[0].data, "desc->out0"},
               {q.out[1].data, "desc->out1"}};
   for (const Named &n : ptrs) {
     if (!n.ptr)

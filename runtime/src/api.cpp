@@ -1017,7 +1017,9 @@ fusion_rt_status fusion_rt_paired_projection_quantize(
       return fail(st, "%s", cuda::error_detail());
     value.data = static_cast<char *>(scratch);
     preq.out[0] = value;
+    preq.out0_is_scratch = true;
     qreq.x = value;
+    qreq.x_is_scratch = true;
     fusion_rt_status st = run_cuda(preq, stream);
     if (st == FUSION_RT_STATUS_SUCCESS)
       st = run_cuda(qreq, stream);

@@ -65,6 +65,9 @@ struct Request {
   int32_t deq_direction = 0;   ///< Dequantize: ROWWISE or COLWISE
   Mat deq_out;                 ///< Dequantize output (data-shaped)
   int num_threads = 0;
+  /// x is the runtime's own stream-ordered scratch (cuda_scratch_alloc),
+  /// which the device-pointer check may not see mapped yet: not checked.
+  bool x_is_scratch = false;
 };
 
 /// Executes a validated request on the host. Returns SUCCESS or
@@ -85,6 +88,8 @@ struct PairedRequest {
   int32_t gated_kind = -1;
   Mat out[2];
   int num_threads = 0;
+  /// out[0] is the runtime's own scratch (see Request::x_is_scratch).
+  bool out0_is_scratch = false;
 };
 
 /// The CPU reference of the paired projection (f32, sequential over K).
