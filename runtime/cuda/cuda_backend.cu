@@ -154,7 +154,7 @@ fusion_rt_status cuda_execute(const Request &q, void *stream_ptr) {
     const char *name;
   } ptrs[] = {{q.x_is_scratch ? nullptr : q.x.data,
                q.gated ? "input (gate half)" : "input"},
-              {q.up.data, "up"},
+              {q.x_is_scratch ? nullptr : q.up.data, "up"},
               {q.grad.data, "grad"},
               {q.row_data.data, "outputs->rowwise_data"},
               {q.row_scales.data, "outputs->rowwise_scales"},

@@ -1399,6 +1399,7 @@ using namespace paired;
 // Declared in src/backend.h under FUSION_RT_HAVE_CUDA, which the kernels'
 // object library does not define; defined in cuda_backend.cu.
 bool cuda_is_device_pointer(const void *ptr);
+fusion_rt_status cuda_execute(const Request &req, void *stream);
 
 bool cuda_paired_touches_device(const PairedRequest &q) {
   const void *ptrs[] = {q.lhs.data,     q.w[0].data,     q.w[1].data,
@@ -1523,6 +1524,106 @@ fusion_rt_status cuda_paired_execute(const PairedRequest &q, void *stream_ptr) {
   if (e != cudaSuccess)
     return cuda_fail(e, "the paired generic kernel launch");
   return FUSION_RT_STATUS_SUCCESS;
+}
+
+fusion_rt_status cuda_paired_quantize_execute(const PairedRequest &q,
+                                              const Request &quant,
+                                              int32_t inter, void *stream_ptr,
+                                              bool &taken) {
+  taken = false;
+  cuda::clear_error_detail();
+  cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
+  const int32_t dt = q.lhs.dtype;
+  const int64_t es = esize_of(dt), vec = 16 / es;
+  const int64_t M = q.lhs.rows, K = q.lhs.cols, H = q.w[0].rows;
+  if (q.gated_kind < 0 || q.epi_kind[0] != FUSION_RT_EPILOGUE_NONE ||
+      q.epi_kind[1] != FUSION_RT_EPILOGUE_NONE || q.round[0] != q.round[1] ||
+      M == 0 || H == 0 || K == 0)
+    return FUSION_RT_STATUS_SUCCESS;
+  // The same choice as cuda_paired_execute: only where it takes cuBLAS.
+  const char *path = std::getenv("FUSION_RT_PAIRED_PATH");
+  const bool vec_ok = K % vec == 0 && vec_rows(q.lhs, es) &&
+                      vec_rows(q.w[0], es) && vec_rows(q.w[1], es);
+  Path sel = select_path(M, K, H, H, es, vec_ok,
+                         env_int("FUSION_RT_PAIRED_GEMV_MAX_M", -1));
+  if (path && !std::strcmp(path, "blas"))
+    sel = Path::Blas;
+  else if (path && std::strcmp(path, "auto"))
+    return FUSION_RT_STATUS_SUCCESS; // gemv / mma / generic forced
+  if (sel != Path::Blas)
+    return FUSION_RT_STATUS_SUCCESS;
+  const BlasOperand bx = blas_operand(q.lhs, false);
+  const BlasOperand bw0 = blas_operand(q.w[0], true);
+  const BlasOperand bw1 = blas_operand(q.w[1], true);
+  if (!bx.ok || !bw0.ok || !bw1.ok)
+    return FUSION_RT_STATUS_SUCCESS;
+  taken = true;
+  cublasStatus_t bst;
+  void *blas_ws = nullptr;
+  cublasHandle_t h = blas_handle(bst, blas_ws);
+  if (!h)
+    return fail(FUSION_RT_STATUS_BACKEND_ERROR,
+                "CUDA backend: cublasCreate failed (status %d)", int(bst));
+  if ((bst = cublasSetStream(h, stream)) != CUBLAS_STATUS_SUCCESS ||
+      (blas_ws && (bst = cublasSetWorkspace(h, blas_ws, kBlasWorkspace)) !=
+                      CUBLAS_STATUS_SUCCESS))
+    return fail(FUSION_RT_STATUS_BACKEND_ERROR,
+                "CUDA backend: cublasSetStream / cublasSetWorkspace failed "
+                "(status %d)",
+                int(bst));
+  // [gate | up] as one [M, 2H] matrix of the rounding's type: cuBLAS rounds
+  // its f32 accumulator once to it, which is round(bf16 / f16) of the pair.
+  const int32_t gu_dt = q.round[0] == FUSION_RT_ROUND_BF16   ? FUSION_RT_BF16
+                        : q.round[0] == FUSION_RT_ROUND_F16 ? FUSION_RT_F16
+                                                            : FUSION_RT_F32;
+  const cudaDataType_t gu_ct = gu_dt == FUSION_RT_BF16  ? CUDA_R_16BF
+                               : gu_dt == FUSION_RT_F16 ? CUDA_R_16F
+                                                        : CUDA_R_32F;
+  const int64_t gu_es = gu_dt == FUSION_RT_F32 ? 4 : 2;
+  char *gu = nullptr;
+  cudaError_t e = cudaMallocAsync(reinterpret_cast<void **>(&gu),
+                                  size_t(M * 2 * H * gu_es), stream);
+  if (e != cudaSuccess)
+    return cuda_fail(e, "cudaMallocAsync(gate and up values)");
+  const float alpha = 1.f, beta = 0.f;
+  const cudaDataType_t ct = blas_type(dt);
+  const ptrdiff_t dist = (q.w[1].data - q.w[0].data) / es;
+  const bool stacked = (q.w[1].data - q.w[0].data) % es == 0 &&
+                       bw0.op == CUBLAS_OP_T && bw1.op == CUBLAS_OP_T &&
+                       bw0.ld == bw1.ld && H > 1 && dist == H * q.w[0].rs;
+  if (stacked) {
+    bst = cublasGemmEx(h, CUBLAS_OP_T, bx.op, int(2 * H), int(M), int(K), &alpha,
+                       q.w[0].data, ct, int(bw0.ld), q.lhs.data, ct, int(bx.ld),
+                       &beta, gu, gu_ct, int(2 * H), CUBLAS_COMPUTE_32F,
+                       CUBLAS_GEMM_DEFAULT);
+  } else {
+    bst = CUBLAS_STATUS_SUCCESS;
+    for (int i = 0; i < 2 && bst == CUBLAS_STATUS_SUCCESS; ++i) {
+      const BlasOperand &bw = i == 0 ? bw0 : bw1;
+      bst = cublasGemmEx(h, bw.op, bx.op, int(H), int(M), int(K), &alpha,
+                         q.w[i].data, ct, int(bw.ld), q.lhs.data, ct, int(bx.ld),
+                         &beta, gu + i * H * gu_es, gu_ct, int(2 * H),
+                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    }
+  }
+  if (bst != CUBLAS_STATUS_SUCCESS) {
+    cudaFreeAsync(gu, stream);
+    return fail(FUSION_RT_STATUS_BACKEND_ERROR,
+                "CUDA backend: cuBLAS GEMM failed (status %d)", int(bst));
+  }
+  Request g = quant;
+  g.op = Op::GatedActQuantize;
+  g.gated = true;
+  g.act_kind = q.gated_kind;
+  g.backward = false;
+  g.inter = inter;
+  g.params = ActParams();
+  g.x = Mat{gu, gu_dt, M, H, 2 * H, 1};
+  g.up = Mat{gu + H * gu_es, gu_dt, M, H, 2 * H, 1};
+  g.x_is_scratch = true;
+  const fusion_rt_status st = cuda_execute(g, stream);
+  cudaFreeAsync(gu, stream);
+  return st;
 }
 
 } // namespace fusion_rt

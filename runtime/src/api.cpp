@@ -1012,6 +1012,15 @@ fusion_rt_status fusion_rt_paired_projection_quantize(
                 "options->backend is FUSION_RT_BACKEND_CPU but a tensor is in "
                 "device memory");
   if (backend == FUSION_RT_BACKEND_CUDA || device) {
+    // Prefill sizes: cuBLAS writes gate and up, the gated quantizer reads
+    // them (no f32 intermediate, no separate epilogue pass).
+    g_queued_on_device = true;
+    bool taken = false;
+    fusion_rt_status fst = cuda_paired_quantize_execute(
+        preq, qreq, intermediate_dtype, stream, taken);
+    if (taken)
+      return fst == FUSION_RT_STATUS_SUCCESS ? fst
+                                             : fail(fst, "%s", cuda::error_detail());
     void *scratch = nullptr;
     if (fusion_rt_status st = cuda_scratch_alloc(bytes, stream, &scratch))
       return fail(st, "%s", cuda::error_detail());

@@ -65,8 +65,9 @@ struct Request {
   int32_t deq_direction = 0;   ///< Dequantize: ROWWISE or COLWISE
   Mat deq_out;                 ///< Dequantize output (data-shaped)
   int num_threads = 0;
-  /// x is the runtime's own stream-ordered scratch (cuda_scratch_alloc),
-  /// which the device-pointer check may not see mapped yet: not checked.
+  /// x (and up) are the runtime's own stream-ordered scratch
+  /// (cuda_scratch_alloc), which the device-pointer check may not see
+  /// mapped yet: not checked.
   bool x_is_scratch = false;
 };
 
@@ -110,6 +111,17 @@ const char *cuda_paired_error_detail();
 /// gated value between the two steps of fusion_rt_paired_projection_quantize.
 fusion_rt_status cuda_scratch_alloc(size_t bytes, void *stream, void **out);
 void cuda_scratch_free(void *ptr, void *stream);
+/// fusion_rt_paired_projection_quantize where the pair would run on cuBLAS
+/// (prefill sizes): the gate and up GEMMs with outputs of the accumulator
+/// rounding's type (bf16 / f16, or f32 without rounding), then the fused
+/// gated quantizer over them (`quant`: the validated quantizer, outputs
+/// included). Sets `taken` false, writing nothing, where it does not apply
+/// (not the cuBLAS path, biases, different roundings, no cuBLAS operand
+/// layout): the caller then runs the pair and the quantizer.
+fusion_rt_status cuda_paired_quantize_execute(const PairedRequest &pair,
+                                              const Request &quant,
+                                              int32_t intermediate_dtype,
+                                              void *stream, bool &taken);
 #endif
 
 } // namespace fusion_rt
