@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fusion_rt.h"
+#include "fusion_rt_mlir.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -49,9 +50,9 @@ struct RankedView {
   int64_t strides[4] = {0, 0, 0, 0};
 };
 
-constexpr int kRowWidth = 12;
-constexpr int32_t kDtypeI64 = 7;
-constexpr int32_t kDtypePackedFp4 = 8; ///< i8 holding two e2m1 values
+constexpr int kRowWidth = FUSION_RT_MLIR_TABLE_WIDTH;
+constexpr int32_t kDtypeI64 = FUSION_RT_MLIR_DTYPE_I64;
+constexpr int32_t kDtypePackedFp4 = FUSION_RT_MLIR_DTYPE_PACKED_FP4;
 
 
 int64_t elementBytes(int32_t dtype) {
@@ -89,15 +90,16 @@ int32_t makeArgs(const Table *table, std::vector<Arg> &args) {
   args.resize(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
     Arg &a = args[static_cast<size_t>(i)];
-    a.memref.aligned = reinterpret_cast<char *>(table->at(i, 0));
-    a.memref.offset = table->at(i, 1);
-    a.memref.rank = table->at(i, 2);
-    int32_t dtype = static_cast<int32_t>(table->at(i, 3));
+    a.memref.aligned =
+        reinterpret_cast<char *>(table->at(i, FUSION_RT_MLIR_COL_POINTER));
+    a.memref.offset = table->at(i, FUSION_RT_MLIR_COL_OFFSET);
+    a.memref.rank = table->at(i, FUSION_RT_MLIR_COL_RANK);
+    int32_t dtype = static_cast<int32_t>(table->at(i, FUSION_RT_MLIR_COL_DTYPE));
     if (a.memref.rank < 1 || a.memref.rank > FUSION_RT_MAX_RANK)
       return fail("memref rank must be 1..4");
     for (int d = 0; d < a.memref.rank; ++d) {
-      a.memref.sizes[d] = table->at(i, 4 + d);
-      a.memref.strides[d] = table->at(i, 8 + d);
+      a.memref.sizes[d] = table->at(i, FUSION_RT_MLIR_COL_SIZES + d);
+      a.memref.strides[d] = table->at(i, FUSION_RT_MLIR_COL_STRIDES + d);
     }
     a.view.dtype = dtype;
     a.view.rank = static_cast<int32_t>(a.memref.rank);
@@ -178,19 +180,24 @@ fusion_rt_quant_scheme makeScheme(int32_t fmt, int32_t dir, int32_t rnd,
                                   int32_t blk2d, int32_t elem,
                                   int32_t scaling, int32_t zero, int32_t pow2,
                                   float eps) {
+  // The lowering's order (fusion_rt_mlir.h): every scheme parameter of the
+  // C interface is read by its position there.
+  const int32_t v[] = {fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero, pow2};
+  static_assert(sizeof v / sizeof v[0] == FUSION_RT_MLIR_SCHEME_I32_PARAMS,
+                "FRT_SCHEME_PARAMS and fusion_rt_mlir_scheme_param differ");
   fusion_rt_quant_scheme s;
   fusion_rt_quant_scheme_init(&s);
-  s.format = fmt;
-  s.direction = dir;
-  s.scale_rounding = rnd;
-  s.nan_policy = nan;
-  s.colwise_layout = col;
-  s.scale_layout = scl;
-  s.nvfp4_block = blk2d;
-  s.elem_rounding = elem;
-  s.tensor_scaling = scaling;
-  s.zero_scale = zero;
-  s.force_pow2_scale = pow2;
+  s.format = v[FUSION_RT_MLIR_SCHEME_FORMAT];
+  s.direction = v[FUSION_RT_MLIR_SCHEME_DIRECTION];
+  s.scale_rounding = v[FUSION_RT_MLIR_SCHEME_SCALE_ROUNDING];
+  s.nan_policy = v[FUSION_RT_MLIR_SCHEME_NAN_POLICY];
+  s.colwise_layout = v[FUSION_RT_MLIR_SCHEME_COLWISE_LAYOUT];
+  s.scale_layout = v[FUSION_RT_MLIR_SCHEME_SCALE_LAYOUT];
+  s.nvfp4_block = v[FUSION_RT_MLIR_SCHEME_NVFP4_2D];
+  s.elem_rounding = v[FUSION_RT_MLIR_SCHEME_ELEM_ROUNDING];
+  s.tensor_scaling = v[FUSION_RT_MLIR_SCHEME_TENSOR_SCALING];
+  s.zero_scale = v[FUSION_RT_MLIR_SCHEME_ZERO_SCALE];
+  s.force_pow2_scale = v[FUSION_RT_MLIR_SCHEME_POW2_SCALE];
   s.amax_epsilon = eps;
   return s;
 }
@@ -492,4 +499,8 @@ _mlir_ciface_fusion_rt_mlir_paired_projection_quantize(
   return pairedProjectionQuantizeImpl(epi0, epi1, gatedKind, kn, round0, round1,
                                       hasBias0, hasScale0, hasBias1, hasScale1,
                                       inter, FRT_SCHEME_NAMES, table);
+}
+
+extern "C" FUSION_RT_API int32_t fusion_rt_mlir_abi_version(void) {
+  return FUSION_RT_MLIR_ABI_VERSION;
 }

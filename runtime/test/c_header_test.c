@@ -1,5 +1,6 @@
-/* c_header_test.c - fusion_rt.h is valid C99 and usable from C. */
+/* c_header_test.c - fusion_rt.h (and fusion_rt_mlir.h) are valid C99 and usable from C. */
 #include "fusion_rt.h"
+#include "fusion_rt_mlir.h" /* the lowering ABI header is valid C too */
 
 #include <stdio.h>
 #include <string.h>

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fusion/Conversion/FusionToRuntime/FusionToRuntime.h"
+#include "fusion_rt_mlir.h"
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -28,8 +29,9 @@ using namespace mlir::fusion;
 
 namespace {
 
-/// fusion_rt_dtype of an element type; 7 = i64 (the rng operand), 8 = i8
-/// holding FP4 data packed two per byte (the verifier allows i8 only there).
+/// fusion_rt_dtype of an element type, or the table's own codes
+/// (fusion_rt_mlir.h): i64 (the rng operand), i8 holding FP4 data packed two
+/// per byte (the verifier allows i8 only there).
 static FailureOr<int64_t> runtimeDtype(Type t) {
   if (t.isBF16())
     return 0;
@@ -46,9 +48,9 @@ static FailureOr<int64_t> runtimeDtype(Type t) {
   if (isa<Float8E8M0FNUType>(t))
     return 6;
   if (t.isInteger(64))
-    return 7;
+    return FUSION_RT_MLIR_DTYPE_I64;
   if (t.isInteger(8))
-    return 8;
+    return FUSION_RT_MLIR_DTYPE_PACKED_FP4;
   return failure();
 }
 
@@ -62,20 +64,29 @@ static Value f32(OpBuilder &b, Location loc, const llvm::APFloat &v) {
       llvm::APFloat(static_cast<float>(v.convertToDouble())));
 }
 
-/// Scheme parameters in the runtime's order.
+/// Scheme parameters in the order of fusion_rt_mlir_scheme_param.
 static void appendScheme(OpBuilder &b, Location loc, QuantSchemeAttr s,
                          SmallVectorImpl<Value> &args) {
-  for (int64_t v : {int64_t(s.getFormat()), int64_t(s.getDirection()),
-                    int64_t(s.getRounding()), int64_t(s.getNanPolicy()),
-                    int64_t(s.getColwiseLayout()), int64_t(s.getScaleLayout()),
-                    int64_t(s.getBlockRows() > 1 ? 1 : 0),
-                    int64_t(s.getElemRounding()),
-                    int64_t(s.getTensorScaling()), int64_t(s.getZeroScale()),
-                    int64_t(s.getPow2Scale() ? 1 : 0)})
-    args.push_back(i32(b, loc, v));
+  int64_t v[FUSION_RT_MLIR_SCHEME_I32_PARAMS];
+  v[FUSION_RT_MLIR_SCHEME_FORMAT] = int64_t(s.getFormat());
+  v[FUSION_RT_MLIR_SCHEME_DIRECTION] = int64_t(s.getDirection());
+  v[FUSION_RT_MLIR_SCHEME_SCALE_ROUNDING] = int64_t(s.getRounding());
+  v[FUSION_RT_MLIR_SCHEME_NAN_POLICY] = int64_t(s.getNanPolicy());
+  v[FUSION_RT_MLIR_SCHEME_COLWISE_LAYOUT] = int64_t(s.getColwiseLayout());
+  v[FUSION_RT_MLIR_SCHEME_SCALE_LAYOUT] = int64_t(s.getScaleLayout());
+  v[FUSION_RT_MLIR_SCHEME_NVFP4_2D] = s.getBlockRows() > 1 ? 1 : 0;
+  v[FUSION_RT_MLIR_SCHEME_ELEM_ROUNDING] = int64_t(s.getElemRounding());
+  v[FUSION_RT_MLIR_SCHEME_TENSOR_SCALING] = int64_t(s.getTensorScaling());
+  v[FUSION_RT_MLIR_SCHEME_ZERO_SCALE] = int64_t(s.getZeroScale());
+  v[FUSION_RT_MLIR_SCHEME_POW2_SCALE] = s.getPow2Scale() ? 1 : 0;
+  for (int64_t x : v)
+    args.push_back(i32(b, loc, x));
   args.push_back(f32(b, loc, s.getEpsilon()));
 }
 
+static_assert(FUSION_RT_MLIR_ACT_I32_PARAMS == 3 &&
+                  FUSION_RT_MLIR_ACT_F32_PARAMS == 3,
+              "appendActivation writes 3 i32 and 3 f32 (fusion_rt_mlir.h)");
 static void appendActivation(OpBuilder &b, Location loc, ActivationAttr a,
                              Type intermediate, SmallVectorImpl<Value> &args) {
   args.push_back(i32(b, loc, int64_t(a.getKind())));
@@ -88,7 +99,7 @@ static void appendActivation(OpBuilder &b, Location loc, ActivationAttr a,
 
 /// Builds the buffer table memref<Nx12xi64> (cast to memref<?x12xi64>).
 static Value buildTable(OpBuilder &b, Location loc, ArrayRef<Value> buffers) {
-  constexpr int64_t kWidth = 12;
+  constexpr int64_t kWidth = FUSION_RT_MLIR_TABLE_WIDTH;
   auto tableTy = MemRefType::get(
       {static_cast<int64_t>(buffers.size()), kWidth}, b.getI64Type());
   Value table = memref::AllocaOp::create(b, loc, tableTy);
@@ -105,14 +116,14 @@ static Value buildTable(OpBuilder &b, Location loc, ArrayRef<Value> buffers) {
     auto meta = memref::ExtractStridedMetadataOp::create(b, loc, buf);
     Value ptr = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buf);
     SmallVector<Value, kWidth> cols(kWidth, zero);
-    cols[0] = toI64(ptr);
-    cols[1] = toI64(meta.getOffset());
-    cols[2] = arith::ConstantIntOp::create(b, loc, rank, 64);
-    cols[3] = arith::ConstantIntOp::create(
+    cols[FUSION_RT_MLIR_COL_POINTER] = toI64(ptr);
+    cols[FUSION_RT_MLIR_COL_OFFSET] = toI64(meta.getOffset());
+    cols[FUSION_RT_MLIR_COL_RANK] = arith::ConstantIntOp::create(b, loc, rank, 64);
+    cols[FUSION_RT_MLIR_COL_DTYPE] = arith::ConstantIntOp::create(
         b, loc, *runtimeDtype(ty.getElementType()), 64);
     for (int64_t d = 0; d < rank; ++d) {
-      cols[4 + d] = toI64(meta.getSizes()[d]);
-      cols[8 + d] = toI64(meta.getStrides()[d]);
+      cols[FUSION_RT_MLIR_COL_SIZES + d] = toI64(meta.getSizes()[d]);
+      cols[FUSION_RT_MLIR_COL_STRIDES + d] = toI64(meta.getStrides()[d]);
     }
     for (int64_t c = 0; c < kWidth; ++c)
       memref::StoreOp::create(b, loc, cols[c], table,
@@ -154,6 +165,8 @@ static SmallVector<Value> scalarArgs(OpBuilder &b, Location loc,
     appendScheme(b, loc, q.getScheme(), args);
   } else {
     auto p = cast<PairedProjectionOp>(op);
+    static_assert(FUSION_RT_MLIR_PAIRED_I32_PARAMS == 10,
+                  "the paired scalars below (fusion_rt_mlir.h)");
     args.push_back(i32(b, loc, int64_t(p.getEpilogue0())));
     args.push_back(i32(b, loc, int64_t(p.getEpilogue1())));
     args.push_back(
@@ -175,13 +188,13 @@ static SmallVector<Value> scalarArgs(OpBuilder &b, Location loc,
 
 static StringRef entryPointOf(Operation *op) {
   return TypeSwitch<Operation *, StringRef>(op)
-      .Case<QuantizeOp>([](auto) { return "fusion_rt_mlir_quantize"; })
-      .Case<ActQuantizeOp>([](auto) { return "fusion_rt_mlir_act_quantize"; })
+      .Case<QuantizeOp>([](auto) { return FUSION_RT_MLIR_QUANTIZE; })
+      .Case<ActQuantizeOp>([](auto) { return FUSION_RT_MLIR_ACT_QUANTIZE; })
       .Case<GatedActQuantizeOp>(
-          [](auto) { return "fusion_rt_mlir_gated_act_quantize"; })
+          [](auto) { return FUSION_RT_MLIR_GATED_ACT_QUANTIZE; })
       .Case<PairedProjectionOp>([](PairedProjectionOp p) {
-        return p.getQuant() ? "fusion_rt_mlir_paired_projection_quantize"
-                            : "fusion_rt_mlir_paired_projection";
+        return p.getQuant() ? FUSION_RT_MLIR_PAIRED_PROJECTION_QUANTIZE
+                            : FUSION_RT_MLIR_PAIRED_PROJECTION;
       })
       .Default([](auto) { return StringRef(); });
 }
