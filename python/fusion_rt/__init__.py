@@ -20,7 +20,8 @@ from . import _abi, _ops
 from ._abi import FusionRtError, LibraryNotFound
 
 __all__ = ["quantize", "act_quantize", "gated_act_quantize", "activation", "dequantize",
-           "paired_projection", "quant_shapes", "Quantized", "FusionRtError",
+           "paired_projection", "paired_projection_quantize", "quant_shapes", "Quantized",
+           "FusionRtError",
            "LibraryNotFound", "library_path", "has_cuda", "FORMATS", "ACTIVATIONS",
            "EPILOGUES"]
 
@@ -221,6 +222,39 @@ def paired_projection(x, w0, w1, *, epilogue0="none", epilogue1="none", bias0=No
     out0, out1 = torch.ops.fusion_rt.paired_projection(x, w0, w1, epi, bias0, scale0,
                                                        bias1, scale1, gk, d0, d1)
     return out0, (None if gated is not None else out1)
+
+
+def paired_projection_quantize(x, w0, w1, gated="swiglu", format="mxfp8_e4m3", *,
+                               bias0=None, bias1=None, round0="none", round1="none",
+                               intermediate_dtype=None, direction="rowwise",
+                               colwise_layout="same", scale_layout="compact",
+                               scale_rounding="rceil", nan_policy="propagate",
+                               zero_scale="exact", nvfp4_block="1d", elem_rounding="rne",
+                               amax_epsilon=0.0, force_pow2_scale=False, seed=0, offset=0,
+                               scale=None, amax=False):
+    """fusion_rt_paired_projection_quantize, the FFN front in one call:
+    v = act(x @ w0.T + b0) * (x @ w1.T + b1) (a gated pair, round_i as in
+    paired_projection), rounded to intermediate_dtype (default x's dtype),
+    then quantized like quantize(v, format, ...) of the [M, H] value; v
+    itself is not returned. Returns a Quantized; equals
+    quantize(paired_projection(..., gated=gated, out_dtype0=intermediate)[0])
+    byte for byte on the same backend (and its gemv / mma paths on CUDA)."""
+    E = _abi.enum_value
+    if gated not in _abi.GATED_ACTS:
+        raise ValueError("fusion_rt: gated = %r is not one of %s"
+                         % (gated, ", ".join(_abi.GATED_ACTS)))
+    epi = [_abi.EPILOGUE["bias" if bias0 is not None else "none"],
+           E(_abi.ACC_ROUND, round0, "round0"),
+           _abi.EPILOGUE["bias" if bias1 is not None else "none"],
+           E(_abi.ACC_ROUND, round1, "round1")]
+    s = _scheme(format, direction, colwise_layout, scale_layout, scale_rounding,
+                nan_policy, zero_scale, nvfp4_block, elem_rounding, force_pow2_scale,
+                seed, offset, scale is not None)
+    inter = x.dtype if intermediate_dtype is None else intermediate_dtype
+    outs = torch.ops.fusion_rt.paired_projection_quantize(
+        x, w0, w1, epi, bias0, bias1, _abi.ACT[gated], inter, s, float(amax_epsilon),
+        _scalar(scale), bool(amax))
+    return _present(s, outs, amax, False)
 
 
 def quant_shapes(rows, cols, format="mxfp8_e4m3", *, direction="rowwise",

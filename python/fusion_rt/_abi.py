@@ -159,6 +159,9 @@ def _declare(lib):
         "fusion_rt_dequantize": (c_int, [P(QuantScheme), P(QuantOutputs), ctypes.c_int32,
                                          P(Tensor), vp, vp]),
         "fusion_rt_paired_projection_run": (c_int, [P(PairedProjection), vp, vp]),
+        "fusion_rt_paired_projection_quantize": (c_int, [P(PairedProjection), ctypes.c_int32,
+                                                         P(QuantScheme), P(QuantOutputs),
+                                                         vp, vp]),
     }
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)

@@ -492,3 +492,53 @@ def _(lhs, w0, w1, epilogues, bias0, scale0, bias1, scale1, gated_kind, out_dtyp
       out_dtype1):
     s0, s1 = _paired_shapes(lhs, w0, w1, gated_kind >= 0)
     return lhs.new_empty(s0, dtype=out_dtype0), lhs.new_empty(s1, dtype=out_dtype1)
+
+
+def _paired_desc(lhs, w0, w1, epilogues, bias0, scale0, bias1, scale1, gated_kind):
+    """A fusion_rt_paired_projection over the inputs, outputs absent."""
+    d = _abi.PairedProjection()
+    d.lhs, d.weight0, d.weight1 = view(lhs, "desc->lhs"), view(w0, "desc->weight0"), \
+        view(w1, "desc->weight1")
+    d.epilogue0.kind, d.epilogue0.accumulator_round = epilogues[0], epilogues[1]
+    d.epilogue1.kind, d.epilogue1.accumulator_round = epilogues[2], epilogues[3]
+    d.epilogue0.bias, d.epilogue0.scale = view(bias0, "bias0"), view(scale0, "scale0")
+    d.epilogue1.bias, d.epilogue1.scale = view(bias1, "bias1"), view(scale1, "scale1")
+    d.gated_kind = gated_kind
+    d.accumulate_dtype = 2
+    return d
+
+
+def _front_rows_cols(lhs, w0):
+    """[M, H] of the gated value a quantizing pair quantizes."""
+    return _rows_cols(lhs)[0] if lhs.dim() > 1 else 1, _rows_cols(w0)[0]
+
+
+@torch.library.custom_op("fusion_rt::paired_projection_quantize", mutates_args=())
+def paired_projection_quantize_op(lhs: torch.Tensor, w0: torch.Tensor, w1: torch.Tensor,
+                                  epilogues: List[int], bias0: Optional[torch.Tensor],
+                                  bias1: Optional[torch.Tensor], gated_kind: int,
+                                  intermediate: torch.dtype, scheme: List[int],
+                                  amax_epsilon: float, scale: Optional[torch.Tensor],
+                                  amax: bool) -> QTuple:
+    m, n = _front_rows_cols(lhs, w0)
+    spec = quant_outputs_spec(scheme, m, n, False, amax, False)
+    outs = _new(spec, lhs.device)
+    d = _paired_desc(lhs, w0, w1, epilogues, bias0, None, bias1, None, gated_kind)
+    q = make_scheme(scheme, amax_epsilon)
+    o = bind_outputs(spec, outs, scale)
+    lib = library()
+    with _on_device(lhs):
+        check(lib.fusion_rt_paired_projection_quantize(
+            ctypes.byref(d), _abi.DTYPE[{torch.bfloat16: "bf16", torch.float16: "f16",
+                                         torch.float32: "f32"}.get(intermediate, "f8e4m3")],
+            ctypes.byref(q), ctypes.byref(o), None, stream_of(lhs)),
+            "fusion_rt_paired_projection_quantize")
+    return tuple(outs)
+
+
+@paired_projection_quantize_op.register_fake
+def _(lhs, w0, w1, epilogues, bias0, bias1, gated_kind, intermediate, scheme, amax_epsilon,
+      scale, amax):
+    _validate_scheme(scheme, amax_epsilon)
+    m, n = _front_rows_cols(lhs, w0)
+    return tuple(_new(quant_outputs_spec(scheme, m, n, False, amax, False), lhs.device))

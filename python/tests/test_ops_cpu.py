@@ -334,6 +334,42 @@ class BytesTest(unittest.TestCase):
         self.assertLess((h - ref).abs().max().item(), 1e-5 * ref.abs().max().item() * 64)
 
 
+class PairedQuantizeTest(unittest.TestCase):
+    """paired_projection_quantize (the FFN front in one call) equals the
+    gated pair followed by quantize byte for byte, for the formats, roundings
+    and 3-D inputs; errors come back as FusionRtError."""
+
+    def test_equals_pair_then_quantize(self):
+        g = torch.Generator().manual_seed(31)
+        for fmt, rnd, inter, shape in (("mxfp8_e4m3", "bf16", torch.bfloat16, (5, 64)),
+                                       ("mxfp8_e5m2", "none", torch.float32, (2, 3, 64)),
+                                       ("mxfp4", "bf16", torch.bfloat16, (7, 64)),
+                                       ("nvfp4", "none", torch.bfloat16, (4, 64))):
+            x = torch.randn(*shape, generator=g).bfloat16()
+            wg = (torch.randn(96, 64, generator=g) / 8).bfloat16()
+            wu = (torch.randn(96, 64, generator=g) / 8).bfloat16()
+            q = fusion_rt.paired_projection_quantize(x, wg, wu, "swiglu", fmt, round0=rnd,
+                                                     round1=rnd, intermediate_dtype=inter)
+            h, _ = fusion_rt.paired_projection(x, wg, wu, gated="swiglu", round0=rnd,
+                                               round1=rnd, out_dtype0=inter)
+            r = fusion_rt.quantize(h.reshape(-1, 96), fmt)
+            for name in ("rowwise_data", "rowwise_scales", "amax"):
+                a, b = getattr(q, name), getattr(r, name)
+                self.assertEqual(a is None, b is None, (fmt, name))
+                if a is not None:
+                    self.assertEqual(tensor_bytes(a), tensor_bytes(b), (fmt, name))
+
+    def test_errors(self):
+        x = torch.randn(4, 64).bfloat16()
+        w = torch.randn(32, 64).bfloat16()
+        with self.assertRaisesRegex(fusion_rt.FusionRtError, "intermediate_dtype"):
+            fusion_rt.paired_projection_quantize(x, w, w, intermediate_dtype=torch.float64)
+        with self.assertRaisesRegex(fusion_rt.FusionRtError, "gated pair needs as many"):
+            fusion_rt.paired_projection_quantize(x, w, w[:16])
+        with self.assertRaisesRegex(ValueError, "gated"):
+            fusion_rt.paired_projection_quantize(x, w, w, gated="gelu")
+
+
 class FakeTest(unittest.TestCase):
     """The fake implementations give the real outputs' shapes, dtypes and
     strides (torch.library.opcheck, and fake mode over every scheme)."""
@@ -367,6 +403,9 @@ class FakeTest(unittest.TestCase):
                                      torch.float32, torch.bfloat16)),
             (ops.paired_projection, (x, w, w, [0, 0, 0, 0], None, None, None, None, 7,
                                      torch.bfloat16, torch.bfloat16)),
+            (ops.paired_projection_quantize, (x, w.repeat(4, 1), w.repeat(4, 1), [0, 1, 0, 1],
+                                              None, None, 7, torch.bfloat16, s, 0.0, None,
+                                              False)),
         ]
         fp8 = (torch.float8_e4m3fn, torch.float8_e5m2, torch.float8_e8m0fnu)
         for op, args in cases:
