@@ -16,30 +16,41 @@
 #define FUSION_RT_COMMON_ACTIVATION_H
 
 #include "common/hd.h"
+#include "fusion_rt.h"
 #include <math.h>
 
 namespace fusion_rt {
 
-/// Activation kinds; values equal fusion_rt_act_kind of fusion_rt.h.
+/// Activation kinds: fusion_rt_act_kind of fusion_rt.h.
 enum ActKind : int32_t {
-  kActIdentity = 0,
-  kActRelu = 1,
-  kActGelu = 2,
-  kActGeluTanh = 3,
-  kActSilu = 4,
-  kActQGelu = 5,
-  kActSRelu = 6,
-  kActSwiGLU = 7,
-  kActGeGLU = 8,
-  kActReGLU = 9,
-  kActQGeGLU = 10,
-  kActSReGLU = 11,
-  kActClampedSwiGLU = 12
+  kActIdentity = FUSION_RT_ACT_IDENTITY,
+  kActRelu = FUSION_RT_ACT_RELU,
+  kActGelu = FUSION_RT_ACT_GELU,
+  kActGeluTanh = FUSION_RT_ACT_GELU_TANH,
+  kActSilu = FUSION_RT_ACT_SILU,
+  kActQGelu = FUSION_RT_ACT_QGELU,
+  kActSRelu = FUSION_RT_ACT_SRELU,
+  kActSwiGLU = FUSION_RT_ACT_SWIGLU,
+  kActGeGLU = FUSION_RT_ACT_GEGLU,
+  kActReGLU = FUSION_RT_ACT_REGLU,
+  kActQGeGLU = FUSION_RT_ACT_QGEGLU,
+  kActSReGLU = FUSION_RT_ACT_SREGLU,
+  kActClampedSwiGLU = FUSION_RT_ACT_CLAMPED_SWIGLU
 };
 
 FUSION_RT_HDI bool act_is_gated(int32_t kind) {
   return kind >= kActSwiGLU && kind <= kActClampedSwiGLU;
 }
+
+// The registry (fusion_rt_kinds.def) against fusion_rt.h and the gated
+// range above; the dialect's copy is checked in LowerToRuntime.cpp.
+#define FUSION_RT_ACTIVATION(U, name, value, gated)                            \
+  static_assert(FUSION_RT_ACT_##U == (value) &&                               \
+                    ((value) >= kActSwiGLU && (value) <= kActClampedSwiGLU) == \
+                        bool(gated),                                           \
+                "fusion_rt_kinds.def: activation " #name);
+#include "fusion_rt_kinds.def"
+static_assert(kActClampedSwiGLU == 12, "a new activation: extend the gated range");
 
 /// Parameters of the parametrised activations.
 struct ActParams {

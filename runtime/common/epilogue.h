@@ -30,11 +30,11 @@ namespace fusion_rt {
 
 /// Epilogue kinds; values equal fusion_rt_epilogue_kind of fusion_rt.h.
 enum EpilogueKind : int32_t {
-  kEpiNone = 0,
-  kEpiBias = 1,
-  kEpiSigmoid = 2,
-  kEpiSilu = 3,
-  kEpiSoftplusBiasScale = 4
+  kEpiNone = FUSION_RT_EPILOGUE_NONE,
+  kEpiBias = FUSION_RT_EPILOGUE_BIAS,
+  kEpiSigmoid = FUSION_RT_EPILOGUE_SIGMOID,
+  kEpiSilu = FUSION_RT_EPILOGUE_SILU,
+  kEpiSoftplusBiasScale = FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE
 };
 
 /// Rounding of the accumulator before the epilogue; values equal

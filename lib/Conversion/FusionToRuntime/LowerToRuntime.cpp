@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fusion/Conversion/FusionToRuntime/FusionToRuntime.h"
+#include "fusion_rt.h"
 #include "fusion_rt_mlir.h"
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -28,6 +29,21 @@ using namespace mlir;
 using namespace mlir::fusion;
 
 namespace {
+
+// The dialect's enums are passed to the runtime by value: each case must be
+// the runtime's (the registry runtime/include/fusion_rt_kinds.def).
+#define FUSION_RT_ACTIVATION(U, name, value, gated)                            \
+  static_assert(uint32_t(ActivationKind::name) == (value) &&                  \
+                    FUSION_RT_ACT_##U == (value),                              \
+                "fusion_rt_kinds.def: activation " #name);
+#define FUSION_RT_EPILOGUE(U, name, value)                                     \
+  static_assert(uint32_t(EpilogueKind::name) == (value) &&                    \
+                    FUSION_RT_EPILOGUE_##U == (value),                         \
+                "fusion_rt_kinds.def: epilogue " #name);
+#define FUSION_RT_SCHEME_ENUM(abi, enumName, name, value)                      \
+  static_assert(uint32_t(enumName::name) == (value) && (abi) == (value),       \
+                "fusion_rt_kinds.def: " #enumName " " #name);
+#include "fusion_rt_kinds.def"
 
 /// fusion_rt_dtype of an element type, or the table's own codes
 /// (fusion_rt_mlir.h): i64 (the rng operand), i8 holding FP4 data packed two
