@@ -46,6 +46,9 @@
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Remarks.h"
@@ -164,7 +167,137 @@ struct SplitPlan {
   tensor::ExpandShapeOp expand;
   SmallVector<tensor::ExtractSliceOp> slices;
   SmallVector<int64_t> offsets, sizes;
+  /// Interleaved (head-group) split: the expand_shape cuts the last
+  /// dimension into `groups` groups of `groupSize`, each slice takes columns
+  /// [offset, offset + size) of every group, and `collapses[i]` merges slice
+  /// i's last two dimensions back. Part i reads rows g * groupSize + offset
+  /// + r of the weight: `parts[i]`, the constant weight de-interleaved.
+  int64_t groups = 0, groupSize = 0;
+  SmallVector<tensor::CollapseShapeOp> collapses;
+  SmallVector<DenseElementsAttr> parts;
 };
+
+/// The constant a weight is (dense or dense_resource), or null.
+ElementsAttr constantWeight(Value w) {
+  auto k = w.getDefiningOp<arith::ConstantOp>();
+  return k ? dyn_cast<ElementsAttr>(k.getValue()) : ElementsAttr();
+}
+
+/// The raw bytes of a constant weight (row-major), or an empty array.
+ArrayRef<char> rawBytes(ElementsAttr attr) {
+  if (auto d = dyn_cast<DenseElementsAttr>(attr))
+    return d.isSplat() ? ArrayRef<char>() : d.getRawData();
+  if (auto r = dyn_cast<DenseResourceElementsAttr>(attr))
+    if (AsmResourceBlob *blob = r.getRawHandle().getBlob())
+      return blob->getData();
+  return {};
+}
+
+/// Matches the interleaved split behind `e` (see SplitPlan) into `plan`, and
+/// de-interleaves the constant weight; `why` says what does not fit.
+LogicalResult matchInterleaved(tensor::ExpandShapeOp e, SplitPlan &plan,
+                               std::string &why) {
+  const std::string interleave =
+      "the result is reshaped into head groups and split inside each group "
+      "(the parts' columns interleave)";
+  SmallVector<ReassociationIndices> re = e.getReassociationIndices();
+  RankedTensorType et = e.getResultType();
+  const int64_t rank = et.getRank();
+  if (re.size() < 2 || re.back().size() != 2 || et.isDynamicDim(rank - 1) ||
+      et.isDynamicDim(rank - 2)) {
+    why = interleave + ", into more than two or dynamic dimensions";
+    return failure();
+  }
+  plan.groups = et.getDimSize(rank - 2);
+  plan.groupSize = et.getDimSize(rank - 1);
+  for (Operation *u : e->getUsers()) {
+    auto s = dyn_cast<tensor::ExtractSliceOp>(u);
+    if (!s || !s.hasUnitStride() || s.getResultType().getRank() != rank ||
+        !s->hasOneUse()) {
+      why = interleave + "; a use is not a unit-stride slice of one use";
+      return failure();
+    }
+    ArrayRef<int64_t> offs = s.getStaticOffsets(), sz = s.getStaticSizes();
+    for (int64_t d = 0; d + 1 < rank; ++d)
+      if (offs[d] != 0 || sz[d] != et.getShape()[d] ||
+          ShapedType::isDynamic(sz[d])) {
+        why = interleave + "; a slice cuts a token dimension or a group";
+        return failure();
+      }
+    auto c = dyn_cast<tensor::CollapseShapeOp>(*s->getUsers().begin());
+    SmallVector<ReassociationIndices> cre;
+    if (c)
+      cre = c.getReassociationIndices();
+    if (!c || cre.size() != size_t(rank - 1) || cre.back().size() != 2 ||
+        cre.back()[0] != rank - 2 ||
+        !llvm::all_of(llvm::drop_end(cre), [](const ReassociationIndices &r) {
+          return r.size() == 1;
+        })) {
+      why = interleave + "; a part is not collapsed back to [tokens..., "
+                         "groups x width]";
+      return failure();
+    }
+    plan.slices.push_back(s);
+  }
+  llvm::sort(plan.slices, [](tensor::ExtractSliceOp a, tensor::ExtractSliceOp b) {
+    return a.getStaticOffsets().back() < b.getStaticOffsets().back();
+  });
+  int64_t end = 0;
+  for (tensor::ExtractSliceOp s : plan.slices) {
+    int64_t o = s.getStaticOffsets().back(), n = s.getStaticSizes().back();
+    if (o < end || ShapedType::isDynamic(o) || ShapedType::isDynamic(n)) {
+      why = interleave + "; the parts overlap or have dynamic widths";
+      return failure();
+    }
+    plan.offsets.push_back(o);
+    plan.sizes.push_back(n);
+    plan.collapses.push_back(
+        cast<tensor::CollapseShapeOp>(*s->getUsers().begin()));
+    end = o + n;
+  }
+  if (plan.slices.size() < 2)
+    return failure();
+  // The weight must be a constant: its rows are de-interleaved here, once,
+  // instead of copied at every call (the paired op reads each weight as one
+  // strided matrix).
+  Projection &p = plan.proj;
+  ElementsAttr w = constantWeight(p.weight);
+  auto wt = cast<RankedTensorType>(p.weight.getType());
+  ArrayRef<char> raw = w ? rawBytes(w) : ArrayRef<char>();
+  const int64_t h = wt.getDimSize(p.kn ? 1 : 0), k = wt.getDimSize(p.kn ? 0 : 1);
+  const int64_t esize =
+      wt.getElementType().getIntOrFloatBitWidth() / 8;
+  if (raw.empty() || !wt.hasStaticShape() ||
+      wt.getElementType().getIntOrFloatBitWidth() % 8 != 0 ||
+      int64_t(raw.size()) != wt.getNumElements() * esize ||
+      h != plan.groups * plan.groupSize) {
+    why = interleave + "; the weight is not a constant of the projection's "
+                       "width (a de-interleaved copy would be made at "
+                       "every call)";
+    return failure();
+  }
+  for (auto [o, n] : llvm::zip(plan.offsets, plan.sizes)) {
+    const int64_t rows = plan.groups * n;
+    std::vector<char> bytes(size_t(rows * k * esize));
+    for (int64_t g = 0; g < plan.groups; ++g)
+      for (int64_t r = 0; r < n; ++r) {
+        const int64_t src = g * plan.groupSize + o + r, dst = g * n + r;
+        for (int64_t j = 0; j < k; ++j) {
+          // [H, K] rows, or [K, H] columns.
+          const int64_t from = p.kn ? j * h + src : src * k + j;
+          const int64_t to = p.kn ? j * rows + dst : dst * k + j;
+          std::memcpy(&bytes[size_t(to * esize)], &raw[size_t(from * esize)],
+                      size_t(esize));
+        }
+      }
+    auto type = RankedTensorType::get(
+        p.kn ? SmallVector<int64_t>{k, rows} : SmallVector<int64_t>{rows, k},
+        wt.getElementType());
+    plan.parts.push_back(DenseElementsAttr::getFromRawBuffer(type, bytes));
+  }
+  plan.expand = e;
+  return success();
+}
 
 /// True if `g` is an elementwise generic of one input whose body only casts
 /// floats (the truncf of a bf16 Linear's output).
@@ -210,13 +343,13 @@ FailureOr<SplitPlan> matchSplit(linalg::LinalgOp op, std::string &why) {
     if (auto e = dyn_cast<tensor::ExpandShapeOp>(*v.getUsers().begin())) {
       SmallVector<ReassociationIndices> re = e.getReassociationIndices();
       if (re.back().size() != 1) {
-        if (llvm::any_of(e->getUsers(), [](Operation *u) {
+        if (llvm::none_of(e->getUsers(), [](Operation *u) {
               return isa<tensor::ExtractSliceOp>(u);
             }))
-          why = "the result is reshaped into head groups and split inside "
-                "each group (the parts' columns interleave); the paired op "
-                "reads each weight as one strided matrix";
-        return failure();
+          return failure();
+        if (failed(matchInterleaved(e, plan, why)))
+          return failure();
+        return plan;
       }
       plan.expand = e;
       v = e.getResult();
@@ -275,6 +408,7 @@ FailureOr<SplitPlan> matchSplit(linalg::LinalgOp op, std::string &why) {
 /// clone of the rounding and of the expand_shape. Adds the ops it erases to
 /// `erased`.
 void rewriteSplit(SplitPlan &plan, DenseSet<Operation *> &erased) {
+  const bool interleaved = !plan.parts.empty();
   Projection &p = plan.proj;
   Operation *op = p.op;
   OpBuilder b(plan.slices.front());
@@ -293,16 +427,25 @@ void rewriteSplit(SplitPlan &plan, DenseSet<Operation *> &erased) {
       AffineMapAttr::get(p.kn ? map({dk, dh}) : map({dh, dk})),
       AffineMapAttr::get(map({dn, dh}))};
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(p.accType));
-  for (auto [s, o, h] : llvm::zip(plan.slices, plan.offsets, plan.sizes)) {
-    SmallVector<OpFoldResult> offs(2, b.getIndexAttr(0)), sizes, strides(2, b.getIndexAttr(1));
-    if (p.kn) {
-      offs[1] = b.getIndexAttr(o);
-      sizes = {k, b.getIndexAttr(h)};
+  for (auto [i, s, o, width] : llvm::enumerate(plan.slices, plan.offsets, plan.sizes)) {
+    // Rows of the part: a range of the weight, or its de-interleaved rows
+    // (every group's [o, o + width)) as a new constant.
+    const int64_t h = interleaved ? plan.groups * width : width;
+    Value w;
+    if (interleaved) {
+      w = arith::ConstantOp::create(b, loc, plan.parts[i]);
     } else {
-      offs[0] = b.getIndexAttr(o);
-      sizes = {b.getIndexAttr(h), k};
+      SmallVector<OpFoldResult> offs(2, b.getIndexAttr(0)), sizes,
+          strides(2, b.getIndexAttr(1));
+      if (p.kn) {
+        offs[1] = b.getIndexAttr(o);
+        sizes = {k, b.getIndexAttr(h)};
+      } else {
+        offs[0] = b.getIndexAttr(o);
+        sizes = {b.getIndexAttr(h), k};
+      }
+      w = tensor::ExtractSliceOp::create(b, loc, p.weight, offs, sizes, strides);
     }
-    Value w = tensor::ExtractSliceOp::create(b, loc, p.weight, offs, sizes, strides);
     Value empty = tensor::EmptyOp::create(b, loc, SmallVector<OpFoldResult>{n, b.getIndexAttr(h)}, p.accType);
     Value acc = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
     auto mm = linalg::MatmulOp::create(b, loc, TypeRange{acc.getType()},
@@ -327,6 +470,22 @@ void rewriteSplit(SplitPlan &plan, DenseSet<Operation *> &erased) {
               })
               .getResult(0);
     }
+    if (tensor::ExpandShapeOp e = plan.expand; e && interleaved) {
+      // Tokens expanded as before; the part's columns stay one dimension,
+      // the type of the collapse_shape it replaces.
+      tensor::CollapseShapeOp c = plan.collapses[i];
+      SmallVector<ReassociationIndices> re = e.getReassociationIndices();
+      re.back() = {re.back().front()};
+      SmallVector<OpFoldResult> shape = e.getMixedOutputShape();
+      shape.pop_back();
+      shape.back() = b.getIndexAttr(h);
+      if (re.size() == 2 && re.front().size() == 1)
+        c.getResult().replaceAllUsesWith(v); // [N, H]: no token expansion
+      else
+        c.getResult().replaceAllUsesWith(tensor::ExpandShapeOp::create(
+            b, loc, c.getResultType(), v, re, shape));
+      continue;
+    }
     if (tensor::ExpandShapeOp e = plan.expand) {
       SmallVector<OpFoldResult> shape = e.getMixedOutputShape();
       shape.back() = b.getIndexAttr(h);
@@ -339,6 +498,8 @@ void rewriteSplit(SplitPlan &plan, DenseSet<Operation *> &erased) {
     erased.insert(dead);
     dead->erase();
   };
+  for (tensor::CollapseShapeOp c : plan.collapses)
+    erase(c);
   for (tensor::ExtractSliceOp s : plan.slices)
     erase(s);
   if (plan.expand)
@@ -864,9 +1025,17 @@ void FusePairedProjectionsPass::runOnOperation() {
     for (auto [o, h] : llvm::zip(split->offsets, split->sizes))
       ranges += (ranges.empty() ? "[" : ", [") + std::to_string(o) + ", " +
                 std::to_string(o + h) + ")";
-    remark::passed(op->getLoc(), remarkOpts(function)) << remark::add(
-        "split {0} into {1} projections over rows {2} of its weight",
-        op->getName().getStringRef(), split->slices.size(), ranges);
+    if (split->parts.empty())
+      remark::passed(op->getLoc(), remarkOpts(function)) << remark::add(
+          "split {0} into {1} projections over rows {2} of its weight",
+          op->getName().getStringRef(), split->slices.size(), ranges);
+    else
+      remark::passed(op->getLoc(), remarkOpts(function)) << remark::add(
+          "split {0} into {1} projections over rows {2} of each of the {3} "
+          "head groups of {4} rows of its constant weight (de-interleaved "
+          "into one constant per part)",
+          op->getName().getStringRef(), split->slices.size(), ranges,
+          split->groups, split->groupSize);
     ++numSplit;
     splitAny = true;
     rewriteSplit(*split, splitErased);

@@ -70,20 +70,86 @@ func.func @negative_token_cut(%x: tensor<4x64xf32>, %w: tensor<64x64xf32>) -> (t
 }
 
 /// Qwen3-Next's in_proj_ba: [N, 16] viewed as [N, 4 groups, 4] and split
-/// 2 + 2 inside each group (the parts' columns interleave).
+/// 2 + 2 inside each group (the parts' columns interleave), the parts kept
+/// as [N, 4, 2]: declined (the parts must be collapsed back to [N, 8]).
 // CHECK-LABEL: func.func @negative_head_groups
 //   CHECK-NOT: fusion.paired_projection
 func.func @negative_head_groups(%x: tensor<1x64xf32>, %w: tensor<16x64xf32>) -> (tensor<1x4x2xf32>, tensor<1x4x2xf32>) {
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<1x16xf32>
   %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x16xf32>) -> tensor<1x16xf32>
-  // expected-remark @below {{Reason="unsupported split", Remark="the result is reshaped into head groups and split inside each group (the parts' columns interleave); the paired op reads each weight as one strided matrix"}}
+  // expected-remark @below {{Reason="unsupported split", Remark="the result is reshaped into head groups and split inside each group (the parts' columns interleave); a part is not collapsed back to [tokens..., groups x width]"}}
   %y = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
       ins(%x, %w : tensor<1x64xf32>, tensor<16x64xf32>) outs(%acc : tensor<1x16xf32>) -> tensor<1x16xf32>
   %g = tensor.expand_shape %y [[0], [1, 2]] output_shape [1, 4, 4] : tensor<1x16xf32> into tensor<1x4x4xf32>
   %b = tensor.extract_slice %g[0, 0, 0] [1, 4, 2] [1, 1, 1] : tensor<1x4x4xf32> to tensor<1x4x2xf32>
   %a = tensor.extract_slice %g[0, 0, 2] [1, 4, 2] [1, 1, 1] : tensor<1x4x4xf32> to tensor<1x4x2xf32>
   return %b, %a : tensor<1x4x2xf32>, tensor<1x4x2xf32>
+}
+
+/// The same split, each part collapsed back to [N, 8] as Qwen3-Next writes
+/// it, over a constant weight: the weight's rows are de-interleaved at
+/// compile time into one constant per part (rows 0, 1, 4, 5, 8, 9, 12, 13
+/// and 2, 3, 6, 7, ...), which then pair: sigmoid(b), softplus(a + 1).
+// CHECK-LABEL: func.func @head_groups_constant
+//   CHECK-DAG: %[[WB:.*]] = arith.constant dense<{{\[\[}}0.000000e+00, 0.000000e+00], [1.000000e+00, 1.000000e+00], [4.000000e+00, 4.000000e+00], [5.000000e+00, 5.000000e+00], [8.000000e+00, 8.000000e+00], [9.000000e+00, 9.000000e+00], [1.200000e+01, 1.200000e+01], [1.300000e+01, 1.300000e+01]]> : tensor<8x2xf32>
+//   CHECK-DAG: %[[WA:.*]] = arith.constant dense<{{\[\[}}2.000000e+00, 2.000000e+00], [3.000000e+00, 3.000000e+00], [6.000000e+00, 6.000000e+00], [7.000000e+00, 7.000000e+00], [1.000000e+01, 1.000000e+01], [1.100000e+01, 1.100000e+01], [1.400000e+01, 1.400000e+01], [1.500000e+01, 1.500000e+01]]> : tensor<8x2xf32>
+//       CHECK: fusion.paired_projection %{{.*}}, %[[WB]], %[[WA]] epilogues(sigmoid, softplus_bias_scale
+//   CHECK-NOT: tensor.extract_slice
+func.func @head_groups_constant(%x: tensor<3x2xf32>) -> (tensor<3x8xf32>, tensor<3x8xf32>) {
+  %w = arith.constant dense<[[0.0, 0.0], [1.0, 1.0], [2.0, 2.0], [3.0, 3.0], [4.0, 4.0], [5.0, 5.0], [6.0, 6.0], [7.0, 7.0],
+                             [8.0, 8.0], [9.0, 9.0], [10.0, 10.0], [11.0, 11.0], [12.0, 12.0], [13.0, 13.0], [14.0, 14.0], [15.0, 15.0]]> : tensor<16x2xf32>
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %empty = tensor.empty() : tensor<3x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<3x16xf32>) -> tensor<3x16xf32>
+  // expected-remark @below {{Remark="split linalg.matmul into 2 projections over rows [0, 2), [2, 4) of each of the 4 head groups of 4 rows of its constant weight (de-interleaved into one constant per part)"}}
+  // expected-remark @+1 {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues sigmoid, softplus_bias_scale"}}
+  %y = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w : tensor<3x2xf32>, tensor<16x2xf32>) outs(%acc : tensor<3x16xf32>) -> tensor<3x16xf32>
+  %g = tensor.expand_shape %y [[0], [1, 2]] output_shape [3, 4, 4] : tensor<3x16xf32> into tensor<3x4x4xf32>
+  %bs = tensor.extract_slice %g[0, 0, 0] [3, 4, 2] [1, 1, 1] : tensor<3x4x4xf32> to tensor<3x4x2xf32>
+  %as = tensor.extract_slice %g[0, 0, 2] [3, 4, 2] [1, 1, 1] : tensor<3x4x4xf32> to tensor<3x4x2xf32>
+  %b = tensor.collapse_shape %bs [[0], [1, 2]] : tensor<3x4x2xf32> into tensor<3x8xf32>
+  %a = tensor.collapse_shape %as [[0], [1, 2]] : tensor<3x4x2xf32> into tensor<3x8xf32>
+  %e = tensor.empty() : tensor<3x8xf32>
+  %beta = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<3x8xf32>) outs(%e : tensor<3x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %n = arith.negf %v : f32
+    %x1 = math.exp %n : f32
+    %d = arith.addf %x1, %one : f32
+    %r = arith.divf %one, %d : f32
+    linalg.yield %r : f32
+  } -> tensor<3x8xf32>
+  %gate = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<3x8xf32>) outs(%e : tensor<3x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %t = arith.addf %v, %one : f32
+    %x1 = math.exp %t : f32
+    %l = math.log1p %x1 : f32
+    linalg.yield %l : f32
+  } -> tensor<3x8xf32>
+  return %beta, %gate : tensor<3x8xf32>, tensor<3x8xf32>
+}
+
+/// The same over a weight that is a function argument: declined (a
+/// de-interleaved copy would be made at every call).
+// CHECK-LABEL: func.func @negative_head_groups_argument
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_head_groups_argument(%x: tensor<3x2xf32>, %w: tensor<16x2xf32>) -> (tensor<3x8xf32>, tensor<3x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<3x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<3x16xf32>) -> tensor<3x16xf32>
+  // expected-remark @below {{Reason="unsupported split", Remark="the result is reshaped into head groups and split inside each group (the parts' columns interleave); the weight is not a constant of the projection's width (a de-interleaved copy would be made at every call)"}}
+  %y = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w : tensor<3x2xf32>, tensor<16x2xf32>) outs(%acc : tensor<3x16xf32>) -> tensor<3x16xf32>
+  %g = tensor.expand_shape %y [[0], [1, 2]] output_shape [3, 4, 4] : tensor<3x16xf32> into tensor<3x4x4xf32>
+  %bs = tensor.extract_slice %g[0, 0, 0] [3, 4, 2] [1, 1, 1] : tensor<3x4x4xf32> to tensor<3x4x2xf32>
+  %as = tensor.extract_slice %g[0, 0, 2] [3, 4, 2] [1, 1, 1] : tensor<3x4x4xf32> to tensor<3x4x2xf32>
+  %b = tensor.collapse_shape %bs [[0], [1, 2]] : tensor<3x4x2xf32> into tensor<3x8xf32>
+  %a = tensor.collapse_shape %as [[0], [1, 2]] : tensor<3x4x2xf32> into tensor<3x8xf32>
+  return %b, %a : tensor<3x8xf32>, tensor<3x8xf32>
 }
 
 /// A stacked Linear with a bias in the accumulator (torch-mlir's addmm): the
