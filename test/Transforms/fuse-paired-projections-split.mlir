@@ -133,6 +133,28 @@ func.func @head_groups_constant(%x: tensor<3x2xf32>) -> (tensor<3x8xf32>, tensor
   return %beta, %gate : tensor<3x8xf32>, tensor<3x8xf32>
 }
 
+/// A [K, H] constant weight (kn): its columns are de-interleaved.
+// CHECK-LABEL: func.func @head_groups_constant_kn
+//   CHECK-DAG: %[[WA:.*]] = arith.constant dense<{{\[\[}}2.000000e+00, 3.000000e+00, 6.000000e+00, 7.000000e+00, 1.000000e+01, 1.100000e+01, 1.400000e+01, 1.500000e+01], [1.020000e+02, 1.030000e+02, 1.060000e+02, 1.070000e+02, 1.100000e+02, 1.110000e+02, 1.140000e+02, 1.150000e+02]]> : tensor<2x8xf32>
+//   CHECK-DAG: %[[WB:.*]] = arith.constant dense<{{\[\[}}0.000000e+00, 1.000000e+00, 4.000000e+00, 5.000000e+00, 8.000000e+00, 9.000000e+00, 1.200000e+01, 1.300000e+01], [1.000000e+02, 1.010000e+02, 1.040000e+02, 1.050000e+02, 1.080000e+02, 1.090000e+02, 1.120000e+02, 1.130000e+02]]> : tensor<2x8xf32>
+//       CHECK: fusion.paired_projection %{{.*}}, %[[WB]], %[[WA]] epilogues(none, none) kn
+func.func @head_groups_constant_kn(%x: tensor<3x2xf32>) -> (tensor<3x8xf32>, tensor<3x8xf32>) {
+  %w = arith.constant dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0],
+                             [100.0, 101.0, 102.0, 103.0, 104.0, 105.0, 106.0, 107.0, 108.0, 109.0, 110.0, 111.0, 112.0, 113.0, 114.0, 115.0]]> : tensor<2x16xf32>
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<3x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<3x16xf32>) -> tensor<3x16xf32>
+  // expected-remark @below {{Remark="split linalg.matmul into 2 projections over rows [0, 2), [2, 4) of each of the 4 head groups of 4 rows of its constant weight (de-interleaved into one constant per part)"}}
+  // expected-remark @+1 {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues none, none"}}
+  %y = linalg.matmul ins(%x, %w : tensor<3x2xf32>, tensor<2x16xf32>) outs(%acc : tensor<3x16xf32>) -> tensor<3x16xf32>
+  %g = tensor.expand_shape %y [[0], [1, 2]] output_shape [3, 4, 4] : tensor<3x16xf32> into tensor<3x4x4xf32>
+  %bs = tensor.extract_slice %g[0, 0, 0] [3, 4, 2] [1, 1, 1] : tensor<3x4x4xf32> to tensor<3x4x2xf32>
+  %as = tensor.extract_slice %g[0, 0, 2] [3, 4, 2] [1, 1, 1] : tensor<3x4x4xf32> to tensor<3x4x2xf32>
+  %b = tensor.collapse_shape %bs [[0], [1, 2]] : tensor<3x4x2xf32> into tensor<3x8xf32>
+  %a = tensor.collapse_shape %as [[0], [1, 2]] : tensor<3x4x2xf32> into tensor<3x8xf32>
+  return %b, %a : tensor<3x8xf32>, tensor<3x8xf32>
+}
+
 /// The same over a weight that is a function argument: declined (a
 /// de-interleaved copy would be made at every call).
 // CHECK-LABEL: func.func @negative_head_groups_argument
