@@ -368,6 +368,19 @@ private:
         << remark::add("{0}", detail.str());
   }
 
+  /// The `formats` option: declines `q` (and returns false) when `scheme`'s
+  /// format is not in it.
+  bool formatAllowed(QuantizeOp q, QuantSchemeAttr scheme, StringRef function) {
+    if (allowedFormats.empty() ||
+        llvm::is_contained(allowedFormats, scheme.getFormat()))
+      return true;
+    decline(q, function, "unsupported quantization format for fused activation",
+            ("format " + stringifyQuantFormat(scheme.getFormat()) +
+             " is not in 'formats'")
+                .str());
+    return false;
+  }
+
   /// Quantizers already fused as the partner of an earlier one.
   llvm::SmallPtrSet<Operation *, 8> handled;
 
@@ -453,13 +466,8 @@ void FuseActQuantizePass::fuseIntoPairedProjection(
     return decline(q, function, "unsupported scheme",
                    "a quantizing fusion.paired_projection takes no scale or "
                    "rng operand (FP8 delayed scaling, stochastic rounding)");
-  if (!allowedFormats.empty() &&
-      !llvm::is_contained(allowedFormats, scheme.getFormat()))
-    return decline(q, function,
-                   "unsupported quantization format for fused activation",
-                   ("format " + stringifyQuantFormat(scheme.getFormat()) +
-                    " is not in 'formats'")
-                       .str());
+  if (!formatAllowed(q, scheme, function))
+    return;
   if (expand && scheme.hasColwise())
     return decline(q, function, "unsupported shape",
                    "a colwise copy of a result with several token dimensions "
@@ -718,13 +726,8 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
   }
 
   // Format.
-  if (!allowedFormats.empty() &&
-      !llvm::is_contained(allowedFormats, scheme.getFormat()))
-    return decline(q, function,
-                   "unsupported quantization format for fused activation",
-                   ("format " + stringifyQuantFormat(scheme.getFormat()) +
-                    " is not in 'formats'")
-                       .str());
+  if (!formatAllowed(q, scheme, function))
+    return;
 
   // Where the fused op goes: before the quantize or the dbias reduction,
   // whichever comes first; every operand must dominate that point.

@@ -177,6 +177,24 @@ struct SplitPlan {
   SmallVector<DenseElementsAttr> parts;
 };
 
+/// Sorts `plan.slices` by column offset into `plan.offsets` / `sizes`;
+/// fails when two overlap or one has a dynamic offset or width.
+LogicalResult orderSlices(SplitPlan &plan) {
+  llvm::sort(plan.slices, [](tensor::ExtractSliceOp a, tensor::ExtractSliceOp b) {
+    return a.getStaticOffsets().back() < b.getStaticOffsets().back();
+  });
+  int64_t end = 0;
+  for (tensor::ExtractSliceOp s : plan.slices) {
+    int64_t o = s.getStaticOffsets().back(), n = s.getStaticSizes().back();
+    if (o < end || ShapedType::isDynamic(o) || ShapedType::isDynamic(n))
+      return failure();
+    plan.offsets.push_back(o);
+    plan.sizes.push_back(n);
+    end = o + n;
+  }
+  return success();
+}
+
 /// The constant a weight is (dense or dense_resource), or null.
 ElementsAttr constantWeight(Value w) {
   auto k = w.getDefiningOp<arith::ConstantOp>();
@@ -239,22 +257,13 @@ LogicalResult matchInterleaved(tensor::ExpandShapeOp e, SplitPlan &plan,
     }
     plan.slices.push_back(s);
   }
-  llvm::sort(plan.slices, [](tensor::ExtractSliceOp a, tensor::ExtractSliceOp b) {
-    return a.getStaticOffsets().back() < b.getStaticOffsets().back();
-  });
-  int64_t end = 0;
-  for (tensor::ExtractSliceOp s : plan.slices) {
-    int64_t o = s.getStaticOffsets().back(), n = s.getStaticSizes().back();
-    if (o < end || ShapedType::isDynamic(o) || ShapedType::isDynamic(n)) {
-      why = interleave + "; the parts overlap or have dynamic widths";
-      return failure();
-    }
-    plan.offsets.push_back(o);
-    plan.sizes.push_back(n);
+  if (failed(orderSlices(plan))) {
+    why = interleave + "; the parts overlap or have dynamic widths";
+    return failure();
+  }
+  for (tensor::ExtractSliceOp s : plan.slices)
     plan.collapses.push_back(
         cast<tensor::CollapseShapeOp>(*s->getUsers().begin()));
-    end = o + n;
-  }
   if (plan.slices.size() < 2)
     return failure();
   // The weight must be a constant: its rows are de-interleaved here, once,
@@ -383,19 +392,9 @@ FailureOr<SplitPlan> matchSplit(linalg::LinalgOp op, std::string &why) {
     }
     plan.slices.push_back(s);
   }
-  llvm::sort(plan.slices, [](tensor::ExtractSliceOp a, tensor::ExtractSliceOp b) {
-    return a.getStaticOffsets().back() < b.getStaticOffsets().back();
-  });
-  int64_t end = 0;
-  for (tensor::ExtractSliceOp s : plan.slices) {
-    int64_t o = s.getStaticOffsets().back(), n = s.getStaticSizes().back();
-    if (o < end) {
-      why = "the slices of the result overlap";
-      return failure();
-    }
-    plan.offsets.push_back(o);
-    plan.sizes.push_back(n);
-    end = o + n;
+  if (failed(orderSlices(plan))) {
+    why = "the slices of the result overlap";
+    return failure();
   }
   if (plan.slices.size() < 2)
     return failure();

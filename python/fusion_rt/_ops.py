@@ -468,15 +468,7 @@ def paired_projection_op(lhs: torch.Tensor, w0: torch.Tensor, w1: torch.Tensor,
     s0, s1 = _paired_shapes(lhs, w0, w1, gated_kind >= 0)
     out0 = torch.empty(s0, dtype=out_dtype0, device=lhs.device)
     out1 = torch.empty(s1, dtype=out_dtype1, device=lhs.device)
-    d = _abi.PairedProjection()
-    d.lhs, d.weight0, d.weight1 = view(lhs, "desc->lhs"), view(w0, "desc->weight0"), \
-        view(w1, "desc->weight1")
-    d.epilogue0.kind, d.epilogue0.accumulator_round = epilogues[0], epilogues[1]
-    d.epilogue1.kind, d.epilogue1.accumulator_round = epilogues[2], epilogues[3]
-    d.epilogue0.bias, d.epilogue0.scale = view(bias0, "bias0"), view(scale0, "scale0")
-    d.epilogue1.bias, d.epilogue1.scale = view(bias1, "bias1"), view(scale1, "scale1")
-    d.gated_kind = gated_kind
-    d.accumulate_dtype = 2
+    d = _paired_desc(lhs, w0, w1, epilogues, bias0, scale0, bias1, scale1, gated_kind)
     d.out0 = view(out0, "desc->out0")
     if gated_kind < 0:
         d.out1 = view(out1, "desc->out1")

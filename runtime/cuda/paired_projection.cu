@@ -1280,19 +1280,11 @@ cudaError_t launch_epilogue(const Params &p, cudaStream_t stream) {
 
 /// The blas path. Returns UNSUPPORTED (nothing launched) when cuBLAS cannot
 /// take the views.
-fusion_rt_status run_blas(Params p, const PairedRequest &q, cudaStream_t stream) {
-  const int32_t dt = q.lhs.dtype;
-  const int64_t lim = int64_t(1) << 31;
-  if (p.K < 1 || p.M >= lim || p.K >= lim || p.H[0] >= lim || p.H[1] >= lim)
-    return FUSION_RT_STATUS_UNSUPPORTED;
-  const BlasOperand bx = blas_operand(q.lhs, false);
-  const BlasOperand bw0 = blas_operand(q.w[0], true);
-  const BlasOperand bw1 = blas_operand(q.w[1], true);
-  if (!bx.ok || !bw0.ok || !bw1.ok)
-    return FUSION_RT_STATUS_UNSUPPORTED;
+/// This thread's cuBLAS handle on `stream`, with the runtime's workspace.
+fusion_rt_status blas_on_stream(cudaStream_t stream, cublasHandle_t &h) {
   cublasStatus_t bst;
   void *blas_ws = nullptr;
-  cublasHandle_t h = blas_handle(bst, blas_ws);
+  h = blas_handle(bst, blas_ws);
   if (!h)
     return fail(FUSION_RT_STATUS_BACKEND_ERROR,
                 "CUDA backend: cublasCreate failed (status %d)", int(bst));
@@ -1304,6 +1296,23 @@ fusion_rt_status run_blas(Params p, const PairedRequest &q, cudaStream_t stream)
                 "CUDA backend: cublasSetStream / cublasSetWorkspace failed "
                 "(status %d)",
                 int(bst));
+  return FUSION_RT_STATUS_SUCCESS;
+}
+
+fusion_rt_status run_blas(Params p, const PairedRequest &q, cudaStream_t stream) {
+  const int32_t dt = q.lhs.dtype;
+  const int64_t lim = int64_t(1) << 31;
+  if (p.K < 1 || p.M >= lim || p.K >= lim || p.H[0] >= lim || p.H[1] >= lim)
+    return FUSION_RT_STATUS_UNSUPPORTED;
+  const BlasOperand bx = blas_operand(q.lhs, false);
+  const BlasOperand bw0 = blas_operand(q.w[0], true);
+  const BlasOperand bw1 = blas_operand(q.w[1], true);
+  if (!bx.ok || !bw0.ok || !bw1.ok)
+    return FUSION_RT_STATUS_UNSUPPORTED;
+  cublasStatus_t bst;
+  cublasHandle_t h = nullptr;
+  if (fusion_rt_status st = blas_on_stream(stream, h))
+    return st;
   const int64_t n0 = p.M * p.H[0], n1 = p.M * p.H[1];
   float *ws = nullptr;
   cudaError_t e = cudaMallocAsync(reinterpret_cast<void **>(&ws),
@@ -1540,6 +1549,10 @@ fusion_rt_status cuda_paired_quantize_execute(const PairedRequest &q,
       q.epi_kind[1] != FUSION_RT_EPILOGUE_NONE || q.round[0] != q.round[1] ||
       M == 0 || H == 0 || K == 0)
     return FUSION_RT_STATUS_SUCCESS;
+  // cuBLAS's int dimensions (as run_blas): larger calls take the two steps.
+  const int64_t lim = int64_t(1) << 31;
+  if (M >= lim || K >= lim || 2 * H >= lim)
+    return FUSION_RT_STATUS_SUCCESS;
   // The same choice as cuda_paired_execute: only where it takes cuBLAS.
   const char *path = std::getenv("FUSION_RT_PAIRED_PATH");
   const bool vec_ok = K % vec == 0 && vec_rows(q.lhs, es) &&
@@ -1559,18 +1572,9 @@ fusion_rt_status cuda_paired_quantize_execute(const PairedRequest &q,
     return FUSION_RT_STATUS_SUCCESS;
   taken = true;
   cublasStatus_t bst;
-  void *blas_ws = nullptr;
-  cublasHandle_t h = blas_handle(bst, blas_ws);
-  if (!h)
-    return fail(FUSION_RT_STATUS_BACKEND_ERROR,
-                "CUDA backend: cublasCreate failed (status %d)", int(bst));
-  if ((bst = cublasSetStream(h, stream)) != CUBLAS_STATUS_SUCCESS ||
-      (blas_ws && (bst = cublasSetWorkspace(h, blas_ws, kBlasWorkspace)) !=
-                      CUBLAS_STATUS_SUCCESS))
-    return fail(FUSION_RT_STATUS_BACKEND_ERROR,
-                "CUDA backend: cublasSetStream / cublasSetWorkspace failed "
-                "(status %d)",
-                int(bst));
+  cublasHandle_t h = nullptr;
+  if (fusion_rt_status st = blas_on_stream(stream, h))
+    return st;
   // [gate | up] as one [M, 2H] matrix of the rounding's type: cuBLAS rounds
   // its f32 accumulator once to it, which is round(bf16 / f16) of the pair.
   const int32_t gu_dt = q.round[0] == FUSION_RT_ROUND_BF16   ? FUSION_RT_BF16
