@@ -2,7 +2,8 @@
 //
 // A fixed-seed fuzzer of every C ABI entry point: a random valid call of
 // fusion_rt_quantize, _act_quantize, _gated_act_quantize,
-// _activation_apply, _dequantize or _paired_projection_run (formats,
+// _activation_apply, _dequantize, _paired_projection_run or
+// _paired_projection_quantize (formats,
 // directions, layouts, policies, activation kinds, epilogues, shapes), then
 // one random corruption (a view's dtype, rank, size, stride or pointer; an
 // enum field of a descriptor; a NULL descriptor), or none. Every output lives
@@ -564,4 +565,63 @@ TEST(AbiFuzz, PairedProjectionCallsAreRejectedOrStayInTheirViews) {
                 m, k, what)));
   }
   f.report("paired_projection", calls);
+}
+
+TEST(AbiFuzz, PairedProjectionQuantizeCallsAreRejectedOrStayInTheirViews) {
+  const int64_t calls = callCount();
+  Fuzzer f(6);
+  for (int64_t call = 0; call < calls; ++call) {
+    fusion_rt_quant_scheme s = f.scheme();
+    const int64_t m = 1 + f.pick(20), k = 1 + f.pick(64), h = 2 * (1 + f.pick(40));
+    const int32_t dt = int32_t(f.pick(3));
+    HostMatrix x = f.matrix(m, k, dt), w0 = f.matrix(h, k, dt), w1 = f.matrix(h, k, dt);
+    HostMatrix bias0 = f.matrix(1, h, FUSION_RT_F32), bias1 = f.matrix(1, h, dt);
+    QuantBuffers q;
+    if (!f.alloc(q, s, m, h))
+      continue;
+    fusion_rt_paired_projection d{};
+    d.lhs = x.view();
+    d.weight0 = w0.view();
+    d.weight1 = w1.view();
+    d.gated_kind = int32_t(FUSION_RT_ACT_SWIGLU + f.pick(6));
+    d.accumulate_dtype = FUSION_RT_F32;
+    d.epilogue0.accumulator_round = int32_t(f.pick(3));
+    d.epilogue1.accumulator_round = int32_t(f.pick(3));
+    if (f.pick(2) == 0) {
+      d.epilogue0.kind = FUSION_RT_EPILOGUE_BIAS;
+      d.epilogue0.bias = view1d(bias0.bytes.data(), FUSION_RT_F32, h);
+    }
+    if (f.pick(2) == 0) {
+      d.epilogue1.kind = FUSION_RT_EPILOGUE_BIAS;
+      d.epilogue1.bias = view1d(bias1.bytes.data(), dt, h);
+    }
+    int32_t inter = int32_t(f.pick(3));
+    fusion_rt_quant_outputs out = q.out;
+    Arena arena;
+    arena.place(q, out);
+    const fusion_rt_paired_projection *dp = &d;
+    const fusion_rt_quant_outputs *outp = &out;
+    const fusion_rt_quant_scheme *sp = &s;
+    Target t;
+    t.views = {{&d.lhs, false},           {&d.weight0, false},
+               {&d.weight1, false},       {&d.epilogue0.bias, true},
+               {&d.epilogue1.bias, true}, {&d.out0, true}};
+    Fuzzer::addQuantViews(t, out);
+    Fuzzer::addSchemeFields(t, s);
+    t.fields.insert(t.fields.end(), {&d.epilogue0.kind, &d.epilogue0.accumulator_round,
+                                     &d.epilogue1.kind, &d.epilogue1.accumulator_round,
+                                     &d.gated_kind, &d.accumulate_dtype, &inter});
+    t.misalignable = &d.lhs;
+    t.nullers = {[&] { dp = nullptr; }, [&] { outp = nullptr; }, [&] { sp = nullptr; }};
+    const std::string what = f.corrupt(t);
+    const fusion_rt_options opt = f.options();
+    const fusion_rt_status st =
+        fusion_rt_paired_projection_quantize(dp, inter, sp, outp, &opt, nullptr);
+    ASSERT_NO_FATAL_FAILURE(f.check(
+        st, arena,
+        context(call, describe(s) + " paired quantize gated " +
+                          std::to_string(d.gated_kind) + " via " + std::to_string(inter),
+                m, h, what)));
+  }
+  f.report("paired_projection_quantize", calls);
 }
