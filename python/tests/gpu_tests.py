@@ -319,6 +319,43 @@ def test_paired_projection():
     return "%d cases; worst norm-wise GPU vs CPU %.1e" % (n, worst)
 
 
+def test_paired_projection_quantize():
+    """The FFN front in one call on device tensors: equal to the gated pair +
+    quantize on the device where the pair runs its own kernels (gemv, mma),
+    and to the CPU backend's call within the summation bound everywhere
+    (>= 99 % of codes and scales equal; the cuBLAS prefill form included)."""
+    n = 0
+    worst = 1.0
+    for dt, N, K, H, rnd, inter in ((torch.bfloat16, 1, 2048, 64, "bf16", torch.bfloat16),
+                                    (torch.bfloat16, 300, 1024, 96, "bf16", torch.bfloat16),
+                                    (torch.float32, 5, 512, 64, "none", torch.float32),
+                                    (torch.bfloat16, 16, 4096, 2048, "bf16", torch.bfloat16)):
+        g = torch.Generator().manual_seed(40 + n)
+        x = torch.randn(N, K, generator=g).to(dt)
+        wg = (torch.randn(H, K, generator=g) / K ** 0.5).to(dt)
+        wu = (torch.randn(H, K, generator=g) / K ** 0.5).to(dt)
+        kw = dict(round0=rnd, round1=rnd, intermediate_dtype=inter)
+        q = fusion_rt.paired_projection_quantize(x.to(DEV), wg.to(DEV), wu.to(DEV), "swiglu",
+                                                 "mxfp8_e4m3", **kw)
+        sync()
+        c = fusion_rt.paired_projection_quantize(x, wg, wu, "swiglu", "mxfp8_e4m3", **kw)
+        codes = (bytes_of(q.rowwise_data).cpu() == bytes_of(c.rowwise_data)).float().mean().item()
+        scales = (bytes_of(q.rowwise_scales).cpu() == bytes_of(c.rowwise_scales)).float().mean().item()
+        assert codes >= 0.99 and scales >= 0.99, \
+            "case %d: GPU vs CPU codes %.4f scales %.4f equal" % (n, codes, scales)
+        worst = min(worst, codes)
+        if N * K * 2 * H <= 3 * 2 ** 26:  # the pair's own kernels: the two calls' bytes
+            h, _ = fusion_rt.paired_projection(x.to(DEV), wg.to(DEV), wu.to(DEV), gated="swiglu",
+                                               round0=rnd, round1=rnd, out_dtype0=inter)
+            r = fusion_rt.quantize(h, "mxfp8_e4m3")
+            sync()
+            assert torch.equal(bytes_of(q.rowwise_data), bytes_of(r.rowwise_data)) and \
+                torch.equal(bytes_of(q.rowwise_scales), bytes_of(r.rowwise_scales)), \
+                "case %d: fused differs from pair + quantize on the device" % n
+        n += 1
+    return "%d cases; worst share of codes equal to the CPU's %.4f" % (n, worst)
+
+
 def test_unsupported_on_cuda_writes_nothing():
     x = gen_input(64, 128, torch.bfloat16, seed=5).to(DEV)
     q = fusion_rt.quantize(x)
@@ -488,6 +525,8 @@ def main():
                      ("act_quantize_vs_c_abi_and_cpu", test_act_quantize),
                      ("gated_act_quantize_vs_c_abi_and_cpu", test_gated_act_quantize),
                      ("paired_projection_vs_c_abi_and_cpu", test_paired_projection),
+                     ("paired_projection_quantize_vs_device_and_cpu",
+                      test_paired_projection_quantize),
                      ("unsupported_on_cuda_writes_nothing", test_unsupported_on_cuda_writes_nothing),
                      ("side_stream", test_side_stream),
                      ("cuda_graph_capture_replay", test_cuda_graph),
