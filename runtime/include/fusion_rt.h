@@ -442,7 +442,7 @@ fusion_rt_paired_projection_run(const fusion_rt_paired_projection *desc,
  *  out1 absent) whose value act(lhs x w0^T) * (lhs x w1^T), rounded to
  *  `intermediate_dtype` (BF16/F16/F32: the type the unfused program stores
  *  it in), is quantized with `scheme` into `outputs` as fusion_rt_quantize
- *  of that [M, H] value would. Equals fusion_rt_paired_projection_run into
+ *  of that [M, H] value would (outputs->dbias must be absent). Equals fusion_rt_paired_projection_run into
  *  an [M, H] tensor of intermediate_dtype followed by fusion_rt_quantize of
  *  it, on the same backend, byte for byte; the gated value is not returned.
  *  Both backends keep it in a scratch buffer between the projection and the

@@ -992,7 +992,9 @@ fusion_rt_status fusion_rt_paired_projection_quantize(
   qreq.num_threads = preq.num_threads;
   FUSION_RT_TRY(check_scheme(scheme));
   const int64_t m = preq.lhs.rows, h = preq.w[0].rows;
-  FUSION_RT_TRY(check_outputs(*scheme, outputs, m, h, false, true, qreq));
+  // No dbias: the gated value is not an activation input here (the CUDA
+  // prefill form, a gated quantizer, has none either).
+  FUSION_RT_TRY(check_outputs(*scheme, outputs, m, h, false, false, qreq));
   // The gated value [M, H] between the two steps.
   Mat value;
   value.dtype = intermediate_dtype;

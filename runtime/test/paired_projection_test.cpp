@@ -731,6 +731,13 @@ TEST(PairedProjectionQuantize, EveryBrokenArgumentIsReportedAndNothingWritten) {
   EXPECT_EQ(fusion_rt_paired_projection_quantize(&d, FUSION_RT_BF16, &s,
                                                  nullptr, nullptr, nullptr),
             FUSION_RT_STATUS_NULL_POINTER);
+  QuantBuffers withDbias; // the gated value has no bias gradient
+  withDbias.alloc(s, 4, 64, false, false, true);
+  EXPECT_EQ(fusion_rt_paired_projection_quantize(&d, FUSION_RT_BF16, &s, &withDbias.out,
+                                                 nullptr, nullptr),
+            FUSION_RT_STATUS_UNSUPPORTED);
+  EXPECT_NE(std::string(fusion_rt_last_error_message()).find("dbias"), std::string::npos)
+      << fusion_rt_last_error_message();
   QuantBuffers narrow;
   narrow.alloc(s, 4, 32); // [4, 32] codes for a [4, 64] value
   EXPECT_EQ(fusion_rt_paired_projection_quantize(&d, FUSION_RT_BF16, &s,
