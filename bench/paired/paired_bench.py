@@ -617,6 +617,32 @@ FFN_NS = [1, 2, 4, 16, 128, 2048]
 ACT_SWIGLU = 7
 
 
+def ffn_weights(K, H):
+    """R rotated bf16 copies of a stacked [Wg; Wu] pair ([R, 2H, K], >= 128
+    MiB and at least 2, so the weights come from HBM) and the generator that
+    made them (the inputs are drawn from it next)."""
+    R = max(2, math.ceil((128 << 20) / (2 * H * K * 2)))
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    Wall = (torch.randn(R, 2 * H, K, device="cuda", generator=gen) /
+            math.sqrt(K)).to(torch.bfloat16)
+    return R, Wall, gen
+
+
+def ffn_desc(x, Wall, i, H, rnd, out0=None):
+    """The gated SwiGLU pair of x with copy i of [Wg; Wu], both accumulators
+    rounded as `rnd` (fusion_rt_accumulator_round), out0 given or absent."""
+    d = Paired()
+    d.lhs = tview(x)
+    d.weight0 = tview(Wall[i, :H])
+    d.weight1 = tview(Wall[i, H:])
+    d.gated_kind = ACT_SWIGLU
+    d.accumulate_dtype = 2
+    d.epilogue0.accumulator_round = d.epilogue1.accumulator_round = rnd
+    if out0 is not None:
+        d.out0 = tview(out0)
+    return d
+
+
 def ffn(lib, args):
     """The gate/up pair of an FFN feeding SwiGLU: out = silu(x Wg^T) * (x Wu^T),
     bf16 x, weights and output, Wg / Wu the halves of one [2H, K] buffer
@@ -633,30 +659,16 @@ def ffn(lib, args):
     comp = torch.compile(eager_ffn)
     rows = []
     for K, H in FFN_SHAPES:
-        pair_bytes = 2 * H * K * 2
-        R = max(2, math.ceil((128 << 20) / pair_bytes))
-        gen = torch.Generator(device="cuda").manual_seed(0)
-        Wall = (torch.randn(R, 2 * H, K, device="cuda", generator=gen) /
-                math.sqrt(K)).to(torch.bfloat16)
+        R, Wall, gen = ffn_weights(K, H)
         for N in FFN_NS:
             x = torch.randn(N, K, device="cuda", generator=gen).to(torch.bfloat16)
             xd = x.double()
             ref = F.silu(xd @ Wall[0, :H].double().T) * (xd @ Wall[0, H:].double().T)
             out = torch.empty(N, H, device="cuda", dtype=torch.bfloat16)
-            descs = []
-            for i in range(R):
-                d = Paired()
-                d.lhs = tview(x)
-                d.weight0 = tview(Wall[i, :H])
-                d.weight1 = tview(Wall[i, H:])
-                d.gated_kind = ACT_SWIGLU
-                d.accumulate_dtype = 2
-                # FUSION_BENCH_ROUND=1: gate and up rounded to bf16 before
-                # SwiGLU (a bf16 model's Linears, round(bf16) in the IR).
-                rnd = int(os.environ.get("FUSION_BENCH_ROUND", "0"))
-                d.epilogue0.accumulator_round = d.epilogue1.accumulator_round = rnd
-                d.out0 = tview(out)
-                descs.append(d)
+            # FUSION_BENCH_ROUND=1: gate and up rounded to bf16 before
+            # SwiGLU (a bf16 model's Linears, round(bf16) in the IR).
+            rnd = int(os.environ.get("FUSION_BENCH_ROUND", "0"))
+            descs = [ffn_desc(x, Wall, i, H, rnd, out) for i in range(R)]
 
             calls = [runtime_call(lib, d) for d in descs]
             calls[0]()
@@ -762,11 +774,7 @@ def ffn_quant(lib, args):
 
     rows = []
     for K, H in FFNQ_SHAPES:
-        pair_bytes = 2 * H * K * 2
-        R = max(2, math.ceil((128 << 20) / pair_bytes))
-        gen = torch.Generator(device="cuda").manual_seed(0)
-        Wall = (torch.randn(R, 2 * H, K, device="cuda", generator=gen) /
-                math.sqrt(K)).to(torch.bfloat16)
+        R, Wall, gen = ffn_weights(K, H)
         for N in FFNQ_NS:
             x = torch.randn(N, K, device="cuda", generator=gen).to(torch.bfloat16)
             codes = torch.empty(N, H, device="cuda", dtype=torch.uint8)
@@ -779,15 +787,7 @@ def ffn_quant(lib, args):
             keep = []
 
             def desc(i, out0=None):
-                d = Paired()
-                d.lhs = tview(x)
-                d.weight0 = tview(Wall[i, :H])
-                d.weight1 = tview(Wall[i, H:])
-                d.gated_kind = ACT_SWIGLU
-                d.accumulate_dtype = 2
-                d.epilogue0.accumulator_round = d.epilogue1.accumulator_round = 1
-                if out0 is not None:
-                    d.out0 = tview(out0)
+                d = ffn_desc(x, Wall, i, H, 1, out0)  # round(bf16), as the IR
                 keep.append(d)
                 return d
 

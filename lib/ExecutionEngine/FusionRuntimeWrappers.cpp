@@ -359,13 +359,17 @@ int32_t gatedActQuantizeImpl(int32_t kind, int32_t backward, int32_t inter,
                 args, "fusion_rt_gated_act_quantize");
 }
 
-/// Fills `p` from the operand rows of a paired projection (lhs, weights,
-/// biases and scales given); `next` is then the first destination row.
-int32_t bindPairedOperands(std::vector<Arg> &args, int32_t epi0, int32_t epi1,
-                           int32_t gatedKind, int32_t kn, int32_t round0,
-                           int32_t round1, int32_t hasBias0, int32_t hasScale0,
+/// Builds the views of `table` and fills `p` from the operand rows of a
+/// paired projection (lhs, weights, biases and scales given); `next` is then
+/// the first destination row.
+int32_t bindPairedOperands(const Table *table, std::vector<Arg> &args,
+                           int32_t epi0, int32_t epi1, int32_t gatedKind,
+                           int32_t kn, int32_t round0, int32_t round1,
+                           int32_t hasBias0, int32_t hasScale0,
                            int32_t hasBias1, int32_t hasScale1,
                            fusion_rt_paired_projection &p, size_t &next) {
+  if (int32_t st = makeArgs(table, args))
+    return st;
   if (args.size() <
       static_cast<size_t>(3 + hasBias0 + hasScale0 + hasBias1 + hasScale1))
     return fail("memref count does not match the paired projection");
@@ -403,18 +407,14 @@ int32_t pairedProjectionImpl(int32_t epi0, int32_t epi1, int32_t gatedKind,
                              int32_t hasBias1, int32_t hasScale1,
                              const Table *table) {
   std::vector<Arg> args;
-  if (int32_t st = makeArgs(table, args))
-    return st;
-  int expected = 3 + hasBias0 + hasScale0 + hasBias1 + hasScale1 +
-                 (gatedKind >= 0 ? 1 : 2);
-  if (static_cast<int>(args.size()) != expected)
-    return fail("memref count does not match the paired projection");
   fusion_rt_paired_projection p;
   size_t next = 0;
-  if (int32_t st = bindPairedOperands(args, epi0, epi1, gatedKind, kn, round0,
-                                      round1, hasBias0, hasScale0, hasBias1,
-                                      hasScale1, p, next))
+  if (int32_t st = bindPairedOperands(table, args, epi0, epi1, gatedKind, kn,
+                                      round0, round1, hasBias0, hasScale0,
+                                      hasBias1, hasScale1, p, next))
     return st;
+  if (args.size() != next + (gatedKind >= 0 ? 1 : 2))
+    return fail("memref count does not match the paired projection");
   p.out0 = args[next++].view;
   if (gatedKind < 0)
     p.out1 = args[next++].view;
@@ -430,13 +430,11 @@ int32_t pairedProjectionQuantizeImpl(
     int32_t scaling, int32_t zero, int32_t pow2, float eps,
     const Table *table) {
   std::vector<Arg> args;
-  if (int32_t st = makeArgs(table, args))
-    return st;
   fusion_rt_paired_projection p;
   size_t next = 0;
-  if (int32_t st = bindPairedOperands(args, epi0, epi1, gatedKind, kn, round0,
-                                      round1, hasBias0, hasScale0, hasBias1,
-                                      hasScale1, p, next))
+  if (int32_t st = bindPairedOperands(table, args, epi0, epi1, gatedKind, kn,
+                                      round0, round1, hasBias0, hasScale0,
+                                      hasBias1, hasScale1, p, next))
     return st;
   fusion_rt_quant_scheme s = makeScheme(fmt, dir, rnd, nan, col, scl, blk2d,
                                         elem, scaling, zero, pow2, eps);

@@ -390,13 +390,6 @@ private:
                                 StringRef function);
 };
 
-std::string typeString(Type t) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << t;
-  return s;
-}
-
 /// The gated fusion.paired_projection (not yet quantizing) whose result `v`
 /// is, directly or through one tensor.expand_shape that splits only its
 /// token dimension (a [B, T, K] Linear's result), or null.
@@ -524,7 +517,7 @@ void FuseActQuantizePass::fuseIntoPairedProjection(
       "fused quantize into the gated fusion.paired_projection ({0}, {1}, "
       "via {2}): projections, gated activation and quantizer in one op",
       stringifyActivationKind(paired.getGated()->getKind()),
-      stringifyQuantFormat(scheme.getFormat()), typeString(intermediate));
+      stringifyQuantFormat(scheme.getFormat()), intermediate);
 }
 
 void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,

@@ -102,16 +102,20 @@ std::string typeStr(Type t) {
 
 /// If the results of `a` and `b` reach, each directly or through its own
 /// rounding generic (a bf16 Linear's output), the gate and up inputs of one
-/// forward fusion.gated_act_quantize: that op, and in `gateIndex` which of
-/// `a` (0) and `b` (1) is the gate.
+/// forward fusion.gated_act_quantize: that op, in `gateIndex` which of `a`
+/// (0) and `b` (1) is the gate, and in `epi` the epilogue (none, with that
+/// rounding generic if any) of `a` and of `b`.
 GatedActQuantizeOp getGatedQuantizeConsumer(Value a, Value b,
-                                            unsigned &gateIndex) {
-  auto consumer = [](Value v, unsigned &input) -> GatedActQuantizeOp {
+                                            unsigned &gateIndex,
+                                            EpilogueMatch (&epi)[2]) {
+  auto consumer = [](Value v, unsigned &input,
+                     EpilogueMatch &match) -> GatedActQuantizeOp {
     MatchFailure ignored;
     FailureOr<EpilogueMatch> e = matchEpilogue(v, ignored);
     if (failed(e) || e->kind != EpilogueKind::none || e->bias ||
         !e->result.hasOneUse())
       return {};
+    match = *e;
     OpOperand &use = *e->result.getUses().begin();
     auto gq = dyn_cast<GatedActQuantizeOp>(use.getOwner());
     if (!gq || gq.getInputs().size() != 2 || gq.getActivation().getBackward())
@@ -120,7 +124,7 @@ GatedActQuantizeOp getGatedQuantizeConsumer(Value a, Value b,
     return input < 2 ? gq : GatedActQuantizeOp();
   };
   unsigned ia = 0, ib = 0;
-  GatedActQuantizeOp ga = consumer(a, ia), gb = consumer(b, ib);
+  GatedActQuantizeOp ga = consumer(a, ia, epi[0]), gb = consumer(b, ib, epi[1]);
   if (!ga || ga != gb || ia == ib)
     return {};
   gateIndex = ia == 0 ? 0 : 1;
@@ -603,11 +607,22 @@ FailureOr<PairPlan> FusePairedProjectionsPass::checkPair(const Projection &a,
   PairPlan plan;
   plan.proj[0] = a;
   plan.proj[1] = b;
+  // The accumulator starts from a bias (addmm) and is rounded with it: the
+  // fused op rounds before adding its bias.
+  auto declineRoundedInitBias = [&](Type round) {
+    return decline("unsupported epilogue",
+                   "the accumulator starts from a bias and is rounded to " +
+                       typeStr(round) +
+                       " with it (the fused op rounds before adding its "
+                       "bias)");
+  };
   unsigned gateIndex = 0;
-  if (GatedActQuantizeOp gq =
-          getGatedQuantizeConsumer(a.result(), b.result(), gateIndex)) {
-    if (gateIndex == 1)
+  if (GatedActQuantizeOp gq = getGatedQuantizeConsumer(
+          a.result(), b.result(), gateIndex, plan.epi)) {
+    if (gateIndex == 1) {
       std::swap(plan.proj[0], plan.proj[1]);
+      std::swap(plan.epi[0], plan.epi[1]);
+    }
     plan.gatedQuant = gq;
     if (gq.getScale() || gq.getRng())
       return decline("unsupported epilogue",
@@ -620,14 +635,10 @@ FailureOr<PairPlan> FusePairedProjectionsPass::checkPair(const Projection &a,
                      "dimensions (the fused op quantizes the collapsed "
                      "[N, H] result; only rowwise blocks are the same there)");
     for (unsigned i = 0; i < 2; ++i) {
-      FailureOr<EpilogueMatch> e = matchEpilogue(plan.proj[i].result(), why);
-      if (failed(e))
-        return failure();
-      plan.epi[i] = *e;
       // The gated quantizer reads the value as stored: a result narrower
       // than the accumulator is the accumulator rounded to it.
-      Type stored = getElementTypeOrSelf(e->result.getType());
-      if (!e->round && stored != plan.proj[i].accType) {
+      Type stored = getElementTypeOrSelf(plan.epi[i].result.getType());
+      if (!plan.epi[i].round && stored != plan.proj[i].accType) {
         if (!stored.isBF16() && !stored.isF16())
           return decline("unsupported epilogue",
                          "the gated quantizer reads the projection as " +
@@ -638,12 +649,7 @@ FailureOr<PairPlan> FusePairedProjectionsPass::checkPair(const Projection &a,
       }
       if (Value initBias = plan.proj[i].initBias) {
         if (plan.epi[i].round)
-          return decline("unsupported epilogue",
-                         "the accumulator starts from a bias and is rounded "
-                         "to " +
-                             typeStr(plan.epi[i].round) +
-                             " with it (the fused op rounds before adding "
-                             "its bias)");
+          return declineRoundedInitBias(plan.epi[i].round);
         plan.epi[i].kind = EpilogueKind::bias;
         plan.epi[i].bias = ColumnParam();
         plan.epi[i].bias->tensor = initBias;
@@ -666,11 +672,7 @@ FailureOr<PairPlan> FusePairedProjectionsPass::checkPair(const Projection &a,
       if (!p->initBias)
         continue;
       if (round)
-        return decline("unsupported epilogue",
-                       "the accumulator starts from a bias and is rounded to " +
-                           typeStr(round) +
-                           " with it (the fused op rounds before adding its "
-                           "bias)");
+        return declineRoundedInitBias(round);
       if (*bias)
         return decline("unsupported epilogue",
                        "a bias in the accumulator and another in the gated "
@@ -688,11 +690,7 @@ FailureOr<PairPlan> FusePairedProjectionsPass::checkPair(const Projection &a,
     plan.epi[i] = *e;
     if (Value initBias = plan.proj[i].initBias) {
       if (e->round)
-        return decline("unsupported epilogue",
-                       "the accumulator starts from a bias and is rounded to " +
-                           typeStr(e->round) +
-                           " with it (the fused op rounds before adding its "
-                           "bias)");
+        return declineRoundedInitBias(e->round);
       // y starts from a bias (torch-mlir's addmm): `none` takes it as
       // `bias`, sigmoid and silu without a bias of their own as theirs
       // (sigmoid(y + b)); the fused op adds one bias per projection.

@@ -521,8 +521,7 @@ def paired_projection_quantize_op(lhs: torch.Tensor, w0: torch.Tensor, w1: torch
     lib = library()
     with _on_device(lhs):
         check(lib.fusion_rt_paired_projection_quantize(
-            ctypes.byref(d), _abi.DTYPE[{torch.bfloat16: "bf16", torch.float16: "f16",
-                                         torch.float32: "f32"}.get(intermediate, "f8e4m3")],
+            ctypes.byref(d), TORCH_DTYPE_CODE.get(intermediate, -1),
             ctypes.byref(q), ctypes.byref(o), None, stream_of(lhs)),
             "fusion_rt_paired_projection_quantize")
     return tuple(outs)
