@@ -1405,6 +1405,33 @@ OutParams out_params(const PairedRequest &q, int i) {
 
 using namespace paired;
 
+namespace {
+/// The path cuda_paired_execute starts on: the measured selector
+/// (docs/paired-projections.md; runtime/common/paired_plan.h: the gemv path
+/// while M <= 16 or the multiply-adds M * K * (H0 + H1) stay within 2^23
+/// (2^24 for f32), then for 16-bit operands the mma path up to 3 * 2^26
+/// multiply-adds, then cuBLAS), or the FUSION_RT_PAIRED_PATH override;
+/// `generic` when the override forces the generic kernel.
+Path start_path(const PairedRequest &q, bool &generic) {
+  const int64_t es = esize_of(q.lhs.dtype), vec = 16 / es;
+  const int64_t K = q.lhs.cols;
+  const char *path = std::getenv("FUSION_RT_PAIRED_PATH");
+  auto forced = [&](const char *name) { return path && !std::strcmp(path, name); };
+  generic = forced("generic");
+  const bool vec_ok = K > 0 && K % vec == 0 && vec_rows(q.lhs, es) &&
+                      vec_rows(q.w[0], es) && vec_rows(q.w[1], es);
+  Path sel = select_path(q.lhs.rows, K, q.w[0].rows, q.w[1].rows, es, vec_ok,
+                         env_int("FUSION_RT_PAIRED_GEMV_MAX_M", -1));
+  if (forced("gemv") && vec_ok)
+    sel = Path::Gemv;
+  if (forced("mma") && vec_ok && es == 2)
+    sel = Path::Mma;
+  if (forced("blas"))
+    sel = Path::Blas;
+  return sel;
+}
+} // namespace
+
 // Declared in src/backend.h under FUSION_RT_HAVE_CUDA, which the kernels'
 // object library does not define; defined in cuda_backend.cu.
 bool cuda_is_device_pointer(const void *ptr);
@@ -1487,26 +1514,8 @@ fusion_rt_status cuda_paired_execute(const PairedRequest &q, void *stream_ptr) {
   // behind one that does not, so it is off by default.
   p.pdl = env_int("FUSION_RT_PAIRED_PDL", 0) != 0 ? 1 : 0;
 
-  const int64_t es = esize_of(dt), vec = 16 / es;
-  const char *path = std::getenv("FUSION_RT_PAIRED_PATH");
-  const bool force_gemv = path && !std::strcmp(path, "gemv");
-  const bool force_blas = path && !std::strcmp(path, "blas");
-  const bool force_generic = path && !std::strcmp(path, "generic");
-  const bool force_mma = path && !std::strcmp(path, "mma");
-  // Selector (measured, docs/paired-projections.md; runtime/common/
-  // paired_plan.h): the gemv path while M <= 16 or the multiply-adds
-  // M * K * (H0 + H1) stay within 2^23 (2^24 for f32), then for 16-bit
-  // operands the mma path up to 3 * 2^26 multiply-adds, then cuBLAS.
-  const bool vec_ok = p.K > 0 && p.K % vec == 0 && vec_rows(q.lhs, es) &&
-                      vec_rows(q.w[0], es) && vec_rows(q.w[1], es);
-  const int64_t max_m = env_int("FUSION_RT_PAIRED_GEMV_MAX_M", -1);
-  Path sel = select_path(p.M, p.K, p.H[0], p.H[1], es, vec_ok, max_m);
-  if (force_gemv && vec_ok)
-    sel = Path::Gemv;
-  if (force_mma && vec_ok && es == 2)
-    sel = Path::Mma;
-  if (force_blas)
-    sel = Path::Blas;
+  bool force_generic = false;
+  const Path sel = start_path(q, force_generic);
 
   if (!force_generic && sel == Path::Gemv) {
     e = launch_gemv(p, dt, stream);
@@ -1543,7 +1552,7 @@ fusion_rt_status cuda_paired_quantize_execute(const PairedRequest &q,
   cuda::clear_error_detail();
   cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
   const int32_t dt = q.lhs.dtype;
-  const int64_t es = esize_of(dt), vec = 16 / es;
+  const int64_t es = esize_of(dt);
   const int64_t M = q.lhs.rows, K = q.lhs.cols, H = q.w[0].rows;
   if (q.gated_kind < 0 || q.epi_kind[0] != FUSION_RT_EPILOGUE_NONE ||
       q.epi_kind[1] != FUSION_RT_EPILOGUE_NONE || q.round[0] != q.round[1] ||
@@ -1553,17 +1562,9 @@ fusion_rt_status cuda_paired_quantize_execute(const PairedRequest &q,
   const int64_t lim = int64_t(1) << 31;
   if (M >= lim || K >= lim || 2 * H >= lim)
     return FUSION_RT_STATUS_SUCCESS;
-  // The same choice as cuda_paired_execute: only where it takes cuBLAS.
-  const char *path = std::getenv("FUSION_RT_PAIRED_PATH");
-  const bool vec_ok = K % vec == 0 && vec_rows(q.lhs, es) &&
-                      vec_rows(q.w[0], es) && vec_rows(q.w[1], es);
-  Path sel = select_path(M, K, H, H, es, vec_ok,
-                         env_int("FUSION_RT_PAIRED_GEMV_MAX_M", -1));
-  if (path && !std::strcmp(path, "blas"))
-    sel = Path::Blas;
-  else if (path && std::strcmp(path, "auto"))
-    return FUSION_RT_STATUS_SUCCESS; // gemv / mma / generic forced
-  if (sel != Path::Blas)
+  // Only where cuda_paired_execute would start on cuBLAS.
+  bool generic = false;
+  if (start_path(q, generic) != Path::Blas || generic)
     return FUSION_RT_STATUS_SUCCESS;
   const BlasOperand bx = blas_operand(q.lhs, false);
   const BlasOperand bw0 = blas_operand(q.w[0], true);
