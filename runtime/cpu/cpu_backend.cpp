@@ -19,6 +19,7 @@
 #include "common/convert.h"
 #include "common/layout.h"
 #include "common/rng.h"
+#include "common/quantize_block.h"
 #include "common/scale.h"
 
 #include <algorithm>
@@ -115,14 +116,6 @@ inline uint8_t load_code(const Mat &m, int64_t i, int64_t j) {
   return (nib & 1) ? uint8_t(b >> 4) : uint8_t(b & 0x0f);
 }
 
-inline float decode_code(uint8_t code, int32_t dtype) {
-  if (dtype == FUSION_RT_F8E4M3)
-    return e4m3_to_f32(code);
-  if (dtype == FUSION_RT_F8E5M2)
-    return e5m2_to_f32(code);
-  return e2m1_to_f32(code);
-}
-
 //===--- value sources -----------------------------------------------------===//
 
 /// Per-thread scratch rows.
@@ -193,29 +186,14 @@ void compute_band(const Request &q, int64_t r0, int64_t i0, int64_t i1,
 }
 
 //===--- quantization context ----------------------------------------------===//
+// Tensor globals, block scales and element codes: common/quantize_block.h.
 
-/// Tensor-wide quantities fixed before the quantize pass.
-struct Globals {
-  float nv_s_enc = 1.f, nv_s_dec = 1.f, nv_factor = 0.f; ///< NVFP4
-  float fp8_scale = 1.f;                                 ///< FP8 per tensor
-};
+using Globals = TensorGlobals;
+using Amax = BlockAmax;
 
-inline bool is_mx(int32_t f) { return f <= kMXFP4; }
-inline bool is_fp8_tensor(int32_t f) { return f == kFP8E4M3 || f == kFP8E5M2; }
-inline int64_t block_of(int32_t f) { return f == kNVFP4 ? 16 : 32; }
-
-/// Folds |x| into a NaN-ignoring amax; records NaNs and Infs.
-struct Amax {
-  float amax = 0.f;
-  bool nan = false;
-  inline void add(float x) {
-    float a = f32_abs(x);
-    amax = a > amax ? a : amax; // NaN compares false: dropped
-    nan |= a != a;
-  }
-  /// Non-finite content that the PROPAGATE policy turns into a NaN block.
-  bool nonfinite() const { return nan || f32_is_inf(amax); }
-};
+inline bool is_mx(int32_t f) { return is_mx_format(f); }
+inline bool is_fp8_tensor(int32_t f) { return is_fp8_tensor_format(f); }
+inline int64_t block_of(int32_t f) { return format_block(f); }
 
 void put_row_scale(const Request &q, int64_t r, int64_t c, uint8_t byte) {
   if (q.swizzled)
@@ -243,41 +221,14 @@ inline void put_col_code(const Request &q, int64_t r, int64_t n, uint8_t c) {
     store_code(q.col_data, r, n, c);
 }
 
-/// Per-block scale decision shared by rowwise and colwise: returns the scale
-/// byte and sets `mul` (MX: r(b); NVFP4: encode factor).
 inline uint8_t block_scale(const Request &q, const Globals &g, const Amax &a,
                            float &mul) {
-  const int32_t f = q.scheme.format;
-  const bool propagate = q.scheme.nan_policy == FUSION_RT_NAN_PROPAGATE;
-  if (is_mx(f)) {
-    uint8_t b = mx_scale_byte(a.amax, a.nan, f, q.scheme.scale_rounding,
-                              propagate);
-    mul = mx_reciprocal(b);
-    if (b == 0 && q.scheme.zero_scale == FUSION_RT_ZERO_SCALE_ONE)
-      mul = 1.0f;
-    else if (b == 0 && q.scheme.zero_scale == FUSION_RT_ZERO_SCALE_MIN_NORMAL)
-      mul = 0x1p126f;
-    return b;
-  }
-  // NVFP4: PROPAGATE marks a block holding NaN or Inf with a NaN scale.
-  uint8_t s = (propagate && a.nonfinite())
-                  ? uint8_t(0x7f)
-                  : nvfp4_block_scale(a.amax, g.nv_factor);
-  mul = nvfp4_encode_factor(s, g.nv_s_dec);
-  return s;
+  return fusion_rt::block_scale(q.scheme, g, a, mul);
 }
 
 inline uint8_t encode(const Request &q, float x, float mul, uint32_t stream,
                       uint64_t index) {
-  const int32_t f = q.scheme.format;
-  if (f == kMXFP8E4M3)
-    return f32_to_e4m3(x * mul);
-  if (f == kMXFP8E5M2)
-    return f32_to_e5m2(x * mul);
-  const bool sr = q.scheme.elem_rounding == FUSION_RT_ROUND_STOCHASTIC;
-  uint32_t bits =
-      sr ? stochastic_bits(q.scheme.seed, q.scheme.offset, stream, index) : 0;
-  return f32_to_e2m1(x * mul, sr, bits);
+  return encode_element(q.scheme, x, mul, stream, index);
 }
 
 /// out[j] = f32_to_e4m3(x[j] * mul) for j < n, written so that the compiler
@@ -397,8 +348,7 @@ void quantize_band(const Request &q, const Globals &g, int64_t r0, int64_t h,
     const float scale = g.fp8_scale;
     for (int64_t i = 0; i < h; ++i)
       for (int64_t j = 0; j < n; ++j) {
-        float v = vals[i * n + j] * scale;
-        uint8_t c = f == kFP8E4M3 ? f32_to_e4m3(v) : f32_to_e5m2(v);
+        const uint8_t c = encode(q, vals[i * n + j], scale, 0, 0);
         if (q.row_wise)
           store_code(q.row_data, r0 + i, j, c);
         if (q.col_wise)
@@ -557,19 +507,7 @@ void run_quantize(const Request &q) {
       tensor_amax = std::max(tensor_amax, a);
   }
 
-  Globals g;
-  if (f == kNVFP4) {
-    g.nv_s_enc = nvfp4_global_encode_scale(tensor_amax);
-    g.nv_s_dec = nvfp4_global_decode_scale(g.nv_s_enc);
-    g.nv_factor = nvfp4_block_scale_factor(g.nv_s_enc);
-  } else if (is_fp8_tensor(f)) {
-    const float mx = f == kFP8E4M3 ? kE4M3Max : kE5M2Max;
-    g.fp8_scale = q.scheme.tensor_scaling == FUSION_RT_TENSOR_SCALING_CURRENT
-                      ? fp8_scale_from_amax(tensor_amax, mx,
-                                            q.scheme.amax_epsilon,
-                                            q.scheme.force_pow2_scale != 0)
-                      : *q.scale_in;
-  }
+  const Globals g = tensor_globals(q.scheme, tensor_amax, q.scale_in);
 
   if (q.swizzled) {
     if (q.row_wise)
@@ -608,12 +546,8 @@ void run_quantize(const Request &q) {
     finish_dbias(q, nbands, partial);
   if (q.amax)
     *q.amax = tensor_amax;
-  if (q.scale_inv) {
-    if (f == kNVFP4)
-      *q.scale_inv = g.nv_s_dec;
-    else
-      *q.scale_inv = fp8_scale_inv(g.fp8_scale);
-  }
+  if (q.scale_inv)
+    *q.scale_inv = tensor_scale_inv(q.scheme, g);
 }
 
 void run_activation(const Request &q) {
@@ -653,11 +587,8 @@ void run_dequantize(const Request &q) {
       const bool tr = col && q.col_transposed;
       const int64_t di = tr ? c : r, dj = tr ? r : c;
       const float v = decode_code(load_code(data, di, dj), data.dtype);
-      float x;
-      if (is_fp8_tensor(f)) {
-        x = v * *q.scale_inv;
-      } else {
-        uint8_t sb;
+      uint8_t sb = 0;
+      if (!is_fp8_tensor(f)) {
         if (!col) {
           const int64_t sc = c / bs;
           sb = q.swizzled ? uint8_t(q.row_scales_swz[swizzled_scale_offset(
@@ -676,16 +607,9 @@ void run_dequantize(const Request &q) {
             sb = uint8_t(q.col_scales.data[rb * q.col_scales.rs +
                                            c * q.col_scales.cs]);
         }
-        if (f == kNVFP4)
-          x = v * e4m3_to_f32(sb) * *q.scale_inv;
-        else if (sb == 0 && q.scheme.zero_scale == FUSION_RT_ZERO_SCALE_ONE)
-          x = v; // The block was scaled by 1.0.
-        else if (sb == 0 &&
-                 q.scheme.zero_scale == FUSION_RT_ZERO_SCALE_MIN_NORMAL)
-          x = v * 0x1p-126f;
-        else
-          x = v * e8m0_to_f32(sb);
       }
+      const float x = dequantize_value(
+          q.scheme, v, sb, is_mx(f) ? 0.f : *q.scale_inv);
       store_float(out, di, dj, x);
     }
 }

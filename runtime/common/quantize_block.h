@@ -1,0 +1,145 @@
+//===- quantize_block.h - one block's scale and codes (CPU + CUDA) -*- C++ -*-===//
+//
+// The per-block decisions of every format, shared by the CPU backend and
+// the CUDA backend's format-general kernels (runtime/cuda/formats.cu), so
+// that both compute each scale byte and each code with the same function:
+//   tensor_globals   NVFP4 global scales / FP8 per-tensor scale from the
+//                    tensor amax (or the given delayed scale);
+//   block_scale      MX scale byte and element multiplier, NVFP4 e4m3 scale
+//                    and encode factor, from a block's NaN-ignoring amax;
+//   encode_element   the code (byte, or e2m1 nibble) of one element, with the
+//                    keyed stochastic rounding of the FP4 formats.
+// The hot MXFP8 kernels (mx_kernel.cuh) restate the MXFP8 part with PTX
+// conversions and are checked against this code by the GPU tests.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSION_RT_COMMON_QUANTIZE_BLOCK_H
+#define FUSION_RT_COMMON_QUANTIZE_BLOCK_H
+
+#include "common/rng.h"
+#include "common/scale.h"
+#include "fusion_rt.h"
+
+namespace fusion_rt {
+
+FUSION_RT_HDI bool is_mx_format(int32_t f) { return f <= kMXFP4; }
+FUSION_RT_HDI bool is_fp8_tensor_format(int32_t f) {
+  return f == kFP8E4M3 || f == kFP8E5M2;
+}
+FUSION_RT_HDI bool is_fp4_format(int32_t f) { return f == kMXFP4 || f == kNVFP4; }
+/// Elements per scale block along the quantized dimension.
+FUSION_RT_HDI int64_t format_block(int32_t f) { return f == kNVFP4 ? 16 : 32; }
+
+/// A NaN-ignoring amax that records NaNs.
+struct BlockAmax {
+  float amax = 0.f;
+  bool nan = false;
+  FUSION_RT_HDI void add(float x) {
+    float a = f32_abs(x);
+    amax = a > amax ? a : amax; // NaN compares false: dropped
+    nan = nan || a != a;
+  }
+  /// Non-finite content that the PROPAGATE policy turns into a NaN block.
+  FUSION_RT_HDI bool nonfinite() const { return nan || f32_is_inf(amax); }
+};
+
+/// Tensor-wide quantities fixed before the quantize pass.
+struct TensorGlobals {
+  float nv_s_enc = 1.f, nv_s_dec = 1.f, nv_factor = 0.f; ///< NVFP4
+  float fp8_scale = 1.f;                                 ///< FP8 per tensor
+};
+
+/// The globals of `s` from the NaN-ignoring tensor amax; `delayed_scale` is
+/// the given scale of FP8 delayed scaling (read only then).
+FUSION_RT_HDI TensorGlobals tensor_globals(const fusion_rt_quant_scheme &s,
+                                           float tensor_amax,
+                                           const float *delayed_scale) {
+  TensorGlobals g;
+  if (s.format == kNVFP4) {
+    g.nv_s_enc = nvfp4_global_encode_scale(tensor_amax);
+    g.nv_s_dec = nvfp4_global_decode_scale(g.nv_s_enc);
+    g.nv_factor = nvfp4_block_scale_factor(g.nv_s_enc);
+  } else if (is_fp8_tensor_format(s.format)) {
+    const float mx = s.format == kFP8E4M3 ? kE4M3Max : kE5M2Max;
+    g.fp8_scale = s.tensor_scaling == FUSION_RT_TENSOR_SCALING_CURRENT
+                      ? fp8_scale_from_amax(tensor_amax, mx, s.amax_epsilon,
+                                            s.force_pow2_scale != 0)
+                      : *delayed_scale;
+  }
+  return g;
+}
+
+/// The scale_inv output of the NVFP4 / FP8 per-tensor formats.
+FUSION_RT_HDI float tensor_scale_inv(const fusion_rt_quant_scheme &s,
+                                     const TensorGlobals &g) {
+  return s.format == kNVFP4 ? g.nv_s_dec : fp8_scale_inv(g.fp8_scale);
+}
+
+/// Scale of one block (MX, NVFP4) from its amax: returns the scale byte and
+/// sets `mul`, the factor every element is multiplied by before encoding
+/// (MX: r(b), or the zero_scale policy's factor for b = 0; NVFP4: the encode
+/// factor).
+FUSION_RT_HDI uint8_t block_scale(const fusion_rt_quant_scheme &s,
+                                  const TensorGlobals &g, const BlockAmax &a,
+                                  float &mul) {
+  const int32_t f = s.format;
+  const bool propagate = s.nan_policy == FUSION_RT_NAN_PROPAGATE;
+  if (is_mx_format(f)) {
+    uint8_t b = mx_scale_byte(a.amax, a.nan, f, s.scale_rounding, propagate);
+    mul = mx_reciprocal(b);
+    if (b == 0 && s.zero_scale == FUSION_RT_ZERO_SCALE_ONE)
+      mul = 1.0f;
+    else if (b == 0 && s.zero_scale == FUSION_RT_ZERO_SCALE_MIN_NORMAL)
+      mul = 0x1p126f;
+    return b;
+  }
+  // NVFP4: PROPAGATE marks a block holding NaN or Inf with a NaN scale.
+  uint8_t sc = (propagate && a.nonfinite()) ? uint8_t(0x7f)
+                                            : nvfp4_block_scale(a.amax, g.nv_factor);
+  mul = nvfp4_encode_factor(sc, g.nv_s_dec);
+  return sc;
+}
+
+/// The code of element `index` of copy `stream` (0 rowwise: r*N + c;
+/// 1 colwise: c*M + r) with block factor `mul`. FP8 per tensor passes the
+/// tensor scale as `mul`.
+FUSION_RT_HDI uint8_t encode_element(const fusion_rt_quant_scheme &s, float x,
+                                     float mul, uint32_t stream, uint64_t index) {
+  const int32_t f = s.format;
+  if (f == kMXFP8E4M3 || f == kFP8E4M3)
+    return f32_to_e4m3(x * mul);
+  if (f == kMXFP8E5M2 || f == kFP8E5M2)
+    return f32_to_e5m2(x * mul);
+  const bool sr = s.elem_rounding == FUSION_RT_ROUND_STOCHASTIC;
+  uint32_t bits = sr ? stochastic_bits(s.seed, s.offset, stream, index) : 0;
+  return f32_to_e2m1(x * mul, sr, bits);
+}
+
+/// Decodes a code of data type `dtype` (F8E4M3, F8E5M2, F4E2M1 nibble).
+FUSION_RT_HDI float decode_code(uint8_t code, int32_t dtype) {
+  if (dtype == FUSION_RT_F8E4M3)
+    return e4m3_to_f32(code);
+  if (dtype == FUSION_RT_F8E5M2)
+    return e5m2_to_f32(code);
+  return e2m1_to_f32(code);
+}
+
+/// The dequantized value of code value `v` under block scale byte `sb`
+/// (MX, NVFP4) or the tensor's `scale_inv` (FP8 per tensor; NVFP4's S_dec).
+FUSION_RT_HDI float dequantize_value(const fusion_rt_quant_scheme &s, float v,
+                                     uint8_t sb, float scale_inv) {
+  const int32_t f = s.format;
+  if (is_fp8_tensor_format(f))
+    return v * scale_inv;
+  if (f == kNVFP4)
+    return v * e4m3_to_f32(sb) * scale_inv;
+  if (sb == 0 && s.zero_scale == FUSION_RT_ZERO_SCALE_ONE)
+    return v; // The block was scaled by 1.0.
+  if (sb == 0 && s.zero_scale == FUSION_RT_ZERO_SCALE_MIN_NORMAL)
+    return v * 0x1p-126f;
+  return v * e8m0_to_f32(sb);
+}
+
+} // namespace fusion_rt
+
+#endif // FUSION_RT_COMMON_QUANTIZE_BLOCK_H
