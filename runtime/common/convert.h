@@ -143,20 +143,45 @@ FUSION_RT_HDI float e5m2_to_f32(uint8_t c) {
 
 //===--- fp4 e2m1 ---------------------------------------------------------===//
 
-/// fp32 -> e2m1 nibble (0..15). `stochastic` rounds with the 32 bits `rbits`.
-FUSION_RT_HDI uint8_t f32_to_e2m1(float x, bool stochastic = false,
-                                  uint32_t rbits = 0) {
+/// fp32 -> e2m1 nibble (0..15) through round_magnitude; `stochastic` rounds
+/// with the 32 bits `rbits`. NaN -> 0x7 (no NaN in e2m1: the largest
+/// positive value); |x| >= 6 (Inf included) saturates.
+FUSION_RT_HDI uint8_t f32_to_e2m1_by_rounding(float x, bool stochastic,
+                                              uint32_t rbits) {
   uint32_t u = f32_bits(x);
   uint8_t sign = uint8_t((u >> 28) & 0x8u);
   uint32_t a = u & 0x7fffffffu;
   if (a > 0x7f800000u)
-    return 0x7; // no NaN in e2m1: the largest positive value
+    return 0x7;
   if (a >= 0x40c00000u) // |x| >= 6 (Inf included): satfinite
     return uint8_t(sign | 0x7u);
   uint32_t code = round_magnitude(a, 1, 0, stochastic, rbits);
   if (code > 0x7u)
     code = 0x7u;
   return uint8_t(sign | code);
+}
+
+/// The same conversion with round to nearest even, as seven comparisons of
+/// the magnitude's bits with the midpoints 0.25, 0.75, 1.25, 1.75, 2.5, 3.5
+/// and 5 (a tie goes to the even code: strict above a midpoint whose lower
+/// neighbour is even, inclusive where the upper one is). Equal to
+/// f32_to_e2m1_by_rounding(x, false, 0) for every input (conversions_test).
+FUSION_RT_HDI uint8_t f32_to_e2m1_rne(float x) {
+  const uint32_t u = f32_bits(x);
+  const uint32_t a = u & 0x7fffffffu;
+  if (a > 0x7f800000u)
+    return 0x7;
+  const uint32_t code = uint32_t(a > 0x3e800000u) + uint32_t(a >= 0x3f400000u) +
+                        uint32_t(a > 0x3fa00000u) + uint32_t(a >= 0x3fe00000u) +
+                        uint32_t(a > 0x40200000u) + uint32_t(a >= 0x40600000u) +
+                        uint32_t(a > 0x40a00000u);
+  return uint8_t(((u >> 28) & 0x8u) | code);
+}
+
+/// fp32 -> e2m1 nibble (0..15). `stochastic` rounds with the 32 bits `rbits`.
+FUSION_RT_HDI uint8_t f32_to_e2m1(float x, bool stochastic = false,
+                                  uint32_t rbits = 0) {
+  return stochastic ? f32_to_e2m1_by_rounding(x, true, rbits) : f32_to_e2m1_rne(x);
 }
 FUSION_RT_HDI float e2m1_to_f32(uint8_t nibble) {
   uint32_t m = nibble & 7u;

@@ -126,18 +126,24 @@ FUSION_RT_HDI float decode_code(uint8_t code, int32_t dtype) {
 
 /// The dequantized value of code value `v` under block scale byte `sb`
 /// (MX, NVFP4) or the tensor's `scale_inv` (FP8 per tensor; NVFP4's S_dec).
+/// A NaN result is the positive quiet NaN 0x7FC00000 on every backend (a
+/// product with a NaN operand keeps that operand's bits on x86 and is
+/// 0x7FFFFFFF on CUDA).
 FUSION_RT_HDI float dequantize_value(const fusion_rt_quant_scheme &s, float v,
                                      uint8_t sb, float scale_inv) {
   const int32_t f = s.format;
+  float x;
   if (is_fp8_tensor_format(f))
-    return v * scale_inv;
-  if (f == kNVFP4)
-    return v * e4m3_to_f32(sb) * scale_inv;
-  if (sb == 0 && s.zero_scale == FUSION_RT_ZERO_SCALE_ONE)
-    return v; // The block was scaled by 1.0.
-  if (sb == 0 && s.zero_scale == FUSION_RT_ZERO_SCALE_MIN_NORMAL)
-    return v * 0x1p-126f;
-  return v * e8m0_to_f32(sb);
+    x = v * scale_inv;
+  else if (f == kNVFP4)
+    x = v * e4m3_to_f32(sb) * scale_inv;
+  else if (sb == 0 && s.zero_scale == FUSION_RT_ZERO_SCALE_ONE)
+    x = v; // The block was scaled by 1.0.
+  else if (sb == 0 && s.zero_scale == FUSION_RT_ZERO_SCALE_MIN_NORMAL)
+    x = v * 0x1p-126f;
+  else
+    x = v * e8m0_to_f32(sb);
+  return canonical_nan(x);
 }
 
 } // namespace fusion_rt

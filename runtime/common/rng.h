@@ -54,7 +54,10 @@ FUSION_RT_HDI uint32_t stochastic_bits(uint64_t seed, uint64_t offset,
   c.v[2] = uint32_t(offset);
   c.v[3] = uint32_t(offset >> 32) ^ (stream << 31);
   Philox4 r = philox4x32_10(c, uint32_t(seed), uint32_t(seed >> 32));
-  return r.v[index & 3];
+  // Selects, not r.v[index & 3]: a run-time array index puts the array in
+  // local memory on the GPU (check_ptx.sh forbids a stack frame).
+  const uint32_t k = uint32_t(index & 3);
+  return k == 0 ? r.v[0] : k == 1 ? r.v[1] : k == 2 ? r.v[2] : r.v[3];
 }
 
 } // namespace fusion_rt

@@ -2,9 +2,9 @@
 //
 // Implements the CUDA hook of src/backend.h. A validated Request reaches
 // cuda_execute; this file checks what only the device side can check (every
-// pointer is memory of the current device), rejects what the CUDA backend
-// does not implement (UNSUPPORTED, nothing written), fills the kernel
-// parameters, and launches on the caller's stream:
+// pointer is memory of the current device), hands every request but the
+// MXFP8 quantizers to formats.cu, fills the MXFP8 kernel parameters, and
+// launches on the caller's stream:
 //   swizzled scales with padding   cudaMemsetAsync of the scale buffer first
 //   amax                           cudaMemsetAsync(0), then atomicMax of bits
 //   dbias                          [bands, N] workspace (stream-ordered
@@ -98,6 +98,18 @@ __global__ void dbias_reduce_kernel(const float *ws, int64_t nbands, int64_t K,
   }
 }
 
+cudaError_t launch_dbias_reduce(const float *ws, int64_t nbands, int64_t K,
+                                float *dbias, int64_t stride,
+                                cudaStream_t stream) {
+  if (K <= 0)
+    return cudaSuccess;
+  const int64_t blocks = ceil_div(K, 256);
+  const int grid = int(blocks < 4096 ? blocks : 4096);
+  dbias_reduce_kernel<<<grid, 256, 0, stream>>>(ws, ws ? nbands : 0, K, dbias,
+                                                stride);
+  return cudaGetLastError();
+}
+
 } // namespace cuda
 
 using namespace cuda;
@@ -129,20 +141,6 @@ fusion_rt_status cuda_execute(const Request &q, void *stream_ptr) {
   cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
   const int32_t f = q.scheme.format;
 
-  // What this backend implements: MXFP8 quantizers.
-  if (q.op == Op::Dequantize || q.op == Op::Activation)
-    return fail(FUSION_RT_STATUS_UNSUPPORTED,
-                "the CUDA backend implements quantizers only; %s of device "
-                "memory is not implemented (use host memory for the CPU backend)",
-                q.op == Op::Dequantize ? "fusion_rt_dequantize"
-                                       : "fusion_rt_activation_apply");
-  if (f != kMXFP8E4M3 && f != kMXFP8E5M2)
-    return fail(FUSION_RT_STATUS_UNSUPPORTED,
-                "the CUDA backend implements MXFP8 (e4m3, e5m2) only; format %d "
-                "(MXFP4, NVFP4, FP8 per tensor) runs on the CPU backend with "
-                "host memory",
-                int(f));
-
   int dev = 0;
   cudaError_t e = cudaGetDevice(&dev);
   if (e != cudaSuccess)
@@ -161,7 +159,11 @@ fusion_rt_status cuda_execute(const Request &q, void *stream_ptr) {
               {q.col_data.data, "outputs->colwise_data"},
               {q.col_scales.data, "outputs->colwise_scales"},
               {q.amax, "outputs->amax"},
-              {q.dbias, "outputs->dbias"}};
+              {q.dbias, "outputs->dbias"},
+              {q.scale_inv, "outputs->scale_inv"},
+              {q.scale_in, "outputs->scale"},
+              {q.act_out.data, "output"},
+              {q.deq_out.data, "output"}};
   for (const Named &n : ptrs) {
     if (!n.p)
       continue;
@@ -177,6 +179,12 @@ fusion_rt_status cuda_execute(const Request &q, void *stream_ptr) {
                   "%s is memory of another device than the current one (%d)",
                   n.name, dev);
   }
+
+  // MXFP8 quantizers run on the tile engine below; every other format,
+  // fusion_rt_dequantize and fusion_rt_activation_apply on formats.cu.
+  if (q.op == Op::Dequantize || q.op == Op::Activation ||
+      (f != kMXFP8E4M3 && f != kMXFP8E5M2))
+    return formats_execute(q, stream);
 
   const int32_t in_dt = q.x.dtype;
   const int64_t esize = in_dt == FUSION_RT_F32 ? 4 : 2;
@@ -295,11 +303,7 @@ fusion_rt_status cuda_execute(const Request &q, void *stream_ptr) {
     }
   }
   if (want_dbias && p.K > 0) {
-    const int64_t blocks = ceil_div(p.K, 256);
-    const int grid = int(blocks < 4096 ? blocks : 4096);
-    dbias_reduce_kernel<<<grid, 256, 0, stream>>>(ws, ws ? nbands : 0, p.K,
-                                                  q.dbias, q.dbias_stride);
-    e = cudaGetLastError();
+    e = launch_dbias_reduce(ws, nbands, p.K, q.dbias, q.dbias_stride, stream);
     if (ws)
       cudaFreeAsync(ws, stream);
     if (e != cudaSuccess)

@@ -126,6 +126,18 @@ cudaError_t launch_zero_scale_min_normal(const KParams &p, int op, bool backward
 bool swiglu_bwd_v2_applies(const KParams &p, int dtype);
 cudaError_t launch_swiglu_bwd_v2(const KParams &p, int dir, int dtype, cudaStream_t s);
 
+/// dbias[j * stride] = canonical_nan(sum over b < nbands of ws[b * K + j]),
+/// in band order (cuda_backend.cu; ws may be NULL when nbands is 0).
+cudaError_t launch_dbias_reduce(const float *ws, int64_t nbands, int64_t K,
+                                float *dbias, int64_t stride, cudaStream_t s);
+
+} // namespace cuda
+
+struct Request;
+namespace cuda {
+/// Every request but the MXFP8 quantizers (formats.cu): MXFP4, NVFP4, FP8
+/// per tensor, dequantize, activation apply. Pointers already checked.
+fusion_rt_status formats_execute(const Request &q, cudaStream_t stream);
 } // namespace cuda
 } // namespace fusion_rt
 

@@ -423,7 +423,9 @@ fusion_rt_activation_apply(const fusion_rt_tensor *input,
  *  dequantized as [N, M]). Reads that copy's data and scales; FP8 per tensor
  *  and NVFP4 also read scale_inv (NVFP4 also requires amax to be given).
  *  MX: x = q * 2^(s-127); NVFP4: x = q * e4m3(s) * S_dec; FP8: x = q *
- *  scale_inv. Gated-backward outputs (split scales) are not handled. */
+ *  scale_inv. A NaN result is the quiet NaN 0x7FC00000 on every backend
+ *  before the conversion to the output type (bf16 / f16: 0x7FFF). Gated-backward outputs (split
+ *  scales) are not handled. Both backends implement every format. */
 FUSION_RT_API fusion_rt_status
 fusion_rt_dequantize(const fusion_rt_quant_scheme *scheme,
                      const fusion_rt_quant_outputs *quantized,

@@ -48,6 +48,29 @@ TEST(Conversions, E5M2AndE2M1HandValues) {
   EXPECT_EQ(f32_to_e2m1(std::numeric_limits<float>::quiet_NaN()), 0x7);
 }
 
+// The comparison form of the e2m1 RNE conversion (the one the CUDA kernels
+// use) against round_magnitude: every 64th fp32 bit pattern (2^26 inputs,
+// both signs, NaN and Inf included) and every pattern within 4096 ulps of
+// each midpoint and of the saturation bound.
+TEST(Conversions, E2m1ComparisonFormEqualsRounding) {
+  for (uint64_t u = 0; u < (uint64_t(1) << 32); u += 64) {
+    const float x = bits_f32(uint32_t(u));
+    ASSERT_EQ(f32_to_e2m1_rne(x), f32_to_e2m1_by_rounding(x, false, 0))
+        << std::hex << u;
+  }
+  const float marks[] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.f, 6.f, 0.f};
+  for (float m : marks)
+    for (int d = -4096; d <= 4096; ++d)
+      for (uint32_t sign : {0u, 0x80000000u}) {
+        const int64_t b = int64_t(f32_bits(m)) + d;
+        if (b < 0)
+          continue;
+        const float x = bits_f32(uint32_t(b) | sign);
+        ASSERT_EQ(f32_to_e2m1_rne(x), f32_to_e2m1_by_rounding(x, false, 0))
+            << std::hex << (uint32_t(b) | sign);
+      }
+}
+
 TEST(Conversions, RoundTripsOfEveryCode) {
   for (int c = 0; c < 256; ++c) {
     if ((c & 0x7f) != 0x7f) {
