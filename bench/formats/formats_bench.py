@@ -65,6 +65,9 @@ def main():
     ap.add_argument("--quick", action="store_true", help="4096x7168 only")
     ap.add_argument("--csv", default=None)
     ap.add_argument("--no-autotune", action="store_true")
+    ap.add_argument("--only", default=None,
+                    help="comma-separated kernel names: time only these")
+    ap.add_argument("--no-peers", action="store_true", help="fusion_rt arms only")
     args = ap.parse_args()
     dev = torch.cuda.get_device_name(0)
     print("# device: %s, torch %s" % (dev, torch.__version__), flush=True)
@@ -94,7 +97,13 @@ def main():
     if not args.no_autotune:
         modes.append(("torch_compile_maxautotune", "max-autotune-no-cudagraphs"))
 
+    only = set(args.only.split(",")) if args.only else None
+
     def arms(kernel, ours, peer, m, n, in_shapes, nbytes):
+        if only is not None and kernel not in only:
+            return
+        if args.no_peers:
+            peer = None
         in_bytes = sum(a * b for a, b in in_shapes) * 2
         sets = mb.make_sets(in_shapes, in_bytes)
         try:

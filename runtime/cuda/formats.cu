@@ -74,6 +74,13 @@ struct FParams {
 __device__ __forceinline__ int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
 __device__ __forceinline__ int64_t imax(int64_t a, int64_t b) { return a > b ? a : b; }
 
+/// A value source: the input element type E (BF16T / F16T / F32T) and the
+/// request kind OP (0 quantize, 1 activation, 2 gated) as compile-time
+/// parameters, so that a plain quantizer's kernels hold no activation code.
+template <typename E, int OP> struct Src : E {
+  static constexpr int kOp = OP;
+};
+
 /// q = a / b, r = a % b for a, b >= 0: 32-bit division when both fit (a
 /// 64-bit division is a long emulated sequence on the GPU).
 __device__ __forceinline__ void divmod(int64_t a, int64_t b, int64_t &q,
@@ -97,16 +104,17 @@ __device__ __forceinline__ float ld(const char *b, int64_t rs, int64_t cs,
 /// The value of one element from its inputs: a = x (gated: gate), b = up,
 /// g = grad; `second`: the dgate half of a gated backward. With `pre`, the
 /// value before rounding to the intermediate type (dbias).
+template <int OP>
 __device__ __forceinline__ float compute(const FParams &p, float a, float b,
                                          float g, bool second,
                                          float *pre = nullptr) {
-  if (p.op == 0) {
+  if constexpr (OP == 0) {
     if (pre)
       *pre = a;
     return a;
   }
   float e;
-  if (p.op == 1) {
+  if constexpr (OP == 1) {
     e = p.backward ? act_backward(p.kind, a, g, p.act) : act_forward(p.kind, a, p.act);
   } else if (!p.backward) {
     e = gated_forward(p.kind, a, b, p.act);
@@ -125,12 +133,13 @@ __device__ __forceinline__ float compute(const FParams &p, float a, float b,
 template <typename T>
 __device__ float value(const FParams &p, int64_t r, int64_t j,
                        float *pre = nullptr) {
-  const bool second = p.op == 2 && p.backward && j >= p.K;
+  constexpr int OP = T::kOp;
+  const bool second = OP == 2 && p.backward && j >= p.K;
   const int64_t c = second ? j - p.K : j;
   const float a = ld<T>(p.x, p.x_rs, p.x_cs, r, c);
-  const float b = p.op == 2 ? ld<T>(p.up, p.up_rs, p.up_cs, r, c) : 0.f;
-  const float g = p.backward ? ld<T>(p.grad, p.g_rs, p.g_cs, r, c) : 0.f;
-  return compute(p, a, b, g, second, pre);
+  const float b = OP == 2 ? ld<T>(p.up, p.up_rs, p.up_cs, r, c) : 0.f;
+  const float g = OP != 0 && p.backward ? ld<T>(p.grad, p.g_rs, p.g_cs, r, c) : 0.f;
+  return compute<OP>(p, a, b, g, second, pre);
 }
 
 /// Elements [c, c+n) (n <= 8) of row r of one input view: 16-byte loads
@@ -161,29 +170,30 @@ __device__ __forceinline__ void load8(const char *base, int64_t rs, int64_t cs,
 template <typename T>
 __device__ __forceinline__ void values8(const FParams &p, int64_t r, int64_t j,
                                         int n, float (&v)[8]) {
-  if (p.op == 0) { // the values are the input
+  constexpr int OP = T::kOp;
+  if constexpr (OP == 0) { // the values are the input
     load8<T>(p.x, p.x_rs, p.x_cs, r, j, n, v);
     return;
   }
-  if (p.op == 2 && p.backward && j < p.K && j + n > p.K) {
+  if (OP == 2 && p.backward && j < p.K && j + n > p.K) {
     // A run across the [dact | dgate] boundary (odd K): element by element.
 #pragma unroll
     for (int k = 0; k < 8; ++k)
       v[k] = k < n ? value<T>(p, r, j + k) : 0.f;
     return;
   }
-  const bool second = p.op == 2 && p.backward && j >= p.K;
+  const bool second = OP == 2 && p.backward && j >= p.K;
   const int64_t c = second ? j - p.K : j;
   float a[8], b[8], g[8];
   load8<T>(p.x, p.x_rs, p.x_cs, r, c, n, a);
-  if (p.op == 2)
+  if (OP == 2)
     load8<T>(p.up, p.up_rs, p.up_cs, r, c, n, b);
   if (p.backward)
     load8<T>(p.grad, p.g_rs, p.g_cs, r, c, n, g);
 #pragma unroll
   for (int k = 0; k < 8; ++k)
-    v[k] = k < n ? compute(p, a[k], p.op == 2 ? b[k] : 0.f, p.backward ? g[k] : 0.f,
-                           second)
+    v[k] = k < n ? compute<OP>(p, a[k], OP == 2 ? b[k] : 0.f,
+                               p.backward ? g[k] : 0.f, second)
                  : 0.f;
 }
 
@@ -192,8 +202,9 @@ __device__ __forceinline__ void values8(const FParams &p, int64_t r, int64_t j,
 struct Chunks {
   int64_t seg, cps, per_row; ///< chunks per segment, per row
   __device__ void at(int64_t N, int64_t idx, int64_t &j, int &n) const {
-    int64_t sg, cc;
-    divmod(idx, cps, sg, cc);
+    int64_t sg = 0, cc = idx;
+    if (per_row != cps) // more than one segment (gated backward)
+      divmod(idx, cps, sg, cc);
     j = sg * seg + cc * 8;
     const int64_t end = min(N, sg * seg + seg);
     n = int(imin(8, end - j));
@@ -250,6 +261,14 @@ __device__ __forceinline__ int64_t gstride() {
   return int64_t(gridDim.x) * blockDim.x;
 }
 
+/// The FP4 code of x under factor `mul`: encode_element, with its RNE case
+/// (no keyed bits needed) written out so that the hot loops inline it.
+__device__ __forceinline__ uint8_t fp4_code(const fusion_rt_quant_scheme &s,
+                                            bool sr, float x, float mul,
+                                            uint32_t stream, uint64_t index) {
+  return sr ? encode_element(s, x, mul, stream, index) : f32_to_e2m1_rne(x * mul);
+}
+
 //===--- amax ---------------------------------------------------------------===//
 
 /// NaN-ignoring amax of the value matrix into *out (fp32 bits, zeroed by the
@@ -257,21 +276,19 @@ __device__ __forceinline__ int64_t gstride() {
 template <typename T>
 __global__ void amax_kernel(FParams p, Chunks ch, uint32_t *out) {
   float m = 0.f;
-  const int64_t total = p.M * ch.per_row;
-  for (int64_t t = gtid(); t < total; t += gstride()) {
-    int64_t j;
-    int n;
-    int64_t r, idx;
-    divmod(t, ch.per_row, r, idx);
-    ch.at(p.N, idx, j, n);
-    float v[8];
-    values8<T>(p, r, j, n, v);
+  for (int64_t r = blockIdx.x; r < p.M; r += gridDim.x)
+    for (int64_t idx = threadIdx.x; idx < ch.per_row; idx += blockDim.x) {
+      int64_t j;
+      int n;
+      ch.at(p.N, idx, j, n);
+      float v[8];
+      values8<T>(p, r, j, n, v);
 #pragma unroll
-    for (int k = 0; k < 8; ++k) {
-      const float a = f32_abs(v[k]); // past n: 0
-      m = a > m ? a : m;             // NaN compares false: dropped
+      for (int k = 0; k < 8; ++k) {
+        const float a = f32_abs(v[k]); // past n: 0
+        m = a > m ? a : m;             // NaN compares false: dropped
+      }
     }
-  }
   for (int o = 16; o; o >>= 1) {
     const float t = __shfl_xor_sync(0xffffffffu, m, o);
     m = t > m ? t : m;
@@ -311,6 +328,7 @@ template <typename T> __global__ void scales_2d_kernel(FParams p) {
 template <typename T, int BS> __global__ void fp4_row_kernel(FParams p) {
   constexpr int CPB = BS / 8;
   const TensorGlobals g = globals(p);
+  const bool sr = p.s.elem_rounding == FUSION_RT_ROUND_STOCHASTIC;
   const bool two_d = p.s.format == kNVFP4 && p.s.nvfp4_block == FUSION_RT_NVFP4_2D;
   const int64_t bps = ceil_div(p.seg, BS), nseg = ceil_div(p.N, p.seg);
   const int64_t nrb = nseg * bps, total = p.M * nrb * CPB;
@@ -321,9 +339,11 @@ template <typename T, int BS> __global__ void fp4_row_kernel(FParams p) {
     const bool active = t < total;
     const int64_t blk = active ? t / CPB : 0; // CPB: a power of two
     const int k = int(t % CPB);
-    int64_t r, c, sg, b;
+    int64_t r, c, sg = 0, b;
     divmod(blk, nrb, r, c);
-    divmod(c, bps, sg, b);
+    b = c;
+    if (nseg > 1)
+      divmod(c, bps, sg, b);
     const int64_t seg_end = min(p.N, sg * p.seg + p.seg);
     const int64_t j0 = sg * p.seg + b * BS, j = j0 + 8 * k;
     const int n = active ? int(imax(0, imin(8, min(seg_end, j0 + BS) - j)))
@@ -362,7 +382,7 @@ template <typename T, int BS> __global__ void fp4_row_kernel(FParams p) {
       uint32_t w = 0;
 #pragma unroll
       for (int q = 0; q < 8; ++q)
-        w |= uint32_t(encode_element(p.s, v[q], mul, 0, uint64_t(r * p.N + j + q)))
+        w |= uint32_t(fp4_code(p.s, sr, v[q], mul, 0, uint64_t(r * p.N + j + q)))
              << (4 * q);
       *reinterpret_cast<uint32_t *>(dst) = w;
     } else {
@@ -370,7 +390,7 @@ template <typename T, int BS> __global__ void fp4_row_kernel(FParams p) {
       for (int q = 0; q < 8; ++q)
         if (q < n)
           store_nibble(p.rd, nib + q,
-                       encode_element(p.s, v[q], mul, 0, uint64_t(r * p.N + j + q)),
+                       fp4_code(p.s, sr, v[q], mul, 0, uint64_t(r * p.N + j + q)),
                        j + q + 1 == p.N);
     }
   }
@@ -422,6 +442,7 @@ template <typename T, int BS> __global__ void fp4_row_serial_kernel(FParams p) {
 /// whole runs of BS/2 bytes per column (one vector store where aligned).
 template <typename T, int BS> __global__ void fp4_col_kernel(FParams p) {
   const TensorGlobals g = globals(p);
+  const bool sr = p.s.elem_rounding == FUSION_RT_ROUND_STOCHASTIC;
   const bool two_d = p.s.format == kNVFP4 && p.s.nvfp4_block == FUSION_RT_NVFP4_2D;
   const int64_t ncp = ceil_div(p.N, 2), nrb = ceil_div(p.M, BS);
   const int64_t total = ncp * nrb;
@@ -456,7 +477,7 @@ template <typename T, int BS> __global__ void fp4_col_kernel(FParams p) {
         put_col_scale(p, j, rb, sb);
 #pragma unroll
       for (int k = 0; k < BS; ++k)
-        code[q][k] = encode_element(p.s, v[k], mul, 1, uint64_t(j * p.M + r0 + k));
+        code[q][k] = fp4_code(p.s, sr, v[k], mul, 1, uint64_t(j * p.M + r0 + k));
     }
     if (!p.col_t) {
       // Byte (r, cp) of the [M, N] copy: columns 2cp (low) and 2cp+1 (high,
@@ -534,7 +555,9 @@ template <typename T> __global__ void fp8_tensor_kernel(FParams p, bool rowwise,
   const int cc = threadIdx.x % 8, rr = threadIdx.x / 8;
   const bool tcol = colwise && p.col_t;
   for (int64_t t = blockIdx.x; t < total; t += gridDim.x) {
-    const int64_t r0 = (t / tx) * kTile, c0 = (t % tx) * kTile;
+    int64_t tr, tc;
+    divmod(t, tx, tr, tc);
+    const int64_t r0 = tr * kTile, c0 = tc * kTile;
     const int64_t j = c0 + 8 * cc;
     const int n = int(imax(0, imin(8, p.N - j)));
     float v[2][8];
@@ -705,14 +728,15 @@ cudaError_t run_passes(const Request &q, FParams &p, uint32_t *amax_bits,
         q.scheme.tensor_scaling == FUSION_RT_TENSOR_SCALING_CURRENT));
   const Chunks ch = chunks_of(p.N, p.seg);
   if (need_amax && p.M > 0 && p.N > 0) {
-    amax_kernel<T><<<grid_for(p.M * ch.per_row), kBlock, 0, st>>>(p, ch, amax_bits);
+    amax_kernel<T><<<grid_rows(p.M), kBlock, 0, st>>>(p, ch, amax_bits);
     if (cudaError_t e = cudaGetLastError())
       return e;
   }
   p.amax = need_amax ? amax_bits : nullptr;
   if (q.op == Op::Activation) {
-    if (p.M > 0 && p.N > 0)
-      activation_kernel<T><<<grid_rows(p.M), kBlock, 0, st>>>(p);
+    if constexpr (T::kOp != 0)
+      if (p.M > 0 && p.N > 0)
+        activation_kernel<T><<<grid_rows(p.M), kBlock, 0, st>>>(p);
     return cudaGetLastError();
   }
   if (q.scale_inv) {
@@ -759,6 +783,20 @@ cudaError_t run_passes(const Request &q, FParams &p, uint32_t *amax_bits,
       fp4_col_kernel<T, 32><<<grid_for(work), kBlock, 0, st>>>(p);
   }
   return cudaGetLastError();
+}
+
+/// run_passes for the request kind of `p`.
+template <typename E>
+cudaError_t run_op(const Request &q, FParams &p, uint32_t *amax_bits,
+                   cudaStream_t st) {
+  switch (p.op) {
+  case 0:
+    return run_passes<Src<E, 0>>(q, p, amax_bits, st);
+  case 1:
+    return run_passes<Src<E, 1>>(q, p, amax_bits, st);
+  default:
+    return run_passes<Src<E, 2>>(q, p, amax_bits, st);
+  }
 }
 
 fusion_rt_status execute_dequantize(const Request &q, cudaStream_t st) {
@@ -876,27 +914,38 @@ fusion_rt_status formats_execute(const Request &q, cudaStream_t st) {
   if (e == cudaSuccess) {
     switch (q.x.dtype) {
     case FUSION_RT_BF16:
-      e = run_passes<BF16T>(q, p, amax_bits, st);
+      e = run_op<BF16T>(q, p, amax_bits, st);
       break;
     case FUSION_RT_F16:
-      e = run_passes<F16T>(q, p, amax_bits, st);
+      e = run_op<F16T>(q, p, amax_bits, st);
       break;
     default:
-      e = run_passes<F32T>(q, p, amax_bits, st);
+      e = run_op<F32T>(q, p, amax_bits, st);
       break;
     }
   }
   if (e == cudaSuccess && want_dbias) {
     if (p.M > 0) {
-      switch (q.x.dtype) {
-      case FUSION_RT_BF16:
-        dbias_band_kernel<BF16T><<<grid_for(nbands * p.N), kBlock, 0, st>>>(p);
+      // dbias: quantize (OP 0) and activation (OP 1) requests only.
+      const int g = grid_for(nbands * p.N);
+      switch (q.x.dtype * 2 + (p.op != 0)) {
+      case FUSION_RT_BF16 * 2:
+        dbias_band_kernel<Src<BF16T, 0>><<<g, kBlock, 0, st>>>(p);
         break;
-      case FUSION_RT_F16:
-        dbias_band_kernel<F16T><<<grid_for(nbands * p.N), kBlock, 0, st>>>(p);
+      case FUSION_RT_BF16 * 2 + 1:
+        dbias_band_kernel<Src<BF16T, 1>><<<g, kBlock, 0, st>>>(p);
+        break;
+      case FUSION_RT_F16 * 2:
+        dbias_band_kernel<Src<F16T, 0>><<<g, kBlock, 0, st>>>(p);
+        break;
+      case FUSION_RT_F16 * 2 + 1:
+        dbias_band_kernel<Src<F16T, 1>><<<g, kBlock, 0, st>>>(p);
+        break;
+      case FUSION_RT_F32 * 2:
+        dbias_band_kernel<Src<F32T, 0>><<<g, kBlock, 0, st>>>(p);
         break;
       default:
-        dbias_band_kernel<F32T><<<grid_for(nbands * p.N), kBlock, 0, st>>>(p);
+        dbias_band_kernel<Src<F32T, 1>><<<g, kBlock, 0, st>>>(p);
         break;
       }
       e = cudaGetLastError();
