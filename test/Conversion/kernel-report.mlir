@@ -65,7 +65,11 @@ func.func @gated_backward(%x: tensor<32x128xbf16>, %dy: tensor<32x64xbf16>) -> (
 }
 
 // CHECK: op #4 fusion.quantize
-// CHECK: CUDA backend: not taken: the CUDA backend implements MXFP8 only; format 'nvfp4' runs on the CPU backend (host memory)
+// CHECK: CUDA launch: block 256, grid-stride
+// CHECK-NEXT: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::amax_kernel<fusion_rt::cuda::(anonymous namespace)::Src<fusion_rt::cuda::BF16T, 0> >(
+// CHECK-NOT: not found in the kernel inventory
+// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp4_row_kernel<fusion_rt::cuda::(anonymous namespace)::Src<fusion_rt::cuda::BF16T, 0>, 16>(
+// CHECK-NOT: not found in the kernel inventory
 func.func @nvfp4(%x: tensor<16x32xbf16>) -> (tensor<16x32xf4E2M1FN>, tensor<16x2xf8E4M3FN>, tensor<1xf32>) {
   %dst11 = tensor.empty() : tensor<16x32xf4E2M1FN>
   %dst12 = tensor.empty() : tensor<16x2xf8E4M3FN>

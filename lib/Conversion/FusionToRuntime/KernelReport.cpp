@@ -137,16 +137,53 @@ std::string sourceTypeName(StringRef src, const std::string &t) {
              : ("fusion_rt::cuda::" + src + "<" + t + ">").str();
 }
 
+/// The format kernels (runtime/cuda/formats.cu: formats_execute and
+/// run_passes): MXFP4, NVFP4, FP8 per tensor. Kernels are templated on
+/// Src<input type, request kind> (0 plain, 1 activation, 2 gated).
+void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
+                 Plan &plan) {
+  const std::string ns = "fusion_rt::cuda::(anonymous namespace)::";
+  const int kind = src == "SrcPlain" ? 0 : src.starts_with("SrcAct") ? 1 : 2;
+  const std::string srcT = ns + "Src<" + typeTag(inElt, false) + ", " +
+                           std::to_string(kind) + ">";
+  const std::string params = "(" + ns + "FParams)";
+  QuantFormat f = scheme.getFormat();
+  bool fp8 = f == QuantFormat::fp8_e4m3 || f == QuantFormat::fp8_e5m2;
+  bool nv = f == QuantFormat::nvfp4;
+  if (nv || (fp8 && scheme.getTensorScaling() == TensorScaling::current))
+    plan.kernels.push_back("void " + ns + "amax_kernel<" + srcT + " >(" + ns +
+                           "FParams, " + ns + "Chunks, unsigned int*)");
+  if (fp8) {
+    plan.kernels.push_back("void " + ns + "fp8_tensor_kernel<" + srcT + " >(" +
+                           ns + "FParams, bool, bool)");
+  } else {
+    if (nv && scheme.getBlockRows() == 16)
+      plan.kernels.push_back("void " + ns + "scales_2d_kernel<" + srcT + " >" +
+                             params);
+    std::string bs = nv ? "16" : "32";
+    // (A gated backward with an odd K takes fp4_row_serial_kernel instead.)
+    if (scheme.getDirection() != QuantDirection::colwise)
+      plan.kernels.push_back("void " + ns + "fp4_row_kernel<" + srcT + ", " + bs +
+                             ">" + params);
+    if (scheme.getDirection() != QuantDirection::rowwise)
+      plan.kernels.push_back("void " + ns + "fp4_col_kernel<" + srcT + ", " + bs +
+                             ">" + params);
+  }
+  if (dbias)
+    plan.kernels.push_back("void " + ns + "dbias_band_kernel<" + srcT + " >" +
+                           params);
+  plan.launch = "block 256, grid-stride, grid = min(work / 256, 132 SMs x 8) "
+                "(formats.cu; amax_kernel also runs when an amax result is "
+                "requested, fp4_row_serial_kernel for a gated backward with an "
+                "odd K)";
+}
+
 void planMX(QuantSchemeAttr scheme, Type inElt, StringRef src, int vec, int g,
             ArrayRef<int64_t> shape, bool dbias, bool v2Eligible,
             const llvm::StringMap<KernelInfo> &inv, Plan &plan) {
   if (scheme.getFormat() != QuantFormat::mxfp8_e4m3 &&
       scheme.getFormat() != QuantFormat::mxfp8_e5m2) {
-    plan.cudaNote = ("not taken: the CUDA backend implements MXFP8 only; "
-                     "format '" +
-                     stringifyQuantFormat(scheme.getFormat()) +
-                     "' runs on the CPU backend (host memory)")
-                        .str();
+    planFormats(scheme, inElt, src, dbias, plan);
     return;
   }
   int dir = scheme.getDirection() == QuantDirection::rowwise   ? 1
