@@ -32,6 +32,7 @@ for tool in memcheck racecheck initcheck synccheck; do
   runs+=("$tool fusion_rt_gpu_tests --quick")
   runs+=("$tool fusion_rt_device_numerics_check")
   runs+=("$tool fusion_rt_paired_gpu_tests --quick")
+  runs+=("$tool fusion_rt_formats_gpu_tests --quick")
 done
 # The paired tests on the forced gemv, mma and generic paths (forced cases
 # the gemv / mma kernels cannot take fall back to cuBLAS).
