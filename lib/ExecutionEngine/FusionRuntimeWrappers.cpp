@@ -179,10 +179,11 @@ fusion_rt_quant_scheme makeScheme(int32_t fmt, int32_t dir, int32_t rnd,
                                   int32_t nan, int32_t col, int32_t scl,
                                   int32_t blk2d, int32_t elem,
                                   int32_t scaling, int32_t zero, int32_t pow2,
-                                  float eps) {
+                                  int32_t recipe, float eps) {
   // The lowering's order (fusion_rt_mlir.h): every scheme parameter of the
   // C interface is read by its position there.
-  const int32_t v[] = {fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero, pow2};
+  const int32_t v[] = {fmt,  dir,     rnd,  nan,  col,  scl,
+                       blk2d, elem, scaling, zero, pow2, recipe};
   static_assert(sizeof v / sizeof v[0] == FUSION_RT_MLIR_SCHEME_I32_PARAMS,
                 "FRT_SCHEME_PARAMS and fusion_rt_mlir_scheme_param differ");
   fusion_rt_quant_scheme s;
@@ -198,6 +199,7 @@ fusion_rt_quant_scheme makeScheme(int32_t fmt, int32_t dir, int32_t rnd,
   s.tensor_scaling = v[FUSION_RT_MLIR_SCHEME_TENSOR_SCALING];
   s.zero_scale = v[FUSION_RT_MLIR_SCHEME_ZERO_SCALE];
   s.force_pow2_scale = v[FUSION_RT_MLIR_SCHEME_POW2_SCALE];
+  s.nvfp4_recipe = v[FUSION_RT_MLIR_SCHEME_NVFP4_RECIPE];
   s.amax_epsilon = eps;
   return s;
 }
@@ -272,13 +274,15 @@ int32_t finish(fusion_rt_status st, std::vector<Arg> &args,
 
 int32_t quantizeImpl(int32_t fmt, int32_t dir, int32_t rnd, int32_t nan,
                      int32_t col, int32_t scl, int32_t blk2d, int32_t elem,
-                     int32_t scaling, int32_t zero, int32_t pow2, float eps,
+                     int32_t scaling, int32_t zero, int32_t pow2, int32_t recipe,
+                     float eps,
                      const Table *table) {
   std::vector<Arg> args;
   if (int32_t st = makeArgs(table, args))
     return st;
   fusion_rt_quant_scheme s =
-      makeScheme(fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero, pow2, eps);
+      makeScheme(fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero,
+                 pow2, recipe, eps);
   fusion_rt_quant_outputs o;
   float sinv = 0.f;
   if (int32_t st = bindQuantOutputs(s, args, 1, false, o, sinv))
@@ -305,7 +309,8 @@ int32_t actQuantizeImpl(int32_t kind, int32_t backward, int32_t inter,
                         float limit, float offset, float alpha, int32_t dbias,
                         int32_t fmt, int32_t dir, int32_t rnd, int32_t nan,
                         int32_t col, int32_t scl, int32_t blk2d, int32_t elem,
-                        int32_t scaling, int32_t zero, int32_t pow2, float eps,
+                        int32_t scaling, int32_t zero, int32_t pow2, int32_t recipe,
+                     float eps,
                      const Table *table) {
   std::vector<Arg> args;
   if (int32_t st = makeArgs(table, args))
@@ -313,7 +318,8 @@ int32_t actQuantizeImpl(int32_t kind, int32_t backward, int32_t inter,
   fusion_rt_activation act =
       makeActivation(kind, backward, inter, limit, offset, alpha);
   fusion_rt_quant_scheme s =
-      makeScheme(fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero, pow2, eps);
+      makeScheme(fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero,
+                 pow2, recipe, eps);
   size_t next = 1;
   const fusion_rt_tensor *grad = nullptr;
   if (backward) {
@@ -335,7 +341,8 @@ int32_t gatedActQuantizeImpl(int32_t kind, int32_t backward, int32_t inter,
                              int32_t numInputs, int32_t fmt, int32_t dir,
                              int32_t rnd, int32_t nan, int32_t col,
                              int32_t scl, int32_t blk2d, int32_t elem,
-                             int32_t scaling, int32_t zero, int32_t pow2, float eps,
+                             int32_t scaling, int32_t zero, int32_t pow2, int32_t recipe,
+                     float eps,
                      const Table *table) {
   std::vector<Arg> args;
   if (int32_t st = makeArgs(table, args))
@@ -346,7 +353,8 @@ int32_t gatedActQuantizeImpl(int32_t kind, int32_t backward, int32_t inter,
   fusion_rt_activation act =
       makeActivation(kind, backward, inter, limit, offset, alpha);
   fusion_rt_quant_scheme s =
-      makeScheme(fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero, pow2, eps);
+      makeScheme(fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero,
+                 pow2, recipe, eps);
   size_t next = static_cast<size_t>(numInputs);
   const fusion_rt_tensor *up = numInputs == 2 ? &args[1].view : nullptr;
   const fusion_rt_tensor *grad = backward ? &args[next++].view : nullptr;
@@ -427,7 +435,8 @@ int32_t pairedProjectionQuantizeImpl(
     int32_t round1, int32_t hasBias0, int32_t hasScale0, int32_t hasBias1,
     int32_t hasScale1, int32_t inter, int32_t fmt, int32_t dir, int32_t rnd,
     int32_t nan, int32_t col, int32_t scl, int32_t blk2d, int32_t elem,
-    int32_t scaling, int32_t zero, int32_t pow2, float eps,
+    int32_t scaling, int32_t zero, int32_t pow2, int32_t recipe,
+                     float eps,
     const Table *table) {
   std::vector<Arg> args;
   fusion_rt_paired_projection p;
@@ -437,7 +446,7 @@ int32_t pairedProjectionQuantizeImpl(
                                       hasBias1, hasScale1, p, next))
     return st;
   fusion_rt_quant_scheme s = makeScheme(fmt, dir, rnd, nan, col, scl, blk2d,
-                                        elem, scaling, zero, pow2, eps);
+                                        elem, scaling, zero, pow2, recipe, eps);
   fusion_rt_quant_outputs o;
   float sinv = 0.f;
   if (int32_t st = bindQuantOutputs(s, args, next, false, o, sinv))
@@ -452,9 +461,9 @@ int32_t pairedProjectionQuantizeImpl(
 #define FRT_SCHEME_PARAMS                                                      \
   int32_t fmt, int32_t dir, int32_t rnd, int32_t nan, int32_t col,             \
       int32_t scl, int32_t blk2d, int32_t elem, int32_t scaling, int32_t zero, \
-      int32_t pow2, float eps
+      int32_t pow2, int32_t recipe, float eps
 #define FRT_SCHEME_NAMES                                                       \
-  fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero, pow2, eps
+  fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero, pow2, recipe, eps
 #define FRT_ACT_PARAMS                                                         \
   int32_t kind, int32_t backward, int32_t inter, float limit, float offset,    \
       float alpha

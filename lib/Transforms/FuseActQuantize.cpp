@@ -252,14 +252,14 @@ QuantSchemeAttr mergeDirections(QuantizeOp a, QuantizeOp b) {
       x.getTensorScaling() != y.getTensorScaling() ||
       x.getZeroScale() != y.getZeroScale() ||
       !x.getEpsilon().bitwiseIsEqual(y.getEpsilon()) ||
-      x.getPow2Scale() != y.getPow2Scale())
+      x.getPow2Scale() != y.getPow2Scale() || x.getRecipe() != y.getRecipe())
     return QuantSchemeAttr();
   MLIRContext *ctx = a.getContext();
   auto args = std::make_tuple(
       x.getFormat(), QuantDirection::both, x.getBlockRows(), x.getBlockCols(),
       x.getRounding(), x.getNanPolicy(), y.getColwiseLayout(),
       x.getScaleLayout(), x.getElemRounding(), x.getTensorScaling(),
-      x.getZeroScale(), x.getEpsilon(), x.getPow2Scale());
+      x.getZeroScale(), x.getEpsilon(), x.getPow2Scale(), x.getRecipe());
   if (failed(std::apply(
           [](auto... v) {
             return QuantSchemeAttr::verify([] { return InFlightDiagnostic(); },

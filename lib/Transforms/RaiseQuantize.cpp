@@ -31,6 +31,7 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <random>
@@ -54,6 +55,9 @@ struct Candidate {
   /// element in the low nibble, torch's float4_e2m1fn_x2), half of x's
   /// elements.
   bool packedFp4 = false;
+  /// Packed FP4 with e4m3 scales over blocks of 16: NVFP4 (torchao's
+  /// nvfp4_quantize), whose per-tensor scale reads the whole input.
+  bool nvfp4 = false;
   /// FP8 with one scale per tensor: `amax` is the reduction's result (a
   /// single value). Values computed from the amax alone (the scale the IR
   /// returns) stay, fed by the raised op's amax.
@@ -460,11 +464,13 @@ LogicalResult runReference(QuantSchemeAttr scheme, Type inType,
   s.scale_rounding = static_cast<int32_t>(scheme.getRounding());
   s.nan_policy = static_cast<int32_t>(scheme.getNanPolicy());
   s.zero_scale = static_cast<int32_t>(scheme.getZeroScale());
+  s.nvfp4_recipe = static_cast<int32_t>(scheme.getRecipe());
   s.direction = FUSION_RT_ROWWISE;
-  int64_t nb = (cols + 31) / 32;
+  const bool nv = scheme.getFormat() == QuantFormat::nvfp4;
+  int64_t nb = nv ? (cols + 15) / 16 : (cols + 31) / 32;
   ReferenceInput ri(inType, in, rows, cols);
   const fusion_rt_tensor &input = ri.view;
-  const bool fp4 = scheme.getFormat() == QuantFormat::mxfp4;
+  const bool fp4 = nv || scheme.getFormat() == QuantFormat::mxfp4;
   // FP4 codes are packed two per byte: a row owns ceil(cols / 2) bytes.
   const int64_t rowBytes = fp4 ? (cols + 1) / 2 : cols;
   ref.data.assign(rows * rowBytes, 0);
@@ -480,9 +486,22 @@ LogicalResult runReference(QuantSchemeAttr scheme, Type inType,
   out.rowwise_data.strides[0] = fp4 ? 2 * rowBytes : cols;
   out.rowwise_scales = input;
   out.rowwise_scales.data = ref.scales.data();
-  out.rowwise_scales.dtype = FUSION_RT_E8M0;
+  out.rowwise_scales.dtype = nv ? FUSION_RT_F8E4M3 : FUSION_RT_E8M0;
   out.rowwise_scales.sizes[1] = nb;
   out.rowwise_scales.strides[0] = nb;
+  // NVFP4 also writes the tensor amax and its decode scale.
+  float amax = 0, scaleInv = 0;
+  if (nv) {
+    fusion_rt_tensor one{};
+    one.dtype = FUSION_RT_F32;
+    one.rank = 1;
+    one.sizes[0] = 1;
+    one.strides[0] = 1;
+    out.amax = one;
+    out.amax.data = &amax;
+    out.scale_inv = one;
+    out.scale_inv.data = &scaleInv;
+  }
   return callReference(input, s, out, error);
 }
 
@@ -649,8 +668,8 @@ SmallVector<Candidate> RaiseQuantizePass::delimit(Operation *castOp,
   if (found.empty() && why.rule.empty() && nvfp4Scales) {
     why = {"unsupported format",
            "these FP8 values are the e4m3 block scales of an NVFP4 quantizer "
-           "(blocks of 16 under a per-tensor scale), which is not raised "
-           "yet"};
+           "(blocks of 16) whose codes are not packed two per byte into an "
+           "i8 tensor that the program uses"};
     return found;
   }
   if (found.empty() && why.rule.empty()) {
@@ -675,6 +694,8 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
   int64_t cols = xType.getShape().back();
   int64_t rows = xType.getNumElements() / std::max<int64_t>(cols, 1);
   int64_t scaleCount = rows * ((cols + 31) / 32);
+  // Packed FP4 codes with e4m3 scales over blocks of 16: NVFP4.
+  int64_t nvScaleCount = rows * ((cols + 15) / 16);
   llvm::SetVector<Operation *> derived(c.region.begin(), c.region.end());
   SmallVector<Operation *> work;
   for (Operation *op : c.region)
@@ -702,28 +723,42 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
       for (Operation *u : r.getUsers())
         work.push_back(u);
   }
+  SmallVector<bool> nvfp4Scales;
   for (Operation *op : derived)
     for (Value r : op->getResults()) {
-      if (r == c.data || numElements(r) != scaleCount)
+      if (r == c.data)
         continue;
       Type et = elementTypeOf(r);
-      if (!et || !(isa<Float8E8M0FNUType>(et) || et.isInteger(8)))
+      const bool mxScales =
+          numElements(r) == scaleCount && et &&
+          (isa<Float8E8M0FNUType>(et) || et.isInteger(8));
+      const bool nvScales = c.packedFp4 && numElements(r) == nvScaleCount &&
+                            et && isa<Float8E4M3FNType>(et);
+      if (!mxScales && !nvScales)
         continue;
       bool escapes = llvm::any_of(r.getUsers(), [&](Operation *u) {
         return !derived.contains(u);
       });
-      if (escapes)
+      if (escapes) {
         scaleCandidates.push_back(r);
+        nvfp4Scales.push_back(nvScales);
+      }
     }
   if (scaleCandidates.size() != 1) {
     why = {"no scale output",
            scaleCandidates.empty()
                ? "no 8-bit tensor of " + std::to_string(scaleCount) +
-                     " block scales computed from the input is used"
+                     " block scales " +
+                     (c.packedFp4 ? "(nor an e4m3 tensor of " +
+                                        std::to_string(nvScaleCount) +
+                                        " NVFP4 scales) "
+                                  : std::string()) +
+                     "computed from the input is used"
                : "more than one tensor looks like the block scales"};
     return failure();
   }
   c.scales = scaleCandidates.front();
+  c.nvfp4 = nvfp4Scales.front();
   if (failed(backwardSlice({c.scales}, c.x, c.region, constMemo, stray))) {
     why = {"no quantizer input", "the scales read a value other than the "
                                  "quantizer's input"};
@@ -1114,11 +1149,26 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
   auto sType = cast<RankedTensorType>(c.scales.getType());
   int64_t cols = xType.getShape().back();
   int64_t rows = xType.getNumElements() / cols;
-  int64_t nb = (cols + 31) / 32;
+  // NVFP4's per-tensor scale reads every element: its check evaluates the
+  // whole tensor, as the per-tensor FP8 check does.
+  const int64_t B = c.nvfp4 ? 16 : 32;
+  int64_t nb = (cols + B - 1) / B;
+  if (c.nvfp4 && rows * cols > kPerTensorLimit) {
+    why = {"unsupported shape",
+           llvm::formatv("the exactness check of an NVFP4 quantizer "
+                         "evaluates every element (its per-tensor scale reads "
+                         "them all): {0} elements exceed its limit of {1}",
+                         rows * cols, kPerTensorLimit)
+               .str()};
+    return failure();
+  }
 
   // Sampled rows, and the columns compared (every column of narrow rows,
-  // the first and last 1024 of wide ones).
+  // the first and last 1024 of wide ones; NVFP4: everything).
   SmallVector<int64_t> sampled;
+  if (c.nvfp4)
+    for (int64_t r = 0; r < rows; ++r)
+      sampled.push_back(r);
   for (int64_t r : {int64_t(0), int64_t(1), rows / 2, rows - 1})
     if (r >= 0 && r < rows && !llvm::is_contained(sampled, r))
       sampled.push_back(r);
@@ -1128,7 +1178,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
   const int64_t perCol = packed ? 2 : 1;
   SmallVector<int64_t> compared;
   for (int64_t col = 0; col < dataCols; ++col)
-    if (cols <= 2048 || col * perCol < 1024 ||
+    if (c.nvfp4 || cols <= 2048 || col * perCol < 1024 ||
         col * perCol >= ((cols - 1024) / 32) * 32)
       compared.push_back(col);
   DenseMap<int64_t, int64_t> slotOf;
@@ -1149,20 +1199,41 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
         }
         out = EvalScalar{probe[it->second * cols + linear % cols], false};
         return true;
-      });
+      },
+      c.nvfp4 ? int64_t(1000) * rows * cols * 8 + 1000000
+              : int64_t(50'000'000));
   eval.setSaturatingFloat8Casts(saturatingCasts);
   eval.setWrappingIntCasts(wrappingIntCasts);
 
-  QuantFormat format = packed ? QuantFormat::mxfp4
+  QuantFormat format = c.nvfp4 ? QuantFormat::nvfp4
+                       : packed ? QuantFormat::mxfp4
                        : isa<Float8E5M2Type>(dType.getElementType())
                            ? QuantFormat::mxfp8_e5m2
                            : QuantFormat::mxfp8_e4m3;
   // Every MX policy the runtime has, defaults first.
   SmallVector<QuantSchemeAttr> schemes;
+  // NVFP4: the torchao recipes and TransformerEngine's, each NaN policy.
+  for (Nvfp4Recipe recipe : {Nvfp4Recipe::torchao, Nvfp4Recipe::torchao_block,
+                             Nvfp4Recipe::te})
+    for (NanPolicy nan : {NanPolicy::propagate, NanPolicy::ignore}) {
+      if (!c.nvfp4)
+        break;
+      QuantSchemeAttr base =
+          QuantSchemeAttr::get(ctx, format, QuantDirection::rowwise);
+      schemes.push_back(QuantSchemeAttr::get(
+          ctx, format, QuantDirection::rowwise, base.getBlockRows(),
+          base.getBlockCols(), base.getRounding(), nan,
+          base.getColwiseLayout(), base.getScaleLayout(),
+          base.getElemRounding(), base.getTensorScaling(),
+          base.getZeroScale(), base.getEpsilon(), base.getPow2Scale(),
+          recipe));
+    }
   for (ZeroScale zero : {ZeroScale::exact, ZeroScale::one,
                          ZeroScale::min_normal})
     for (ScaleRounding rnd : {ScaleRounding::rceil, ScaleRounding::floor})
       for (NanPolicy nan : {NanPolicy::propagate, NanPolicy::ignore}) {
+        if (c.nvfp4)
+          break;
         QuantSchemeAttr base =
             QuantSchemeAttr::get(ctx, format, QuantDirection::rowwise);
         schemes.push_back(QuantSchemeAttr::get(
@@ -1170,7 +1241,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
             base.getBlockCols(), rnd, nan, base.getColwiseLayout(),
             base.getScaleLayout(), base.getElemRounding(),
             base.getTensorScaling(), zero, base.getEpsilon(),
-            base.getPow2Scale()));
+            base.getPow2Scale(), base.getRecipe()));
       }
   SmallVector<Mismatch> mismatch(schemes.size());
   SmallVector<bool> alive(schemes.size(), true);
@@ -1179,9 +1250,12 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
   auto scaleShape = sType.getShape();
   SmallVector<int64_t> index;
   Type xt = xType.getElementType();
-  for (unsigned kind = 0; kind < 6; ++kind) {
+  // NVFP4 adds an all-zero tensor (torchao's 0 / 0 scales).
+  const unsigned probes = c.nvfp4 ? 7 : 6;
+  for (unsigned kind = 0; kind < probes; ++kind) {
     std::vector<float> values =
-        makeProbe(kind, srows, cols, kind + 1, finiteInputs);
+        kind == 6 ? std::vector<float>(srows * cols, 0.0f)
+                  : makeProbe(kind, srows, cols, kind + 1, finiteInputs);
     probe.resize(values.size());
     for (size_t i = 0; i < values.size(); ++i) {
       probe[i] = floatBits(xt, values[i]);
@@ -1229,7 +1303,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
       }
       auto blockAmax = [&](int64_t s, int64_t b) {
         float m = 0;
-        for (int64_t i = b * 32; i < std::min(cols, b * 32 + 32); ++i)
+        for (int64_t i = b * B; i < std::min(cols, b * B + B); ++i)
           m = std::fmax(m, std::fabs(values[s * cols + i]));
         return m;
       };
@@ -1265,7 +1339,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
                      "probe {6}, row {0} byte {1} (x = {2:e}, {3:e}, block "
                      "amax {4:e}): {5} in the IR, 0x{7} in the runtime",
                      sampled[s], col, values[s * cols + c0],
-                     values[s * cols + c1], blockAmax(s, c0 / 32),
+                     values[s * cols + c1], blockAmax(s, c0 / B),
                      e.poison ? std::string("undefined (poison)")
                               : "0x" + hexByte(e.bits & 0xff),
                      kind, hexByte(want))
@@ -1290,7 +1364,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
                              "amax {3:e}) gives {4} in the IR, 0x{5} in the "
                              "runtime{6}",
                              sampled[s], col, values[s * cols + col],
-                             blockAmax(s, col / 32),
+                             blockAmax(s, col / B),
                              e.poison ? std::string("undefined (poison)")
                                       : "0x" + hexByte(e.bits & 0xff),
                              hexByte(want), diag, kind)
@@ -1481,9 +1555,13 @@ void RaiseQuantizePass::runOnOperation() {
         }))
       casts.push_back({op, true});
   });
-  DenseSet<Operation *> erased;
+  // Packed codes first: an NVFP4 quantizer's e4m3 scale cast is part of the
+  // region its codes delimit (raised with it, or declined with its remark).
+  std::stable_partition(casts.begin(), casts.end(),
+                        [](const auto &p) { return p.second; });
+  DenseSet<Operation *> erased, declinedNvfp4;
   for (auto [castOp, packedFp4] : casts) {
-    if (erased.contains(castOp))
+    if (erased.contains(castOp) || declinedNvfp4.contains(castOp))
       continue;
     Decline why;
     Location loc = castOp->getLoc();
@@ -1511,6 +1589,9 @@ void RaiseQuantizePass::runOnOperation() {
       }
     }
     if (!taken) {
+      for (Candidate &c : candidates)
+        if (c.nvfp4)
+          declinedNvfp4.insert(c.region.begin(), c.region.end());
       decline(loc, func.getSymName(), why);
       continue;
     }

@@ -71,7 +71,7 @@ def _u64_as_i64(v):
 
 def _scheme(format, direction, colwise_layout, scale_layout, scale_rounding, nan_policy,
             zero_scale, nvfp4_block, elem_rounding, force_pow2_scale, seed, offset,
-            delayed):
+            delayed, nvfp4_recipe="te"):
     E = _abi.enum_value
     return [E(_abi.FORMAT, format, "format"),
             E(_abi.SCALE_ROUNDING, scale_rounding, "scale_rounding"),
@@ -83,7 +83,8 @@ def _scheme(format, direction, colwise_layout, scale_layout, scale_rounding, nan
             E(_abi.ELEM_ROUNDING, elem_rounding, "elem_rounding"),
             1 if delayed else 0, 1 if force_pow2_scale else 0,
             E(_abi.ZERO_SCALE, zero_scale, "zero_scale"),
-            _u64_as_i64(seed), _u64_as_i64(offset)]
+            _u64_as_i64(seed), _u64_as_i64(offset),
+            E(_abi.NVFP4_RECIPE, nvfp4_recipe, "nvfp4_recipe")]
 
 
 def _present(scheme, outs, amax, dbias):
@@ -105,7 +106,7 @@ def quantize(x, format="mxfp8_e4m3", *, direction="rowwise", colwise_layout="sam
              scale_layout="compact", scale_rounding="rceil", nan_policy="propagate",
              zero_scale="exact", nvfp4_block="1d", elem_rounding="rne", amax_epsilon=0.0,
              force_pow2_scale=False, seed=0, offset=0, scale=None, amax=False,
-             dbias=False):
+             dbias=False, nvfp4_recipe="te"):
     """fusion_rt_quantize of x (bf16 / f16 / f32, rank 1-4, collapsed onto
     [M, N] = [prod(leading), last]). The keywords are the fields of
     fusion_rt_quant_scheme, by name (defaults: fusion_rt_quant_scheme_init).
@@ -113,7 +114,7 @@ def quantize(x, format="mxfp8_e4m3", *, direction="rowwise", colwise_layout="sam
     optional outputs. Returns a Quantized."""
     s = _scheme(format, direction, colwise_layout, scale_layout, scale_rounding,
                 nan_policy, zero_scale, nvfp4_block, elem_rounding, force_pow2_scale,
-                seed, offset, scale is not None)
+                seed, offset, scale is not None, nvfp4_recipe)
     outs = torch.ops.fusion_rt.quantize(x, s, float(amax_epsilon), _scalar(scale),
                                         bool(amax), bool(dbias))
     return _present(s, outs, amax, dbias)
@@ -134,7 +135,7 @@ def act_quantize(x, act="identity", format="mxfp8_e4m3", *, grad=None,
                  scale_rounding="rceil", nan_policy="propagate", zero_scale="exact",
                  nvfp4_block="1d", elem_rounding="rne", amax_epsilon=0.0,
                  force_pow2_scale=False, seed=0, offset=0, scale=None, amax=False,
-                 dbias=False):
+                 dbias=False, nvfp4_recipe="te"):
     """fusion_rt_act_quantize: quantizes round(act(x)) (forward) or, with
     `grad`, round(grad * act'(x)) (backward), rounded to intermediate_dtype
     first, as the unfused graph stores it. Non-gated kinds: identity, relu,
@@ -143,7 +144,7 @@ def act_quantize(x, act="identity", format="mxfp8_e4m3", *, grad=None,
     a, p = _act(act, intermediate_dtype, limit, up_offset, alpha)
     s = _scheme(format, direction, colwise_layout, scale_layout, scale_rounding,
                 nan_policy, zero_scale, nvfp4_block, elem_rounding, force_pow2_scale,
-                seed, offset, scale is not None)
+                seed, offset, scale is not None, nvfp4_recipe)
     outs = torch.ops.fusion_rt.act_quantize(x, grad, a, p, s, float(amax_epsilon),
                                             _scalar(scale), bool(amax), bool(dbias))
     return _present(s, outs, amax, dbias)
@@ -155,7 +156,7 @@ def gated_act_quantize(x, act="swiglu", format="mxfp8_e4m3", *, up=None, grad=No
                        scale_layout="compact", scale_rounding="rceil",
                        nan_policy="propagate", zero_scale="exact", nvfp4_block="1d",
                        elem_rounding="rne", amax_epsilon=0.0, force_pow2_scale=False,
-                       seed=0, offset=0, scale=None, amax=False):
+                       seed=0, offset=0, scale=None, amax=False, nvfp4_recipe="te"):
     """fusion_rt_gated_act_quantize. Input: x = [gate | up] packed [M, 2K]
     (up=None) or x = gate [M, K] with `up` [M, K]. Forward quantizes
     act(gate) * up [M, K]; backward (`grad` [M, K]) quantizes [dact | dgate]
@@ -164,7 +165,7 @@ def gated_act_quantize(x, act="swiglu", format="mxfp8_e4m3", *, up=None, grad=No
     a, p = _act(act, intermediate_dtype, limit, up_offset, alpha)
     s = _scheme(format, direction, colwise_layout, scale_layout, scale_rounding,
                 nan_policy, zero_scale, nvfp4_block, elem_rounding, force_pow2_scale,
-                seed, offset, scale is not None)
+                seed, offset, scale is not None, nvfp4_recipe)
     outs = torch.ops.fusion_rt.gated_act_quantize(x, up, grad, a, p, s, float(amax_epsilon),
                                                   _scalar(scale), bool(amax), False)
     return _present(s, outs, amax, False)
@@ -231,7 +232,7 @@ def paired_projection_quantize(x, w0, w1, gated="swiglu", format="mxfp8_e4m3", *
                                scale_rounding="rceil", nan_policy="propagate",
                                zero_scale="exact", nvfp4_block="1d", elem_rounding="rne",
                                amax_epsilon=0.0, force_pow2_scale=False, seed=0, offset=0,
-                               scale=None, amax=False):
+                               scale=None, amax=False, nvfp4_recipe="te"):
     """fusion_rt_paired_projection_quantize, the FFN front in one call:
     v = act(x @ w0.T + b0) * (x @ w1.T + b1) (a gated pair, round_i as in
     paired_projection), rounded to intermediate_dtype (default x's dtype),
@@ -249,7 +250,7 @@ def paired_projection_quantize(x, w0, w1, gated="swiglu", format="mxfp8_e4m3", *
            E(_abi.ACC_ROUND, round1, "round1")]
     s = _scheme(format, direction, colwise_layout, scale_layout, scale_rounding,
                 nan_policy, zero_scale, nvfp4_block, elem_rounding, force_pow2_scale,
-                seed, offset, scale is not None)
+                seed, offset, scale is not None, nvfp4_recipe)
     inter = x.dtype if intermediate_dtype is None else intermediate_dtype
     outs = torch.ops.fusion_rt.paired_projection_quantize(
         x, w0, w1, epi, bias0, bias1, _abi.ACT[gated], inter, s, float(amax_epsilon),

@@ -10,7 +10,7 @@ import os
 import sys
 import threading
 
-ABI_VERSION = 1  # FUSION_RT_ABI_VERSION of the header this module mirrors
+ABI_VERSION = 2  # FUSION_RT_ABI_VERSION of the header this module mirrors
 MAX_RANK = 4
 
 # ------------------------------------------------------------------ enums ----
@@ -29,6 +29,7 @@ NVFP4_BLOCK = {"1d": 0, "2d": 1}
 ELEM_ROUNDING = {"rne": 0, "stochastic": 1}
 TENSOR_SCALING = {"current": 0, "delayed": 1}
 ZERO_SCALE = {"exact": 0, "one": 1, "min_normal": 2}
+NVFP4_RECIPE = {"te": 0, "torchao": 1, "torchao_block": 2}
 ACT = {"identity": 0, "relu": 1, "gelu": 2, "gelu_tanh": 3, "silu": 4,
        "qgelu": 5, "srelu": 6, "swiglu": 7, "geglu": 8, "reglu": 9,
        "qgeglu": 10, "sreglu": 11, "clamped_swiglu": 12}
@@ -71,6 +72,7 @@ class QuantScheme(ctypes.Structure):
                 ("nvfp4_block", ctypes.c_int32), ("elem_rounding", ctypes.c_int32),
                 ("tensor_scaling", ctypes.c_int32), ("amax_epsilon", ctypes.c_float),
                 ("force_pow2_scale", ctypes.c_int32), ("zero_scale", ctypes.c_int32),
+                ("nvfp4_recipe", ctypes.c_int32),
                 ("seed", ctypes.c_uint64), ("offset", ctypes.c_uint64)]
 
 

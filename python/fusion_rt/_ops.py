@@ -23,7 +23,8 @@ from ._abi import check, library
 # Order of the fields of a scheme in the ops' `scheme: int[]` argument.
 SCHEME_FIELDS = ("format", "scale_rounding", "nan_policy", "direction",
                  "colwise_layout", "scale_layout", "nvfp4_block", "elem_rounding",
-                 "tensor_scaling", "force_pow2_scale", "zero_scale", "seed", "offset")
+                 "tensor_scaling", "force_pow2_scale", "zero_scale", "seed", "offset",
+                 "nvfp4_recipe")
 MX_FORMATS = (0, 1, 2)
 NVFP4 = 3
 FP4_FORMATS = (2, 3)

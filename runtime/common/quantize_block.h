@@ -45,7 +45,8 @@ struct BlockAmax {
 
 /// Tensor-wide quantities fixed before the quantize pass.
 struct TensorGlobals {
-  float nv_s_enc = 1.f, nv_s_dec = 1.f, nv_factor = 0.f; ///< NVFP4
+  float nv_s_enc = 1.f, nv_s_dec = 1.f, nv_factor = 0.f; ///< NVFP4 (TE)
+  float ao_pts = 1.f; ///< NVFP4 torchao recipes: the per-tensor scale
   float fp8_scale = 1.f;                                 ///< FP8 per tensor
 };
 
@@ -55,7 +56,11 @@ FUSION_RT_HDI TensorGlobals tensor_globals(const fusion_rt_quant_scheme &s,
                                            float tensor_amax,
                                            const float *delayed_scale) {
   TensorGlobals g;
-  if (s.format == kNVFP4) {
+  if (s.format == kNVFP4 && s.nvfp4_recipe != FUSION_RT_NVFP4_RECIPE_TE) {
+    g.ao_pts = s.nvfp4_recipe == FUSION_RT_NVFP4_RECIPE_TORCHAO
+                   ? nvfp4_torchao_tensor_scale(tensor_amax)
+                   : 1.0f;
+  } else if (s.format == kNVFP4) {
     g.nv_s_enc = nvfp4_global_encode_scale(tensor_amax);
     g.nv_s_dec = nvfp4_global_decode_scale(g.nv_s_enc);
     g.nv_factor = nvfp4_block_scale_factor(g.nv_s_enc);
@@ -72,7 +77,9 @@ FUSION_RT_HDI TensorGlobals tensor_globals(const fusion_rt_quant_scheme &s,
 /// The scale_inv output of the NVFP4 / FP8 per-tensor formats.
 FUSION_RT_HDI float tensor_scale_inv(const fusion_rt_quant_scheme &s,
                                      const TensorGlobals &g) {
-  return s.format == kNVFP4 ? g.nv_s_dec : fp8_scale_inv(g.fp8_scale);
+  if (s.format == kNVFP4)
+    return s.nvfp4_recipe != FUSION_RT_NVFP4_RECIPE_TE ? g.ao_pts : g.nv_s_dec;
+  return fp8_scale_inv(g.fp8_scale);
 }
 
 /// Scale of one block (MX, NVFP4) from its amax: returns the scale byte and
@@ -93,6 +100,15 @@ FUSION_RT_HDI uint8_t block_scale(const fusion_rt_quant_scheme &s,
       mul = 0x1p126f;
     return b;
   }
+  if (s.nvfp4_recipe != FUSION_RT_NVFP4_RECIPE_TE) {
+    // torchao: torch.amax passes a NaN on (as a positive NaN after abs);
+    // an Inf is an amax like any other.
+    const uint8_t sc = (propagate && a.nan)
+                           ? uint8_t(0x7f)
+                           : nvfp4_torchao_block_scale(a.amax, g.ao_pts);
+    mul = nvfp4_torchao_encode_factor(sc, g.ao_pts);
+    return sc;
+  }
   // NVFP4: PROPAGATE marks a block holding NaN or Inf with a NaN scale.
   uint8_t sc = (propagate && a.nonfinite()) ? uint8_t(0x7f)
                                             : nvfp4_block_scale(a.amax, g.nv_factor);
@@ -110,6 +126,8 @@ FUSION_RT_HDI uint8_t encode_element(const fusion_rt_quant_scheme &s, float x,
     return f32_to_e4m3(x * mul);
   if (f == kMXFP8E5M2 || f == kFP8E5M2)
     return f32_to_e5m2(x * mul);
+  if (f == kNVFP4 && s.nvfp4_recipe != FUSION_RT_NVFP4_RECIPE_TE)
+    return nvfp4_torchao_code(x, mul);
   const bool sr = s.elem_rounding == FUSION_RT_ROUND_STOCHASTIC;
   uint32_t bits = sr ? stochastic_bits(s.seed, s.offset, stream, index) : 0;
   return f32_to_e2m1(x * mul, sr, bits);

@@ -145,6 +145,72 @@ FUSION_RT_HDI float nvfp4_encode_factor(uint8_t s, float s_dec) {
   return enc > kF32Max ? kF32Max : enc;
 }
 
+//===--- NVFP4, torchao 0.18's nvfp4_quantize (docs/numerics.md) ----------===//
+//
+// torchao computes in fp32 tensor ops: pts = amax / 2688, block scale
+// e4m3(clamp(block_amax / 6 / pts, 2^-6, 448)), codes of
+// clamp(x * ((1 / pts) / fp32(scale)), -6, 6) by an RNE bit trick. A zero
+// (or tiny) tensor makes NaN scales and codes there (0 / 0, 0 * Inf), whose
+// bits follow x86's rules; the functions below compute those NaN bits
+// explicitly, so that both backends write what torch (x86) and the IR's CPU
+// evaluation write: an operand NaN is returned quieted (the first one), an
+// invalid operation gives the default NaN 0xFFC00000.
+
+/// `r` = a (op) b with x86's NaN result.
+FUSION_RT_HDI float x86_nan_rule(float a, float b, float r) {
+  if (!f32_is_nan(r))
+    return r;
+  if (f32_is_nan(a))
+    return bits_f32(f32_bits(a) | 0x400000u);
+  if (f32_is_nan(b))
+    return bits_f32(f32_bits(b) | 0x400000u);
+  return bits_f32(0xffc00000u);
+}
+FUSION_RT_HDI float x86_div(float a, float b) { return x86_nan_rule(a, b, a / b); }
+FUSION_RT_HDI float x86_mul(float a, float b) { return x86_nan_rule(a, b, a * b); }
+
+/// torchao's per-tensor scale amax / (448 * 6).
+FUSION_RT_HDI float nvfp4_torchao_tensor_scale(float amax) {
+  return x86_div(amax, 2688.0f);
+}
+
+/// The fp32 value of an e4m3 scale byte as torch widens it: a NaN byte
+/// keeps its sign and its mantissa bits (0x7F -> 0x7FF00000).
+FUSION_RT_HDI float nvfp4_torchao_scale_value(uint8_t s) {
+  if ((s & 0x7fu) == 0x7fu)
+    return bits_f32((uint32_t(s & 0x80u) << 24) | 0x7ff00000u);
+  return e4m3_to_f32(s);
+}
+
+/// The e4m3 block scale e4m3(clamp(block_amax / 6 / pts, 2^-6, 448)) (pts =
+/// 1 without a per-tensor scale: x / 1 == x); a NaN quotient keeps its sign
+/// (0 / 0 -> 0xFF).
+FUSION_RT_HDI uint8_t nvfp4_torchao_block_scale(float block_amax, float pts) {
+  float s = x86_div(x86_div(block_amax, 6.0f), pts);
+  if (f32_is_nan(s))
+    return uint8_t(((f32_bits(s) >> 24) & 0x80u) | 0x7fu);
+  s = s < 0x1p-6f ? 0x1p-6f : s;
+  s = s > kE4M3Max ? kE4M3Max : s;
+  return f32_to_e4m3(s);
+}
+
+/// The element factor (1 / pts) / fp32(scale).
+FUSION_RT_HDI float nvfp4_torchao_encode_factor(uint8_t s, float pts) {
+  return x86_div(x86_div(1.0f, pts), nvfp4_torchao_scale_value(s));
+}
+
+/// The e2m1 code of clamp(x * factor, -6, 6) as torchao's bit trick makes
+/// it: RNE for numbers; a NaN product (quiet, bits q) gives its sign and
+/// 4 if (q & 0x7fffffff) >= 0x7FE00000, else 3.
+FUSION_RT_HDI uint8_t nvfp4_torchao_code(float x, float factor) {
+  const float v = x86_mul(x, factor);
+  if (!f32_is_nan(v))
+    return f32_to_e2m1_rne(v);
+  const uint32_t q = f32_bits(v);
+  return uint8_t(((q >> 28) & 0x8u) |
+                 ((q & 0x7fffffffu) >= 0x7fe00000u ? 4u : 3u));
+}
+
 //===--- FP8 per tensor (TransformerEngine recipe, kernels.md §1.8) -------===//
 
 /// Current scaling: amax < eps -> eps; amax in {Inf, 0, NaN} -> 1;

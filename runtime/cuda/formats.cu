@@ -263,9 +263,12 @@ __device__ __forceinline__ int64_t gstride() {
 
 /// The FP4 code of x under factor `mul`: encode_element, with its RNE case
 /// (no keyed bits needed) written out so that the hot loops inline it.
+/// The NVFP4 torchao recipes (MXFP4 keeps recipe 0) have their own NaN codes.
 __device__ __forceinline__ uint8_t fp4_code(const fusion_rt_quant_scheme &s,
                                             bool sr, float x, float mul,
                                             uint32_t stream, uint64_t index) {
+  if (s.nvfp4_recipe != FUSION_RT_NVFP4_RECIPE_TE)
+    return nvfp4_torchao_code(x, mul);
   return sr ? encode_element(s, x, mul, stream, index) : f32_to_e2m1_rne(x * mul);
 }
 

@@ -37,7 +37,8 @@ extern "C" {
 #endif
 
 /** ABI version: bumped on any incompatible change of a struct or signature. */
-#define FUSION_RT_ABI_VERSION 1
+/* 2: fusion_rt_quant_scheme.nvfp4_recipe. */
+#define FUSION_RT_ABI_VERSION 2
 
 #if defined(_WIN32)
 #define FUSION_RT_API __declspec(dllexport)
@@ -153,7 +154,6 @@ typedef enum fusion_rt_tensor_scaling {
   FUSION_RT_TENSOR_SCALING_DELAYED = 1
 } fusion_rt_tensor_scaling;
 
-/** How to quantize. Initialise with fusion_rt_quant_scheme_init(). */
 typedef enum fusion_rt_zero_scale {
   /** An MX block with scale byte 0 (2^-127) multiplies its elements by 2^127
    *  (the exact reciprocal; TransformerEngine since PR#2647). */
@@ -164,6 +164,22 @@ typedef enum fusion_rt_zero_scale {
   FUSION_RT_ZERO_SCALE_MIN_NORMAL = 2
 } fusion_rt_zero_scale;
 
+/** How NVFP4's scales are computed (docs/numerics.md, "NVFP4 recipes"). */
+typedef enum fusion_rt_nvfp4_recipe {
+  /** TransformerEngine: S_enc = 2688/amax, scale = e4m3(block_amax * S_enc/6),
+   *  codes of x * 1/(scale * S_dec). */
+  FUSION_RT_NVFP4_RECIPE_TE = 0,
+  /** torchao 0.18 nvfp4_quantize with per_tensor_scale = amax/2688:
+   *  scale = e4m3(clamp(block_amax/6 / pts, 2^-6, 448)), codes of
+   *  clamp(x * ((1/pts) / scale), -6, 6); 1x16 blocks, RNE. */
+  FUSION_RT_NVFP4_RECIPE_TORCHAO = 1,
+  /** torchao 0.18 nvfp4_quantize without a per-tensor scale:
+   *  scale = e4m3(clamp(block_amax/6, 2^-6, 448)), codes of x * (1/scale);
+   *  1x16 blocks, RNE. */
+  FUSION_RT_NVFP4_RECIPE_TORCHAO_BLOCK = 2
+} fusion_rt_nvfp4_recipe;
+
+/** How to quantize. Initialise with fusion_rt_quant_scheme_init(). */
 typedef struct fusion_rt_quant_scheme {
   int32_t format;         /**< fusion_rt_format */
   int32_t scale_rounding; /**< fusion_rt_scale_rounding (MX formats) */
@@ -181,6 +197,7 @@ typedef struct fusion_rt_quant_scheme {
   /** fusion_rt_zero_scale (MX formats). Both backends implement every
    *  value (CUDA: MXFP8). */
   int32_t zero_scale;
+  int32_t nvfp4_recipe; /**< fusion_rt_nvfp4_recipe (NVFP4 only) */
   uint64_t seed;   /**< stochastic rounding key */
   uint64_t offset; /**< stochastic rounding counter offset */
 } fusion_rt_quant_scheme;

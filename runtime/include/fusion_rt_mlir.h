@@ -23,8 +23,9 @@ extern "C" {
 #endif
 
 /** Version of this contract; fusion_rt_mlir_abi_version() returns the one
- *  libfusion_rt_mlir was built with. 2: the quantizing paired projection. */
-#define FUSION_RT_MLIR_ABI_VERSION 2
+ *  libfusion_rt_mlir was built with. 2: the quantizing paired projection;
+ *  3: the scheme's NVFP4 recipe. */
+#define FUSION_RT_MLIR_ABI_VERSION 3
 
 /** Columns of one row of the buffer table (sizes and strides in elements,
  *  rank <= 4; unused size/stride columns are 0). */
@@ -58,7 +59,8 @@ enum fusion_rt_mlir_scheme_param {
   FUSION_RT_MLIR_SCHEME_TENSOR_SCALING,
   FUSION_RT_MLIR_SCHEME_ZERO_SCALE,
   FUSION_RT_MLIR_SCHEME_POW2_SCALE,
-  FUSION_RT_MLIR_SCHEME_I32_PARAMS /**< count: 11 */
+  FUSION_RT_MLIR_SCHEME_NVFP4_RECIPE,
+  FUSION_RT_MLIR_SCHEME_I32_PARAMS /**< count: 12 */
 };
 
 /** The activation's scalars: kind, backward, intermediate dtype (i32), then

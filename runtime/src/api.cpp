@@ -257,7 +257,8 @@ fusion_rt_status check_scheme(const fusion_rt_quant_scheme *s) {
                 {s->nvfp4_block, 1, "scheme->nvfp4_block"},
                 {s->elem_rounding, 1, "scheme->elem_rounding"},
                 {s->tensor_scaling, 1, "scheme->tensor_scaling"},
-                {s->zero_scale, 2, "scheme->zero_scale"}};
+                {s->zero_scale, 2, "scheme->zero_scale"},
+                {s->nvfp4_recipe, 2, "scheme->nvfp4_recipe"}};
   for (const Field &f : fields)
     if (!in_range(f.v, 0, f.hi))
       return fail(FUSION_RT_STATUS_BAD_VALUE, "%s = %d is out of range 0..%d",
@@ -288,6 +289,15 @@ fusion_rt_status check_scheme(const fusion_rt_quant_scheme *s) {
   if (s->tensor_scaling == FUSION_RT_TENSOR_SCALING_DELAYED && !fp8)
     return fail(FUSION_RT_STATUS_UNSUPPORTED,
                 "scheme->tensor_scaling DELAYED applies to FP8 per-tensor formats only");
+  if (s->nvfp4_recipe != FUSION_RT_NVFP4_RECIPE_TE && !nv)
+    return fail(FUSION_RT_STATUS_UNSUPPORTED,
+                "scheme->nvfp4_recipe applies to NVFP4 only");
+  if (s->nvfp4_recipe != FUSION_RT_NVFP4_RECIPE_TE &&
+      (s->nvfp4_block != FUSION_RT_NVFP4_1D ||
+       s->elem_rounding != FUSION_RT_ROUND_RNE))
+    return fail(FUSION_RT_STATUS_UNSUPPORTED,
+                "scheme->nvfp4_recipe: the torchao recipes use 1x16 blocks "
+                "and RNE elements");
   if (nv && s->direction != FUSION_RT_ROWWISE &&
       s->colwise_layout != FUSION_RT_COLWISE_TRANSPOSED)
     return fail(FUSION_RT_STATUS_UNSUPPORTED,

@@ -490,3 +490,129 @@ TEST(Formats, ZeroScaleIsValidated) {
   EXPECT_EQ(fusion_rt_quantize(&t, &s, &p.out, nullptr, nullptr),
             FUSION_RT_STATUS_UNSUPPORTED);
 }
+
+// The NVFP4 torchao recipes against torchao 0.18's nvfp4_quantize (torch
+// 2.15 eager on x86, with per_tensor_scale = per_tensor_amax_to_scale(amax)
+// and without): scale bytes, packed code bytes and the per-tensor scale, on
+// ordinary rows, rows 2^-20 and 2^40 times larger, a zero block, an all-zero
+// tensor (0 / 0 scales and NaN codes) and a tensor whose amax / 2688 is 0.
+TEST(Formats, Nvfp4TorchaoRecipesMatchTorchao) {
+  std::vector<float> mixed;
+  for (int i = 0; i < 4 * 48; ++i) {
+    float x = float(((i * 37) % 101) - 50) * std::ldexp(1.0f, (i % 9) - 4) / 4.0f;
+    if (i / 48 == 1)
+      x = std::ldexp(x, -20);
+    if (i / 48 == 2)
+      x = std::ldexp(x, 40);
+    if (i / 48 == 3 && i % 48 < 16)
+      x = 0.0f;
+    mixed.push_back(x);
+  }
+  std::vector<float> tiny(32, 3e-44f);
+  tiny[0] = 1e-43f;
+  for (int j = 1; j < 16; ++j)
+    tiny[size_t(j)] = 0.0f;
+  tiny[16] = 0.0f;
+  tiny[17] = -0.0f;
+  struct Case {
+    const char *name;
+    std::vector<float> x;
+    int64_t rows, cols;
+    uint32_t pts_bits;
+    std::vector<uint8_t> two_s, two_d, one_s, one_d;
+  } cases[] = {
+      {"mixed", mixed, 4, 48, 1366943646u,
+       {8, 8, 8, 8, 8, 8, 126, 122, 126, 8, 8, 8},
+       {136, 128, 8,   8,   128, 128, 8,   8,   128, 0,   8,   136, 128, 0,
+        8,   128, 128, 8,   8,   128, 128, 8,   136, 128, 0,   8,   136, 128,
+        0,   8,   128, 128, 8,   8,   128, 128, 8,   136, 128, 0,   8,   136,
+        128, 0,   8,   128, 128, 8,   26,  135, 128, 8,   137, 228, 0,   8,
+        153, 227, 0,   8,   129, 193, 121, 8,   128, 32,  57,  143, 128, 16,
+        25,  190, 0,   0,   0,   0,   0,   0,   0,   0,   0,   8,   136, 128,
+        0,   8,   136, 128, 8,   8,   128, 128, 8,   8,   128, 0},
+       {95, 89, 93, 8, 8, 8, 126, 126, 126, 8, 96, 93},
+       {136, 128, 24,  26,  135, 128, 8,   9,   246, 0,   8,   137, 227, 1,
+        8,   129, 177, 121, 8,   128, 160, 73,  143, 128, 0,   8,   136, 128,
+        0,   8,   128, 128, 8,   8,   128, 128, 8,   136, 128, 0,   8,   136,
+        128, 0,   8,   128, 128, 8,   127, 247, 247, 127, 255, 247, 119, 127,
+        255, 247, 112, 127, 247, 247, 127, 127, 247, 119, 127, 255, 247, 119,
+        127, 255, 0,   0,   0,   0,   0,   0,   0,   0,   114, 8,   136, 144,
+        80,  13,  136, 144, 56,  44,  128, 128, 24,  11,  135, 0}},
+      {"zero", std::vector<float>(32, 0.0f), 1, 32, 0u, {255, 255},
+       std::vector<uint8_t>(16, 204), {8, 8}, std::vector<uint8_t>(16, 0)},
+      {"tiny", tiny, 1, 32, 0u, {126, 126},
+       {183, 187, 187, 187, 187, 187, 187, 187, 187, 119, 119, 119, 119, 119,
+        119, 119},
+       {8, 8},
+       {0, 0, 0, 0, 0, 0, 0, 0, 128, 0, 0, 0, 0, 0, 0, 0}},
+  };
+  for (const Case &c : cases) {
+    for (int32_t recipe : {FUSION_RT_NVFP4_RECIPE_TORCHAO,
+                           FUSION_RT_NVFP4_RECIPE_TORCHAO_BLOCK}) {
+      SCOPED_TRACE(std::string(c.name) + " recipe " + std::to_string(recipe));
+      HostMatrix x = make_matrix(c.x, c.rows, c.cols, FUSION_RT_F32);
+      fusion_rt_quant_scheme s =
+          scheme_of(FUSION_RT_FORMAT_NVFP4, FUSION_RT_ROWWISE);
+      s.nvfp4_recipe = recipe;
+      QuantBuffers q = quantize(s, x);
+      const bool two = recipe == FUSION_RT_NVFP4_RECIPE_TORCHAO;
+      const std::vector<uint8_t> &ws = two ? c.two_s : c.one_s;
+      const std::vector<uint8_t> &wd = two ? c.two_d : c.one_d;
+      ASSERT_EQ(q.row_scales.size(), ws.size());
+      for (size_t i = 0; i < ws.size(); ++i)
+        EXPECT_EQ(q.row_scales[i], ws[i]) << "scale " << i;
+      ASSERT_EQ(int64_t(wd.size()), c.rows * c.cols / 2);
+      for (int64_t i = 0; i < c.rows; ++i)
+        for (int64_t j = 0; j < c.cols; j += 2) {
+          const uint8_t byte =
+              uint8_t(q.row_code(i, j) | (q.row_code(i, j + 1) << 4));
+          EXPECT_EQ(byte, wd[size_t((i * c.cols + j) / 2)])
+              << "row " << i << " byte " << j / 2;
+        }
+      if (two) {
+        EXPECT_EQ(fusion_rt::f32_bits(q.scale_inv), c.pts_bits);
+      } else {
+        EXPECT_EQ(q.scale_inv, 1.0f);
+      }
+    }
+  }
+}
+
+// The torchao recipes are validated: NVFP4 only, 1x16 blocks, RNE.
+TEST(Formats, Nvfp4RecipeIsValidated) {
+  HostMatrix x = make_matrix(std::vector<float>(32, 1.0f), 1, 32, FUSION_RT_F32);
+  fusion_rt_tensor t = x.view();
+  struct Bad {
+    int32_t format, block, elem, recipe;
+    fusion_rt_status status;
+    const char *message;
+  } bad[] = {
+      {FUSION_RT_FORMAT_NVFP4, FUSION_RT_NVFP4_1D, FUSION_RT_ROUND_RNE, 3,
+       FUSION_RT_STATUS_BAD_VALUE, "scheme->nvfp4_recipe = 3"},
+      {FUSION_RT_FORMAT_NVFP4, FUSION_RT_NVFP4_1D, FUSION_RT_ROUND_RNE, -1,
+       FUSION_RT_STATUS_BAD_VALUE, "scheme->nvfp4_recipe = -1"},
+      {FUSION_RT_FORMAT_MXFP4, FUSION_RT_NVFP4_1D, FUSION_RT_ROUND_RNE,
+       FUSION_RT_NVFP4_RECIPE_TORCHAO, FUSION_RT_STATUS_UNSUPPORTED,
+       "applies to NVFP4 only"},
+      {FUSION_RT_FORMAT_NVFP4, FUSION_RT_NVFP4_2D, FUSION_RT_ROUND_RNE,
+       FUSION_RT_NVFP4_RECIPE_TORCHAO, FUSION_RT_STATUS_UNSUPPORTED,
+       "1x16 blocks and RNE"},
+      {FUSION_RT_FORMAT_NVFP4, FUSION_RT_NVFP4_1D, FUSION_RT_ROUND_STOCHASTIC,
+       FUSION_RT_NVFP4_RECIPE_TORCHAO_BLOCK, FUSION_RT_STATUS_UNSUPPORTED,
+       "1x16 blocks and RNE"},
+  };
+  for (const Bad &b : bad) {
+    fusion_rt_quant_scheme s = scheme_of(b.format, FUSION_RT_ROWWISE);
+    QuantBuffers q;
+    q.alloc(s, 1, 32, false, false, false, 0xAB);
+    s.nvfp4_block = b.block;
+    s.elem_rounding = b.elem;
+    s.nvfp4_recipe = b.recipe;
+    EXPECT_EQ(fusion_rt_quantize(&t, &s, &q.out, nullptr, nullptr), b.status);
+    EXPECT_NE(std::string(fusion_rt_last_error_message()).find(b.message),
+              std::string::npos)
+        << fusion_rt_last_error_message();
+    for (uint8_t v : q.row_data)
+      EXPECT_EQ(v, 0xAB); // nothing written
+  }
+}

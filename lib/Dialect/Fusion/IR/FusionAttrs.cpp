@@ -62,7 +62,7 @@ QuantSchemeAttr QuantSchemeAttr::get(MLIRContext *ctx, QuantFormat format,
   return get(ctx, format, direction, r, c, ScaleRounding::rceil,
              NanPolicy::propagate, getDefaultColwiseLayout(format),
              ScaleLayout::compact, ElemRounding::rne, TensorScaling::current,
-             ZeroScale::exact, llvm::APFloat(0.0), false);
+             ZeroScale::exact, llvm::APFloat(0.0), false, Nvfp4Recipe::te);
 }
 
 QuantSchemeAttr QuantSchemeAttr::getChecked(
@@ -73,7 +73,7 @@ QuantSchemeAttr QuantSchemeAttr::getChecked(
                     ScaleRounding::rceil, NanPolicy::propagate,
                     getDefaultColwiseLayout(format), ScaleLayout::compact,
                     ElemRounding::rne, TensorScaling::current,
-                    ZeroScale::exact, llvm::APFloat(0.0), false);
+                    ZeroScale::exact, llvm::APFloat(0.0), false, Nvfp4Recipe::te);
 }
 
 bool QuantSchemeAttr::isMX() const {
@@ -128,7 +128,8 @@ QuantSchemeAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
                         ColwiseLayout colwiseLayout, ScaleLayout scaleLayout,
                         ElemRounding elemRounding,
                         TensorScaling tensorScaling, ZeroScale zeroScale,
-                        llvm::APFloat epsilon, bool pow2Scale) {
+                        llvm::APFloat epsilon, bool pow2Scale,
+                        Nvfp4Recipe recipe) {
   StringRef name = stringifyQuantFormat(format);
   bool mx = format == QuantFormat::mxfp8_e4m3 ||
             format == QuantFormat::mxfp8_e5m2 || format == QuantFormat::mxfp4;
@@ -181,6 +182,13 @@ QuantSchemeAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
       !std::isfinite(static_cast<float>(eps)) ||
       static_cast<double>(static_cast<float>(eps)) != eps)
     return emitError() << "epsilon must be a finite f32 value >= 0";
+  if (recipe != Nvfp4Recipe::te && !nvfp4)
+    return emitError() << "recipe applies only to 'nvfp4', not '" << name
+                       << "'";
+  if (recipe != Nvfp4Recipe::te &&
+      (blockRows != 1 || elemRounding != ElemRounding::rne))
+    return emitError() << "the torchao NVFP4 recipes use 1x16 blocks and "
+                          "RNE elements";
   (void)nanPolicy;
   return success();
 }
@@ -243,6 +251,7 @@ Attribute QuantSchemeAttr::parse(AsmParser &parser, Type) {
   ZeroScale zero = ZeroScale::exact;
   double epsilon = 0.0;
   bool pow2 = false;
+  Nvfp4Recipe recipe = Nvfp4Recipe::te;
   auto parseOption = [&](StringRef key, SMLoc keyLoc) -> ParseResult {
     if (key == "block") {
       if (succeeded(parser.parseOptionalKeyword("tensor"))) {
@@ -276,6 +285,8 @@ Attribute QuantSchemeAttr::parse(AsmParser &parser, Type) {
       return parseEnumValue(parser, key, zero, symbolizeZeroScale);
     if (key == "epsilon")
       return parser.parseFloat(epsilon);
+    if (key == "recipe")
+      return parseEnumValue(parser, key, recipe, symbolizeNvfp4Recipe);
     if (key == "pow2_scale") {
       StringRef word;
       SMLoc loc = parser.getCurrentLocation();
@@ -290,7 +301,7 @@ Attribute QuantSchemeAttr::parse(AsmParser &parser, Type) {
     return parser.emitError(keyLoc)
            << "unknown quantization option '" << key
            << "' (expected block, rounding, nan, colwise, scales, elem, "
-              "scaling, zero_scale, epsilon or pow2_scale)";
+              "scaling, zero_scale, epsilon, pow2_scale or recipe)";
   };
   if (parseKeyValues(parser, "option", parseOption))
     return {};
@@ -301,7 +312,7 @@ Attribute QuantSchemeAttr::parse(AsmParser &parser, Type) {
                     scales, elem, scaling, zero,
                     // The runtime's epsilon is an f32: rounded once here.
                     llvm::APFloat(static_cast<double>(static_cast<float>(epsilon))),
-                    pow2);
+                    pow2, recipe);
 }
 
 void QuantSchemeAttr::print(AsmPrinter &p) const {
@@ -347,6 +358,8 @@ void QuantSchemeAttr::print(AsmPrinter &p) const {
   }
   if (getPow2Scale())
     p << ", pow2_scale = true";
+  if (getRecipe() != Nvfp4Recipe::te)
+    p << ", recipe = " << stringifyNvfp4Recipe(getRecipe());
   p << ">";
 }
 

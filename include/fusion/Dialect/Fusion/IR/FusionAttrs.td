@@ -57,6 +57,11 @@ def Fusion_TensorScaling : Fusion_I32Enum<"TensorScaling",
     "how an FP8 per-tensor scale is obtained", [
   I32EnumAttrCase<"current", 0>, I32EnumAttrCase<"delayed", 1>]>;
 
+def Fusion_Nvfp4Recipe : Fusion_I32Enum<"Nvfp4Recipe",
+    "how NVFP4 block scales and codes are computed", [
+  I32EnumAttrCase<"te", 0>, I32EnumAttrCase<"torchao", 1>,
+  I32EnumAttrCase<"torchao_block", 2>]>;
+
 def Fusion_ActivationKind : Fusion_I32Enum<"ActivationKind", "activation", [
   I32EnumAttrCase<"identity", 0>, I32EnumAttrCase<"relu", 1>,
   I32EnumAttrCase<"gelu", 2>, I32EnumAttrCase<"gelu_tanh", 3>,
@@ -95,7 +100,7 @@ def Fusion_QuantSchemeAttr : Fusion_Attr<"QuantScheme", "quant"> {
                   [, colwise = same|transposed] [, scales = compact|swizzled]
                   [, elem = rne|stochastic] [, scaling = current|delayed]
                   [, zero_scale = exact|one|min_normal] [, epsilon = F]
-                  [, pow2_scale = true]>
+                  [, pow2_scale = true] [, recipe = te|torchao|torchao_block]>
     ```
 
     * FORMAT: `mxfp8_e4m3`, `mxfp8_e5m2`, `mxfp4` (E8M0 scales over blocks
@@ -131,6 +136,13 @@ def Fusion_QuantSchemeAttr : Fusion_Attr<"QuantScheme", "quant"> {
     * `pow2_scale`: FP8 per tensor with current scaling only: the scale is
       truncated to a power of two (its f32 bits & 0xFF800000,
       TransformerEngine's power-of-two scaling). Default false.
+    * `recipe`: NVFP4 only: how the block scales and codes are computed:
+      `te` (default, TransformerEngine: S_enc = 448*6/amax, scale =
+      e4m3(block_amax * S_enc / 6)), `torchao` (torchao's nvfp4_quantize
+      with per_tensor_scale = amax/2688: scale = e4m3(clamp(block_amax / 6
+      / pts, 2^-6, 448)), codes of x * ((1/pts) / scale)) or
+      `torchao_block` (nvfp4_quantize without a per-tensor scale). The
+      torchao recipes use 1x16 blocks and RNE (docs/numerics.md).
 
     Options at their default are not printed.
   }];
@@ -147,7 +159,8 @@ def Fusion_QuantSchemeAttr : Fusion_Attr<"QuantScheme", "quant"> {
     "::mlir::fusion::TensorScaling":$tensorScaling,
     "::mlir::fusion::ZeroScale":$zeroScale,
     APFloatParameter<"amax epsilon">:$epsilon,
-    "bool":$pow2Scale
+    "bool":$pow2Scale,
+    "::mlir::fusion::Nvfp4Recipe":$recipe
   );
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
