@@ -764,7 +764,10 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
                                  "quantizer's input"};
     return failure();
   }
-  // Nothing inside may be used outside, but the two results.
+  // Nothing inside may be used outside, but the two results. An op without
+  // results that reads a value (torch-mlir's cf.assert checks, split into
+  // their own generics by elementwise fusion) keeps reading the IR's value,
+  // which then stays.
   for (Operation *op : c.region)
     for (Value r : op->getResults()) {
       if (r == c.data || r == c.scales)
@@ -773,7 +776,7 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
         Operation *top = u;
         while (top->getParentOp() && !isa<func::FuncOp>(top->getParentOp()))
           top = top->getParentOp();
-        if (!c.region.contains(top)) {
+        if (!c.region.contains(top) && top->getNumResults() != 0) {
           why = {"intermediate value has another user",
                  "'" + u->getName().getStringRef().str() +
                      "' outside the quantizer reads one of its values"};
@@ -1036,7 +1039,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
           base.getBlockCols(), base.getRounding(), base.getNanPolicy(),
           base.getColwiseLayout(), base.getScaleLayout(),
           base.getElemRounding(), base.getTensorScaling(),
-          base.getZeroScale(), llvm::APFloat(e), pow2));
+          base.getZeroScale(), llvm::APFloat(e), pow2, base.getRecipe()));
 
   std::vector<uint64_t> probe;
   // Every probe evaluates the whole tensor (the amax reads every element):

@@ -102,10 +102,12 @@ FUSION_RT_HDI uint8_t block_scale(const fusion_rt_quant_scheme &s,
   }
   if (s.nvfp4_recipe != FUSION_RT_NVFP4_RECIPE_TE) {
     // torchao: torch.amax passes a NaN on (as a positive NaN after abs);
-    // an Inf is an amax like any other.
-    const uint8_t sc = (propagate && a.nan)
-                           ? uint8_t(0x7f)
-                           : nvfp4_torchao_block_scale(a.amax, g.ao_pts);
+    // an Inf is an amax like any other. IGNORE: NaN-ignoring amaxes, and a
+    // NaN scale or product clamps to the lower bound (torch-mlir's clamp).
+    const uint8_t sc =
+        (propagate && a.nan)
+            ? uint8_t(0x7f)
+            : nvfp4_torchao_block_scale(a.amax, g.ao_pts, !propagate);
     mul = nvfp4_torchao_encode_factor(sc, g.ao_pts);
     return sc;
   }
@@ -127,7 +129,7 @@ FUSION_RT_HDI uint8_t encode_element(const fusion_rt_quant_scheme &s, float x,
   if (f == kMXFP8E5M2 || f == kFP8E5M2)
     return f32_to_e5m2(x * mul);
   if (f == kNVFP4 && s.nvfp4_recipe != FUSION_RT_NVFP4_RECIPE_TE)
-    return nvfp4_torchao_code(x, mul);
+    return nvfp4_torchao_code(x, mul, s.nan_policy == FUSION_RT_NAN_IGNORE);
   const bool sr = s.elem_rounding == FUSION_RT_ROUND_STOCHASTIC;
   uint32_t bits = sr ? stochastic_bits(s.seed, s.offset, stream, index) : 0;
   return f32_to_e2m1(x * mul, sr, bits);

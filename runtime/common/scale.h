@@ -183,12 +183,16 @@ FUSION_RT_HDI float nvfp4_torchao_scale_value(uint8_t s) {
 }
 
 /// The e4m3 block scale e4m3(clamp(block_amax / 6 / pts, 2^-6, 448)) (pts =
-/// 1 without a per-tensor scale: x / 1 == x); a NaN quotient keeps its sign
-/// (0 / 0 -> 0xFF).
-FUSION_RT_HDI uint8_t nvfp4_torchao_block_scale(float block_amax, float pts) {
+/// 1 without a per-tensor scale: x / 1 == x). A NaN quotient (0 / 0) keeps
+/// its sign through torch.clamp (0xFF), or with `nan_to_min` becomes the
+/// lower bound, as torch-mlir's clamp (`cmpf ult` + `select`) makes it.
+FUSION_RT_HDI uint8_t nvfp4_torchao_block_scale(float block_amax, float pts,
+                                                bool nan_to_min) {
   float s = x86_div(x86_div(block_amax, 6.0f), pts);
-  if (f32_is_nan(s))
+  if (f32_is_nan(s) && !nan_to_min)
     return uint8_t(((f32_bits(s) >> 24) & 0x80u) | 0x7fu);
+  if (f32_is_nan(s))
+    s = 0x1p-6f;
   s = s < 0x1p-6f ? 0x1p-6f : s;
   s = s > kE4M3Max ? kE4M3Max : s;
   return f32_to_e4m3(s);
@@ -201,11 +205,15 @@ FUSION_RT_HDI float nvfp4_torchao_encode_factor(uint8_t s, float pts) {
 
 /// The e2m1 code of clamp(x * factor, -6, 6) as torchao's bit trick makes
 /// it: RNE for numbers; a NaN product (quiet, bits q) gives its sign and
-/// 4 if (q & 0x7fffffff) >= 0x7FE00000, else 3.
-FUSION_RT_HDI uint8_t nvfp4_torchao_code(float x, float factor) {
+/// 4 if (q & 0x7fffffff) >= 0x7FE00000, else 3 (torch.clamp passes NaN on),
+/// or with `nan_to_min` the code of -6 (torch-mlir's clamp).
+FUSION_RT_HDI uint8_t nvfp4_torchao_code(float x, float factor,
+                                         bool nan_to_min) {
   const float v = x86_mul(x, factor);
   if (!f32_is_nan(v))
     return f32_to_e2m1_rne(v);
+  if (nan_to_min)
+    return 0xf;
   const uint32_t q = f32_bits(v);
   return uint8_t(((q >> 28) & 0x8u) |
                  ((q & 0x7fffffffu) >= 0x7fe00000u ? 4u : 3u));

@@ -578,6 +578,41 @@ TEST(Formats, Nvfp4TorchaoRecipesMatchTorchao) {
   }
 }
 
+// nan = IGNORE with a torchao recipe is torch-mlir's spelling of it: its
+// clamps (`cmpf ult` + `select`) send a NaN to the lower bound, so the 0 / 0
+// scale of an all-zero tensor is 2^-6 (0x08) and a NaN product (0 * Inf)
+// the code of -6 (0xF); numbers are as torch eager (the cases above).
+TEST(Formats, Nvfp4TorchaoNanIgnoreIsTorchMlirClamp) {
+  std::vector<float> tiny(32, 3e-44f);
+  tiny[0] = 1e-43f;
+  for (int j = 1; j < 17; ++j)
+    tiny[size_t(j)] = 0.0f;
+  tiny[17] = -0.0f;
+  struct Case {
+    std::vector<float> x;
+    std::vector<uint8_t> s, d;
+  } cases[] = {
+      {std::vector<float>(32, 0.0f), {0x08, 0x08}, std::vector<uint8_t>(16, 0xff)},
+      {tiny, {0x7e, 0x7e},
+       {0xf7, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x77, 0x77, 0x77,
+        0x77, 0x77, 0x77, 0x77}},
+  };
+  for (const Case &c : cases) {
+    HostMatrix x = make_matrix(c.x, 1, 32, FUSION_RT_F32);
+    fusion_rt_quant_scheme s = scheme_of(FUSION_RT_FORMAT_NVFP4, FUSION_RT_ROWWISE);
+    s.nvfp4_recipe = FUSION_RT_NVFP4_RECIPE_TORCHAO;
+    s.nan_policy = FUSION_RT_NAN_IGNORE;
+    QuantBuffers q = quantize(s, x);
+    for (size_t i = 0; i < c.s.size(); ++i)
+      EXPECT_EQ(q.row_scales[i], c.s[i]) << "scale " << i;
+    for (int64_t j = 0; j < 32; j += 2)
+      EXPECT_EQ(uint8_t(q.row_code(0, j) | (q.row_code(0, j + 1) << 4)),
+                c.d[size_t(j / 2)])
+          << "byte " << j / 2;
+    EXPECT_EQ(q.scale_inv, 0.0f); // amax / 2688 underflows (or is 0)
+  }
+}
+
 // The torchao recipes are validated: NVFP4 only, 1x16 blocks, RNE.
 TEST(Formats, Nvfp4RecipeIsValidated) {
   HostMatrix x = make_matrix(std::vector<float>(32, 1.0f), 1, 32, FUSION_RT_F32);

@@ -141,13 +141,15 @@ class ActNvfp4(torch.nn.Module):
     """act(x) quantized by torchao's nvfp4_quantize with a per-tensor scale
     (block 16, e4m3 block scales); the packed codes returned as uint8."""
 
-    def __init__(self, act):
+    def __init__(self, act, per_tensor=True):
         super().__init__()
         self.act = act
+        self.per_tensor = per_tensor
 
     def forward(self, x):
         y = self.act(x)
-        pts = per_tensor_amax_to_scale(torch.max(torch.abs(y)))
+        pts = per_tensor_amax_to_scale(torch.max(torch.abs(y))) \
+            if self.per_tensor else None
         scales, data = nvfp4_quantize(y, block_size=16, per_tensor_scale=pts)
         return data.view(torch.uint8), scales
 
@@ -331,6 +333,9 @@ def programs():
     # FP8 tensorwise on a 3-D activation and in f32.
     yield "silu_fp8_tensorwise_bf16_3d", ActFp8Tensorwise(F.silu), (x((2, 4, 64), bf),)
     yield "gelu_fp8_tensorwise_f32", ActFp8Tensorwise(F.gelu), (x((4, 64), f32),)
+    # NVFP4 without a per-tensor scale, and on a 3-D f32 activation.
+    yield "silu_nvfp4_block_bf16", ActNvfp4(F.silu, per_tensor=False), (x((4, 64), bf),)
+    yield "gelu_nvfp4_f32_3d", ActNvfp4(F.gelu), (x((2, 4, 64), f32),)
 
 
 _DT = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16",
