@@ -764,9 +764,9 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
                                  "quantizer's input"};
     return failure();
   }
-  // Nothing inside may be used outside, but the two results. An op without
-  // results that reads a value (torch-mlir's cf.assert checks, split into
-  // their own generics by elementwise fusion) keeps reading the IR's value,
+  // Nothing inside may be used outside, but the two results. A check without
+  // results (torch-mlir's cf.assert, or a result-less linalg op holding one
+  // after elementwise fusion split it off) keeps reading the IR's value,
   // which then stays.
   for (Operation *op : c.region)
     for (Value r : op->getResults()) {
@@ -776,7 +776,11 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
         Operation *top = u;
         while (top->getParentOp() && !isa<func::FuncOp>(top->getParentOp()))
           top = top->getParentOp();
-        if (!c.region.contains(top) && top->getNumResults() != 0) {
+        const bool checkOnly =
+            top->getNumResults() == 0 &&
+            (isa<linalg::LinalgOp>(top) ||
+             top->getName().getStringRef() == "cf.assert");
+        if (!c.region.contains(top) && !checkOnly) {
           why = {"intermediate value has another user",
                  "'" + u->getName().getStringRef().str() +
                      "' outside the quantizer reads one of its values"};

@@ -63,7 +63,7 @@ func.func private @f() attributes {q = #fusion.quant<mxfp8_e4m3, rowwise, block 
 
 // -----
 
-// expected-error @+1 {{unknown quantization option 'blocksize' (expected block, rounding, nan, colwise, scales, elem, scaling, zero_scale, epsilon or pow2_scale)}}
+// expected-error @+1 {{unknown quantization option 'blocksize' (expected block, rounding, nan, colwise, scales, elem, scaling, zero_scale, epsilon, pow2_scale or recipe)}}
 func.func private @f() attributes {q = #fusion.quant<mxfp8_e4m3, rowwise, blocksize = 1x32>}
 
 // -----
