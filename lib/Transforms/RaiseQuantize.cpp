@@ -63,12 +63,23 @@ struct Candidate {
   /// returns) stay, fed by the raised op's amax.
   bool perTensor = false;
   Value amax;
+  /// NVFP4: values of the region that the program reads besides the data
+  /// and the scales (torchao's per-tensor scale, the checks torch-mlir puts
+  /// on it), and the region's tensor amax (a one-element reduction of the
+  /// input) when they are computed from it alone. Where the check shows
+  /// that amax equal to the raised op's, the raised op's amax feeds them and
+  /// the IR's amax pass goes; else they keep reading the IR's values.
+  SmallVector<Value> readOutside;
+  bool readByNonCheck = false; ///< Some reader is more than a check.
   llvm::SetVector<Operation *> region;
 };
 
 /// Why a candidate was declined: the rule (the remark's reason) and detail.
 struct Decline {
   std::string rule, detail;
+  /// The region of a packed-FP4 quantizer whose scales were found but that
+  /// was declined before its check (its remark is the quantizer's).
+  SmallVector<Operation *> region;
 };
 
 bool isFloat8Data(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
@@ -157,6 +168,13 @@ LogicalResult backwardSlice(ArrayRef<Value> roots, Value x,
       work.push_back(r);
   }
   return success();
+}
+
+/// The op at function level that contains `op`.
+Operation *topLevel(Operation *op) {
+  while (op->getParentOp() && !isa<func::FuncOp>(op->getParentOp()))
+    op = op->getParentOp();
+  return op;
 }
 
 /// Follows `v` through single-use reshapes to the value the program uses.
@@ -449,9 +467,21 @@ LogicalResult callReference(const fusion_rt_tensor &input,
   return failure();
 }
 
+/// An f32 [1] view of `p` (the amax and scale_inv outputs).
+fusion_rt_tensor scalarView(float *p) {
+  fusion_rt_tensor one{};
+  one.data = p;
+  one.dtype = FUSION_RT_F32;
+  one.rank = 1;
+  one.sizes[0] = 1;
+  one.strides[0] = 1;
+  return one;
+}
+
 /// What the runtime computes for one scheme on one probe.
 struct Reference {
   std::vector<uint8_t> data, scales;
+  float amax = 0; ///< NVFP4: the tensor amax.
 };
 
 /// Runs the runtime's CPU quantizer (MX rowwise, compact scales).
@@ -490,17 +520,10 @@ LogicalResult runReference(QuantSchemeAttr scheme, Type inType,
   out.rowwise_scales.sizes[1] = nb;
   out.rowwise_scales.strides[0] = nb;
   // NVFP4 also writes the tensor amax and its decode scale.
-  float amax = 0, scaleInv = 0;
+  float scaleInv = 0;
   if (nv) {
-    fusion_rt_tensor one{};
-    one.dtype = FUSION_RT_F32;
-    one.rank = 1;
-    one.sizes[0] = 1;
-    one.strides[0] = 1;
-    out.amax = one;
-    out.amax.data = &amax;
-    out.scale_inv = one;
-    out.scale_inv.data = &scaleInv;
+    out.amax = scalarView(&ref.amax);
+    out.scale_inv = scalarView(&scaleInv);
   }
   return callReference(input, s, out, error);
 }
@@ -533,15 +556,8 @@ LogicalResult runTensorReference(QuantSchemeAttr scheme, Type inType,
   out.rowwise_data.dtype = scheme.getFormat() == QuantFormat::fp8_e5m2
                                ? FUSION_RT_F8E5M2
                                : FUSION_RT_F8E4M3;
-  fusion_rt_tensor one{};
-  one.dtype = FUSION_RT_F32;
-  one.rank = 1;
-  one.sizes[0] = 1;
-  one.strides[0] = 1;
-  out.amax = one;
-  out.amax.data = &ref.amax;
-  out.scale_inv = one;
-  out.scale_inv.data = &ref.scaleInv;
+  out.amax = scalarView(&ref.amax);
+  out.scale_inv = scalarView(&ref.scaleInv);
   return callReference(input, s, out, error);
 }
 
@@ -658,6 +674,8 @@ SmallVector<Candidate> RaiseQuantizePass::delimit(Operation *castOp,
       continue;
     if (succeeded(findScales(c, constMemo, why)))
       found.push_back(std::move(c));
+    else if (c.scales)
+      why.region.assign(c.region.begin(), c.region.end());
   }
   // FP8 values with 1/16 of a float tensor's elements on the chain: the
   // e4m3 block scales of an NVFP4 quantizer (torchao's nvfp4_quantize).
@@ -764,38 +782,59 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
                                  "quantizer's input"};
     return failure();
   }
-  // Nothing inside may be used outside, but the two results. A check without
-  // results (torch-mlir's cf.assert, or a result-less linalg op holding one
-  // after elementwise fusion split it off) keeps reading the IR's value,
-  // which then stays.
+  // Nothing inside may be used outside, but the two results, except by a
+  // check without results (torch-mlir's cf.assert, or a result-less linalg
+  // op holding one after elementwise fusion split it off) and, for NVFP4,
+  // values computed from the tensor amax alone (torchao's per-tensor scale).
+  Value tensorAmax;
+  if (c.nvfp4)
+    for (Operation *op : c.region)
+      if (auto l = dyn_cast<linalg::LinalgOp>(op))
+        if (l->getNumResults() == 1 && l.getNumReductionLoops() > 0 &&
+            numElements(l->getResult(0)) == 1)
+          tensorAmax = l->getResult(0);
   for (Operation *op : c.region)
     for (Value r : op->getResults()) {
       if (r == c.data || r == c.scales)
         continue;
+      bool read = false, nonCheck = false;
+      std::string reader;
       for (Operation *u : r.getUsers()) {
-        Operation *top = u;
-        while (top->getParentOp() && !isa<func::FuncOp>(top->getParentOp()))
-          top = top->getParentOp();
+        Operation *top = topLevel(u);
+        if (c.region.contains(top))
+          continue;
+        read = true;
         const bool checkOnly =
             top->getNumResults() == 0 &&
             (isa<linalg::LinalgOp>(top) ||
              top->getName().getStringRef() == "cf.assert");
-        if (!c.region.contains(top) && !checkOnly) {
-          why = {"intermediate value has another user",
-                 "'" + u->getName().getStringRef().str() +
-                     "' outside the quantizer reads one of its values"};
-          return failure();
-        }
+        if (!checkOnly && reader.empty())
+          reader = u->getName().getStringRef().str();
+        nonCheck = nonCheck || !checkOnly;
+      }
+      if (!read)
+        continue;
+      llvm::SetVector<Operation *> fromAmax;
+      Value other;
+      const bool ofAmax =
+          tensorAmax &&
+          succeeded(backwardSlice({r}, tensorAmax, fromAmax, constMemo, other));
+      if (nonCheck && !ofAmax) {
+        why = {"intermediate value has another user",
+               "'" + reader + "' outside the quantizer reads one of its " +
+                   "values" +
+                   (c.nvfp4 ? ", which is computed from its input other than "
+                              "through the tensor amax"
+                            : "")};
+        return failure();
+      }
+      if (ofAmax) {
+        c.readOutside.push_back(r);
+        c.readByNonCheck = c.readByNonCheck || nonCheck;
+        c.amax = tensorAmax;
       }
     }
   return success();
-}
-
-/// The op at function level that contains `op`.
-static Operation *topLevel(Operation *op) {
-  while (op->getParentOp() && !isa<func::FuncOp>(op->getParentOp()))
-    op = op->getParentOp();
-  return op;
 }
 
 SmallVector<Candidate>
@@ -1252,6 +1291,8 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
       }
   SmallVector<Mismatch> mismatch(schemes.size());
   SmallVector<bool> alive(schemes.size(), true);
+  // NVFP4: whether the IR's tensor amax equals the runtime's on every probe.
+  SmallVector<bool> sameAmax(schemes.size(), true);
 
   auto dataShape = dType.getShape();
   auto scaleShape = sType.getShape();
@@ -1301,6 +1342,18 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
                     irScales[s * nb + b]))
           return failure();
     }
+    std::optional<double> irAmax;
+    if (c.amax) {
+      EvalScalar e;
+      auto aType = cast<RankedTensorType>(c.amax.getType());
+      if (!evalAt(c.amax, aType.getShape(), 0, "tensor amax", e))
+        return failure();
+      auto ft = dyn_cast<FloatType>(aType.getElementType());
+      if (!e.poison && ft)
+        irAmax = llvm::APFloat(ft.getFloatSemantics(),
+                               llvm::APInt(ft.getWidth(), e.bits))
+                     .convertToDouble();
+    }
     for (auto [k, scheme] : llvm::enumerate(schemes)) {
       Reference ref;
       std::string error;
@@ -1321,6 +1374,19 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
           mismatch[k].firstProbe = kind;
         }
       };
+      if (c.amax && !(irAmax && (*irAmax == double(ref.amax) ||
+                                 (std::isnan(*irAmax) &&
+                                  std::isnan(ref.amax))))) {
+        sameAmax[k] = false;
+        if (c.readByNonCheck)
+          note(llvm::formatv("probe {0}: the tensor amax that the program "
+                             "reads is {1} in the IR, {2:e} in the runtime",
+                             kind,
+                             irAmax ? llvm::formatv("{0:e}", *irAmax).str()
+                                    : std::string("undefined (poison)"),
+                             ref.amax)
+                   .str());
+      }
       for (int64_t s = 0; s < srows; ++s) {
         for (int64_t b = 0; b < nb; ++b) {
           EvalScalar e = irScales[s * nb + b];
@@ -1383,8 +1449,15 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
       break;
   }
   FailureOr<QuantSchemeAttr> scheme = firstAlive(schemes, alive, mismatch, why);
-  if (succeeded(scheme))
+  if (succeeded(scheme)) {
+    // Values read by checks alone keep the IR's amax pass unless the two
+    // amaxes agree.
+    if (c.amax && !sameAmax[llvm::find(schemes, *scheme) - schemes.begin()]) {
+      c.amax = Value();
+      c.readOutside.clear();
+    }
     return scheme;
+  }
   if (!saturatingCasts && StringRef(why.detail).contains("does not saturate"))
     why.detail += "; with casts that saturate (torch >= 2.12, Triton) "
                   "pass saturating-casts=true";
@@ -1497,6 +1570,23 @@ void eraseUnused(const llvm::SetVector<Operation *> &region) {
       op->erase();
 }
 
+/// The raised op's amax (`tensor<1xf32>`) in the shape and element type of
+/// the IR's amax `like` (the check showed the values equal).
+Value amaxAs(OpBuilder &b, Location loc, Value raised, Value like) {
+  auto aType = cast<RankedTensorType>(like.getType());
+  Value amax = raised;
+  if (aType.getRank() == 0)
+    amax = tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get({}, b.getF32Type()), amax,
+        ArrayRef<ReassociationIndices>{});
+  else
+    amax = reshapeTo(b, loc, amax,
+                     RankedTensorType::get(aType.getShape(), b.getF32Type()));
+  if (!aType.getElementType().isF32())
+    amax = elementwiseFloatCast(b, loc, amax, aType.getElementType());
+  return amax;
+}
+
 void RaiseQuantizePass::rewrite(Candidate &c, QuantSchemeAttr scheme) {
   OpBuilder b(c.data.getContext());
   Location loc = c.cast->getLoc();
@@ -1513,6 +1603,11 @@ void RaiseQuantizePass::rewrite(Candidate &c, QuantSchemeAttr scheme) {
   scales = reshapeTo(b, loc, scales, sType);
   c.data.replaceAllUsesWith(data);
   c.scales.replaceAllUsesWith(scales);
+  // NVFP4: what the program reads of the per-tensor scale is computed from
+  // the raised op's amax (results: data, scales, amax); the IR's amax pass
+  // goes.
+  if (c.amax)
+    c.amax.replaceAllUsesWith(amaxAs(b, loc, q.getResult(2), c.amax));
   eraseUnused(c.region);
 }
 
@@ -1523,19 +1618,8 @@ void RaiseQuantizePass::rewritePerTensor(Candidate &c, QuantSchemeAttr scheme) {
   // Results: data, scale_inv, amax.
   Value data = reshapeTo(b, loc, q.getResult(0),
                          cast<RankedTensorType>(c.data.getType()));
-  auto aType = cast<RankedTensorType>(c.amax.getType());
-  Value amax = q.getResult(2); // tensor<1xf32>
-  if (aType.getRank() == 0)
-    amax = tensor::CollapseShapeOp::create(
-        b, loc, RankedTensorType::get({}, b.getF32Type()), amax,
-        ArrayRef<ReassociationIndices>{});
-  else
-    amax = reshapeTo(b, loc, amax,
-                     RankedTensorType::get(aType.getShape(), b.getF32Type()));
-  if (!aType.getElementType().isF32())
-    amax = elementwiseFloatCast(b, loc, amax, aType.getElementType());
   c.data.replaceAllUsesWith(data);
-  c.amax.replaceAllUsesWith(amax);
+  c.amax.replaceAllUsesWith(amaxAs(b, loc, q.getResult(2), c.amax));
   // The ops computed from the amax alone stay where the program uses them.
   eraseUnused(c.region);
 }
@@ -1566,17 +1650,24 @@ void RaiseQuantizePass::runOnOperation() {
   // region its codes delimit (raised with it, or declined with its remark).
   std::stable_partition(casts.begin(), casts.end(),
                         [](const auto &p) { return p.second; });
-  DenseSet<Operation *> erased, declinedNvfp4;
+  DenseSet<Operation *> erased, declinedFp4;
   for (auto [castOp, packedFp4] : casts) {
-    if (erased.contains(castOp) || declinedNvfp4.contains(castOp))
+    if (erased.contains(castOp) || declinedFp4.contains(castOp))
       continue;
     Decline why;
     Location loc = castOp->getLoc();
     SmallVector<Candidate> candidates = delimit(castOp, packedFp4, why);
     // An escaping 8-bit tensor that is not half of an amax-reduced float
     // tensor is not an FP4 quantizer (int8 data, indices, masks): no remark.
-    if (packedFp4 && candidates.empty())
+    // One whose scales were found and that was declined anyway is one:
+    // its remark stands for the region (the e4m3 scale cast in it included).
+    if (packedFp4 && candidates.empty()) {
+      if (!why.region.empty()) {
+        declinedFp4.insert(why.region.begin(), why.region.end());
+        decline(loc, func.getSymName(), why);
+      }
       continue;
+    }
     std::optional<QuantSchemeAttr> scheme;
     Candidate *taken = nullptr;
     for (Candidate &c : candidates) {
@@ -1598,7 +1689,7 @@ void RaiseQuantizePass::runOnOperation() {
     if (!taken) {
       for (Candidate &c : candidates)
         if (c.nvfp4)
-          declinedNvfp4.insert(c.region.begin(), c.region.end());
+          declinedFp4.insert(c.region.begin(), c.region.end());
       decline(loc, func.getSymName(), why);
       continue;
     }

@@ -141,16 +141,19 @@ class ActNvfp4(torch.nn.Module):
     """act(x) quantized by torchao's nvfp4_quantize with a per-tensor scale
     (block 16, e4m3 block scales); the packed codes returned as uint8."""
 
-    def __init__(self, act, per_tensor=True):
+    def __init__(self, act, per_tensor=True, return_scale=False):
         super().__init__()
         self.act = act
         self.per_tensor = per_tensor
+        self.return_scale = return_scale
 
     def forward(self, x):
         y = self.act(x)
         pts = per_tensor_amax_to_scale(torch.max(torch.abs(y))) \
             if self.per_tensor else None
         scales, data = nvfp4_quantize(y, block_size=16, per_tensor_scale=pts)
+        if self.return_scale:  # as NVFP4Tensor keeps it
+            return data.view(torch.uint8), scales, pts
         return data.view(torch.uint8), scales
 
 
@@ -336,6 +339,8 @@ def programs():
     # NVFP4 without a per-tensor scale, and on a 3-D f32 activation.
     yield "silu_nvfp4_block_bf16", ActNvfp4(F.silu, per_tensor=False), (x((4, 64), bf),)
     yield "gelu_nvfp4_f32_3d", ActNvfp4(F.gelu), (x((2, 4, 64), f32),)
+    yield "relu_nvfp4_scale_bf16", ActNvfp4(F.relu, return_scale=True), \
+        (x((8, 48), bf),)
 
 
 _DT = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16",

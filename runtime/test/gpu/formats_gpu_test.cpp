@@ -569,6 +569,23 @@ int main(int argc, char **argv) {
           c.amax = v % 4 == 0;
           cases.push_back(c);
         }
+  // NVFP4 torchao recipes (1x16 blocks, RNE), both NaN policies.
+  for (int recipe = FUSION_RT_NVFP4_RECIPE_TORCHAO;
+       recipe <= FUSION_RT_NVFP4_RECIPE_TORCHAO_BLOCK; ++recipe)
+    for (int dt : dts)
+      for (auto &sh : shapes)
+        for (int dir = 0; dir < 3; ++dir) {
+          Case c;
+          c.dt = dt;
+          c.M = sh[0];
+          c.N = sh[1];
+          c.s = make_scheme(FUSION_RT_FORMAT_NVFP4, dir, v++);
+          c.s.nvfp4_block = FUSION_RT_NVFP4_1D;
+          c.s.elem_rounding = FUSION_RT_ROUND_RNE;
+          c.s.nvfp4_recipe = recipe;
+          c.amax = true;
+          cases.push_back(c);
+        }
   // Strided rows (16-byte aligned and not) and a column-strided view.
   for (int fmt : fmts)
     for (int k = 0; k < 3; ++k) {
