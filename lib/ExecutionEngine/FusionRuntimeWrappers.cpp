@@ -207,8 +207,7 @@ fusion_rt_quant_scheme makeScheme(int32_t fmt, int32_t dir, int32_t rnd,
 /// Consumes the optional scale / rng operands and the results of a
 /// quantizer, in the dialect's order, from `args[next...]`.
 int32_t bindQuantOutputs(fusion_rt_quant_scheme &s, std::vector<Arg> &args,
-                         size_t next, bool dbias, fusion_rt_quant_outputs &o,
-                         float &nvfp4ScaleInv) {
+                         size_t next, bool dbias, fusion_rt_quant_outputs &o) {
   fusion_rt_quant_outputs_init(&o);
   bool perTensor = s.format == FUSION_RT_FORMAT_FP8_E4M3 ||
                    s.format == FUSION_RT_FORMAT_FP8_E5M2;
@@ -244,15 +243,9 @@ int32_t bindQuantOutputs(fusion_rt_quant_scheme &s, std::vector<Arg> &args,
     ok &= take(o.scale_inv);
   if (perTensor || s.format == FUSION_RT_FORMAT_NVFP4)
     ok &= take(o.amax);
-  if (s.format == FUSION_RT_FORMAT_NVFP4) {
-    // The dialect keeps NVFP4's tensor amax; the global decode scale the
-    // runtime also writes is derived from it and not kept.
-    o.scale_inv.data = &nvfp4ScaleInv;
-    o.scale_inv.dtype = FUSION_RT_F32;
-    o.scale_inv.rank = 1;
-    o.scale_inv.sizes[0] = 1;
-    o.scale_inv.strides[0] = 1;
-  }
+  // NVFP4's decode scale follows from its amax: the dialect does not keep
+  // it, and the runtime writes it only where asked (a host scalar here
+  // would be rejected beside device buffers).
   if (dbias)
     ok &= take(o.dbias);
   if (!ok || next != args.size())
@@ -284,8 +277,7 @@ int32_t quantizeImpl(int32_t fmt, int32_t dir, int32_t rnd, int32_t nan,
       makeScheme(fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero,
                  pow2, recipe, eps);
   fusion_rt_quant_outputs o;
-  float sinv = 0.f;
-  if (int32_t st = bindQuantOutputs(s, args, 1, false, o, sinv))
+  if (int32_t st = bindQuantOutputs(s, args, 1, false, o))
     return st;
   return finish(fusion_rt_quantize(&args[0].view, &s, &o, nullptr, nullptr),
                 args, "fusion_rt_quantize");
@@ -328,8 +320,7 @@ int32_t actQuantizeImpl(int32_t kind, int32_t backward, int32_t inter,
     grad = &args[next++].view;
   }
   fusion_rt_quant_outputs o;
-  float sinv = 0.f;
-  if (int32_t st = bindQuantOutputs(s, args, next, dbias != 0, o, sinv))
+  if (int32_t st = bindQuantOutputs(s, args, next, dbias != 0, o))
     return st;
   return finish(fusion_rt_act_quantize(&args[0].view, grad, &act, &s, &o,
                                        nullptr, nullptr),
@@ -359,8 +350,7 @@ int32_t gatedActQuantizeImpl(int32_t kind, int32_t backward, int32_t inter,
   const fusion_rt_tensor *up = numInputs == 2 ? &args[1].view : nullptr;
   const fusion_rt_tensor *grad = backward ? &args[next++].view : nullptr;
   fusion_rt_quant_outputs o;
-  float sinv = 0.f;
-  if (int32_t st = bindQuantOutputs(s, args, next, false, o, sinv))
+  if (int32_t st = bindQuantOutputs(s, args, next, false, o))
     return st;
   return finish(fusion_rt_gated_act_quantize(&args[0].view, up, grad, &act,
                                              &s, &o, nullptr, nullptr),
@@ -448,8 +438,7 @@ int32_t pairedProjectionQuantizeImpl(
   fusion_rt_quant_scheme s = makeScheme(fmt, dir, rnd, nan, col, scl, blk2d,
                                         elem, scaling, zero, pow2, recipe, eps);
   fusion_rt_quant_outputs o;
-  float sinv = 0.f;
-  if (int32_t st = bindQuantOutputs(s, args, next, false, o, sinv))
+  if (int32_t st = bindQuantOutputs(s, args, next, false, o))
     return st;
   return finish(fusion_rt_paired_projection_quantize(&p, inter, &s, &o,
                                                      nullptr, nullptr),

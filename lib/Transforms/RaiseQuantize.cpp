@@ -22,11 +22,18 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/Remarks.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -139,6 +146,18 @@ bool isConstantLike(Value v, DenseMap<Value, bool> &memo, unsigned depth) {
   if (auto it = memo.find(v); it != memo.end())
     return it->second;
   Operation *op = v.getDefiningOp();
+  // A dimension size does not depend on the tensor's values.
+  if (isa_and_nonnull<tensor::DimOp>(op))
+    return memo[v] = true;
+  // Nor arithmetic on sizes (affine.apply, index ops of torch-mlir's shape
+  // computations).
+  if (op && isa<IndexType>(v.getType()) && op->getNumRegions() == 0 &&
+      isPure(op) && depth < 32) {
+    bool sizes = llvm::all_of(op->getOperands(), [&](Value o) {
+      return isConstantLike(o, memo, depth + 1);
+    });
+    return memo[v] = sizes;
+  }
   bool result = op && depth < 32 && isRegionOp(op) &&
                 llvm::all_of(readValues(op), [&](Value o) {
                   return isConstantLike(o, memo, depth + 1);
@@ -179,8 +198,16 @@ Operation *topLevel(Operation *op) {
 
 /// Follows `v` through single-use reshapes to the value the program uses.
 Value followReshapes(Value v) {
-  while (v.hasOneUse() && isReshape(*v.getUsers().begin()))
-    v = (*v.getUsers().begin())->getResult(0);
+  while (v.hasOneUse() && isReshape(*v.getUsers().begin())) {
+    Value next = (*v.getUsers().begin())->getResult(0);
+    // A cast that only forgets static sizes (to a dynamic result type) is
+    // not the value the program uses.
+    if (isa<tensor::CastOp>(next.getDefiningOp()) &&
+        cast<ShapedType>(v.getType()).hasStaticShape() &&
+        !cast<ShapedType>(next.getType()).hasStaticShape())
+      break;
+    v = next;
+  }
   return v;
 }
 
@@ -595,6 +622,8 @@ FailureOr<QuantSchemeAttr> firstAlive(ArrayRef<QuantSchemeAttr> schemes,
 
 // ---- the pass -----------------------------------------------------------------
 
+struct Specialized;
+
 struct RaiseQuantizePass
     : public fusion::impl::RaiseQuantizeBase<RaiseQuantizePass> {
   using RaiseQuantizeBase::RaiseQuantizeBase;
@@ -624,6 +653,21 @@ private:
                            Decline &why);
   FailureOr<QuantSchemeAttr> identify(Candidate &c, Decline &why);
   void rewrite(Candidate &c, QuantSchemeAttr scheme);
+
+  /// A candidate the check shows exact, and its scheme.
+  struct Found {
+    Candidate candidate;
+    QuantSchemeAttr scheme;
+  };
+  /// The first candidate of the seed that identify() admits; else `why`
+  /// (empty rule: no remark) and the region a declined FP4 quantizer owns.
+  std::optional<Found> findRaisable(Operation *castOp, bool packedFp4,
+                                    Decline &why,
+                                    SmallVectorImpl<Operation *> &declined);
+  /// The same for a seed with dynamic sizes, checked on `sp`.
+  std::optional<Found>
+  findRaisableDynamic(Operation *castOp, bool packedFp4, Specialized &sp,
+                      Decline &why, SmallVectorImpl<Operation *> &declined);
 };
 
 SmallVector<Candidate> RaiseQuantizePass::delimit(Operation *castOp,
@@ -1492,7 +1536,8 @@ Value elementwiseMap(
     OpBuilder &b, Location loc, Value v, Type to,
     llvm::function_ref<Value(OpBuilder &, Location, Value)> op) {
   auto from = cast<RankedTensorType>(v.getType());
-  Value init = tensor::EmptyOp::create(b, loc, from.getShape(), to);
+  Value init =
+      tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, v), to);
   AffineMap id = b.getMultiDimIdentityMap(from.getRank());
   SmallVector<utils::IteratorType> iters(from.getRank(),
                                          utils::IteratorType::parallel);
@@ -1550,10 +1595,26 @@ QuantizeOp createRaisedQuantize(OpBuilder &b, const Candidate &c,
     shape.back() = (shape.back() + 1) / 2;
     (*types)[0] = RankedTensorType::get(shape, b.getI8Type());
   }
+  // Dynamic sizes are leading sizes of the input (rowwise compact results),
+  // reified from its producer where it has one: a tensor.dim of the input
+  // would be one more user of it (of the activation a fusion takes).
+  SmallVector<OpFoldResult> sizes;
+  if (auto res = dyn_cast<OpResult>(input)) {
+    ReifiedRankedShapedTypeDims dims;
+    if (!inType.hasStaticShape() &&
+        succeeded(reifyResultShapes(b, res.getOwner(), dims)))
+      sizes = dims[res.getResultNumber()];
+  }
+  if (sizes.empty())
+    sizes = tensor::getMixedSizes(b, loc, input);
   SmallVector<Value> outs;
-  for (RankedTensorType t : *types)
-    outs.push_back(tensor::EmptyOp::create(b, loc, t.getShape(),
-                                           t.getElementType()));
+  for (RankedTensorType t : *types) {
+    SmallVector<Value> dyn;
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      if (t.isDynamicDim(d))
+        dyn.push_back(getValueOrCreateConstantIndexOp(b, loc, sizes[d]));
+    outs.push_back(tensor::EmptyOp::create(b, loc, t, dyn));
+  }
   SmallVector<Type> resultTypes(types->begin(), types->end());
   return QuantizeOp::create(b, loc, resultTypes, input, Value(), Value(), outs,
                             scheme);
@@ -1624,6 +1685,380 @@ void RaiseQuantizePass::rewritePerTensor(Candidate &c, QuantSchemeAttr scheme) {
   eraseUnused(c.region);
 }
 
+/// Dynamic shapes. The exactness check evaluates static shapes, so a
+/// quantizer whose data has dynamic dimensions is checked on a copy of its
+/// function whose dynamic argument dimensions are fixed to
+/// kSpecializedSize and folded into static types by canonicalization. The
+/// copy's values are traced back to the function's through every
+/// replacement the folding makes; a quantizer that the copy shows exact is
+/// raised in the function, with its dynamic shapes. That holds for every
+/// size where the quantizer's meaning does not depend on it: its input's
+/// last dimension (the block partition) must be static, and no size may
+/// flow into a value it computes (only into shapes).
+constexpr int64_t kSpecializedSize = 4;
+
+/// bitcast(cast(x)) -> cast(bitcast(x)): a cast to a dynamic type before a
+/// bitcast (torchao's view.dtype) would otherwise keep the copy dynamic.
+struct BitcastOfCast : OpRewritePattern<tensor::BitcastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::BitcastOp op,
+                                PatternRewriter &rewriter) const override {
+    auto cast = op.getSource().getDefiningOp<tensor::CastOp>();
+    if (!cast)
+      return failure();
+    auto src = dyn_cast<RankedTensorType>(cast.getSource().getType());
+    auto dst = dyn_cast<RankedTensorType>(op.getType());
+    if (!src || !dst || !src.hasStaticShape() || dst.hasStaticShape())
+      return failure();
+    Value bits = tensor::BitcastOp::create(
+        rewriter, op.getLoc(),
+        RankedTensorType::get(src.getShape(), dst.getElementType()),
+        cast.getSource());
+    rewriter.replaceOpWithNewOp<tensor::CastOp>(op, dst, bits);
+    return success();
+  }
+};
+
+/// tensor.reshape to a constant shape with a dynamic result type (torch-mlir
+/// builds the shape from tensor.dim sizes, which the copy folds).
+struct StaticReshape : OpRewritePattern<tensor::ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto rt = op.getResultType();
+    DenseIntElementsAttr shape;
+    if (rt.hasStaticShape() || !matchPattern(op.getShape(), m_Constant(&shape)))
+      return failure();
+    SmallVector<int64_t> dims;
+    for (const APInt &v : shape.getValues<APInt>()) {
+      if (v.isNegative())
+        return failure();
+      dims.push_back(v.getSExtValue());
+    }
+    if (static_cast<int64_t>(dims.size()) != rt.getRank())
+      return failure();
+    Value src = op.getSource();
+    if (auto c = src.getDefiningOp<tensor::CastOp>())
+      if (cast<ShapedType>(c.getSource().getType()).hasStaticShape())
+        src = c.getSource();
+    Value r = tensor::ReshapeOp::create(
+        rewriter, op.getLoc(), RankedTensorType::get(dims, rt.getElementType()),
+        src, op.getShape());
+    rewriter.replaceOpWithNewOp<tensor::CastOp>(op, rt, r);
+    return success();
+  }
+};
+
+/// Keeps `toOrig` (copy value -> function value) across rewrites: a
+/// replacement value stands for what it replaces; a cast's source for its
+/// result.
+struct TraceListener : RewriterBase::Listener {
+  explicit TraceListener(DenseMap<Value, Value> &toOrig) : toOrig(toOrig) {}
+  void notifyOperationReplaced(Operation *op, ValueRange repl) override {
+    for (auto [r, n] : llvm::zip(op->getResults(), repl)) {
+      auto it = toOrig.find(r);
+      if (it == toOrig.end() || toOrig.count(n))
+        continue;
+      Value orig = it->second;
+      toOrig[n] = orig;
+    }
+  }
+  void notifyOperationErased(Operation *op) override {
+    if (auto c = dyn_cast<tensor::CastOp>(op)) {
+      auto it = toOrig.find(c.getResult());
+      if (it != toOrig.end() && !toOrig.count(c.getSource())) {
+        Value orig = it->second;
+        toOrig[c.getSource()] = orig;
+      }
+    }
+    for (Value r : op->getResults())
+      toOrig.erase(r);
+  }
+  DenseMap<Value, Value> &toOrig;
+};
+
+/// A copy of a function with its dynamic argument dimensions fixed.
+struct Specialized {
+  OwningOpRef<ModuleOp> module;
+  DenseMap<Value, Value> toOrig;
+  /// The function's value for `v` of the copy (through casts), or null.
+  Value orig(Value v) const {
+    for (unsigned depth = 0; v && depth < 8; ++depth) {
+      if (Value o = toOrig.lookup(v))
+        return o;
+      auto c = v.getDefiningOp<tensor::CastOp>();
+      v = c ? c.getSource() : Value();
+    }
+    return Value();
+  }
+  /// The copy's op that computes `origResult` (a structured op's result).
+  Operation *copyOf(Value origResult) const {
+    for (auto [k, v] : toOrig) {
+      if (v != origResult)
+        continue;
+      Value c = k;
+      while (auto cast = c.getDefiningOp<tensor::CastOp>())
+        c = cast.getSource();
+      if (isa_and_nonnull<linalg::LinalgOp>(c.getDefiningOp()))
+        return c.getDefiningOp();
+    }
+    return nullptr;
+  }
+};
+
+FailureOr<Specialized> specialize(func::FuncOp fn) {
+  MLIRContext *ctx = fn.getContext();
+  Specialized sp;
+  sp.module = ModuleOp::create(fn.getLoc());
+  IRMapping map;
+  auto copy = cast<func::FuncOp>(fn->clone(map));
+  sp.module->push_back(copy);
+  for (BlockArgument a : fn.getArguments())
+    sp.toOrig[map.lookup(a)] = a;
+  for (Operation &op : fn.getBody().front())
+    for (Value r : op.getResults())
+      sp.toOrig[map.lookup(r)] = r;
+  OpBuilder b(ctx);
+  b.setInsertionPointToStart(&copy.getBody().front());
+  SmallVector<Type> argTypes;
+  for (BlockArgument a : copy.getArguments()) {
+    auto t = dyn_cast<RankedTensorType>(a.getType());
+    if (t && !t.hasStaticShape()) {
+      SmallVector<int64_t> shape(t.getShape());
+      for (int64_t &d : shape)
+        if (ShapedType::isDynamic(d))
+          d = kSpecializedSize;
+      a.setType(RankedTensorType::get(shape, t.getElementType(),
+                                      t.getEncoding()));
+      auto c = tensor::CastOp::create(b, a.getLoc(), t, a);
+      a.replaceAllUsesExcept(c, c);
+      sp.toOrig[c] = sp.toOrig[a];
+    } else if (isa<UnrankedTensorType>(a.getType())) {
+      return failure();
+    }
+    argTypes.push_back(a.getType());
+  }
+  copy.setFunctionType(
+      FunctionType::get(ctx, argTypes, copy.getFunctionType().getResults()));
+  RewritePatternSet patterns(ctx);
+  for (Dialect *d : ctx->getLoadedDialects())
+    d->getCanonicalizationPatterns(patterns);
+  for (RegisteredOperationName op : ctx->getRegisteredOperations())
+    op.getCanonicalizationPatterns(patterns, ctx);
+  patterns.add<BitcastOfCast, StaticReshape>(ctx);
+  TraceListener listener(sp.toOrig);
+  GreedyRewriteConfig config;
+  config.setListener(&listener);
+  (void)applyPatternsGreedily(copy, std::move(patterns), config);
+  // The copy returns its static values (casts to the dynamic result types
+  // would hide them from the seeds' and scales' searches).
+  Operation *ret = copy.getBody().front().getTerminator();
+  for (OpOperand &o : ret->getOpOperands())
+    while (auto c = o.get().getDefiningOp<tensor::CastOp>()) {
+      Value src = c.getSource();
+      if (!cast<ShapedType>(src.getType()).hasStaticShape())
+        break;
+      if (!sp.toOrig.count(src))
+        if (Value orig = sp.toOrig.lookup(c.getResult()))
+          sp.toOrig[src] = orig;
+      o.set(src);
+      if (c->use_empty()) {
+        sp.toOrig.erase(c.getResult());
+        c->erase();
+      }
+    }
+  copy.setFunctionType(FunctionType::get(ctx, argTypes,
+                                         ret->getOperandTypes()));
+  return sp;
+}
+
+/// Whether `v` of the function is `c` of the copy with some static
+/// dimensions made dynamic (never the last: the block partition).
+bool sameUpToLeadingSizes(Value v, Value c) {
+  auto vt = dyn_cast<RankedTensorType>(v.getType());
+  auto ct = dyn_cast<RankedTensorType>(c.getType());
+  if (!vt || !ct || vt.getRank() != ct.getRank() ||
+      vt.getElementType() != ct.getElementType() || !ct.hasStaticShape())
+    return false;
+  for (int64_t d = 0; d < vt.getRank(); ++d) {
+    int64_t n = vt.getDimSize(d);
+    if (ShapedType::isDynamic(n) ? d == vt.getRank() - 1
+                                 : n != ct.getDimSize(d))
+      return false;
+  }
+  return true;
+}
+
+/// Why the quantizer `region` (of the function) may compute something that
+/// depends on a dynamic size, or "" when its sizes only shape tensors: no
+/// body reads its position (linalg.index) or a captured integer computed
+/// from a size.
+std::string sizeDependence(const llvm::SetVector<Operation *> &region) {
+  for (Operation *op : region) {
+    auto l = dyn_cast<linalg::LinalgOp>(op);
+    if (!l)
+      continue;
+    // The position may feed only results nothing reads (torch-mlir's
+    // argmax beside an amax).
+    Block *body = l.getBlock();
+    SmallVector<Value> work;
+    for (auto [r, y] :
+         llvm::zip(l->getResults(), body->getTerminator()->getOperands()))
+      if (!r.use_empty())
+        work.push_back(y);
+    DenseSet<Value> seen;
+    while (!work.empty()) {
+      Value w = work.pop_back_val();
+      if (!seen.insert(w).second)
+        continue;
+      if (auto arg = dyn_cast<BlockArgument>(w)) {
+        // An accumulator reads what its result's yield computes.
+        if (arg.getOwner() == body && arg.getArgNumber() >= l.getNumDpsInputs())
+          work.push_back(body->getTerminator()->getOperand(
+              arg.getArgNumber() - l.getNumDpsInputs()));
+        continue;
+      }
+      Operation *def = w.getDefiningOp();
+      if (!def || !l->isProperAncestor(def))
+        continue;
+      if (isa<linalg::IndexOp>(def))
+        return "a body of the quantizer reads its position (linalg.index)";
+      for (Value o : def->getOperands())
+        work.push_back(o);
+    }
+    for (Value v : readValues(op)) {
+      if (isa<ShapedType>(v.getType()))
+        continue;
+      SmallVector<Value> work{v};
+      DenseSet<Value> seen;
+      while (!work.empty()) {
+        Value w = work.pop_back_val();
+        Operation *def = w.getDefiningOp();
+        if (!def || !seen.insert(w).second)
+          continue;
+        if (isa<tensor::DimOp>(def))
+          return "a value of the quantizer is computed from a dynamic size";
+        for (Value o : def->getOperands())
+          work.push_back(o);
+      }
+    }
+  }
+  return "";
+}
+
+std::optional<RaiseQuantizePass::Found>
+RaiseQuantizePass::findRaisable(Operation *castOp, bool packedFp4, Decline &why,
+                                SmallVectorImpl<Operation *> &declinedRegion) {
+  SmallVector<Candidate> candidates = delimit(castOp, packedFp4, why);
+  // An escaping 8-bit tensor that is not half of an amax-reduced float
+  // tensor is not an FP4 quantizer (int8 data, indices, masks): no remark.
+  // One whose scales were found and that was declined anyway is one:
+  // its remark stands for the region (the e4m3 scale cast in it included).
+  if (packedFp4 && candidates.empty()) {
+    if (why.region.empty())
+      why.rule.clear();
+    declinedRegion.assign(why.region.begin(), why.region.end());
+    return std::nullopt;
+  }
+  for (Candidate &c : candidates) {
+    auto xType = cast<RankedTensorType>(c.x.getType());
+    if (!xType.hasStaticShape() || xType.getShape().back() == 0 ||
+        xType.getNumElements() == 0) {
+      why = {"unsupported shape",
+             "the exactness check needs a static, non-empty input shape"};
+      continue;
+    }
+    FailureOr<QuantSchemeAttr> s =
+        c.perTensor ? identifyPerTensor(c, why) : identify(c, why);
+    if (succeeded(s))
+      return Found{std::move(c), *s};
+  }
+  for (Candidate &c : candidates)
+    if (c.nvfp4)
+      declinedRegion.append(c.region.begin(), c.region.end());
+  return std::nullopt;
+}
+
+std::optional<RaiseQuantizePass::Found>
+RaiseQuantizePass::findRaisableDynamic(
+    Operation *castOp, bool packedFp4, Specialized &sp, Decline &why,
+    SmallVectorImpl<Operation *> &declinedRegion) {
+  Operation *copySeed = sp.copyOf(castOp->getResult(0));
+  if (!copySeed) {
+    why = {"unsupported shape",
+           "dynamic sizes: the copy with fixed sizes folded this cast away"};
+    return std::nullopt;
+  }
+  SmallVector<Operation *> copyDeclined;
+  std::optional<Found> f =
+      findRaisable(copySeed, packedFp4, why, copyDeclined);
+  for (Operation *op : copyDeclined)
+    for (Value r : op->getResults())
+      if (Value o = sp.orig(r))
+        if (Operation *def = o.getDefiningOp())
+          declinedRegion.push_back(def);
+  if (!f)
+    return std::nullopt;
+  // The candidate in the function: its values traced back, the same types
+  // up to dynamic leading sizes. Declined, its region is the quantizer's.
+  Candidate &cc = f->candidate;
+  auto declineRegion = [&] {
+    for (Operation *op : cc.region)
+      for (Value r : op->getResults())
+        if (Value o = sp.orig(r))
+          if (Operation *def = o.getDefiningOp())
+            declinedRegion.push_back(def);
+    return std::optional<Found>();
+  };
+  Candidate c = cc;
+  c.cast = castOp;
+  c.region.clear();
+  c.readOutside.clear();
+  auto back = [&](Value v, Value &out, StringRef what) {
+    if (!v)
+      return true;
+    out = sp.orig(v);
+    if (out && sameUpToLeadingSizes(out, v))
+      return true;
+    why = {"unsupported shape",
+           ("dynamic sizes: the " + what +
+            " of the quantizer checked on fixed sizes has no counterpart of "
+            "the same shape up to dynamic leading sizes" +
+            (out ? llvm::formatv(" ({0} vs {1})", out.getType(), v.getType())
+                       .str()
+                 : std::string()))
+               .str()};
+    return false;
+  };
+  if (!back(cc.x, c.x, "input") || !back(cc.data, c.data, "data") ||
+      !back(cc.scales, c.scales, "scales") || !back(cc.amax, c.amax, "amax"))
+    return declineRegion();
+  SmallVector<Value> roots{c.data};
+  if (c.scales)
+    roots.push_back(c.scales);
+  DenseMap<Value, bool> constMemo;
+  Value stray;
+  if (failed(backwardSlice(roots, c.x, c.region, constMemo, stray)) ||
+      (c.amax && !c.region.contains(c.amax.getDefiningOp()))) {
+    why = {"unsupported shape",
+           "dynamic sizes: the quantizer checked on fixed sizes reads other "
+           "values in the function" +
+               (stray && stray.getDefiningOp()
+                    ? " ('" +
+                          stray.getDefiningOp()->getName().getStringRef().str() +
+                          "')"
+                    : std::string())};
+    return declineRegion();
+  }
+  std::string dep = sizeDependence(c.region);
+  if (!dep.empty()) {
+    why = {"unsupported shape", "dynamic sizes: " + dep};
+    return declineRegion();
+  }
+  f->candidate = std::move(c);
+  return f;
+}
+
 void RaiseQuantizePass::runOnOperation() {
   func::FuncOp func = getOperation();
   // Seeds: structured ops that produce FP8 values, and (MXFP4 written out)
@@ -1651,59 +2086,65 @@ void RaiseQuantizePass::runOnOperation() {
   std::stable_partition(casts.begin(), casts.end(),
                         [](const auto &p) { return p.second; });
   DenseSet<Operation *> erased, declinedFp4;
+  std::optional<Specialized> spec;
+  bool specFailed = false, raisedDynamic = false;
   for (auto [castOp, packedFp4] : casts) {
     if (erased.contains(castOp) || declinedFp4.contains(castOp))
       continue;
     Decline why;
     Location loc = castOp->getLoc();
-    SmallVector<Candidate> candidates = delimit(castOp, packedFp4, why);
-    // An escaping 8-bit tensor that is not half of an amax-reduced float
-    // tensor is not an FP4 quantizer (int8 data, indices, masks): no remark.
-    // One whose scales were found and that was declined anyway is one:
-    // its remark stands for the region (the e4m3 scale cast in it included).
-    if (packedFp4 && candidates.empty()) {
-      if (!why.region.empty()) {
-        declinedFp4.insert(why.region.begin(), why.region.end());
-        decline(loc, func.getSymName(), why);
+    SmallVector<Operation *> declinedRegion;
+    std::optional<Found> found;
+    auto rt = cast<RankedTensorType>(castOp->getResult(0).getType());
+    if (rt.hasStaticShape()) {
+      found = findRaisable(castOp, packedFp4, why, declinedRegion);
+    } else {
+      if (!spec && !specFailed) {
+        FailureOr<Specialized> s = specialize(func);
+        if (succeeded(s))
+          spec = std::move(*s);
+        specFailed = failed(s);
       }
-      continue;
-    }
-    std::optional<QuantSchemeAttr> scheme;
-    Candidate *taken = nullptr;
-    for (Candidate &c : candidates) {
-      auto xType = cast<RankedTensorType>(c.x.getType());
-      if (!xType.hasStaticShape() || xType.getShape().back() == 0 ||
-          xType.getNumElements() == 0) {
+      if (spec)
+        found = findRaisableDynamic(castOp, packedFp4, *spec, why,
+                                    declinedRegion);
+      else
         why = {"unsupported shape",
-               "the exactness check needs a static, non-empty input shape"};
-        continue;
-      }
-      FailureOr<QuantSchemeAttr> s =
-          c.perTensor ? identifyPerTensor(c, why) : identify(c, why);
-      if (succeeded(s)) {
-        scheme = *s;
-        taken = &c;
-        break;
-      }
+               "dynamic sizes: an unranked tensor argument"};
     }
-    if (!taken) {
-      for (Candidate &c : candidates)
-        if (c.nvfp4)
-          declinedFp4.insert(c.region.begin(), c.region.end());
-      decline(loc, func.getSymName(), why);
+    if (!found) {
+      declinedFp4.insert(declinedRegion.begin(), declinedRegion.end());
+      if (!why.rule.empty())
+        decline(loc, func.getSymName(), why);
       continue;
     }
-    for (Operation *op : taken->region)
+    Candidate &taken = found->candidate;
+    for (Operation *op : taken.region)
       erased.insert(op);
-    if (taken->perTensor)
-      rewritePerTensor(*taken, *scheme);
+    if (taken.perTensor)
+      rewritePerTensor(taken, found->scheme);
     else
-      rewrite(*taken, *scheme);
+      rewrite(taken, found->scheme);
     ++numRaised;
+    raisedDynamic = raisedDynamic || !rt.hasStaticShape();
     std::lock_guard<std::mutex> lock(getRemarkMutex());
     remark::passed(loc, remarkOpts(func.getSymName()))
-        << remark::add("raised to fusion.quantize {0}{1}", schemeName(*scheme),
-                       finiteInputs ? " (assuming finite inputs)" : "");
+        << remark::add("raised to fusion.quantize {0}{1}{2}",
+                       schemeName(found->scheme),
+                       finiteInputs ? " (assuming finite inputs)" : "",
+                       rt.hasStaticShape()
+                           ? ""
+                           : " (dynamic sizes: checked with each dynamic "
+                             "size fixed to 4)");
+  }
+  // The sizes the IR took from values of a raised quantizer (tensor.dim of
+  // its intermediates) are taken from where those got them, so that the
+  // quantizer's ops die and nothing else reads its input.
+  if (raisedDynamic) {
+    RewritePatternSet patterns(&getContext());
+    memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
+    tensor::DimOp::getCanonicalizationPatterns(patterns, &getContext());
+    (void)applyPatternsGreedily(func, std::move(patterns));
   }
 }
 

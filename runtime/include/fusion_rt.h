@@ -251,9 +251,10 @@ typedef struct fusion_rt_activation {
  *                  c = row block (same formula).
  *  Scales are E8M0 (MX) or F8E4M3 (NVFP4). FP8 per tensor has no block
  *  scales: scale_inv (f32 [1], required) = 1/scale, amax (f32 [1], optional).
- *  NVFP4 also writes amax (f32 [1], tensor amax) and scale_inv (f32 [1],
- *  the global decode scale S_dec = 1/S_enc, S_enc = min(2688/amax, FLT_MAX);
- *  torchao recipes: amax/2688, or 1 for TORCHAO_BLOCK), both required. MX formats may request amax (f32 [1]) optionally. Every
+ *  NVFP4 also writes amax (f32 [1], tensor amax; required) and scale_inv
+ *  (f32 [1], optional: the global decode scale S_dec = 1/S_enc, S_enc =
+ *  min(2688/amax, FLT_MAX); torchao recipes: amax/2688, or 1 for
+ *  TORCHAO_BLOCK; it follows from amax). MX formats may request amax (f32 [1]) optionally. Every
  *  amax is the NaN-ignoring tensor amax of the quantized values.
  *  Every view must have exactly its shape (strides are free, except that
  *  swizzled scales are contiguous); fusion_rt_quant_shapes_for() gives them.

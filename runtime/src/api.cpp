@@ -438,7 +438,7 @@ fusion_rt_status check_outputs(const fusion_rt_quant_scheme &s,
   if (mx)
     FUSION_RT_TRY(must_be_absent(o->scale_inv, "outputs->scale_inv",
                                  "MX formats keep their scales in the scale buffers"));
-  else
+  else if (!(nv && absent(&o->scale_inv))) // NVFP4's S_dec: optional
     FUSION_RT_TRY(get_scalar(&o->scale_inv, "outputs->scale_inv", req.scale_inv));
   if (fp8 && s.tensor_scaling == FUSION_RT_TENSOR_SCALING_DELAYED) {
     float *scale = nullptr;
@@ -967,6 +967,11 @@ fusion_rt_status fusion_rt_dequantize(const fusion_rt_quant_scheme *scheme,
     one.tensor_scaling = FUSION_RT_TENSOR_SCALING_CURRENT;
   }
   FUSION_RT_TRY(check_outputs(one, &in, m, n, false, false, req));
+  // A quantizer may leave NVFP4's decode scale out; decoding reads it.
+  if (f == FUSION_RT_FORMAT_NVFP4 && !req.scale_inv)
+    return fail(FUSION_RT_STATUS_NULL_POINTER,
+                "quantized->scale_inv has no data: NVFP4 dequantization "
+                "reads the global decode scale");
   req.deq_direction = direction;
   req.x = req.deq_out; // where the pointers live
   return dispatch(req, options, stream);

@@ -651,3 +651,42 @@ TEST(Formats, Nvfp4RecipeIsValidated) {
       EXPECT_EQ(v, 0xAB); // nothing written
   }
 }
+
+// NVFP4's decode scale (scale_inv) is optional when quantizing: it follows
+// from amax, and a caller without a device scalar for it (the MLIR
+// wrappers) leaves it out. Dequantizing reads it, so it is required there.
+TEST(Formats, Nvfp4ScaleInvIsOptionalWhenQuantizing) {
+  std::vector<float> v(64);
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = float(int(i) - 20) * 0.37f;
+  HostMatrix x = make_matrix(v, 2, 32, FUSION_RT_BF16);
+  fusion_rt_tensor t = x.view();
+  for (int32_t recipe : {int32_t(FUSION_RT_NVFP4_RECIPE_TE),
+                         int32_t(FUSION_RT_NVFP4_RECIPE_TORCHAO),
+                         int32_t(FUSION_RT_NVFP4_RECIPE_TORCHAO_BLOCK)}) {
+    fusion_rt_quant_scheme s = scheme_of(FUSION_RT_FORMAT_NVFP4, FUSION_RT_ROWWISE);
+    s.nvfp4_recipe = recipe;
+    QuantBuffers full = quantize(s, x);
+    QuantBuffers part;
+    part.alloc(s, 2, 32);
+    part.out.scale_inv = fusion_rt_tensor{};
+    ASSERT_EQ(fusion_rt_quantize(&t, &s, &part.out, nullptr, nullptr),
+              FUSION_RT_STATUS_SUCCESS)
+        << fusion_rt_last_error_message();
+    EXPECT_EQ(part.row_data, full.row_data) << "recipe " << recipe;
+    EXPECT_EQ(part.row_scales, full.row_scales) << "recipe " << recipe;
+    EXPECT_EQ(part.amax, full.amax) << "recipe " << recipe;
+
+    std::vector<float> out(64, -1.f);
+    fusion_rt_tensor ov = view2d(out.data(), FUSION_RT_F32, 2, 32);
+    EXPECT_EQ(fusion_rt_dequantize(&part.scheme, &part.out, FUSION_RT_ROWWISE,
+                                   &ov, nullptr, nullptr),
+              FUSION_RT_STATUS_NULL_POINTER);
+    EXPECT_NE(std::string(fusion_rt_last_error_message())
+                  .find("quantized->scale_inv has no data"),
+              std::string::npos)
+        << fusion_rt_last_error_message();
+    for (float o : out)
+      EXPECT_EQ(o, -1.f); // nothing written
+  }
+}

@@ -50,7 +50,13 @@ def harness(program, io):
              "func.func @main() {"]
     args = []
     for i, (t, rec) in enumerate(zip(in_types, io["inputs"])):
-        lines.append(f'  %in{i} = arith.constant dense<"0x{rec["hex"]}"> : {t}')
+        if "?" in t:  # dynamic sizes: the recorded input's, cast
+            elem = t[len("tensor<"):-1].rsplit("x", 1)[1]
+            st = "tensor<" + "".join(f"{d}x" for d in rec["shape"]) + elem + ">"
+            lines.append(f'  %s{i} = arith.constant dense<"0x{rec["hex"]}"> : {st}')
+            lines.append(f"  %in{i} = tensor.cast %s{i} : {st} to {t}")
+        else:
+            lines.append(f'  %in{i} = arith.constant dense<"0x{rec["hex"]}"> : {t}')
         args.append(f"%in{i}")
     res = ", ".join(f"%r{i}" for i in range(len(out_types)))
     lines.append(f"  {res} = call @forward({', '.join(args)}) : "
