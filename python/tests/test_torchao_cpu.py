@@ -147,6 +147,40 @@ class Nvfp4FormulaTest(unittest.TestCase):
             self.assertTrue(torch.equal(u8(q.scale_inv), u8(s_dec)))
 
 
+class Nvfp4TorchaoTest(unittest.TestCase):
+    """nvfp4_recipe="torchao" == torchao's nvfp4_quantize(x, 16,
+    per_tensor_amax_to_scale(amax)); "torchao_block" == nvfp4_quantize(x, 16)
+    without a per-tensor scale (docs/numerics.md §3). scale_inv is torchao's
+    per-tensor scale (amax / 2688), or 1."""
+
+    def test_equals_nvfp4_quantize(self):
+        try:
+            from torchao.prototype.mx_formats.nvfp4_tensor import (
+                nvfp4_quantize, per_tensor_amax_to_scale)
+        except ImportError as e:
+            self.skipTest("torchao without nvfp4_quantize (%s)" % e)
+        n = 0
+        for dtype in (torch.bfloat16, torch.float32):
+            x = special_input(64, 256, dtype, seed=9)[8:]  # no 1e38 / tiny rows
+            for recipe, nan in (("torchao", "propagate"), ("torchao_block", "propagate"),
+                                ("torchao", "ignore")):
+                pts = per_tensor_amax_to_scale(x.float().abs().max()) \
+                    if recipe == "torchao" else None
+                scales, data = nvfp4_quantize(x, block_size=16, per_tensor_scale=pts)
+                q = fusion_rt.quantize(x, "nvfp4", nvfp4_recipe=recipe, nan_policy=nan)
+                what = (dtype, recipe, nan)
+                self.assertTrue(torch.equal(u8(q.rowwise_data), u8(data)), what)
+                self.assertTrue(torch.equal(u8(q.rowwise_scales).flatten(),
+                                            u8(scales).flatten()), what)
+                want = pts.reshape(1).float() if pts is not None else torch.ones(1)
+                self.assertTrue(torch.equal(u8(q.scale_inv), u8(want)), what)
+                n += 1
+        self.assertEqual(n, 6)
+        with self.assertRaises(RuntimeError):  # the torchao recipes are 1x16 only
+            fusion_rt.quantize(special_input(32, 64, torch.float32, seed=1), "nvfp4",
+                               nvfp4_recipe="torchao", nvfp4_block="2d")
+
+
 def bf16_ulps(a, b):
     """Largest distance in bf16 codes between two bf16 tensors (same sign)."""
     ai = a.view(torch.int16).int()
