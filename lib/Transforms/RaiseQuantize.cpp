@@ -22,7 +22,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -1620,6 +1619,86 @@ QuantizeOp createRaisedQuantize(OpBuilder &b, const Candidate &c,
                             scheme);
 }
 
+/// Sizes the program takes from values of `region` (tensor.dim, with
+/// dynamic shapes), also through ops that only reshape or compute from
+/// them (added to `region`: they die with it), taken from where those got
+/// them (the ops' reified shapes), so that the region's ops die when their
+/// values do.
+void resolveSizes(llvm::SetVector<Operation *> &region) {
+  SmallVector<tensor::DimOp> work;
+  SmallVector<Operation *> grow(region.begin(), region.end());
+  while (!grow.empty()) {
+    Operation *op = grow.pop_back_val();
+    for (Value r : op->getResults())
+      for (Operation *u : r.getUsers()) {
+        if (auto d = dyn_cast<tensor::DimOp>(u)) {
+          work.push_back(d);
+        } else if (u->getParentOp() == op->getParentOp() && isRegionOp(u) &&
+                   isPure(u) && region.insert(u)) {
+          grow.push_back(u);
+        }
+      }
+  }
+  // Each live tensor.dim once (an erased one's address may come back).
+  DenseSet<Operation *> queued;
+  llvm::erase_if(work, [&](tensor::DimOp d) { return !queued.insert(d).second; });
+  auto push = [&](tensor::DimOp d) {
+    if (queued.insert(d).second)
+      work.push_back(d);
+  };
+  while (!work.empty()) {
+    tensor::DimOp dim = work.pop_back_val();
+    std::optional<int64_t> index = dim.getConstantIndex();
+    auto src = dyn_cast<OpResult>(dim.getSource());
+    if (!index || !src)
+      continue;
+    OpBuilder b(dim);
+    Value size;
+    ReifiedRankedShapedTypeDims shapes;
+    auto reshape = dyn_cast<tensor::ReshapeOp>(src.getOwner());
+    auto elements = reshape ? reshape.getShape().getDefiningOp<tensor::FromElementsOp>()
+                            : tensor::FromElementsOp();
+    if (elements) {
+      // torch-mlir's reshape to a shape built from sizes: that size.
+      size = elements.getElements()[*index];
+      if (!size.getType().isIndex())
+        size = arith::IndexCastOp::create(b, dim.getLoc(), b.getIndexType(), size);
+    } else if (succeeded(reifyResultShapes(b, src.getOwner(), shapes))) {
+      size = getValueOrCreateConstantIndexOp(
+          b, dim.getLoc(), shapes[src.getResultNumber()][*index]);
+    } else {
+      continue;
+    }
+    dim.replaceAllUsesWith(size);
+    queued.erase(dim);
+    dim.erase();
+    // The reified size may read sizes of other values of the region
+    // (a collapse's product of its source's sizes).
+    SmallVector<Value> scan{size};
+    for (unsigned n = 0; !scan.empty() && n < 64; ++n) {
+      Operation *def = scan.pop_back_val().getDefiningOp();
+      if (!def)
+        continue;
+      if (auto d = dyn_cast<tensor::DimOp>(def)) {
+        if (Operation *s = d.getSource().getDefiningOp())
+          if (region.contains(s))
+            push(d);
+        continue;
+      }
+      if (isa<IndexType>(def->getResult(0).getType()) && isPure(def))
+        for (Value o : def->getOperands())
+          scan.push_back(o);
+    }
+  }
+  // Reifying a structured op's shape builds the sizes of all its operands;
+  // those left unused would keep the region's values alive.
+  for (Operation *op : region)
+    for (Value r : op->getResults())
+      for (Operation *u : llvm::make_early_inc_range(r.getUsers()))
+        if (isa<tensor::DimOp>(u) && u->use_empty())
+          u->erase();
+}
+
 /// Erases the ops of `region` left without users, users first.
 void eraseUnused(const llvm::SetVector<Operation *> &region) {
   SmallVector<Operation *> ops(region.begin(), region.end());
@@ -1669,6 +1748,7 @@ void RaiseQuantizePass::rewrite(Candidate &c, QuantSchemeAttr scheme) {
   // goes.
   if (c.amax)
     c.amax.replaceAllUsesWith(amaxAs(b, loc, q.getResult(2), c.amax));
+  resolveSizes(c.region);
   eraseUnused(c.region);
 }
 
@@ -1682,6 +1762,7 @@ void RaiseQuantizePass::rewritePerTensor(Candidate &c, QuantSchemeAttr scheme) {
   c.data.replaceAllUsesWith(data);
   c.amax.replaceAllUsesWith(amaxAs(b, loc, q.getResult(2), c.amax));
   // The ops computed from the amax alone stay where the program uses them.
+  resolveSizes(c.region);
   eraseUnused(c.region);
 }
 
@@ -2087,7 +2168,7 @@ void RaiseQuantizePass::runOnOperation() {
                         [](const auto &p) { return p.second; });
   DenseSet<Operation *> erased, declinedFp4;
   std::optional<Specialized> spec;
-  bool specFailed = false, raisedDynamic = false;
+  bool specFailed = false;
   for (auto [castOp, packedFp4] : casts) {
     if (erased.contains(castOp) || declinedFp4.contains(castOp))
       continue;
@@ -2126,7 +2207,6 @@ void RaiseQuantizePass::runOnOperation() {
     else
       rewrite(taken, found->scheme);
     ++numRaised;
-    raisedDynamic = raisedDynamic || !rt.hasStaticShape();
     std::lock_guard<std::mutex> lock(getRemarkMutex());
     remark::passed(loc, remarkOpts(func.getSymName()))
         << remark::add("raised to fusion.quantize {0}{1}{2}",
@@ -2136,15 +2216,6 @@ void RaiseQuantizePass::runOnOperation() {
                            ? ""
                            : " (dynamic sizes: checked with each dynamic "
                              "size fixed to 4)");
-  }
-  // The sizes the IR took from values of a raised quantizer (tensor.dim of
-  // its intermediates) are taken from where those got them, so that the
-  // quantizer's ops die and nothing else reads its input.
-  if (raisedDynamic) {
-    RewritePatternSet patterns(&getContext());
-    memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
-    tensor::DimOp::getCanonicalizationPatterns(patterns, &getContext());
-    (void)applyPatternsGreedily(func, std::move(patterns));
   }
 }
 

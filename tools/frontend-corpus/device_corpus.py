@@ -40,10 +40,17 @@ def device_harness(program, io):
     out = []
     for line in src.splitlines():
         m = re.match(r'\s*(%in\d+) = arith\.constant dense<"0x[0-9A-Fa-f]*"> : (.*)$', line)
+        # Dynamic sizes: the static constant is cast; the copy is too.
+        d = re.match(r'\s*(%in\d+) = tensor\.cast (%s\d+) : (.*) to (.*)$', line)
         out.append(line)
         if m:
             out.append(f"  {m.group(1)}c = bufferization.alloc_tensor() "
                        f"copy({m.group(1)}) : {m.group(2)}")
+        elif d:
+            out.append(f"  {d.group(2)}c = bufferization.alloc_tensor() "
+                       f"copy({d.group(2)}) : {d.group(3)}")
+            out.append(f"  {d.group(1)}c = tensor.cast {d.group(2)}c : "
+                       f"{d.group(3)} to {d.group(4)}")
         elif "call @forward(" in line:
             out[-1] = re.sub(r"(%in\d+)(?=[,)])", r"\1c", line)
     return "\n".join(out) + "\n"

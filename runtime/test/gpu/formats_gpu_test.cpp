@@ -556,18 +556,23 @@ int main(int argc, char **argv) {
                                {48, 33}};
   std::vector<Case> cases;
   int v = 0;
+  auto add = [&](int dt, const int64_t *sh, const fusion_rt_quant_scheme &s,
+                 bool amax) {
+    Case c;
+    c.dt = dt;
+    c.M = sh[0];
+    c.N = sh[1];
+    c.s = s;
+    c.amax = amax;
+    cases.push_back(c);
+  };
   // Plain quantize: every format x dtype x shape x direction, schemes varied.
   for (int fmt : fmts)
     for (int dt : dts)
       for (auto &sh : shapes)
         for (int dir = 0; dir < 3; ++dir) {
-          Case c;
-          c.dt = dt;
-          c.M = sh[0];
-          c.N = sh[1];
-          c.s = make_scheme(fmt, dir, v++);
-          c.amax = v % 4 == 0;
-          cases.push_back(c);
+          fusion_rt_quant_scheme s = make_scheme(fmt, dir, v++);
+          add(dt, sh, s, v % 4 == 0);
         }
   // NVFP4 torchao recipes (1x16 blocks, RNE), both NaN policies.
   for (int recipe = FUSION_RT_NVFP4_RECIPE_TORCHAO;
@@ -575,16 +580,11 @@ int main(int argc, char **argv) {
     for (int dt : dts)
       for (auto &sh : shapes)
         for (int dir = 0; dir < 3; ++dir) {
-          Case c;
-          c.dt = dt;
-          c.M = sh[0];
-          c.N = sh[1];
-          c.s = make_scheme(FUSION_RT_FORMAT_NVFP4, dir, v++);
-          c.s.nvfp4_block = FUSION_RT_NVFP4_1D;
-          c.s.elem_rounding = FUSION_RT_ROUND_RNE;
-          c.s.nvfp4_recipe = recipe;
-          c.amax = true;
-          cases.push_back(c);
+          fusion_rt_quant_scheme s = make_scheme(FUSION_RT_FORMAT_NVFP4, dir, v++);
+          s.nvfp4_block = FUSION_RT_NVFP4_1D;
+          s.elem_rounding = FUSION_RT_ROUND_RNE;
+          s.nvfp4_recipe = recipe;
+          add(dt, sh, s, true);
         }
   // Strided rows (16-byte aligned and not) and a column-strided view.
   for (int fmt : fmts)
