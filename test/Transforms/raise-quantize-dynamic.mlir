@@ -19,6 +19,19 @@
 // CHECK-LABEL: func.func @negative_position
 // CHECK-NOT: fusion.quantize
 // CHECK: return
+//
+// A per-tensor FP8 quantizer with a dynamic row count is raised; with a
+// dynamic last dimension (the block partition of the block formats) every
+// quantizer is declined.
+// CHECK-LABEL: func.func @dynamic_rows_per_tensor
+// CHECK: fusion.quantize %arg0 as quant<fp8_e4m3, rowwise, epsilon = 1.0e-12> outs({{.*}}) : (tensor<?x64xf32>, tensor<?x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+// CHECK-LABEL: func.func @negative_dynamic_columns
+// CHECK-NOT: fusion.quantize
+// CHECK: return
+// An unranked argument leaves no copy with fixed sizes.
+// CHECK-LABEL: func.func @negative_unranked_argument
+// CHECK-NOT: fusion.quantize
+// CHECK: return
 
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map1 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
@@ -455,4 +468,116 @@ module {
     %collapsed_13 = tensor.collapse_shape %43 [[0], [1, 2]] : tensor<?x2x1xf8E8M0FNU> into tensor<?x2xf8E8M0FNU>
     return %collapsed, %collapsed_13 : tensor<?x64xf8E4M3FN>, tensor<?x2xf8E8M0FNU>
   }
+
+  func.func @dynamic_rows_per_tensor(%x: tensor<?x64xf32>) -> (tensor<?x64xf8E4M3FN>, tensor<f32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %n0 = tensor.dim %x, %c0 : tensor<?x64xf32>
+    %n1 = tensor.dim %x, %c1 : tensor<?x64xf32>
+    %ninf = arith.constant 0xFF800000 : f32
+    %e0 = tensor.empty() : tensor<f32>
+    %init = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+    %amax = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%x : tensor<?x64xf32>) outs(%init : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %a = math.absf %in : f32
+      %m = arith.maximumf %a, %out : f32
+      linalg.yield %m : f32
+    } -> tensor<f32>
+    %scale = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []} ins(%amax : tensor<f32>) outs(%e0 : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %c448 = arith.constant 448.0 : f32
+      %eps = arith.constant 1.0e-12 : f32
+      %g = arith.maximumf %in, %eps : f32
+      %s = arith.divf %c448, %g : f32
+      linalg.yield %s : f32
+    } -> tensor<f32>
+    %e1 = tensor.empty(%n0) : tensor<?x64xf8E4M3FN>
+    // expected-remark @below {{Remark="raised to fusion.quantize #fusion.quant<fp8_e4m3, rowwise, epsilon = 1.0e-12> (assuming finite inputs) (dynamic sizes: checked with each dynamic size fixed to 4)"}}
+    %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %scale : tensor<?x64xf32>, tensor<f32>) outs(%e1 : tensor<?x64xf8E4M3FN>) {
+    ^bb0(%in: f32, %s: f32, %out: f8E4M3FN):
+      %y = arith.mulf %in, %s : f32
+      %lo = arith.constant -448.0 : f32
+      %hi = arith.constant 448.0 : f32
+      %m0 = arith.maximumf %y, %lo : f32
+      %m1 = arith.minimumf %m0, %hi : f32
+      %t = arith.truncf %m1 : f32 to f8E4M3FN
+      linalg.yield %t : f8E4M3FN
+    } -> tensor<?x64xf8E4M3FN>
+    return %q, %scale : tensor<?x64xf8E4M3FN>, tensor<f32>
+  }
+
+  func.func @negative_dynamic_columns(%x: tensor<4x?xf32>) -> (tensor<4x?xf8E4M3FN>, tensor<f32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %n0 = tensor.dim %x, %c0 : tensor<4x?xf32>
+    %n1 = tensor.dim %x, %c1 : tensor<4x?xf32>
+    %ninf = arith.constant 0xFF800000 : f32
+    %e0 = tensor.empty() : tensor<f32>
+    %init = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+    %amax = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%x : tensor<4x?xf32>) outs(%init : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %a = math.absf %in : f32
+      %m = arith.maximumf %a, %out : f32
+      linalg.yield %m : f32
+    } -> tensor<f32>
+    %scale = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []} ins(%amax : tensor<f32>) outs(%e0 : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %c448 = arith.constant 448.0 : f32
+      %eps = arith.constant 1.0e-12 : f32
+      %g = arith.maximumf %in, %eps : f32
+      %s = arith.divf %c448, %g : f32
+      linalg.yield %s : f32
+    } -> tensor<f32>
+    %e1 = tensor.empty(%n1) : tensor<4x?xf8E4M3FN>
+    // expected-remark @below {{Reason="unsupported shape", Remark="dynamic sizes: the input of the quantizer checked on fixed sizes has no counterpart of the same shape up to dynamic leading sizes (tensor<4x?xf32> vs tensor<4x64xf32>)"}}
+    %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %scale : tensor<4x?xf32>, tensor<f32>) outs(%e1 : tensor<4x?xf8E4M3FN>) {
+    ^bb0(%in: f32, %s: f32, %out: f8E4M3FN):
+      %y = arith.mulf %in, %s : f32
+      %lo = arith.constant -448.0 : f32
+      %hi = arith.constant 448.0 : f32
+      %m0 = arith.maximumf %y, %lo : f32
+      %m1 = arith.minimumf %m0, %hi : f32
+      %t = arith.truncf %m1 : f32 to f8E4M3FN
+      linalg.yield %t : f8E4M3FN
+    } -> tensor<4x?xf8E4M3FN>
+    return %q, %scale : tensor<4x?xf8E4M3FN>, tensor<f32>
+  }
+  func.func @negative_unranked_argument(%u: tensor<*xf32>) -> (tensor<?x64xf8E4M3FN>, tensor<f32>) {
+    %x = tensor.cast %u : tensor<*xf32> to tensor<?x64xf32>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %n0 = tensor.dim %x, %c0 : tensor<?x64xf32>
+    %n1 = tensor.dim %x, %c1 : tensor<?x64xf32>
+    %ninf = arith.constant 0xFF800000 : f32
+    %e0 = tensor.empty() : tensor<f32>
+    %init = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+    %amax = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%x : tensor<?x64xf32>) outs(%init : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %a = math.absf %in : f32
+      %m = arith.maximumf %a, %out : f32
+      linalg.yield %m : f32
+    } -> tensor<f32>
+    %scale = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []} ins(%amax : tensor<f32>) outs(%e0 : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %c448 = arith.constant 448.0 : f32
+      %eps = arith.constant 1.0e-12 : f32
+      %g = arith.maximumf %in, %eps : f32
+      %s = arith.divf %c448, %g : f32
+      linalg.yield %s : f32
+    } -> tensor<f32>
+    %e1 = tensor.empty(%n0) : tensor<?x64xf8E4M3FN>
+    // expected-remark @below {{Reason="unsupported shape", Remark="dynamic sizes: no copy of the function with fixed sizes (an unranked argument, or sizes the program's reshapes contradict)"}}
+    %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %scale : tensor<?x64xf32>, tensor<f32>) outs(%e1 : tensor<?x64xf8E4M3FN>) {
+    ^bb0(%in: f32, %s: f32, %out: f8E4M3FN):
+      %y = arith.mulf %in, %s : f32
+      %lo = arith.constant -448.0 : f32
+      %hi = arith.constant 448.0 : f32
+      %m0 = arith.maximumf %y, %lo : f32
+      %m1 = arith.minimumf %m0, %hi : f32
+      %t = arith.truncf %m1 : f32 to f8E4M3FN
+      linalg.yield %t : f8E4M3FN
+    } -> tensor<?x64xf8E4M3FN>
+    return %q, %scale : tensor<?x64xf8E4M3FN>, tensor<f32>
+  }
+
 }
