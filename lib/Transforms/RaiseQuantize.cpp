@@ -2223,6 +2223,10 @@ void RaiseQuantizePass::runOnOperation() {
     Candidate &taken = found->candidate;
     for (Operation *op : taken.region)
       erased.insert(op);
+    // The copy maps to values the rewrite erases: a later seed takes a new
+    // copy of the function as it is then.
+    spec.reset();
+    specFailed = false;
     if (taken.perTensor)
       rewritePerTensor(taken, found->scheme);
     else

@@ -32,6 +32,12 @@
 // CHECK-LABEL: func.func @negative_unranked_argument
 // CHECK-NOT: fusion.quantize
 // CHECK: return
+// Two quantizers of one function: each checked on a copy taken after the
+// other's rewrite.
+// CHECK-LABEL: func.func @dynamic_two_quantizers
+// CHECK-COUNT-2: fusion.quantize
+// CHECK-NOT: math.absf
+// CHECK: return
 
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map1 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
@@ -580,4 +586,73 @@ module {
     return %q, %scale : tensor<?x64xf8E4M3FN>, tensor<f32>
   }
 
+  func.func @dynamic_two_quantizers(%x: tensor<?x64xf32>, %y: tensor<?x32xf32>) -> (tensor<?x64xf8E4M3FN>, tensor<?x32xf8E4M3FN>) {
+    %c0_a = arith.constant 0 : index
+    %c1_a = arith.constant 1 : index
+    %n0_a = tensor.dim %x, %c0_a : tensor<?x64xf32>
+    %n1_a = tensor.dim %x, %c1_a : tensor<?x64xf32>
+    %ninf_a = arith.constant 0xFF800000 : f32
+    %e0_a = tensor.empty() : tensor<f32>
+    %init_a = linalg.fill ins(%ninf_a : f32) outs(%e0_a : tensor<f32>) -> tensor<f32>
+    %amax_a = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%x : tensor<?x64xf32>) outs(%init_a : tensor<f32>) {
+    ^bb0(%in_a: f32, %out_a: f32):
+      %a_a = math.absf %in_a : f32
+      %m_a = arith.maximumf %a_a, %out_a : f32
+      linalg.yield %m_a : f32
+    } -> tensor<f32>
+    %scale_a = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []} ins(%amax_a : tensor<f32>) outs(%e0_a : tensor<f32>) {
+    ^bb0(%in_a: f32, %out_a: f32):
+      %c448_a = arith.constant 448.0 : f32
+      %eps_a = arith.constant 1.0e-12 : f32
+      %g_a = arith.maximumf %in_a, %eps_a : f32
+      %s_a = arith.divf %c448_a, %g_a : f32
+      linalg.yield %s_a : f32
+    } -> tensor<f32>
+    %e1_a = tensor.empty(%n0_a) : tensor<?x64xf8E4M3FN>
+    // expected-remark @below {{Remark="raised to fusion.quantize #fusion.quant<fp8_e4m3, rowwise, epsilon = 1.0e-12> (assuming finite inputs) (dynamic sizes: checked with each dynamic size fixed to 4)"}}
+    %q_a = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %scale_a : tensor<?x64xf32>, tensor<f32>) outs(%e1_a : tensor<?x64xf8E4M3FN>) {
+    ^bb0(%in_a: f32, %s_a: f32, %out_a: f8E4M3FN):
+      %y_a = arith.mulf %in_a, %s_a : f32
+      %lo_a = arith.constant -448.0 : f32
+      %hi_a = arith.constant 448.0 : f32
+      %m0_a = arith.maximumf %y_a, %lo_a : f32
+      %m1_a = arith.minimumf %m0_a, %hi_a : f32
+      %t_a = arith.truncf %m1_a : f32 to f8E4M3FN
+      linalg.yield %t_a : f8E4M3FN
+    } -> tensor<?x64xf8E4M3FN>
+    %c0_b = arith.constant 0 : index
+    %c1_b = arith.constant 1 : index
+    %n0_b = tensor.dim %y, %c0_b : tensor<?x32xf32>
+    %n1_b = tensor.dim %y, %c1_b : tensor<?x32xf32>
+    %ninf_b = arith.constant 0xFF800000 : f32
+    %e0_b = tensor.empty() : tensor<f32>
+    %init_b = linalg.fill ins(%ninf_b : f32) outs(%e0_b : tensor<f32>) -> tensor<f32>
+    %amax_b = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%y : tensor<?x32xf32>) outs(%init_b : tensor<f32>) {
+    ^bb0(%in_b: f32, %out_b: f32):
+      %a_b = math.absf %in_b : f32
+      %m_b = arith.maximumf %a_b, %out_b : f32
+      linalg.yield %m_b : f32
+    } -> tensor<f32>
+    %scale_b = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []} ins(%amax_b : tensor<f32>) outs(%e0_b : tensor<f32>) {
+    ^bb0(%in_b: f32, %out_b: f32):
+      %c448_b = arith.constant 448.0 : f32
+      %eps_b = arith.constant 1.0e-12 : f32
+      %g_b = arith.maximumf %in_b, %eps_b : f32
+      %s_b = arith.divf %c448_b, %g_b : f32
+      linalg.yield %s_b : f32
+    } -> tensor<f32>
+    %e1_b = tensor.empty(%n0_b) : tensor<?x32xf8E4M3FN>
+    // expected-remark @below {{Remark="raised to fusion.quantize #fusion.quant<fp8_e4m3, rowwise, epsilon = 1.0e-12> (assuming finite inputs) (dynamic sizes: checked with each dynamic size fixed to 4)"}}
+    %q_b = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%y, %scale_b : tensor<?x32xf32>, tensor<f32>) outs(%e1_b : tensor<?x32xf8E4M3FN>) {
+    ^bb0(%in_b: f32, %s_b: f32, %out_b: f8E4M3FN):
+      %y_b = arith.mulf %in_b, %s_b : f32
+      %lo_b = arith.constant -448.0 : f32
+      %hi_b = arith.constant 448.0 : f32
+      %m0_b = arith.maximumf %y_b, %lo_b : f32
+      %m1_b = arith.minimumf %m0_b, %hi_b : f32
+      %t_b = arith.truncf %m1_b : f32 to f8E4M3FN
+      linalg.yield %t_b : f8E4M3FN
+    } -> tensor<?x32xf8E4M3FN>
+    return %q_a, %q_b : tensor<?x64xf8E4M3FN>, tensor<?x32xf8E4M3FN>
+  }
 }
