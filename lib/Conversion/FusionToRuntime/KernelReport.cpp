@@ -30,6 +30,11 @@
 #define FUSION_KERNEL_INVENTORY ""
 #endif
 
+namespace mlir::fusion {
+#define GEN_PASS_DEF_KERNELREPORT
+#include "fusion/Conversion/FusionToRuntime/Passes.h.inc"
+} // namespace mlir::fusion
+
 using namespace mlir;
 using namespace mlir::fusion;
 
@@ -478,30 +483,17 @@ llvm::StringMap<KernelInfo> readInventory(StringRef path, std::string &arch,
 }
 
 struct KernelReportPass
-    : public PassWrapper<KernelReportPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(KernelReportPass)
-
-  KernelReportPass() = default;
-  KernelReportPass(const KernelReportPass &other) : PassWrapper(other) {}
-
-  StringRef getArgument() const override { return "fusion-kernel-report"; }
-  StringRef getDescription() const override {
-    return "Print, for every fusion op, its runtime entry point, the CUDA "
-           "kernel and launch shape it becomes, and the kernel's registers, "
-           "shared memory, spills and shared vs generic memory instructions";
-  }
-
-  Option<std::string> inventoryPath{
-      *this, "inventory",
-      llvm::cl::desc("Kernel inventory TSV (default: the one built with "
-                     "fusion-opt)"),
-      llvm::cl::init(FUSION_KERNEL_INVENTORY)};
+    : public fusion::impl::KernelReportBase<KernelReportPass> {
+  using KernelReportBase::KernelReportBase;
 
   void runOnOperation() override {
     std::string arch, error;
     llvm::StringMap<KernelInfo> inv;
-    if (!inventoryPath.empty())
-      inv = readInventory(inventoryPath, arch, error);
+    const std::string path =
+        inventoryPath.empty() ? std::string(FUSION_KERNEL_INVENTORY)
+                              : std::string(inventoryPath);
+    if (!path.empty())
+      inv = readInventory(path, arch, error);
     else
       error = "this fusion-opt was built without the CUDA toolkit, so there "
               "is no kernel inventory";
@@ -550,6 +542,3 @@ struct KernelReportPass
 
 } // namespace
 
-void mlir::fusion::registerKernelReportPass() {
-  PassRegistration<KernelReportPass>();
-}

@@ -25,6 +25,11 @@
 #include "mlir/Pass/Pass.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+namespace mlir::fusion {
+#define GEN_PASS_DEF_LOWERTORUNTIME
+#include "fusion/Conversion/FusionToRuntime/Passes.h.inc"
+} // namespace mlir::fusion
+
 using namespace mlir;
 using namespace mlir::fusion;
 
@@ -287,18 +292,7 @@ static LogicalResult lowerToRuntimeCall(Operation *op, RewriterBase &rewriter) {
 }
 
 struct LowerToRuntimePass
-    : public PassWrapper<LowerToRuntimePass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerToRuntimePass)
-
-  StringRef getArgument() const override { return "fusion-lower-to-runtime"; }
-  StringRef getDescription() const override {
-    return "Lower every fusion op on memrefs to a call of its runtime entry "
-           "point (C interface) with a status assertion";
-  }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<arith::ArithDialect, cf::ControlFlowDialect,
-                    func::FuncDialect, memref::MemRefDialect>();
-  }
+    : public fusion::impl::LowerToRuntimeBase<LowerToRuntimePass> {
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
@@ -322,9 +316,5 @@ StringRef mlir::fusion::getRuntimeEntryPoint(Operation *op) {
 }
 
 std::unique_ptr<Pass> mlir::fusion::createLowerToRuntimePass() {
-  return std::make_unique<LowerToRuntimePass>();
-}
-
-void mlir::fusion::registerLowerToRuntimePass() {
-  PassRegistration<LowerToRuntimePass>();
+  return createLowerToRuntime();
 }

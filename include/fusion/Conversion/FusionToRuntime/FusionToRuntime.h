@@ -24,14 +24,18 @@ void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry);
 /// lowers to, e.g. "fusion_rt_mlir_quantize".
 StringRef getRuntimeEntryPoint(Operation *op);
 
+// The passes' declarations (Passes.td): create<Name>(), register<Name>(),
+// registerFusionToRuntimePasses().
+#define GEN_PASS_DECL
+#include "fusion/Conversion/FusionToRuntime/Passes.h.inc"
+#define GEN_PASS_REGISTRATION
+#include "fusion/Conversion/FusionToRuntime/Passes.h.inc"
+
 /// `fusion-lower-to-runtime`: fusion ops on memrefs become runtime calls
 /// (lib/Conversion/FusionToRuntime/LowerToRuntime.cpp).
+/// (registerLowerToRuntimePass() and registerKernelReportPass() come with
+/// the registration above.)
 std::unique_ptr<Pass> createLowerToRuntimePass();
-void registerLowerToRuntimePass();
-
-/// Registers `fusion-kernel-report` (lib/Conversion/FusionToRuntime/
-/// KernelReport.cpp).
-void registerKernelReportPass();
 
 } // namespace mlir::fusion
 
