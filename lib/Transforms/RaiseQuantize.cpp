@@ -71,13 +71,13 @@ struct Candidate {
   /// returns) stay, fed by the raised op's amax.
   bool perTensor = false;
   Value amax;
-  /// NVFP4: values of the region that the program reads besides the data
-  /// and the scales (torchao's per-tensor scale, the checks torch-mlir puts
-  /// on it), and the region's tensor amax (a one-element reduction of the
-  /// input) when they are computed from it alone. Where the check shows
-  /// that amax equal to the raised op's, the raised op's amax feeds them and
-  /// the IR's amax pass goes; else they keep reading the IR's values.
-  SmallVector<Value> readOutside;
+  /// NVFP4: `amax` is the region's tensor amax (a one-element reduction of
+  /// the input) when the values of the region that the program reads
+  /// besides the data and the scales (torchao's per-tensor scale, the
+  /// checks torch-mlir puts on it) are computed from it alone. Where the
+  /// check shows it equal to the raised op's, the raised op's amax feeds
+  /// them and the IR's amax pass goes; else (readers that are checks only)
+  /// they keep reading the IR's values.
   bool readByNonCheck = false; ///< Some reader is more than a check.
   llvm::SetVector<Operation *> region;
 };
@@ -768,11 +768,8 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
   SmallVector<Value> scaleCandidates;
   while (!work.empty()) {
     Operation *op = work.pop_back_val();
-    Operation *top = op;
-    while (top && top->getParentOp() &&
-           !isa<func::FuncOp>(top->getParentOp()))
-      top = top->getParentOp();
-    if (!top || derived.contains(top) || !isRegionOp(top))
+    Operation *top = topLevel(op);
+    if (derived.contains(top) || !isRegionOp(top))
       continue;
     bool fromRegion = llvm::all_of(readValues(top), [&](Value v) {
       Operation *def = v.getDefiningOp();
@@ -874,7 +871,6 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
         return failure();
       }
       if (ofAmax) {
-        c.readOutside.push_back(r);
         c.readByNonCheck = c.readByNonCheck || nonCheck;
         c.amax = tensorAmax;
       }
@@ -1497,10 +1493,8 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
   if (succeeded(scheme)) {
     // Values read by checks alone keep the IR's amax pass unless the two
     // amaxes agree.
-    if (c.amax && !sameAmax[llvm::find(schemes, *scheme) - schemes.begin()]) {
+    if (c.amax && !sameAmax[llvm::find(schemes, *scheme) - schemes.begin()])
       c.amax = Value();
-      c.readOutside.clear();
-    }
     return scheme;
   }
   if (!saturatingCasts && StringRef(why.detail).contains("does not saturate"))
@@ -2113,7 +2107,6 @@ RaiseQuantizePass::findRaisableDynamic(
   Candidate c = cc;
   c.cast = castOp;
   c.region.clear();
-  c.readOutside.clear();
   auto back = [&](Value v, Value &out, StringRef what) {
     if (!v)
       return true;
@@ -2226,7 +2219,6 @@ void RaiseQuantizePass::runOnOperation() {
     // The copy maps to values the rewrite erases: a later seed takes a new
     // copy of the function as it is then.
     spec.reset();
-    specFailed = false;
     if (taken.perTensor)
       rewritePerTensor(taken, found->scheme);
     else
