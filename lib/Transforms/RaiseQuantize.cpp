@@ -941,128 +941,406 @@ RaiseQuantizePass::delimitPerTensor(Operation *castOp, Operation *reduction,
 }
 
 
-/// A copy of a per-tensor quantizer region on a small input, when the
-/// region's meaning does not depend on the input's size: every tensor in it
-/// has the input's shape or is 0-d, and its ops are tensor.empty,
-/// linalg.fill, splat constants, and linalg.generic ops whose indexing maps
-/// are identities or map to a 0-d tensor (elementwise maps, full
-/// reductions, scalar steps) with bodies of scalar ops that do not read
-/// their position. Such a region computes, on any shape, an
-/// elementwise function of the input and of its full reductions, so the
-/// copy on [.., 4, 64] behaves as the original on every input of that
-/// shape. `x`, `data` and `amax` of the copy are returned in `map`.
+/// A copy of a quantizer region on an input with fewer rows (leading
+/// sizes), when the region's meaning does not depend on them: the check of a
+/// quantizer that reads the whole tensor (a per-tensor amax) evaluates the
+/// copy instead of every element of the original.
+///
+/// Each dimension of each tensor in the region is described by its factors
+/// in row-major order ("atoms"): a leading dimension of the input (which
+/// shrinks in the copy) or a fixed size. The input's dimensions are atoms of
+/// their own; linalg ops carry atoms through their indexing maps (dimension
+/// and constant results only), reshapes concatenate and split them (a fixed
+/// size splits, an input dimension does not), slices keep them where they
+/// take a whole dimension or every s-th element of one whose innermost
+/// fixed factor s divides. Any other tensor op, a body that reads its
+/// position into a result the region uses (linalg.index) or a tensor, a
+/// non-splat constant with a shrinking dimension, or two uses that disagree
+/// leaves no copy. Such a region computes on the copy what the original
+/// computes on the same rows: elementwise steps, reductions (over rows
+/// too), and reshapes that move rows as whole units. `x`, `data`, `scales`
+/// and `amax` of the copy are returned in `map`.
 struct SmallCopy {
   OwningOpRef<ModuleOp> module;
   IRMapping map;
+  SmallVector<int64_t> shape; ///< The copy's input shape.
 };
-FailureOr<SmallCopy> copyOnSmallInput(const Candidate &c) {
+
+std::string sizeDependence(const llvm::SetVector<Operation *> &region);
+
+/// One factor of a dimension: input dimension `dim` (shrinking) or a fixed
+/// `size` (dim < 0).
+struct Atom {
+  int64_t dim, size;
+  bool operator==(const Atom &o) const { return dim == o.dim && size == o.size; }
+};
+using Atoms = SmallVector<Atom, 2>;
+using DimAtoms = SmallVector<Atoms, 4>;
+
+/// `a` with unit fixed factors dropped and adjacent fixed factors merged.
+Atoms canonical(ArrayRef<Atom> a) {
+  Atoms out;
+  for (Atom t : a) {
+    if (t.dim < 0 && t.size == 1)
+      continue;
+    if (t.dim < 0 && !out.empty() && out.back().dim < 0)
+      out.back().size *= t.size;
+    else
+      out.push_back(t);
+  }
+  return out;
+}
+
+bool hasInputDim(ArrayRef<Atom> a) {
+  return llvm::any_of(a, [](Atom t) { return t.dim >= 0; });
+}
+
+/// Splits `src` (one dimension's factors) into dimensions of `sizes`.
+FailureOr<DimAtoms> splitAtoms(Atoms src, ArrayRef<int64_t> sizes) {
+  DimAtoms out;
+  size_t i = 0;
+  for (int64_t s : sizes) {
+    Atoms d;
+    int64_t rem = s;
+    while (rem > 1) {
+      if (i >= src.size())
+        return failure();
+      Atom &h = src[i];
+      if (rem % h.size == 0) {
+        d.push_back(h);
+        rem /= h.size;
+        ++i;
+      } else if (h.dim < 0 && h.size % rem == 0) {
+        d.push_back({-1, rem});
+        h.size /= rem;
+        rem = 1;
+      } else {
+        return failure();
+      }
+    }
+    out.push_back(canonical(d));
+  }
+  if (i != src.size())
+    return failure();
+  return out;
+}
+
+FailureOr<SmallCopy> copyOnSmallInput(const Candidate &c, bool shrinkLast,
+                                      std::string &failure_) {
+  auto fail = [&](const Twine &why) {
+    failure_ = why.str();
+    return failure();
+  };
   auto xType = cast<RankedTensorType>(c.x.getType());
   const int64_t rank = xType.getRank();
-  if (rank < 1)
-    return failure();
+  if (rank < 1 || !xType.hasStaticShape())
+    return fail("the input has no static shape");
   SmallVector<int64_t> small(rank, 1);
-  small[rank - 1] = 64;
+  if (shrinkLast)
+    small[rank - 1] = 64;
+  else
+    small[rank - 1] = xType.getShape().back();
   if (rank >= 2)
     small[rank - 2] = 4;
-  auto shrink = [&](Type t) -> Type {
-    auto rt = dyn_cast<RankedTensorType>(t);
-    if (!rt || rt.getRank() == 0)
-      return t;
-    if (rt.getShape() != xType.getShape())
-      return Type();
-    return RankedTensorType::get(small, rt.getElementType());
+  for (int64_t d = 0; d < rank; ++d)
+    small[d] = std::min(small[d], xType.getDimSize(d));
+
+  // The ops to copy: the region and the constant-like ops it reads.
+  llvm::SetVector<Operation *> ops(c.region.begin(), c.region.end());
+  for (size_t i = 0; i < ops.size(); ++i)
+    for (Value v : readValues(ops[i]))
+      if (Operation *def = v.getDefiningOp())
+        if (v != c.x && !ops.contains(def)) {
+          if (def->getBlock() != c.region.front()->getBlock())
+            return fail("the region reads a value defined elsewhere");
+          ops.insert(def);
+        }
+  SmallVector<Operation *> order(ops.begin(), ops.end());
+  llvm::sort(order, [](Operation *a, Operation *b) {
+    return a->getBlock() == b->getBlock() ? a->isBeforeInBlock(b) : a < b;
+  });
+
+  // The factors of every tensor dimension, to a fixed point.
+  DenseMap<Value, DimAtoms> atoms;
+  {
+    DimAtoms in;
+    for (int64_t d = 0; d < rank; ++d) {
+      bool shrinks = (d < rank - 1 || shrinkLast) && xType.getDimSize(d) > 1;
+      in.push_back(canonical({shrinks ? Atom{d, xType.getDimSize(d)}
+                                      : Atom{-1, xType.getDimSize(d)}}));
+    }
+    atoms[c.x] = in;
+  }
+  bool changed = true, conflict = false;
+  auto known = [&](Value v) -> const DimAtoms * {
+    auto it = atoms.find(v);
+    return it == atoms.end() ? nullptr : &it->second;
+  };
+  auto assign = [&](Value v, DimAtoms a) {
+    if (const DimAtoms *k = known(v)) {
+      conflict |= *k != a;
+      return;
+    }
+    atoms[v] = std::move(a);
+    changed = true;
+  };
+  auto fixedAtoms = [](Value v) {
+    DimAtoms a;
+    for (int64_t s : cast<RankedTensorType>(v.getType()).getShape())
+      a.push_back(canonical({Atom{-1, s}}));
+    return a;
+  };
+  auto tensors = [](ValueRange vs) {
+    SmallVector<Value> out;
+    for (Value v : vs)
+      if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+        if (t.getRank() > 0)
+          out.push_back(v);
+    return out;
+  };
+  std::string unsupported;
+  for (unsigned iter = 0; changed && !conflict && iter < 64; ++iter) {
+    changed = false;
+    for (Operation *op : order) {
+      if (auto l = dyn_cast<linalg::LinalgOp>(op)) {
+        // Loop dimensions' factors from any operand or result known.
+        SmallVector<std::optional<Atoms>> loops(l.getNumLoops());
+        SmallVector<std::pair<Value, AffineMap>> views;
+        for (OpOperand &o : op->getOpOperands())
+          if (isa<RankedTensorType>(o.get().getType()))
+            views.push_back({o.get(), l.getMatchingIndexingMap(&o)});
+        for (auto [r, init] : llvm::zip(op->getResults(), l.getDpsInitsMutable()))
+          views.push_back({r, l.getMatchingIndexingMap(&init)});
+        for (auto [v, m] : views) {
+          const DimAtoms *k = known(v);
+          if (!k)
+            continue;
+          for (auto [p, e] : llvm::enumerate(m.getResults())) {
+            if (auto d = dyn_cast<AffineDimExpr>(e)) {
+              auto &slot = loops[d.getPosition()];
+              if (!slot)
+                slot = (*k)[p];
+              else
+                conflict |= *slot != (*k)[p];
+            } else if (!isa<AffineConstantExpr>(e) || hasInputDim((*k)[p])) {
+              unsupported = "an indexing map other than dimensions and "
+                            "constants over the input's rows";
+            }
+          }
+        }
+        for (auto [v, m] : views) {
+          DimAtoms a;
+          bool all = true;
+          auto shape = cast<RankedTensorType>(v.getType()).getShape();
+          for (auto [p, e] : llvm::enumerate(m.getResults())) {
+            auto d = dyn_cast<AffineDimExpr>(e);
+            if (d && loops[d.getPosition()]) {
+              a.push_back(*loops[d.getPosition()]);
+            } else if (!d) {
+              a.push_back(canonical({Atom{-1, shape[p]}}));
+            } else {
+              all = false;
+            }
+          }
+          if (all && !m.getResults().empty())
+            assign(v, a);
+        }
+        continue;
+      }
+      if (auto e = dyn_cast<tensor::ExpandShapeOp>(op)) {
+        if (const DimAtoms *k = known(e.getSrc())) {
+          DimAtoms a(e.getResultType().getRank());
+          auto outShape = e.getResultType().getShape();
+          for (auto [i, group] : llvm::enumerate(e.getReassociationIndices())) {
+            SmallVector<int64_t> sizes;
+            for (int64_t d : group)
+              sizes.push_back(outShape[d]);
+            FailureOr<DimAtoms> parts = splitAtoms((*k)[i], sizes);
+            if (failed(parts)) {
+              unsupported = "a reshape that splits the input's rows";
+              break;
+            }
+            for (auto [d, p] : llvm::zip(group, *parts))
+              a[d] = p;
+          }
+          if (unsupported.empty())
+            assign(e.getResult(), a);
+        }
+        continue;
+      }
+      if (auto cs = dyn_cast<tensor::CollapseShapeOp>(op)) {
+        if (const DimAtoms *k = known(cs.getSrc())) {
+          DimAtoms a;
+          for (const ReassociationIndices &group :
+               cs.getReassociationIndices()) {
+            Atoms joined;
+            for (int64_t d : group)
+              joined.append((*k)[d]);
+            a.push_back(canonical(joined));
+          }
+          assign(cs.getResult(), a);
+        }
+        continue;
+      }
+      if (isa<tensor::CastOp, tensor::BitcastOp>(op)) {
+        if (const DimAtoms *k = known(op->getOperand(0)))
+          assign(op->getResult(0), *k);
+        else if (const DimAtoms *r = known(op->getResult(0)))
+          assign(op->getOperand(0), *r);
+        continue;
+      }
+      if (auto s = dyn_cast<tensor::ExtractSliceOp>(op)) {
+        const DimAtoms *k = known(s.getSource());
+        if (!k)
+          continue;
+        if (!s.getOffsets().empty() || !s.getSizes().empty() ||
+            !s.getStrides().empty()) {
+          unsupported = "a slice with dynamic offsets, sizes or strides";
+          continue;
+        }
+        llvm::SmallBitVector dropped = s.getDroppedDims();
+        auto srcShape = s.getSourceType().getShape();
+        DimAtoms a;
+        for (int64_t d = 0; d < s.getSourceType().getRank(); ++d) {
+          int64_t off = s.getStaticOffsets()[d], size = s.getStaticSizes()[d],
+                  stride = s.getStaticStrides()[d];
+          Atoms src = (*k)[d];
+          Atoms res;
+          if (!hasInputDim(src)) {
+            res = canonical({Atom{-1, size}});
+          } else if (off == 0 && stride == 1 && size == srcShape[d]) {
+            res = src;
+          } else if (stride > 1 && off < stride && src.back().dim < 0 &&
+                     src.back().size % stride == 0 &&
+                     size * stride == srcShape[d]) {
+            res = src;
+            res.back().size /= stride;
+            res = canonical(res);
+          } else {
+            unsupported = "a slice of part of the input's rows";
+            break;
+          }
+          if (!dropped.test(d))
+            a.push_back(res);
+        }
+        if (unsupported.empty())
+          assign(s.getResult(), a);
+        continue;
+      }
+      // Constants, empty tensors and any other op: every tensor it reads or
+      // makes has a size of its own.
+      for (Value v : tensors(op->getOperands())) {
+        if (const DimAtoms *k = known(v))
+          if (llvm::any_of(*k, [](const Atoms &a) { return hasInputDim(a); }))
+            unsupported = "'" + op->getName().getStringRef().str() +
+                          "' reads the input's rows";
+      }
+      if (!isa<arith::ConstantOp, tensor::EmptyOp>(op))
+        for (Value v : tensors(op->getResults()))
+          assign(v, fixedAtoms(v));
+    }
+    if (!unsupported.empty())
+      return fail(unsupported);
+  }
+  if (conflict)
+    return fail("two uses of a value disagree on its rows");
+
+  // A body that reads its position into a result the region uses, or a
+  // tensor, is not the same function on fewer rows.
+  for (Operation *op : order) {
+    auto l = dyn_cast<linalg::LinalgOp>(op);
+    if (!l)
+      continue;
+    bool tensorRead = false;
+    op->walk([&](Operation *inner) {
+      if (inner != op && llvm::any_of(inner->getOperandTypes(),
+                                      llvm::IsaPred<ShapedType>))
+        tensorRead = true;
+    });
+    if (tensorRead)
+      return fail("a body reads a tensor");
+    llvm::SetVector<Operation *> one;
+    one.insert(op);
+    if (!sizeDependence(one).empty())
+      return fail("a body reads its position (linalg.index)");
+  }
+
+  // The copy's types.
+  auto newType = [&](Value v) -> Type {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || t.getRank() == 0)
+      return v.getType();
+    const DimAtoms *k = known(v);
+    if (!k)
+      return v.getType(); // Unconstrained: its own size.
+    SmallVector<int64_t> shape;
+    for (const Atoms &a : *k) {
+      int64_t n = 1;
+      for (Atom t : a)
+        n *= t.dim >= 0 ? small[t.dim] : t.size;
+      shape.push_back(n);
+    }
+    return RankedTensorType::get(shape, t.getElementType(), t.getEncoding());
   };
   MLIRContext *ctx = c.x.getContext();
   Location loc = c.x.getLoc();
   SmallCopy copy;
+  copy.shape = small;
   copy.module = ModuleOp::create(loc);
   OpBuilder b(ctx);
   b.setInsertionPointToEnd(copy.module->getBody());
-  auto fn = func::FuncOp::create(
-      b, loc, "small", b.getFunctionType({shrink(xType)}, {}));
+  auto fn = func::FuncOp::create(b, loc, "small",
+                                 b.getFunctionType({newType(c.x)}, {}));
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToEnd(entry);
   copy.map.map(c.x, entry->getArgument(0));
-  SmallVector<Operation *> ops(c.region.begin(), c.region.end());
-  llvm::sort(ops, [](Operation *a, Operation *b) {
-    return a->getBlock() == b->getBlock() ? a->isBeforeInBlock(b) : a < b;
-  });
-  // Constant-like values the region reads (constants, empty tensors, fills
-  // of constants; captured by bodies or as operands), copied on demand.
-  std::function<LogicalResult(Value)> copyConstant = [&](Value v) -> LogicalResult {
-    if (copy.map.contains(v))
-      return success();
-    Operation *def = v.getDefiningOp();
-    if (!def)
-      return failure();
-    if (auto k = dyn_cast<arith::ConstantOp>(def)) {
-      Type t = shrink(k.getType());
-      if (!t)
-        return failure();
+  for (Operation *op : order) {
+    for (Value v : readValues(op))
+      if (!copy.map.contains(v))
+        return fail("the region reads a value it does not compute");
+    Operation *clone = nullptr;
+    if (auto k = dyn_cast<arith::ConstantOp>(op)) {
+      Type t = newType(k.getResult());
       Attribute value = k.getValue();
       if (t != k.getType()) {
         auto dense = dyn_cast<DenseElementsAttr>(value);
         if (!dense || !dense.isSplat())
-          return failure();
+          return fail("a constant that is not a splat has the input's rows");
         value = dense.resizeSplat(cast<ShapedType>(t));
       }
-      copy.map.map(v, arith::ConstantOp::create(b, loc, cast<TypedAttr>(value))
-                          .getResult());
-      return success();
-    }
-    if (!isa<tensor::EmptyOp, linalg::FillOp>(def))
-      return failure();
-    for (Value operand : def->getOperands())
-      if (failed(copyConstant(operand)))
-        return failure();
-    Operation *clone = b.clone(*def, copy.map);
-    for (auto [old, neu] : llvm::zip(def->getResults(), clone->getResults())) {
-      Type t = shrink(old.getType());
-      if (!t)
-        return failure();
-      neu.setType(t);
-    }
-    return success();
-  };
-  for (Operation *op : ops) {
-    for (Value v : readValues(op))
-      if (!copy.map.contains(v) && !(v.getDefiningOp() &&
-                                     c.region.contains(v.getDefiningOp())) &&
-          failed(copyConstant(v)))
-        return failure();
-    if (isa<arith::ConstantOp, tensor::EmptyOp, linalg::FillOp>(op)) {
-      if (failed(copyConstant(op->getResult(0))))
-        return failure();
-      continue;
-    }
-    if (auto g = dyn_cast<linalg::GenericOp>(op)) {
-      for (AffineMap m : g.getIndexingMapsArray())
-        if (!m.isIdentity() && m.getNumResults() != 0)
-          return failure();
-      // A body that reads its position (linalg.index) or another tensor
-      // (tensor.extract) is not the same function on another shape.
-      bool positional = false;
-      g.getRegion().walk([&](Operation *inner) {
-        positional = positional || isa<linalg::IndexOp>(inner) ||
-                     llvm::any_of(inner->getOperandTypes(),
-                                  llvm::IsaPred<ShapedType>);
-      });
-      if (positional)
-        return failure();
+      clone = arith::ConstantOp::create(b, loc, cast<TypedAttr>(value));
+    } else if (auto e = dyn_cast<tensor::ExpandShapeOp>(op)) {
+      clone = tensor::ExpandShapeOp::create(b, e.getLoc(),
+                                            newType(e.getResult()),
+                                            copy.map.lookup(e.getSrc()),
+                                            e.getReassociationIndices());
+    } else if (auto s = dyn_cast<tensor::ExtractSliceOp>(op)) {
+      auto rt = cast<RankedTensorType>(newType(s.getResult()));
+      llvm::SmallBitVector dropped = s.getDroppedDims();
+      SmallVector<OpFoldResult> sizes;
+      for (int64_t d = 0, r = 0; d < s.getSourceType().getRank(); ++d)
+        sizes.push_back(b.getIndexAttr(dropped.test(d) ? 1
+                                                       : rt.getDimSize(r++)));
+      clone = tensor::ExtractSliceOp::create(
+          b, s.getLoc(), rt, copy.map.lookup(s.getSource()),
+          s.getMixedOffsets(), sizes, s.getMixedStrides());
     } else {
-      return failure();
+      clone = b.clone(*op, copy.map);
+      for (auto [old, neu] : llvm::zip(op->getResults(), clone->getResults()))
+        neu.setType(newType(old));
     }
-    Operation *clone = b.clone(*op, copy.map);
-    for (auto [old, neu] : llvm::zip(op->getResults(), clone->getResults())) {
-      Type t = shrink(old.getType());
-      if (!t)
-        return failure();
-      neu.setType(t);
-    }
+    for (auto [old, neu] : llvm::zip(op->getResults(), clone->getResults()))
+      copy.map.map(old, neu);
   }
   func::ReturnOp::create(b, loc);
-  if (!copy.map.contains(c.data) || !copy.map.contains(c.amax))
-    return failure();
+  for (Value v : {c.data, c.scales, c.amax})
+    if (v && !copy.map.contains(v))
+      return fail("the quantizer's results are not in its region");
+  {
+    ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });
+    if (failed(verify(*copy.module)))
+      return fail("the copy on fewer rows does not verify");
+  }
   return copy;
 }
 
@@ -1071,7 +1349,8 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
   MLIRContext *ctx = &getContext();
   // The check runs on a copy of the region on a small input where the
   // region's meaning does not depend on the size, else on the region itself.
-  FailureOr<SmallCopy> small = copyOnSmallInput(c);
+  std::string noCopy;
+  FailureOr<SmallCopy> small = copyOnSmallInput(c, /*shrinkLast=*/true, noCopy);
   Value xv = succeeded(small) ? small->map.lookup(c.x) : c.x;
   Value dataV = succeeded(small) ? small->map.lookup(c.data) : c.data;
   Value amaxV = succeeded(small) ? small->map.lookup(c.amax) : c.amax;
@@ -1083,8 +1362,9 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
     why = {"unsupported shape",
            llvm::formatv("the exactness check of a per-tensor quantizer "
                          "evaluates every element (the amax reads them all): "
-                         "{0} elements exceed its limit of {1}",
-                         n, kPerTensorLimit)
+                         "{0} elements exceed its limit of {1}, and it has no "
+                         "copy on fewer rows: {2}",
+                         n, kPerTensorLimit, noCopy)
                .str()};
     return failure();
   }
@@ -1231,24 +1511,42 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
 FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
                                                        Decline &why) {
   MLIRContext *ctx = &getContext();
-  auto xType = cast<RankedTensorType>(c.x.getType());
-  auto dType = cast<RankedTensorType>(c.data.getType());
-  auto sType = cast<RankedTensorType>(c.scales.getType());
+  // The values checked: the region's, or (NVFP4 on a large input) those of
+  // its copy on fewer rows.
+  Value xv = c.x, dataV = c.data, scalesV = c.scales, amaxV = c.amax;
+  auto xType = cast<RankedTensorType>(xv.getType());
   int64_t cols = xType.getShape().back();
   int64_t rows = xType.getNumElements() / cols;
   // NVFP4's per-tensor scale reads every element: its check evaluates the
-  // whole tensor, as the per-tensor FP8 check does.
+  // whole tensor, as the per-tensor FP8 check does; a large one, on a copy
+  // with fewer rows.
   const int64_t B = c.nvfp4 ? 16 : 32;
   int64_t nb = (cols + B - 1) / B;
+  FailureOr<SmallCopy> small = failure();
   if (c.nvfp4 && rows * cols > kPerTensorLimit) {
-    why = {"unsupported shape",
-           llvm::formatv("the exactness check of an NVFP4 quantizer "
-                         "evaluates every element (its per-tensor scale reads "
-                         "them all): {0} elements exceed its limit of {1}",
-                         rows * cols, kPerTensorLimit)
-               .str()};
-    return failure();
+    std::string noCopy;
+    small = copyOnSmallInput(c, /*shrinkLast=*/false, noCopy);
+    if (succeeded(small) && cols * 4 > kPerTensorLimit)
+      noCopy = llvm::formatv("a row of {0} elements is too long", cols).str();
+    if (failed(small) || cols * 4 > kPerTensorLimit) {
+      why = {"unsupported shape",
+             llvm::formatv("the exactness check of an NVFP4 quantizer "
+                           "evaluates every element (its per-tensor scale "
+                           "reads them all): {0} elements exceed its limit of "
+                           "{1}, and it has no copy on fewer rows: {2}",
+                           rows * cols, kPerTensorLimit, noCopy)
+                 .str()};
+      return failure();
+    }
+    xv = small->map.lookup(c.x);
+    dataV = small->map.lookup(c.data);
+    scalesV = small->map.lookup(c.scales);
+    amaxV = c.amax ? small->map.lookup(c.amax) : Value();
+    xType = cast<RankedTensorType>(xv.getType());
+    rows = xType.getNumElements() / cols;
   }
+  auto dType = cast<RankedTensorType>(dataV.getType());
+  auto sType = cast<RankedTensorType>(scalesV.getType());
 
   // Sampled rows, and the columns compared (every column of narrow rows,
   // the first and last 1024 of wide ones; NVFP4: everything).
@@ -1276,7 +1574,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
   std::vector<uint64_t> probe;
   TensorEvaluator eval(
       [&](Value v, ArrayRef<int64_t> index, EvalScalar &out) {
-        if (v != c.x)
+        if (v != xv)
           return false;
         int64_t linear = TensorEvaluator::linearize(index, xType.getShape());
         auto it = slotOf.find(linear / cols);
@@ -1375,19 +1673,19 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
     std::vector<EvalScalar> irData(srows * dataCols), irScales(srows * nb);
     for (int64_t s = 0; s < srows; ++s) {
       for (int64_t col : compared)
-        if (!evalAt(c.data, dataShape, sampled[s] * dataCols + col, "data",
+        if (!evalAt(dataV, dataShape, sampled[s] * dataCols + col, "data",
                     irData[s * dataCols + col]))
           return failure();
       for (int64_t b = 0; b < nb; ++b)
-        if (!evalAt(c.scales, scaleShape, sampled[s] * nb + b, "scales",
+        if (!evalAt(scalesV, scaleShape, sampled[s] * nb + b, "scales",
                     irScales[s * nb + b]))
           return failure();
     }
     std::optional<double> irAmax;
-    if (c.amax) {
+    if (amaxV) {
       EvalScalar e;
-      auto aType = cast<RankedTensorType>(c.amax.getType());
-      if (!evalAt(c.amax, aType.getShape(), 0, "tensor amax", e))
+      auto aType = cast<RankedTensorType>(amaxV.getType());
+      if (!evalAt(amaxV, aType.getShape(), 0, "tensor amax", e))
         return failure();
       auto ft = dyn_cast<FloatType>(aType.getElementType());
       if (!e.poison && ft)

@@ -45,6 +45,10 @@
 
 /// Larger than the exactness check evaluates on the real shape, with a
 /// reshape that keeps it from being checked on a small copy: declined.
+// CHECK-LABEL: func.func @per_tensor_flat_amax_large
+//       CHECK: fusion.quantize %{{.*}} as quant<fp8_e4m3, rowwise, epsilon = 1.0e-12>
+//       CHECK: return
+
 // CHECK-LABEL: func.func @negative_per_tensor_too_large
 //   CHECK-NOT: fusion.quantize
 //       CHECK: return
@@ -928,7 +932,7 @@ module {
       linalg.yield %s : f32
     } -> tensor<f32>
     %e1 = tensor.empty() : tensor<2048x4096xf8E4M3FN>
-    // expected-remark @below {{Reason="unsupported shape", Remark="the exactness check of a per-tensor quantizer evaluates every element (the amax reads them all): 8388608 elements exceed its limit of 262144"}}
+    // expected-remark @below {{Reason="unsupported shape", Remark="the exactness check of a per-tensor quantizer evaluates every element (the amax reads them all): 8388608 elements exceed its limit of 262144, and it has no copy on fewer rows: a body reads its position (linalg.index)"}}
     %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %scale : tensor<2048x4096xf32>, tensor<f32>) outs(%e1 : tensor<2048x4096xf8E4M3FN>) {
     ^bb0(%in: f32, %s: f32, %out: f8E4M3FN):
       %col = linalg.index 1 : index
@@ -947,9 +951,9 @@ module {
     return %q, %scale : tensor<2048x4096xf8E4M3FN>, tensor<f32>
   }
 
-  // Past the exactness check's limit, and not checkable on a small copy (the
-  // amax reads a reshape of the input): declined with the reason.
-  func.func @negative_per_tensor_too_large(%x: tensor<512x513xf32>) -> (tensor<512x513xf8E4M3FN>, tensor<f32>) {
+  // Past the exactness check's limit, its amax over a flattened input: the
+  // reshape keeps rows whole, so the check runs on a copy with 4 rows.
+  func.func @per_tensor_flat_amax_large(%x: tensor<512x513xf32>) -> (tensor<512x513xf8E4M3FN>, tensor<f32>) {
     %ninf = arith.constant 0xFF800000 : f32
     %e0 = tensor.empty() : tensor<f32>
     %init = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
@@ -969,7 +973,45 @@ module {
       linalg.yield %s : f32
     } -> tensor<f32>
     %e1 = tensor.empty() : tensor<512x513xf8E4M3FN>
-    // expected-remark @below {{Reason="unsupported shape", Remark="the exactness check of a per-tensor quantizer evaluates every element (the amax reads them all): 262656 elements exceed its limit of 262144"}}
+    // expected-remark @below {{Remark="raised to fusion.quantize #fusion.quant<fp8_e4m3, rowwise, epsilon = 1.0e-12> (assuming finite inputs)"}}
+    %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %scale : tensor<512x513xf32>, tensor<f32>) outs(%e1 : tensor<512x513xf8E4M3FN>) {
+    ^bb0(%in: f32, %s: f32, %out: f8E4M3FN):
+      %y = arith.mulf %in, %s : f32
+      %lo = arith.constant -448.0 : f32
+      %hi = arith.constant 448.0 : f32
+      %c0 = arith.maximumf %y, %lo : f32
+      %c1 = arith.minimumf %c0, %hi : f32
+      %t = arith.truncf %c1 : f32 to f8E4M3FN
+      linalg.yield %t : f8E4M3FN
+    } -> tensor<512x513xf8E4M3FN>
+    return %q, %scale : tensor<512x513xf8E4M3FN>, tensor<f32>
+  }
+
+  // Past the exactness check's limit, and not checkable on a copy with fewer
+  // rows (the amax reads a reshape of the input that splits its rows):
+  // declined with the reason.
+  func.func @negative_per_tensor_too_large(%x: tensor<512x513xf32>) -> (tensor<512x513xf8E4M3FN>, tensor<f32>) {
+    %ninf = arith.constant 0xFF800000 : f32
+    %e0 = tensor.empty() : tensor<f32>
+    %init = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+    %flat = tensor.collapse_shape %x [[0, 1]] : tensor<512x513xf32> into tensor<262656xf32>
+    %re = tensor.expand_shape %flat [[0, 1]] output_shape [513, 512] : tensor<262656xf32> into tensor<513x512xf32>
+    %amax = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%re : tensor<513x512xf32>) outs(%init : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %a = math.absf %in : f32
+      %m = arith.maximumf %a, %out : f32
+      linalg.yield %m : f32
+    } -> tensor<f32>
+    %scale = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []} ins(%amax : tensor<f32>) outs(%e0 : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %c448 = arith.constant 448.0 : f32
+      %eps = arith.constant 1.0e-12 : f32
+      %g = arith.maximumf %in, %eps : f32
+      %s = arith.divf %c448, %g : f32
+      linalg.yield %s : f32
+    } -> tensor<f32>
+    %e1 = tensor.empty() : tensor<512x513xf8E4M3FN>
+    // expected-remark @below {{Reason="unsupported shape", Remark="the exactness check of a per-tensor quantizer evaluates every element (the amax reads them all): 262656 elements exceed its limit of 262144, and it has no copy on fewer rows: a reshape that splits the input's rows"}}
     %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %scale : tensor<512x513xf32>, tensor<f32>) outs(%e1 : tensor<512x513xf8E4M3FN>) {
     ^bb0(%in: f32, %s: f32, %out: f8E4M3FN):
       %y = arith.mulf %in, %s : f32
