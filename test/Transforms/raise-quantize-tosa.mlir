@@ -1,5 +1,8 @@
 // RUN: fusion-opt %s --fusion-raise-quantize --remarks-filter=fusion -verify-diagnostics -o /dev/null
 // RUN: not fusion-opt %s --fusion-pipeline -o /dev/null 2>&1 | FileCheck %s
+// NOT-A-PROGRAM for test/Pipeline/every-program.test: TOSA is not an input
+// dialect of the pipeline (linalg, arith, math, tensor, func); the error is
+// checked here.
 
 // TOSA's MX cast (TOSA 1.1, EXT_MXFP) parses on LLVM 22 but has no lowering
 // there, and its numerics are not checked against the runtime's quantizers
