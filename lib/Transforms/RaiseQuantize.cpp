@@ -79,6 +79,10 @@ struct Candidate {
   /// them and the IR's amax pass goes; else (readers that are checks only)
   /// they keep reading the IR's values.
   bool readByNonCheck = false; ///< Some reader is more than a check.
+  /// Which layouts the scales' element count allows: compact [rows, nb], or
+  /// swizzled (torchao's to_blocked, cuBLAS's 128x4 tiles: [rup(rows,
+  /// 128), rup(nb, 4)], flattened or not). Both when the counts agree.
+  bool compactScales = true, swizzledScales = false;
   llvm::SetVector<Operation *> region;
 };
 
@@ -759,6 +763,10 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
   int64_t scaleCount = rows * ((cols + 31) / 32);
   // Packed FP4 codes with e4m3 scales over blocks of 16: NVFP4.
   int64_t nvScaleCount = rows * ((cols + 15) / 16);
+  // The same, swizzled (padded to 128-row by 4-block tiles).
+  auto rup = [](int64_t a, int64_t m) { return (a + m - 1) / m * m; };
+  int64_t swzCount = rup(rows, 128) * rup((cols + 31) / 32, 4);
+  int64_t nvSwzCount = rup(rows, 128) * rup((cols + 15) / 16, 4);
   llvm::SetVector<Operation *> derived(c.region.begin(), c.region.end());
   SmallVector<Operation *> work;
   for (Operation *op : c.region)
@@ -789,11 +797,13 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
       if (r == c.data)
         continue;
       Type et = elementTypeOf(r);
+      const int64_t n = numElements(r);
       const bool mxScales =
-          numElements(r) == scaleCount && et &&
+          (n == scaleCount || n == swzCount) && et &&
           (isa<Float8E8M0FNUType>(et) || et.isInteger(8));
-      const bool nvScales = c.packedFp4 && numElements(r) == nvScaleCount &&
-                            et && isa<Float8E4M3FNType>(et);
+      const bool nvScales = c.packedFp4 &&
+                            (n == nvScaleCount || n == nvSwzCount) && et &&
+                            isa<Float8E4M3FNType>(et);
       if (!mxScales && !nvScales)
         continue;
       bool escapes = llvm::any_of(r.getUsers(), [&](Operation *u) {
@@ -804,6 +814,29 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
         nvfp4Scales.push_back(nvScales);
       }
     }
+  if (scaleCandidates.empty() && !c.packedFp4) {
+    // Float scales, one per row or per group of a row: FP8 rowwise
+    // (torchao's axiswise) or 1x128 token groups (DeepSeek-V3).
+    for (Operation *op : derived)
+      for (Value r : op->getResults()) {
+        auto ft = dyn_cast_or_null<FloatType>(elementTypeOf(r));
+        int64_t n = numElements(r);
+        if (r == c.data || !ft || ft.getWidth() < 16 || n <= 0 ||
+            n % rows != 0 || cols % (n / rows) != 0 || n >= rows * cols ||
+            llvm::all_of(r.getUsers(),
+                         [&](Operation *u) { return derived.contains(u); }))
+          continue;
+        why = {"unsupported format",
+               llvm::formatv("the scales are {0} {1} values, one per {2} "
+                             "elements of a row (FP8 with per-row or "
+                             "per-group scales: torchao's rowwise recipe, "
+                             "1x128 token groups), which no runtime format "
+                             "has",
+                             n, ft, cols / (n / rows))
+                   .str()};
+        return failure();
+      }
+  }
   if (scaleCandidates.size() != 1) {
     why = {"no scale output",
            scaleCandidates.empty()
@@ -819,6 +852,10 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
   }
   c.scales = scaleCandidates.front();
   c.nvfp4 = nvfp4Scales.front();
+  c.compactScales =
+      numElements(c.scales) == (c.nvfp4 ? nvScaleCount : scaleCount);
+  c.swizzledScales =
+      numElements(c.scales) == (c.nvfp4 ? nvSwzCount : swzCount);
   if (failed(backwardSlice({c.scales}, c.x, c.region, constMemo, stray))) {
     why = {"no quantizer input", "the scales read a value other than the "
                                  "quantizer's input"};
@@ -1628,6 +1665,29 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
             base.getTensorScaling(), zero, base.getEpsilon(),
             base.getPow2Scale(), base.getRecipe()));
       }
+  // Each in the scale layouts the scales' size allows.
+  {
+    SmallVector<QuantSchemeAttr> laid;
+    for (QuantSchemeAttr s : schemes)
+      for (ScaleLayout layout : {ScaleLayout::compact, ScaleLayout::swizzled})
+        if (layout == ScaleLayout::compact ? c.compactScales
+                                           : c.swizzledScales)
+          laid.push_back(QuantSchemeAttr::get(
+              ctx, s.getFormat(), s.getDirection(), s.getBlockRows(),
+              s.getBlockCols(), s.getRounding(), s.getNanPolicy(),
+              s.getColwiseLayout(), layout, s.getElemRounding(),
+              s.getTensorScaling(), s.getZeroScale(), s.getEpsilon(),
+              s.getPow2Scale(), s.getRecipe()));
+    schemes = std::move(laid);
+  }
+  // Swizzled: the byte of (row r, block b) in the [rup(rows, 128),
+  // rup(nb, 4)] tiles, and the padding, which must be 0.
+  const int64_t paddedRows = (rows + 127) / 128 * 128;
+  const int64_t paddedBlocks = (nb + 3) / 4 * 4;
+  auto swizzled = [&](int64_t r, int64_t b) {
+    return ((r / 128) * (paddedBlocks / 4) + b / 4) * 512 + (r % 32) * 16 +
+           ((r % 128) / 32) * 4 + b % 4;
+  };
   SmallVector<Mismatch> mismatch(schemes.size());
   SmallVector<bool> alive(schemes.size(), true);
   // NVFP4: whether the IR's tensor amax equals the runtime's on every probe.
@@ -1670,16 +1730,48 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
       out = *e;
       return true;
     };
-    std::vector<EvalScalar> irData(srows * dataCols), irScales(srows * nb);
+    std::vector<EvalScalar> irData(srows * dataCols), irScales(srows * nb),
+        irSwizzled(srows * nb);
     for (int64_t s = 0; s < srows; ++s) {
       for (int64_t col : compared)
         if (!evalAt(dataV, dataShape, sampled[s] * dataCols + col, "data",
                     irData[s * dataCols + col]))
           return failure();
-      for (int64_t b = 0; b < nb; ++b)
-        if (!evalAt(scalesV, scaleShape, sampled[s] * nb + b, "scales",
+      for (int64_t b = 0; b < nb; ++b) {
+        if (c.compactScales &&
+            !evalAt(scalesV, scaleShape, sampled[s] * nb + b, "scales",
                     irScales[s * nb + b]))
           return failure();
+        if (c.swizzledScales &&
+            !evalAt(scalesV, scaleShape, swizzled(sampled[s], b), "scales",
+                    irSwizzled[s * nb + b]))
+          return failure();
+      }
+    }
+    // The padding of swizzled scales: the blocks past nb of the sampled
+    // rows, and every block of the first and last padding row.
+    std::string badPadding;
+    if (c.swizzledScales) {
+      SmallVector<std::pair<int64_t, int64_t>> pads;
+      for (int64_t r : sampled)
+        for (int64_t b = nb; b < paddedBlocks; ++b)
+          pads.push_back({r, b});
+      if (rows < paddedRows)
+        for (int64_t r : {rows, paddedRows - 1})
+          for (int64_t b = 0; b < paddedBlocks; ++b)
+            pads.push_back({r, b});
+      for (auto [r, b] : pads) {
+        EvalScalar e;
+        if (!evalAt(scalesV, scaleShape, swizzled(r, b), "scales", e))
+          return failure();
+        if (badPadding.empty() && (e.poison || (e.bits & 0xff) != 0))
+          badPadding = llvm::formatv(
+              "probe {0}: padding byte of row {1} block {2} of the swizzled "
+              "scales is {3} in the IR, 0x00 in the runtime",
+              kind, r, b,
+              e.poison ? std::string("undefined (poison)")
+                       : "0x" + hexByte(e.bits & 0xff));
+      }
     }
     std::optional<double> irAmax;
     if (amaxV) {
@@ -1726,9 +1818,12 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
                              ref.amax)
                    .str());
       }
+      const bool swz = scheme.getScaleLayout() == ScaleLayout::swizzled;
+      if (swz && !badPadding.empty())
+        note(badPadding);
       for (int64_t s = 0; s < srows; ++s) {
         for (int64_t b = 0; b < nb; ++b) {
-          EvalScalar e = irScales[s * nb + b];
+          EvalScalar e = (swz ? irSwizzled : irScales)[s * nb + b];
           uint8_t want = ref.scales[s * nb + b];
           if (e.poison || (e.bits & 0xff) != want)
             note(llvm::formatv(
@@ -1878,6 +1973,14 @@ QuantizeOp createRaisedQuantize(OpBuilder &b, const Candidate &c,
     input = reshapeTo(
         b, loc, input,
         RankedTensorType::get({1, xType.getShape()[0]}, xType.getElementType()));
+  // Swizzled scales tile a matrix: a static N-d input as [rows, N].
+  if (scheme.getScaleLayout() == ScaleLayout::swizzled &&
+      xType.getRank() > 2 && xType.hasStaticShape())
+    input = reshapeTo(b, loc, input,
+                      RankedTensorType::get({xType.getNumElements() /
+                                                 xType.getShape().back(),
+                                             xType.getShape().back()},
+                                            xType.getElementType()));
   std::string error;
   auto inType = cast<RankedTensorType>(input.getType());
   FailureOr<SmallVector<RankedTensorType, 6>> types = inferQuantResultTypes(
@@ -2444,6 +2547,11 @@ RaiseQuantizePass::findRaisableDynamic(
   std::string dep = sizeDependence(c.region);
   if (!dep.empty()) {
     why = {"unsupported shape", "dynamic sizes: " + dep};
+    return declineRegion();
+  }
+  if (f->scheme.getScaleLayout() == ScaleLayout::swizzled) {
+    why = {"unsupported shape", "dynamic sizes: swizzled scales (their "
+                                "padding depends on the sizes)"};
     return declineRegion();
   }
   f->candidate = std::move(c);

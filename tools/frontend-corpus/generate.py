@@ -34,6 +34,7 @@ from torch_mlir import fx
 from torch_mlir.compiler_utils import OutputType
 from torchao.prototype.mx_formats.config import ScaleCalculationMode as Mode
 from torchao.prototype.mx_formats.mx_tensor import to_mx
+from torchao.prototype.mx_formats.utils import to_blocked
 from torchao.prototype.mx_formats.nvfp4_tensor import (nvfp4_quantize,
                                                        per_tensor_amax_to_scale)
 from torchao.float8.float8_utils import tensor_to_scale, to_fp8_saturated
@@ -156,6 +157,50 @@ class ActNvfp4(torch.nn.Module):
         if self.return_scale:  # as NVFP4Tensor keeps it
             return data.view(torch.uint8), scales, pts
         return data.view(torch.uint8), scales
+
+
+class ActMxBlocked(torch.nn.Module):
+    """act(x) by torchao's to_mx, its scales swizzled by to_blocked (the
+    128x4-tile layout torch._scaled_mm and cuBLAS read, padded with 0);
+    N-d inputs as [rows, N] scales. nvfp4: nvfp4_quantize with a per-tensor
+    scale instead, its e4m3 scales swizzled the same way."""
+
+    def __init__(self, act, mode=Mode.RCEIL, nvfp4=False):
+        super().__init__()
+        self.act, self.mode, self.nvfp4 = act, mode, nvfp4
+
+    def forward(self, x):
+        y = self.act(x)
+        if self.nvfp4:
+            pts = per_tensor_amax_to_scale(torch.max(torch.abs(y)))
+            scale, data = nvfp4_quantize(y, block_size=16, per_tensor_scale=pts)
+            return data.view(torch.uint8), to_blocked(scale.view(-1, x.shape[-1] // 16))
+        scale, data = to_mx(y, torch.float8_e4m3fn, 32, self.mode)
+        return data, to_blocked(scale.view(-1, x.shape[-1] // 32))
+
+
+class Fp8Grouped(torch.nn.Module):
+    """FP8 with f32 scales per row (torchao.float8's rowwise / axiswise
+    recipe, group = N) or per 1x128 token group (DeepSeek-V3, vLLM's
+    per_token_group_quant_fp8 after SiLU·mul): no runtime format yet."""
+
+    def __init__(self, group=None, gated=False):
+        super().__init__()
+        self.group, self.gated = group, gated
+
+    def forward(self, x):
+        t, n = x.shape
+        if self.gated:
+            y = F.silu(x[:, : n // 2]) * x[:, n // 2:]
+        else:
+            y = F.silu(x)
+        y = y.float()
+        g = self.group or y.shape[-1]
+        blocks = y.reshape(t, y.shape[-1] // g, g)
+        amax = blocks.abs().amax(dim=-1, keepdim=True).clamp(min=1e-10)
+        scale = amax / 448.0
+        q = (blocks / scale).clamp(-448.0, 448.0).to(torch.float8_e4m3fn)
+        return q.reshape(t, -1), scale.reshape(t, -1)
 
 
 class SwigluMx(torch.nn.Module):
@@ -350,6 +395,19 @@ def programs():
     yield "silu_nvfp4_bf16_dyn", ActNvfp4(F.silu), (x((3, 32), bf),), rows
     yield "relu_mxfp4_floor_f32_dyn3d", ActMx4(F.relu, Mode.FLOOR), \
         (x((2, 3, 64), f32),), {"x": {0: torch.export.Dim("B", min=2, max=64)}}
+    # (New programs go last: the inputs of the others stay as drawn.)
+    # Swizzled scales (torchao's to_blocked), padded and not; a 3-D input;
+    # NVFP4. Squared ReLU. FP8 with f32 per-row / 1x128-group scales.
+    yield "silu_mxfp8_rceil_bf16_blocked", ActMxBlocked(F.silu), (x((4, 64), bf),)
+    yield "silu_mxfp8_rceil_bf16_blocked_128", ActMxBlocked(F.silu), \
+        (x((128, 128), bf),)
+    yield "gelu_mxfp8_floor_f32_blocked_3d", ActMxBlocked(F.gelu, Mode.FLOOR), \
+        (x((2, 3, 64), f32),)
+    yield "silu_nvfp4_bf16_blocked", ActMxBlocked(F.silu, nvfp4=True), \
+        (x((4, 64), bf),)
+    yield "relu2_mxfp8_rceil_bf16", ActMx(lambda v: F.relu(v) ** 2), (x((4, 64), bf),)
+    yield "silu_fp8_rowwise_bf16", Fp8Grouped(), (x((4, 64), bf),)
+    yield "swiglu_fp8_group128_bf16", Fp8Grouped(128, gated=True), (x((4, 512), bf),)
 
 
 def large_programs():
