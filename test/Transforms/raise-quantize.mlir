@@ -357,7 +357,7 @@ func.func @negative_plain_cast(%x: !x) -> !d {
 
 /// A dynamic number of rows is checked on a copy with 4 rows
 /// (raise-quantize-dynamic.mlir); this one returns its f32 row amax as the
-/// scale, no 8-bit scale tensor.
+/// scale (FP8 with per-row f32 scales), no 8-bit scale tensor.
 // CHECK-LABEL: func.func @negative_dynamic
 //   CHECK-NOT: fusion.quantize
 func.func @negative_dynamic(%x: tensor<?x32xf32>) -> (tensor<?x32xf8E4M3FN>, tensor<?xf32>) {
@@ -373,7 +373,7 @@ func.func @negative_dynamic(%x: tensor<?x32xf32>) -> (tensor<?x32xf8E4M3FN>, ten
       linalg.yield %m : f32
     }
   %i1 = tensor.empty(%n) : tensor<?x32xf8E4M3FN>
-  // expected-remark @below {{Reason="no scale output", Remark="no 8-bit tensor of 4 block scales computed from the input is used"}}
+  // expected-remark @below {{Reason="unsupported format", Remark="the scales are 4 f32 values, one per 32 elements of a row (FP8 with per-row or per-group scales: torchao's rowwise recipe, 1x128 token groups), which no runtime format has"}}
   %q = linalg.generic {indexing_maps = [#id2, affine_map<(d0, d1) -> (d0)>, #id2], iterator_types = ["parallel", "parallel"]}
       ins(%x, %amax : tensor<?x32xf32>, tensor<?xf32>) outs(%i1 : tensor<?x32xf8E4M3FN>) {
   ^bb0(%in: f32, %a: f32, %o: f8E4M3FN):
@@ -382,4 +382,65 @@ func.func @negative_dynamic(%x: tensor<?x32xf32>) -> (tensor<?x32xf8E4M3FN>, ten
     linalg.yield %t : f8E4M3FN
   } -> tensor<?x32xf8E4M3FN>
   return %q, %amax : tensor<?x32xf8E4M3FN>, tensor<?xf32>
+}
+
+/// @floor_bits with its scales unused: the codes alone are not an MX
+/// quantizer's results the runtime can return.
+// CHECK-LABEL: func.func @negative_no_scale_output
+//   CHECK-NOT: fusion.quantize
+//       CHECK: return
+func.func @negative_no_scale_output(%x: !x) -> !d {
+  %c0 = arith.constant 0 : i32
+  %c8 = arith.constant 8 : i32
+  %c23 = arith.constant 23 : i32
+  %c254 = arith.constant 254 : i32
+  %c255 = arith.constant 255 : i32
+  %zero = arith.constant 0.0 : f32
+  %nan = arith.constant 0x7FC00000 : f32
+  %max = arith.constant 448.0 : f32
+  %min = arith.constant -448.0 : f32
+  %e = tensor.expand_shape %x [[0], [1, 2]] output_shape [4, 2, 32] : !x into tensor<4x2x32xf32>
+  %i0 = tensor.empty() : tensor<4x2xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%i0 : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %amax = linalg.generic {indexing_maps = [#id3, #red], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%e : tensor<4x2x32xf32>) outs(%f : tensor<4x2xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = math.absf %in : f32
+    %m = arith.maximumf %a, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<4x2xf32>
+  %i1 = tensor.empty() : !s
+  %byte = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%amax : tensor<4x2xf32>) outs(%i1 : !s) {
+  ^bb0(%a: f32, %o: i8):
+    %bits = arith.bitcast %a : f32 to i32
+    %sh = arith.shrui %bits, %c23 : i32
+    %ex = arith.andi %sh, %c255 : i32
+    %b = arith.subi %ex, %c8 : i32
+    %b0 = arith.maxsi %b, %c0 : i32
+    %special = arith.cmpi eq, %ex, %c255 : i32
+    %bb = arith.select %special, %c255, %b0 : i32
+    %t = arith.trunci %bb : i32 to i8
+    linalg.yield %t : i8
+  } -> !s
+  %byte3 = tensor.expand_shape %byte [[0], [1, 2]] output_shape [4, 2, 1] : !s into tensor<4x2x1xi8>
+  %i2 = tensor.empty() : tensor<4x2x32xf8E4M3FN>
+  // expected-remark @below {{Reason="no scale output", Remark="no 8-bit tensor of 8 block scales computed from the input is used"}}
+  %q = linalg.generic {indexing_maps = [#id3, #bc, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%e, %byte3 : tensor<4x2x32xf32>, tensor<4x2x1xi8>) outs(%i2 : tensor<4x2x32xf8E4M3FN>) {
+  ^bb0(%in: f32, %b: i8, %o: f8E4M3FN):
+    %bw = arith.extui %b : i8 to i32
+    %k = arith.subi %c254, %bw : i32
+    %rb = arith.shli %k, %c23 : i32
+    %r = arith.bitcast %rb : i32 to f32
+    %isnan = arith.cmpi eq, %bw, %c255 : i32
+    %rr = arith.select %isnan, %nan, %r : f32
+    %y = arith.mulf %in, %rr : f32
+    %y1 = arith.minimumf %y, %max : f32
+    %y2 = arith.maximumf %y1, %min : f32
+    %t = arith.truncf %y2 : f32 to f8E4M3FN
+    linalg.yield %t : f8E4M3FN
+  } -> tensor<4x2x32xf8E4M3FN>
+  %d = tensor.collapse_shape %q [[0], [1, 2]] : tensor<4x2x32xf8E4M3FN> into !d
+  return %d : !d
 }
