@@ -256,8 +256,16 @@ SmallVector<Value> inputCandidates(Operation *reduction) {
       continue;
     }
     auto l = dyn_cast<linalg::LinalgOp>(def);
-    if (!l || l.getNumReductionLoops() != 0)
+    if (!l)
       break;
+    // A reduction of one tensor read by this one: the amax in stages
+    // (torch.amax of a whole tensor: rows first, then the row maxima).
+    if (l.getNumReductionLoops() != 0) {
+      if (l.getNumDpsInputs() != 1)
+        break;
+      v = l.getDpsInputOperand(0)->get();
+      continue;
+    }
     Value only;
     for (OpOperand *in : l.getDpsInputOperands()) {
       if (isConstantLike(in->get(), memo))
@@ -1530,9 +1538,9 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
         if (!e.poison && ((e.bits & 0xff) == want || (ir.isNaN() && rt.isNaN())))
           continue;
         note(llvm::formatv("probe {0}, element {1}: x = {2:e} (tensor amax "
-                           "{3:e}, runtime scale {4:e}) gives {5} in the IR, "
+                           "{3:e}, runtime scale_inv {4:e}) gives {5} in the IR, "
                            "0x{6} in the runtime",
-                           kind, i, values[i], ref.amax, 1.0f / ref.scaleInv,
+                           kind, i, values[i], ref.amax, ref.scaleInv,
                            e.poison ? std::string("undefined (poison)")
                                     : "0x" + hexByte(e.bits & 0xff),
                            hexByte(want))

@@ -1044,7 +1044,7 @@ module {
       linalg.yield %s : f32
     } -> tensor<f32>
     %e1 = tensor.empty() : tensor<4x64xf8E4M3FN>
-    // expected-remark @below {{Reason="differs from every runtime quantizer", Remark="closest is #fusion.quant<fp8_e4m3, rowwise> (256 differing elements in the probes); first: probe 3, element 0: x = 0.000000e+00 (tensor amax 0.000000e+00, runtime scale 1.000000e+00) gives 0x7f in the IR, 0x00 in the runtime"}}
+    // expected-remark @below {{Reason="differs from every runtime quantizer", Remark="closest is #fusion.quant<fp8_e4m3, rowwise> (256 differing elements in the probes); first: probe 3, element 0: x = 0.000000e+00 (tensor amax 0.000000e+00, runtime scale_inv 1.000000e+00) gives 0x7f in the IR, 0x00 in the runtime"}}
     %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %scale : tensor<4x64xf32>, tensor<f32>) outs(%e1 : tensor<4x64xf8E4M3FN>) {
     ^bb0(%in: f32, %s: f32, %out: f8E4M3FN):
       %y = arith.mulf %in, %s : f32

@@ -203,6 +203,28 @@ class Fp8Grouped(torch.nn.Module):
         return q.reshape(t, -1), scale.reshape(t, -1)
 
 
+class HandFp8Tensor(torch.nn.Module):
+    """A plain-torch FP8 per-tensor quantizer: torch.amax of the whole
+    tensor (torch-mlir reduces rows first, then the row maxima), scale =
+    max / amax with a 1e-12 floor, or (where_guard) torch.where(amax > 0,
+    max / amax, 1) as people write it, without TE's clamp of an infinite
+    scale to FLT_MAX."""
+
+    def __init__(self, act, elem=torch.float8_e4m3fn, where_guard=False):
+        super().__init__()
+        self.act, self.elem, self.where_guard = act, elem, where_guard
+
+    def forward(self, x):
+        y = self.act(x).float()
+        top = torch.finfo(self.elem).max
+        amax = torch.amax(torch.abs(y))
+        if self.where_guard:
+            scale = torch.where(amax > 0, top / amax, torch.ones_like(amax))
+        else:
+            scale = top / amax.clamp(min=1e-12)
+        return (y * scale).clamp(-top, top).to(self.elem), scale.reciprocal()
+
+
 class SwigluMx(torch.nn.Module):
     def __init__(self, mode=Mode.RCEIL):
         super().__init__()
@@ -408,6 +430,12 @@ def programs():
     yield "relu2_mxfp8_rceil_bf16", ActMx(lambda v: F.relu(v) ** 2), (x((4, 64), bf),)
     yield "silu_fp8_rowwise_bf16", Fp8Grouped(), (x((4, 64), bf),)
     yield "swiglu_fp8_group128_bf16", Fp8Grouped(128, gated=True), (x((4, 512), bf),)
+    # Plain-torch FP8 per tensor: a staged amax (raised), a where guard
+    # without TE's FLT_MAX clamp (declined for it), f16.
+    yield "silu_fp8_hand_amax_bf16", HandFp8Tensor(F.silu), (x((4, 64), bf),)
+    yield "silu_fp8e5m2_hand_where_f16", \
+        HandFp8Tensor(F.silu, torch.float8_e5m2, where_guard=True), \
+        (x((4, 64), torch.float16),)
 
 
 def large_programs():
