@@ -1104,6 +1104,13 @@ FailureOr<SmallCopy> copyOnSmallInput(const Candidate &c, bool shrinkLast,
   llvm::sort(order, [](Operation *a, Operation *b) {
     return a->getBlock() == b->getBlock() ? a->isBeforeInBlock(b) : a < b;
   });
+  // Factors are positive sizes: every tensor static and non-empty.
+  for (Operation *op : order)
+    for (Type t : llvm::concat<const Type>(op->getOperandTypes(),
+                                           op->getResultTypes()))
+      if (auto rt = dyn_cast<ShapedType>(t))
+        if (!rt.hasStaticShape() || llvm::is_contained(rt.getShape(), 0))
+          return fail("a tensor in the region has a dynamic or zero size");
 
   // The factors of every tensor dimension, to a fixed point.
   DenseMap<Value, DimAtoms> atoms;

@@ -53,6 +53,14 @@
 //   CHECK-NOT: fusion.quantize
 //       CHECK: return
 
+// CHECK-LABEL: func.func @negative_per_tensor_row_zero
+//   CHECK-NOT: fusion.quantize
+//       CHECK: return
+
+// CHECK-LABEL: func.func @negative_per_tensor_reshape_op
+//   CHECK-NOT: fusion.quantize
+//       CHECK: return
+
 /// The same without a guard for a zero amax: declined with the difference.
 // CHECK-LABEL: func.func @negative_per_tensor
 //   CHECK-NOT: fusion.quantize
@@ -1012,6 +1020,84 @@ module {
     } -> tensor<f32>
     %e1 = tensor.empty() : tensor<512x513xf8E4M3FN>
     // expected-remark @below {{Reason="unsupported shape", Remark="the exactness check of a per-tensor quantizer evaluates every element (the amax reads them all): 262656 elements exceed its limit of 262144, and it has no copy on fewer rows: a reshape that splits the input's rows"}}
+    %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %scale : tensor<512x513xf32>, tensor<f32>) outs(%e1 : tensor<512x513xf8E4M3FN>) {
+    ^bb0(%in: f32, %s: f32, %out: f8E4M3FN):
+      %y = arith.mulf %in, %s : f32
+      %lo = arith.constant -448.0 : f32
+      %hi = arith.constant 448.0 : f32
+      %c0 = arith.maximumf %y, %lo : f32
+      %c1 = arith.minimumf %c0, %hi : f32
+      %t = arith.truncf %c1 : f32 to f8E4M3FN
+      linalg.yield %t : f8E4M3FN
+    } -> tensor<512x513xf8E4M3FN>
+    return %q, %scale : tensor<512x513xf8E4M3FN>, tensor<f32>
+  }
+
+  // Past the limit, its amax over row 0 broadcast to every row (a constant
+  // in an indexing map): no copy on fewer rows computes the same.
+  func.func @negative_per_tensor_row_zero(%x: tensor<512x513xf32>) -> (tensor<512x513xf8E4M3FN>, tensor<f32>) {
+    %ninf = arith.constant 0xFF800000 : f32
+    %e0 = tensor.empty() : tensor<f32>
+    %init = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+    %e2 = tensor.empty() : tensor<512x513xf32>
+    %row0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<512x513xf32>) outs(%e2 : tensor<512x513xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<512x513xf32>
+    %amax = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%row0 : tensor<512x513xf32>) outs(%init : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %a = math.absf %in : f32
+      %m = arith.maximumf %a, %out : f32
+      linalg.yield %m : f32
+    } -> tensor<f32>
+    %scale = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []} ins(%amax : tensor<f32>) outs(%e0 : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %c448 = arith.constant 448.0 : f32
+      %eps = arith.constant 1.0e-12 : f32
+      %g = arith.maximumf %in, %eps : f32
+      %s = arith.divf %c448, %g : f32
+      linalg.yield %s : f32
+    } -> tensor<f32>
+    %e1 = tensor.empty() : tensor<512x513xf8E4M3FN>
+    // expected-remark @below {{Reason="unsupported shape", Remark="the exactness check of a per-tensor quantizer evaluates every element (the amax reads them all): 262656 elements exceed its limit of 262144, and it has no copy on fewer rows: an indexing map other than dimensions and constants over the input's rows"}}
+    %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %scale : tensor<512x513xf32>, tensor<f32>) outs(%e1 : tensor<512x513xf8E4M3FN>) {
+    ^bb0(%in: f32, %s: f32, %out: f8E4M3FN):
+      %y = arith.mulf %in, %s : f32
+      %lo = arith.constant -448.0 : f32
+      %hi = arith.constant 448.0 : f32
+      %c0 = arith.maximumf %y, %lo : f32
+      %c1 = arith.minimumf %c0, %hi : f32
+      %t = arith.truncf %c1 : f32 to f8E4M3FN
+      linalg.yield %t : f8E4M3FN
+    } -> tensor<512x513xf8E4M3FN>
+    return %q, %scale : tensor<512x513xf8E4M3FN>, tensor<f32>
+  }
+
+  // Past the limit, its amax over a tensor.reshape of the input (a shape
+  // operand, as torch-mlir writes views of dynamic tensors): an op the copy
+  // does not model on the rows.
+  func.func @negative_per_tensor_reshape_op(%x: tensor<512x513xf32>) -> (tensor<512x513xf8E4M3FN>, tensor<f32>) {
+    %ninf = arith.constant 0xFF800000 : f32
+    %e0 = tensor.empty() : tensor<f32>
+    %init = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+    %shape = arith.constant dense<262656> : tensor<1xindex>
+    %flat = tensor.reshape %x(%shape) : (tensor<512x513xf32>, tensor<1xindex>) -> tensor<262656xf32>
+    %amax = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%flat : tensor<262656xf32>) outs(%init : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %a = math.absf %in : f32
+      %m = arith.maximumf %a, %out : f32
+      linalg.yield %m : f32
+    } -> tensor<f32>
+    %scale = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []} ins(%amax : tensor<f32>) outs(%e0 : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %c448 = arith.constant 448.0 : f32
+      %eps = arith.constant 1.0e-12 : f32
+      %g = arith.maximumf %in, %eps : f32
+      %s = arith.divf %c448, %g : f32
+      linalg.yield %s : f32
+    } -> tensor<f32>
+    %e1 = tensor.empty() : tensor<512x513xf8E4M3FN>
+    // expected-remark @below {{Reason="unsupported shape", Remark="the exactness check of a per-tensor quantizer evaluates every element (the amax reads them all): 262656 elements exceed its limit of 262144, and it has no copy on fewer rows: 'tensor.reshape' reads the input's rows"}}
     %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %scale : tensor<512x513xf32>, tensor<f32>) outs(%e1 : tensor<512x513xf8E4M3FN>) {
     ^bb0(%in: f32, %s: f32, %out: f8E4M3FN):
       %y = arith.mulf %in, %s : f32
