@@ -458,6 +458,12 @@ def large_programs():
     yield "silu_mxfp8_rceil_bf16_1024x4096", ActMx(F.silu), (x((1024, 4096), bf),)
     yield "silu_fp8_tensorwise_bf16_1024x4096", ActFp8Tensorwise(F.silu), \
         (x((1024, 4096), bf),)
+    # Swizzled scales: MX (rows sampled) raised; NVFP4 declined (to_blocked
+    # splits the rows into 128-row tiles: no copy with 4 rows).
+    yield "silu_mxfp8_rceil_bf16_blocked_1024x4096", ActMxBlocked(F.silu), \
+        (x((1024, 4096), bf),)
+    yield "negative_silu_nvfp4_bf16_blocked_1024x4096", \
+        ActMxBlocked(F.silu, nvfp4=True), (x((1024, 4096), bf),)
 
 
 _DT = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16",
