@@ -25,6 +25,9 @@
 // quantizer is declined.
 // CHECK-LABEL: func.func @dynamic_rows_per_tensor
 // CHECK: fusion.quantize %arg0 as quant<fp8_e4m3, rowwise, epsilon = 1.0e-12> outs({{.*}}) : (tensor<?x64xf32>, tensor<?x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+// CHECK-LABEL: func.func @negative_size_value
+// CHECK-NOT: fusion.quantize
+// CHECK: return
 // CHECK-LABEL: func.func @negative_dynamic_columns
 // CHECK-NOT: fusion.quantize
 // CHECK: return
@@ -502,6 +505,49 @@ module {
     %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %scale : tensor<?x64xf32>, tensor<f32>) outs(%e1 : tensor<?x64xf8E4M3FN>) {
     ^bb0(%in: f32, %s: f32, %out: f8E4M3FN):
       %y = arith.mulf %in, %s : f32
+      %lo = arith.constant -448.0 : f32
+      %hi = arith.constant 448.0 : f32
+      %m0 = arith.maximumf %y, %lo : f32
+      %m1 = arith.minimumf %m0, %hi : f32
+      %t = arith.truncf %m1 : f32 to f8E4M3FN
+      linalg.yield %t : f8E4M3FN
+    } -> tensor<?x64xf8E4M3FN>
+    return %q, %scale : tensor<?x64xf8E4M3FN>, tensor<f32>
+  }
+  // A body that reads a value computed from the number of rows (n / n):
+  // exact on the copy with 4 rows, where it folds to a constant, but not
+  // shown exact for every size.
+  func.func @negative_size_value(%x: tensor<?x64xf32>) -> (tensor<?x64xf8E4M3FN>, tensor<f32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %n0 = tensor.dim %x, %c0 : tensor<?x64xf32>
+    %n1 = tensor.dim %x, %c1 : tensor<?x64xf32>
+    %ni = arith.index_cast %n0 : index to i64
+    %nf = arith.sitofp %ni : i64 to f32
+    %one = arith.divf %nf, %nf : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %e0 = tensor.empty() : tensor<f32>
+    %init = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+    %amax = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%x : tensor<?x64xf32>) outs(%init : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %a = math.absf %in : f32
+      %m = arith.maximumf %a, %out : f32
+      linalg.yield %m : f32
+    } -> tensor<f32>
+    %scale = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []} ins(%amax : tensor<f32>) outs(%e0 : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %c448 = arith.constant 448.0 : f32
+      %eps = arith.constant 1.0e-12 : f32
+      %g = arith.maximumf %in, %eps : f32
+      %s = arith.divf %c448, %g : f32
+      linalg.yield %s : f32
+    } -> tensor<f32>
+    %e1 = tensor.empty(%n0) : tensor<?x64xf8E4M3FN>
+    // expected-remark @below {{Reason="unsupported shape", Remark="dynamic sizes: a value of the quantizer is computed from a dynamic size"}}
+    %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %scale : tensor<?x64xf32>, tensor<f32>) outs(%e1 : tensor<?x64xf8E4M3FN>) {
+    ^bb0(%in: f32, %s: f32, %out: f8E4M3FN):
+      %y0 = arith.mulf %in, %s : f32
+      %y = arith.mulf %y0, %one : f32
       %lo = arith.constant -448.0 : f32
       %hi = arith.constant 448.0 : f32
       %m0 = arith.maximumf %y, %lo : f32
