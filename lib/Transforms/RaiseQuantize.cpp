@@ -16,6 +16,7 @@
 #include "fusion/Transforms/Passes.h"
 #include "fusion/Transforms/RemarkLock.h"
 
+#include "common/layout.h"
 #include "fusion_rt.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -772,9 +773,9 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
   // Packed FP4 codes with e4m3 scales over blocks of 16: NVFP4.
   int64_t nvScaleCount = rows * ((cols + 15) / 16);
   // The same, swizzled (padded to 128-row by 4-block tiles).
-  auto rup = [](int64_t a, int64_t m) { return (a + m - 1) / m * m; };
-  int64_t swzCount = rup(rows, 128) * rup((cols + 31) / 32, 4);
-  int64_t nvSwzCount = rup(rows, 128) * rup((cols + 15) / 16, 4);
+  using fusion_rt::ceil_div, fusion_rt::round_up;
+  int64_t swzCount = round_up(rows, 128) * round_up(ceil_div(cols, 32), 4);
+  int64_t nvSwzCount = round_up(rows, 128) * round_up(ceil_div(cols, 16), 4);
   llvm::SetVector<Operation *> derived(c.region.begin(), c.region.end());
   SmallVector<Operation *> work;
   for (Operation *op : c.region)
@@ -1008,7 +1009,6 @@ RaiseQuantizePass::delimitPerTensor(Operation *castOp, Operation *reduction,
 struct SmallCopy {
   OwningOpRef<ModuleOp> module;
   IRMapping map;
-  SmallVector<int64_t> shape; ///< The copy's input shape.
 };
 
 std::string sizeDependence(const llvm::SetVector<Operation *> &region);
@@ -1300,8 +1300,7 @@ FailureOr<SmallCopy> copyOnSmallInput(const Candidate &c, bool shrinkLast,
   // A body that reads its position into a result the region uses, or a
   // tensor, is not the same function on fewer rows.
   for (Operation *op : order) {
-    auto l = dyn_cast<linalg::LinalgOp>(op);
-    if (!l)
+    if (!isa<linalg::LinalgOp>(op))
       continue;
     bool tensorRead = false;
     op->walk([&](Operation *inner) {
@@ -1311,11 +1310,9 @@ FailureOr<SmallCopy> copyOnSmallInput(const Candidate &c, bool shrinkLast,
     });
     if (tensorRead)
       return fail("a body reads a tensor");
-    llvm::SetVector<Operation *> one;
-    one.insert(op);
-    if (!sizeDependence(one).empty())
-      return fail("a body reads its position (linalg.index)");
   }
+  if (std::string dep = sizeDependence(ops); !dep.empty())
+    return fail(dep);
 
   // The copy's types.
   auto newType = [&](Value v) -> Type {
@@ -1337,7 +1334,6 @@ FailureOr<SmallCopy> copyOnSmallInput(const Candidate &c, bool shrinkLast,
   MLIRContext *ctx = c.x.getContext();
   Location loc = c.x.getLoc();
   SmallCopy copy;
-  copy.shape = small;
   copy.module = ModuleOp::create(loc);
   OpBuilder b(ctx);
   b.setInsertionPointToEnd(copy.module->getBody());
@@ -1578,9 +1574,14 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
   if (c.nvfp4 && rows * cols > kPerTensorLimit) {
     std::string noCopy;
     small = copyOnSmallInput(c, /*shrinkLast=*/false, noCopy);
-    if (succeeded(small) && cols * 4 > kPerTensorLimit)
-      noCopy = llvm::formatv("a row of {0} elements is too long", cols).str();
-    if (failed(small) || cols * 4 > kPerTensorLimit) {
+    const int64_t copied =
+        succeeded(small)
+            ? cast<RankedTensorType>(small->map.lookup(c.x).getType())
+                  .getNumElements()
+            : 0;
+    if (copied > kPerTensorLimit)
+      noCopy = llvm::formatv("its copy still has {0} elements", copied).str();
+    if (failed(small) || copied > kPerTensorLimit) {
       why = {"unsupported shape",
              llvm::formatv("the exactness check of an NVFP4 quantizer "
                            "evaluates every element (its per-tensor scale "
@@ -1697,11 +1698,10 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
   }
   // Swizzled: the byte of (row r, block b) in the [rup(rows, 128),
   // rup(nb, 4)] tiles, and the padding, which must be 0.
-  const int64_t paddedRows = (rows + 127) / 128 * 128;
-  const int64_t paddedBlocks = (nb + 3) / 4 * 4;
+  const int64_t paddedRows = fusion_rt::round_up(rows, 128);
+  const int64_t paddedBlocks = fusion_rt::round_up(nb, 4);
   auto swizzled = [&](int64_t r, int64_t b) {
-    return ((r / 128) * (paddedBlocks / 4) + b / 4) * 512 + (r % 32) * 16 +
-           ((r % 128) / 32) * 4 + b % 4;
+    return fusion_rt::swizzled_scale_offset(r, b, paddedBlocks);
   };
   SmallVector<Mismatch> mismatch(schemes.size());
   SmallVector<bool> alive(schemes.size(), true);

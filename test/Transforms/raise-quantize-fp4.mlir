@@ -940,7 +940,7 @@ module {
       linalg.yield %s : f32
     } -> tensor<f32>
     %e1 = tensor.empty() : tensor<2048x4096xf8E4M3FN>
-    // expected-remark @below {{Reason="unsupported shape", Remark="the exactness check of a per-tensor quantizer evaluates every element (the amax reads them all): 8388608 elements exceed its limit of 262144, and it has no copy on fewer rows: a body reads its position (linalg.index)"}}
+    // expected-remark @below {{Reason="unsupported shape", Remark="the exactness check of a per-tensor quantizer evaluates every element (the amax reads them all): 8388608 elements exceed its limit of 262144, and it has no copy on fewer rows: a body of the quantizer reads its position (linalg.index)"}}
     %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %scale : tensor<2048x4096xf32>, tensor<f32>) outs(%e1 : tensor<2048x4096xf8E4M3FN>) {
     ^bb0(%in: f32, %s: f32, %out: f8E4M3FN):
       %col = linalg.index 1 : index
