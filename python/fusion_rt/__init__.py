@@ -71,7 +71,7 @@ def _u64_as_i64(v):
 
 def _scheme(format, direction, colwise_layout, scale_layout, scale_rounding, nan_policy,
             zero_scale, nvfp4_block, elem_rounding, force_pow2_scale, seed, offset,
-            delayed, nvfp4_recipe="te"):
+            delayed, nvfp4_recipe="te", block_cols=128):
     E = _abi.enum_value
     return [E(_abi.FORMAT, format, "format"),
             E(_abi.SCALE_ROUNDING, scale_rounding, "scale_rounding"),
@@ -84,16 +84,17 @@ def _scheme(format, direction, colwise_layout, scale_layout, scale_rounding, nan
             1 if delayed else 0, 1 if force_pow2_scale else 0,
             E(_abi.ZERO_SCALE, zero_scale, "zero_scale"),
             _u64_as_i64(seed), _u64_as_i64(offset),
-            E(_abi.NVFP4_RECIPE, nvfp4_recipe, "nvfp4_recipe")]
+            E(_abi.NVFP4_RECIPE, nvfp4_recipe, "nvfp4_recipe"), int(block_cols)]
 
 
 def _present(scheme, outs, amax, dbias):
     """The 7 op outputs as a Quantized, None where the scheme writes nothing
     (decided from the scheme, never from the data, so it traces)."""
     fmt, direction = scheme[0], scheme[3]
-    keep = (direction != 1, direction != 1 and fmt <= _ops.NVFP4, direction != 0,
-            direction != 0 and fmt <= _ops.NVFP4, fmt == _ops.NVFP4 or amax,
-            fmt not in _ops.MX_FORMATS, dbias)
+    blocks = _ops.has_block_scales(fmt)
+    keep = (direction != 1, direction != 1 and blocks, direction != 0,
+            direction != 0 and blocks, fmt == _ops.NVFP4 or amax,
+            _ops.has_scale_inv(fmt), dbias)
     return Quantized(*[t if k else None for t, k in zip(outs, keep)])
 
 
@@ -106,15 +107,17 @@ def quantize(x, format="mxfp8_e4m3", *, direction="rowwise", colwise_layout="sam
              scale_layout="compact", scale_rounding="rceil", nan_policy="propagate",
              zero_scale="exact", nvfp4_block="1d", elem_rounding="rne", amax_epsilon=0.0,
              force_pow2_scale=False, seed=0, offset=0, scale=None, amax=False,
-             dbias=False, nvfp4_recipe="te"):
+             dbias=False, nvfp4_recipe="te", block_cols=128):
     """fusion_rt_quantize of x (bf16 / f16 / f32, rank 1-4, collapsed onto
     [M, N] = [prod(leading), last]). The keywords are the fields of
     fusion_rt_quant_scheme, by name (defaults: fusion_rt_quant_scheme_init).
     `scale` (f32 [1]) selects FP8 delayed scaling; amax / dbias request the
-    optional outputs. Returns a Quantized."""
+    optional outputs; block_cols is the FP8 block formats' group width
+    (fp8_block_e4m3 / _e5m2: f32 scales [M, ceil(N/block_cols)]). Returns a
+    Quantized."""
     s = _scheme(format, direction, colwise_layout, scale_layout, scale_rounding,
                 nan_policy, zero_scale, nvfp4_block, elem_rounding, force_pow2_scale,
-                seed, offset, scale is not None, nvfp4_recipe)
+                seed, offset, scale is not None, nvfp4_recipe, block_cols)
     outs = torch.ops.fusion_rt.quantize(x, s, float(amax_epsilon), _scalar(scale),
                                         bool(amax), bool(dbias))
     return _present(s, outs, amax, dbias)
@@ -135,7 +138,7 @@ def act_quantize(x, act="identity", format="mxfp8_e4m3", *, grad=None,
                  scale_rounding="rceil", nan_policy="propagate", zero_scale="exact",
                  nvfp4_block="1d", elem_rounding="rne", amax_epsilon=0.0,
                  force_pow2_scale=False, seed=0, offset=0, scale=None, amax=False,
-                 dbias=False, nvfp4_recipe="te"):
+                 dbias=False, nvfp4_recipe="te", block_cols=128):
     """fusion_rt_act_quantize: quantizes round(act(x)) (forward) or, with
     `grad`, round(grad * act'(x)) (backward), rounded to intermediate_dtype
     first, as the unfused graph stores it. Non-gated kinds: identity, relu,
@@ -144,7 +147,7 @@ def act_quantize(x, act="identity", format="mxfp8_e4m3", *, grad=None,
     a, p = _act(act, intermediate_dtype, limit, up_offset, alpha)
     s = _scheme(format, direction, colwise_layout, scale_layout, scale_rounding,
                 nan_policy, zero_scale, nvfp4_block, elem_rounding, force_pow2_scale,
-                seed, offset, scale is not None, nvfp4_recipe)
+                seed, offset, scale is not None, nvfp4_recipe, block_cols)
     outs = torch.ops.fusion_rt.act_quantize(x, grad, a, p, s, float(amax_epsilon),
                                             _scalar(scale), bool(amax), bool(dbias))
     return _present(s, outs, amax, dbias)
@@ -156,7 +159,8 @@ def gated_act_quantize(x, act="swiglu", format="mxfp8_e4m3", *, up=None, grad=No
                        scale_layout="compact", scale_rounding="rceil",
                        nan_policy="propagate", zero_scale="exact", nvfp4_block="1d",
                        elem_rounding="rne", amax_epsilon=0.0, force_pow2_scale=False,
-                       seed=0, offset=0, scale=None, amax=False, nvfp4_recipe="te"):
+                       seed=0, offset=0, scale=None, amax=False, nvfp4_recipe="te",
+                       block_cols=128):
     """fusion_rt_gated_act_quantize. Input: x = [gate | up] packed [M, 2K]
     (up=None) or x = gate [M, K] with `up` [M, K]. Forward quantizes
     act(gate) * up [M, K]; backward (`grad` [M, K]) quantizes [dact | dgate]
@@ -165,7 +169,7 @@ def gated_act_quantize(x, act="swiglu", format="mxfp8_e4m3", *, up=None, grad=No
     a, p = _act(act, intermediate_dtype, limit, up_offset, alpha)
     s = _scheme(format, direction, colwise_layout, scale_layout, scale_rounding,
                 nan_policy, zero_scale, nvfp4_block, elem_rounding, force_pow2_scale,
-                seed, offset, scale is not None, nvfp4_recipe)
+                seed, offset, scale is not None, nvfp4_recipe, block_cols)
     outs = torch.ops.fusion_rt.gated_act_quantize(x, up, grad, a, p, s, float(amax_epsilon),
                                                   _scalar(scale), bool(amax), False)
     return _present(s, outs, amax, False)
@@ -184,7 +188,8 @@ def activation(x, act="identity", *, up=None, grad=None, intermediate_dtype=torc
 
 def dequantize(data, scales=None, format="mxfp8_e4m3", *, direction="rowwise",
                colwise_layout="same", scale_layout="compact", zero_scale="exact",
-               amax=None, scale_inv=None, cols=None, dtype=torch.float32):
+               amax=None, scale_inv=None, cols=None, dtype=torch.float32,
+               block_cols=128):
     """fusion_rt_dequantize of one copy (direction "rowwise" or "colwise") of
     a quantized tensor: data and scales as quantize() returned them (NVFP4
     also amax and scale_inv, FP8 per tensor scale_inv). The result has the
@@ -192,7 +197,7 @@ def dequantize(data, scales=None, format="mxfp8_e4m3", *, direction="rowwise",
     gives the logical width of packed FP4 data with an odd column count
     (default 2 x bytes per row)."""
     s = _scheme(format, direction, colwise_layout, scale_layout, "rceil", "propagate",
-                zero_scale, "1d", "rne", False, 0, 0, False)
+                zero_scale, "1d", "rne", False, 0, 0, False, block_cols=block_cols)
     return torch.ops.fusion_rt.dequantize(data, scales, _scalar(amax), _scalar(scale_inv), s,
                                           s[3], -1 if cols is None else int(cols), dtype)
 
@@ -250,7 +255,7 @@ def paired_projection_quantize(x, w0, w1, gated="swiglu", format="mxfp8_e4m3", *
            E(_abi.ACC_ROUND, round1, "round1")]
     s = _scheme(format, direction, colwise_layout, scale_layout, scale_rounding,
                 nan_policy, zero_scale, nvfp4_block, elem_rounding, force_pow2_scale,
-                seed, offset, scale is not None, nvfp4_recipe)
+                seed, offset, scale is not None, nvfp4_recipe, block_cols)
     inter = x.dtype if intermediate_dtype is None else intermediate_dtype
     outs = torch.ops.fusion_rt.paired_projection_quantize(
         x, w0, w1, epi, bias0, bias1, _abi.ACT[gated], inter, s, float(amax_epsilon),
@@ -259,11 +264,12 @@ def paired_projection_quantize(x, w0, w1, gated="swiglu", format="mxfp8_e4m3", *
 
 
 def quant_shapes(rows, cols, format="mxfp8_e4m3", *, direction="rowwise",
-                 colwise_layout="same", scale_layout="compact", gated_backward=False):
+                 colwise_layout="same", scale_layout="compact", gated_backward=False,
+                 block_cols=128):
     """The logical output shapes of a quantizer of a [rows, cols] matrix
     (fusion_rt_quant_shapes_for, computed in Python): a dict of
     rowwise_data / rowwise_scales / colwise_data / colwise_scales -> (d0, d1),
     (0, 0) where the scheme writes nothing."""
     s = _scheme(format, direction, colwise_layout, scale_layout, "rceil", "propagate",
-                "exact", "1d", "rne", False, 0, 0, False)
+                "exact", "1d", "rne", False, 0, 0, False, block_cols=block_cols)
     return _ops.quant_shapes(s, rows, cols, gated_backward)

@@ -24,9 +24,11 @@ from ._abi import check, library
 SCHEME_FIELDS = ("format", "scale_rounding", "nan_policy", "direction",
                  "colwise_layout", "scale_layout", "nvfp4_block", "elem_rounding",
                  "tensor_scaling", "force_pow2_scale", "zero_scale", "seed", "offset",
-                 "nvfp4_recipe")
+                 "nvfp4_recipe", "block_cols")
 MX_FORMATS = (0, 1, 2)
 NVFP4 = 3
+FP8_TENSOR_FORMATS = (4, 5)
+FP8_BLOCK_FORMATS = (6, 7)
 FP4_FORMATS = (2, 3)
 
 TORCH_DTYPE_CODE = {torch.bfloat16: 0, torch.float16: 1, torch.float32: 2,
@@ -54,8 +56,8 @@ def quant_shapes(s, m, n, gated_backward):
     on SymInts (torch.compile with dynamic shapes)."""
     fmt, direction, tr, swz = s[0], s[3], s[4] == 1, s[5] == 1
     row, col = direction != 1, direction != 0
-    blocks = fmt <= NVFP4
-    bs = 16 if fmt == NVFP4 else 32
+    blocks = fmt <= NVFP4 or fmt in FP8_BLOCK_FORMATS
+    bs = s[14] if fmt in FP8_BLOCK_FORMATS else 16 if fmt == NVFP4 else 32
     out = {"rowwise_data": (0, 0), "rowwise_scales": (0, 0),
            "colwise_data": (0, 0), "colwise_scales": (0, 0)}
     if row:
@@ -76,15 +78,25 @@ def quant_shapes(s, m, n, gated_backward):
 
 def data_dtype(fmt):
     """torch dtype of a format's data: e4m3 / e5m2, or uint8 (packed e2m1)."""
-    if fmt in (0, 4):
+    if fmt in (0, 4, 6):
         return torch.float8_e4m3fn
-    if fmt in (1, 5):
+    if fmt in (1, 5, 7):
         return torch.float8_e5m2
     return torch.uint8
 
 
 def scale_dtype(fmt):
+    if fmt in FP8_BLOCK_FORMATS:
+        return torch.float32
     return torch.float8_e4m3fn if fmt == NVFP4 else torch.float8_e8m0fnu
+
+
+def has_block_scales(fmt):
+    return fmt <= NVFP4 or fmt in FP8_BLOCK_FORMATS
+
+
+def has_scale_inv(fmt):
+    return fmt == NVFP4 or fmt in FP8_TENSOR_FORMATS
 
 
 OUTPUT_NAMES = ("rowwise_data", "rowwise_scales", "colwise_data", "colwise_scales",
@@ -97,13 +109,13 @@ def quant_outputs_spec(s, m, n, gated_backward, want_amax, want_dbias):
     packed: uint8 [r, ceil(c/2)] for a logical [r, c] (see _new)."""
     fmt, direction = s[0], s[3]
     sh = quant_shapes(s, m, n, gated_backward)
-    row, col, blocks = direction != 1, direction != 0, fmt <= NVFP4
+    row, col, blocks = direction != 1, direction != 0, has_block_scales(fmt)
     return [("rowwise_data", sh["rowwise_data"], data_dtype(fmt), row),
             ("rowwise_scales", sh["rowwise_scales"], scale_dtype(fmt), row and blocks),
             ("colwise_data", sh["colwise_data"], data_dtype(fmt), col),
             ("colwise_scales", sh["colwise_scales"], scale_dtype(fmt), col and blocks),
             ("amax", (1,), torch.float32, fmt == NVFP4 or bool(want_amax)),
-            ("scale_inv", (1,), torch.float32, fmt not in MX_FORMATS),
+            ("scale_inv", (1,), torch.float32, has_scale_inv(fmt)),
             ("dbias", (n,), torch.float32, bool(want_dbias))]
 
 
@@ -179,6 +191,7 @@ def view(t, name, code=None, fp4_cols=None):
 
 def make_scheme(s, amax_epsilon):
     q = _abi.QuantScheme()
+    q.block_rows, q.block_cols = 1, 128  # fusion_rt_quant_scheme_init
     for name, val in zip(SCHEME_FIELDS, s):
         setattr(q, name, (val & U64) if name in ("seed", "offset") else val)
     q.amax_epsilon = amax_epsilon

@@ -26,9 +26,41 @@ FUSION_RT_HDI bool is_mx_format(int32_t f) { return f <= kMXFP4; }
 FUSION_RT_HDI bool is_fp8_tensor_format(int32_t f) {
   return f == kFP8E4M3 || f == kFP8E5M2;
 }
+/// FP8 with one f32 scale per block (fusion_rt_quant_scheme.block_cols).
+FUSION_RT_HDI bool is_fp8_block_format(int32_t f) {
+  return f == kFP8BlockE4M3 || f == kFP8BlockE5M2;
+}
 FUSION_RT_HDI bool is_fp4_format(int32_t f) { return f == kMXFP4 || f == kNVFP4; }
-/// Elements per scale block along the quantized dimension.
+/// Elements per scale block along the quantized dimension (MX, NVFP4; the
+/// FP8 block formats take theirs from the scheme: scheme_block).
 FUSION_RT_HDI int64_t format_block(int32_t f) { return f == kNVFP4 ? 16 : 32; }
+FUSION_RT_HDI int64_t scheme_block(const fusion_rt_quant_scheme &s) {
+  return is_fp8_block_format(s.format) ? int64_t(s.block_cols)
+                                       : format_block(s.format);
+}
+
+/// A block amax that keeps a NaN under PROPAGATE (torch's amax): the FP8
+/// block formats' amax is a value of the formula, not a NaN-ignoring one.
+FUSION_RT_HDI float fp8_block_amax(const fusion_rt_quant_scheme &s,
+                                   float amax, bool has_nan) {
+  return has_nan && s.nan_policy == FUSION_RT_NAN_PROPAGATE
+             ? bits_f32(0x7fc00000u)
+             : amax;
+}
+
+/// The decode scale of an FP8 block of `s` from its NaN-ignoring amax.
+FUSION_RT_HDI float fp8_block_scale_of(const fusion_rt_quant_scheme &s,
+                                       float amax, bool has_nan) {
+  return fp8_block_scale(fp8_block_amax(s, amax, has_nan),
+                         s.format == kFP8BlockE4M3 ? kE4M3Max : kE5M2Max,
+                         s.amax_epsilon, s.force_pow2_scale != 0);
+}
+
+/// The code of x in an FP8 block of decode scale `scale`.
+FUSION_RT_HDI uint8_t fp8_block_code(int32_t f, float x, float scale) {
+  const float v = x86_div(x, scale);
+  return f == kFP8BlockE4M3 ? f32_to_e4m3(v) : f32_to_e5m2(v);
+}
 
 /// A NaN-ignoring amax that records NaNs.
 struct BlockAmax {
@@ -145,7 +177,8 @@ FUSION_RT_HDI float decode_code(uint8_t code, int32_t dtype) {
 }
 
 /// The dequantized value of code value `v` under block scale byte `sb`
-/// (MX, NVFP4) or the tensor's `scale_inv` (FP8 per tensor; NVFP4's S_dec).
+/// (MX, NVFP4) or the tensor's `scale_inv` (FP8 per tensor; NVFP4's S_dec;
+/// FP8 block: the block's f32 scale).
 /// A NaN result is the positive quiet NaN 0x7FC00000 on every backend (a
 /// product with a NaN operand keeps that operand's bits on x86 and is
 /// 0x7FFFFFFF on CUDA).
@@ -153,8 +186,8 @@ FUSION_RT_HDI float dequantize_value(const fusion_rt_quant_scheme &s, float v,
                                      uint8_t sb, float scale_inv) {
   const int32_t f = s.format;
   float x;
-  if (is_fp8_tensor_format(f))
-    x = v * scale_inv;
+  if (is_fp8_tensor_format(f) || is_fp8_block_format(f))
+    x = v * scale_inv; // FP8 block: the block's decode scale
   else if (f == kNVFP4)
     x = v * e4m3_to_f32(sb) * scale_inv;
   else if (sb == 0 && s.zero_scale == FUSION_RT_ZERO_SCALE_ONE)

@@ -24,7 +24,9 @@ enum QuantFormat : int32_t {
   kMXFP4 = 2,
   kNVFP4 = 3,
   kFP8E4M3 = 4,
-  kFP8E5M2 = 5
+  kFP8E5M2 = 5,
+  kFP8BlockE4M3 = 6,
+  kFP8BlockE5M2 = 7
 };
 
 /// Largest finite element of each data type.
@@ -239,6 +241,38 @@ FUSION_RT_HDI float fp8_scale_from_amax(float amax, float max_elem, float eps,
 
 /// scale_inv written beside FP8 data: the correctly rounded 1/scale.
 FUSION_RT_HDI float fp8_scale_inv(float scale) { return 1.0f / scale; }
+
+//===--- FP8 block scaling (DeepSeek-V3, vLLM per-token-group) -------------===//
+// s = max(amax, eps) / max_elem, optionally rounded up to a power of two
+// (UE8M0); q = cvt_rn_satfinite(x / s); both divisions correctly rounded
+// f32, with x86's NaN results (x86_div), as torch computes
+// `amax.clamp(min=eps) / 448` and `(x / s).clamp(-448, 448).to(fp8)`.
+
+/// The smallest power of two >= v for v >= 0 (exact, subnormals included):
+/// 2^ceil(log2(v)) of real arithmetic; 0, Inf and NaN are returned as is,
+/// and a v above 2^127 gives Inf.
+FUSION_RT_HDI float pow2_roundup(float v) {
+  const uint32_t u = f32_bits(v);
+  const uint32_t e = (u >> 23) & 0xffu, m = u & 0x7fffffu;
+  if (e == 0xffu || m == 0)
+    return v; // Inf, NaN, zero, or a power of two already
+  if (e != 0)
+    return bits_f32((u & 0x80000000u) | ((e + 1u) << 23)); // 2^128 -> Inf
+  // Subnormal: the next power of two of the mantissa (it may become
+  // 0x00800000, the smallest normal).
+  uint32_t p = 1u;
+  while (p < m)
+    p <<= 1;
+  return bits_f32((u & 0x80000000u) | p);
+}
+
+/// The decode scale of one FP8 block from its amax (a NaN amax stays NaN).
+FUSION_RT_HDI float fp8_block_scale(float amax, float max_elem, float eps,
+                                    bool pow2) {
+  const float a = amax < eps ? eps : amax;
+  const float s = x86_div(a, max_elem);
+  return pow2 ? pow2_roundup(s) : s;
+}
 
 } // namespace fusion_rt
 

@@ -3,7 +3,7 @@
 // The CUDA kernels of every request the MXFP8 tile engine (mx_kernel.cuh)
 // does not take: MXFP4, NVFP4 (1x16 and 16x16 blocks, RNE and stochastic
 // rounding, compact and swizzled scales), FP8 per tensor (current and
-// delayed scaling), all with the activation sources (forward, backward with
+// delayed scaling), FP8 block scaling (1 x block_cols, f32 scales), all with the activation sources (forward, backward with
 // dbias, gated forward and backward); fusion_rt_dequantize of every format;
 // fusion_rt_activation_apply. Each scale byte and code comes from the
 // functions the CPU backend uses (common/quantize_block.h), so the two agree
@@ -23,6 +23,8 @@
 //             height, so that every packed byte has one writer.
 //   fp8       FP8 per tensor: 64x64 tiles, codes stored rowwise directly and
 //             transposed through shared memory.
+//   fp8 block FP8 block scaling: the lanes of a block reduce its amax by
+//             shuffles and code it from registers (one read of the input).
 //   dbias     per-32-row-band column sums in row order, then band order
 //             (the CPU backend's order), through dbias_reduce.
 // The tensor scalars (scale_inv, and the globals every block uses) are
@@ -620,6 +622,116 @@ template <typename T> __global__ void fp8_tensor_kernel(FParams p, bool rowwise,
   }
 }
 
+//===--- FP8 block scaling ----------------------------------------------------===//
+
+/// Reduces a block's amax over the CPB adjacent lanes that hold it.
+template <int CPB>
+__device__ __forceinline__ void reduce_block_amax(BlockAmax &a) {
+#pragma unroll
+  for (int o = 1; o < CPB; o <<= 1) {
+    const float om = __shfl_xor_sync(0xffffffffu, a.amax, o);
+    const bool on = __shfl_xor_sync(0xffffffffu, int(a.nan), o) != 0;
+    a.amax = om > a.amax ? om : a.amax;
+    a.nan = a.nan || on;
+  }
+}
+
+/// Codes of v[0, n) under decode scale `sc`, stored at (r, j).
+__device__ __forceinline__ void store_fp8_block_codes(const FParams &p,
+                                                      int64_t r, int64_t j,
+                                                      int n, const float (&v)[8],
+                                                      float sc) {
+  uint8_t q[8];
+#pragma unroll
+  for (int k = 0; k < 8; ++k)
+    q[k] = fp8_block_code(p.s.format, v[k], sc);
+  store_codes8(p.rd + r * p.rd_rs + j * p.rd_cs, p.rd_cs, n, q);
+}
+
+/// Rowwise FP8 blocks of BS = 8 * CPB elements (a power of two up to 256),
+/// 8 values a thread: the CPB adjacent lanes of one block reduce its amax
+/// with xor shuffles; each lane stores its 8 codes (one 8-byte store where
+/// aligned) and the block's first lane its f32 scale. The values stay in
+/// registers between the amax and the codes: one read of the input.
+template <typename T, int CPB> __global__ void fp8_block_row_kernel(FParams p) {
+  constexpr int BS = CPB * 8;
+  const int64_t bps = ceil_div(p.seg, BS), nseg = ceil_div(p.N, p.seg);
+  const int64_t nrb = nseg * bps, total = p.M * nrb * CPB;
+  float *scales = reinterpret_cast<float *>(p.rsc);
+  const int lane = threadIdx.x & 31;
+  // Warp-uniform trip count: the shuffles need every lane.
+  for (int64_t base = gtid() - lane; base < total; base += gstride()) {
+    const int64_t t = base + lane;
+    const bool active = t < total;
+    const int64_t blk = active ? t / CPB : 0; // CPB: a power of two
+    const int k = int(t % CPB);
+    int64_t r, c, sg = 0, b;
+    divmod(blk, nrb, r, c);
+    b = c;
+    if (nseg > 1)
+      divmod(c, bps, sg, b);
+    const int64_t seg_end = min(p.N, sg * p.seg + p.seg);
+    const int64_t j0 = sg * p.seg + b * BS, j = j0 + 8 * k;
+    const int n = active ? int(imax(0, imin(8, min(seg_end, j0 + BS) - j)))
+                         : 0;
+    float v[8];
+    values8<T>(p, r, j, n, v);
+    BlockAmax a;
+#pragma unroll
+    for (int q = 0; q < 8; ++q)
+      if (q < n)
+        a.add(v[q]);
+    reduce_block_amax<CPB>(a);
+    if (!active)
+      continue;
+    const float sc = fp8_block_scale_of(p.s, a.amax, a.nan);
+    if (k == 0)
+      scales[r * p.rsc_rs + c * p.rsc_cs] = sc;
+    if (n > 0)
+      store_fp8_block_codes(p, r, j, n, v, sc);
+  }
+}
+
+/// Rowwise FP8 blocks of any other width (per-row scaling, 96, 512, ...):
+/// one warp per block, lanes taking runs of 8; the values are computed
+/// again for the codes (a second read, from L2 for blocks of a few KiB).
+template <typename T> __global__ void fp8_block_row_warp_kernel(FParams p) {
+  const int64_t bs = p.s.block_cols;
+  const int64_t bps = ceil_div(p.seg, bs), nseg = ceil_div(p.N, p.seg);
+  const int64_t nrb = nseg * bps, total = p.M * nrb;
+  float *scales = reinterpret_cast<float *>(p.rsc);
+  const int lane = threadIdx.x & 31;
+  for (int64_t blk = gtid() / 32; blk < total; blk += gstride() / 32) {
+    int64_t r, c, sg = 0, b;
+    divmod(blk, nrb, r, c);
+    b = c;
+    if (nseg > 1)
+      divmod(c, bps, sg, b);
+    const int64_t j0 = sg * p.seg + b * bs;
+    const int64_t j1 = min(min(p.N, sg * p.seg + p.seg), j0 + bs);
+    BlockAmax a;
+    for (int64_t j = j0 + 8 * lane; j < j1; j += 256) {
+      const int n = int(imin(8, j1 - j));
+      float v[8];
+      values8<T>(p, r, j, n, v);
+#pragma unroll
+      for (int q = 0; q < 8; ++q)
+        if (q < n)
+          a.add(v[q]);
+    }
+    reduce_block_amax<32>(a);
+    const float sc = fp8_block_scale_of(p.s, a.amax, a.nan);
+    if (lane == 0)
+      scales[r * p.rsc_rs + c * p.rsc_cs] = sc;
+    for (int64_t j = j0 + 8 * lane; j < j1; j += 256) {
+      const int n = int(imin(8, j1 - j));
+      float v[8];
+      values8<T>(p, r, j, n, v);
+      store_fp8_block_codes(p, r, j, n, v, sc);
+    }
+  }
+}
+
 //===--- dbias ----------------------------------------------------------------===//
 
 /// ws[b, j] = sum over the rows of band b, in row order, of the pre-rounding
@@ -672,8 +784,10 @@ struct DParams {
 };
 
 __global__ void dequantize_kernel(DParams p) {
-  const int64_t bs = format_block(p.s.format);
+  const int64_t bs = scheme_block(p.s);
   const bool tensor = is_fp8_tensor_format(p.s.format);
+  const bool fp8_block = is_fp8_block_format(p.s.format); // rowwise only
+  const float *fscales = reinterpret_cast<const float *>(p.sc);
   const float sinv = p.scale_inv ? *p.scale_inv : 0.f;
   for (int64_t r = blockIdx.x; r < p.M; r += gridDim.x)
     for (int64_t c = threadIdx.x; c < p.N; c += blockDim.x) {
@@ -687,6 +801,12 @@ __global__ void dequantize_kernel(DParams p) {
         code = p.data[di * p.d_rs + dj * p.d_cs];
       }
       uint8_t sb = 0;
+      if (fp8_block) {
+        const float x = dequantize_value(p.s, decode_code(code, p.data_dt), 0,
+                                         fscales[r * p.s_rs + (c / bs) * p.s_cs]);
+        store_float(p.out, p.out_dt, di * p.o_rs + dj * p.o_cs, x);
+        continue;
+      }
       if (!tensor) {
         // Scale (row, block) of the compact / swizzled matrix.
         const int64_t sr = p.col ? c : r, scol = p.col ? r / bs : c / bs;
@@ -754,6 +874,34 @@ cudaError_t run_passes(const Request &q, FParams &p, uint32_t *amax_bits,
     const int64_t cap = int64_t(device_sm_count()) * 8;
     fp8_tensor_kernel<T><<<int(tiles < cap ? tiles : cap), kBlock, 0, st>>>(
         p, q.row_wise, q.col_wise);
+    return cudaGetLastError();
+  }
+  if (is_fp8_block_format(f)) {
+    const int64_t bs = p.s.block_cols;
+    const int64_t blocks = p.M * ceil_div(p.N, p.seg) * ceil_div(p.seg, bs);
+    switch (bs) {
+    case 8:
+      fp8_block_row_kernel<T, 1><<<grid_for(blocks), kBlock, 0, st>>>(p);
+      break;
+    case 16:
+      fp8_block_row_kernel<T, 2><<<grid_for(blocks * 2), kBlock, 0, st>>>(p);
+      break;
+    case 32:
+      fp8_block_row_kernel<T, 4><<<grid_for(blocks * 4), kBlock, 0, st>>>(p);
+      break;
+    case 64:
+      fp8_block_row_kernel<T, 8><<<grid_for(blocks * 8), kBlock, 0, st>>>(p);
+      break;
+    case 128:
+      fp8_block_row_kernel<T, 16><<<grid_for(blocks * 16), kBlock, 0, st>>>(p);
+      break;
+    case 256:
+      fp8_block_row_kernel<T, 32><<<grid_for(blocks * 32), kBlock, 0, st>>>(p);
+      break;
+    default:
+      fp8_block_row_warp_kernel<T><<<grid_for(blocks * 32), kBlock, 0, st>>>(p);
+      break;
+    }
     return cudaGetLastError();
   }
   if (p.s2d) {

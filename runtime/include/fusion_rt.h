@@ -37,8 +37,9 @@ extern "C" {
 #endif
 
 /** ABI version: bumped on any incompatible change of a struct or signature. */
-/* 2: fusion_rt_quant_scheme.nvfp4_recipe. */
-#define FUSION_RT_ABI_VERSION 2
+/* 2: fusion_rt_quant_scheme.nvfp4_recipe.
+ * 3: the FP8 block formats and fusion_rt_quant_scheme.block_rows/_cols. */
+#define FUSION_RT_ABI_VERSION 3
 
 #if defined(_WIN32)
 #define FUSION_RT_API __declspec(dllexport)
@@ -102,7 +103,17 @@ typedef enum fusion_rt_format {
   FUSION_RT_FORMAT_MXFP4 = 2, /**< e2m1 data, 32-blocks, e8m0 scales */
   FUSION_RT_FORMAT_NVFP4 = 3, /**< e2m1 data, 16-blocks, e4m3 scales, global scale */
   FUSION_RT_FORMAT_FP8_E4M3 = 4, /**< per-tensor f32 scale */
-  FUSION_RT_FORMAT_FP8_E5M2 = 5
+  FUSION_RT_FORMAT_FP8_E5M2 = 5,
+  /** One f32 scale per block of block_rows x block_cols elements (1x128:
+   *  DeepSeek-V3 / vLLM per-token-group activations; block_cols = N: one
+   *  scale per row). Decode scale s = max(amax, amax_epsilon) / max_elem
+   *  (f32 division; force_pow2_scale: s rounded up to a power of two, UE8M0
+   *  as vLLM's scale_ue8m0), codes q = cvt_rn_satfinite(x / s) (f32
+   *  division), the scale buffer holds s (x = q * s). A NaN in a block makes
+   *  its amax NaN under PROPAGATE (torch's amax; then s and every code are
+   *  NaN) and is dropped under IGNORE; an Inf amax gives s = Inf. */
+  FUSION_RT_FORMAT_FP8_BLOCK_E4M3 = 6,
+  FUSION_RT_FORMAT_FP8_BLOCK_E5M2 = 7
 } fusion_rt_format;
 
 typedef enum fusion_rt_scale_rounding {
@@ -198,6 +209,13 @@ typedef struct fusion_rt_quant_scheme {
    *  value (CUDA: MXFP8). */
   int32_t zero_scale;
   int32_t nvfp4_recipe; /**< fusion_rt_nvfp4_recipe (NVFP4 only) */
+  /** FP8 block formats only: rows of a scale block; 1 (default). 128x128
+   *  weight tiles are not implemented yet (UNSUPPORTED). */
+  int32_t block_rows;
+  /** FP8 block formats only: elements per scale along a row (>= 1; default
+   *  128). Blocks never straddle the [dact | dgate] boundary of a gated
+   *  backward output. */
+  int32_t block_cols;
   uint64_t seed;   /**< stochastic rounding key */
   uint64_t offset; /**< stochastic rounding counter offset */
 } fusion_rt_quant_scheme;
@@ -241,7 +259,9 @@ typedef struct fusion_rt_activation {
  *  B = 32 (MX) or 16 (NVFP4), nb(x) = ceil(x/B), rup(x,k) = round x up to k:
  *
  *  rowwise_data    [M, N] of the data type (e4m3 / e5m2 / e2m1)
- *  rowwise_scales  compact [M, nb(N)]; swizzled [rup(M,128), rup(nb(N),4)],
+ *  rowwise_scales  compact [M, nb(N)] (FP8 block formats: B = block_cols,
+ *                  F32, any strides, e.g. column-major [1, M] as DeepGEMM
+ *                  reads them; rowwise and compact only); swizzled [rup(M,128), rup(nb(N),4)],
  *                  contiguous, byte (r,c) of the logical scale matrix at
  *                  ((r/128)*(Cp/4) + c/4)*512 + (r%32)*16 + ((r%128)/32)*4 + c%4
  *                  with Cp = rup(nb(N),4); padding is written as zero.
@@ -249,7 +269,7 @@ typedef struct fusion_rt_activation {
  *  colwise_scales  compact SAME [nb(M), N], TRANSPOSED [N, nb(M)];
  *                  swizzled [rup(N,128), rup(nb(M),4)] with r = data column,
  *                  c = row block (same formula).
- *  Scales are E8M0 (MX) or F8E4M3 (NVFP4). FP8 per tensor has no block
+ *  Scales are E8M0 (MX), F8E4M3 (NVFP4) or F32 (FP8 block). FP8 per tensor has no block
  *  scales: scale_inv (f32 [1], required) = 1/scale, amax (f32 [1], optional).
  *  NVFP4 also writes amax (f32 [1], tensor amax; required) and scale_inv
  *  (f32 [1], optional: the global decode scale S_dec = 1/S_enc, S_enc =
@@ -366,7 +386,7 @@ FUSION_RT_API fusion_rt_status fusion_rt_synchronize(void *stream);
 FUSION_RT_API int32_t fusion_rt_has_cuda(void);
 
 /** Defaults: MXFP8_E4M3, RCEIL, PROPAGATE, ROWWISE, SAME, COMPACT, 1D, RNE,
- *  CURRENT, epsilon 0, no pow2, seed 0, offset 0. */
+ *  CURRENT, epsilon 0, no pow2, blocks 1 x 128, seed 0, offset 0. */
 FUSION_RT_API void fusion_rt_quant_scheme_init(fusion_rt_quant_scheme *scheme);
 
 /** Defaults: IDENTITY forward, intermediate F32, limit 7, offset 1, alpha 1.702. */

@@ -24,8 +24,8 @@ extern "C" {
 
 /** Version of this contract; fusion_rt_mlir_abi_version() returns the one
  *  libfusion_rt_mlir was built with. 2: the quantizing paired projection;
- *  3: the scheme's NVFP4 recipe. */
-#define FUSION_RT_MLIR_ABI_VERSION 3
+ *  3: the scheme's NVFP4 recipe; 4: the FP8 block formats' block width. */
+#define FUSION_RT_MLIR_ABI_VERSION 4
 
 /** Columns of one row of the buffer table (sizes and strides in elements,
  *  rank <= 4; unused size/stride columns are 0). */
@@ -60,7 +60,9 @@ enum fusion_rt_mlir_scheme_param {
   FUSION_RT_MLIR_SCHEME_ZERO_SCALE,
   FUSION_RT_MLIR_SCHEME_POW2_SCALE,
   FUSION_RT_MLIR_SCHEME_NVFP4_RECIPE,
-  FUSION_RT_MLIR_SCHEME_I32_PARAMS /**< count: 12 */
+  /** FP8 block formats: elements per scale (block_cols); 0 otherwise. */
+  FUSION_RT_MLIR_SCHEME_BLOCK_COLS,
+  FUSION_RT_MLIR_SCHEME_I32_PARAMS /**< count: 13 */
 };
 
 /** The activation's scalars: kind, backward, intermediate dtype (i32), then

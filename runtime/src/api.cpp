@@ -248,7 +248,7 @@ fusion_rt_status check_scheme(const fusion_rt_quant_scheme *s) {
   struct Field {
     int32_t v, hi;
     const char *name;
-  } fields[] = {{s->format, 5, "scheme->format"},
+  } fields[] = {{s->format, 7, "scheme->format"},
                 {s->scale_rounding, 1, "scheme->scale_rounding"},
                 {s->nan_policy, 1, "scheme->nan_policy"},
                 {s->direction, 2, "scheme->direction"},
@@ -268,7 +268,29 @@ fusion_rt_status check_scheme(const fusion_rt_quant_scheme *s) {
                 "scheme->amax_epsilon must be finite and >= 0");
   const int32_t f = s->format;
   const bool mx = f <= FUSION_RT_FORMAT_MXFP4, nv = f == FUSION_RT_FORMAT_NVFP4;
-  const bool fp8 = !mx && !nv;
+  const bool fpb = f >= FUSION_RT_FORMAT_FP8_BLOCK_E4M3;
+  const bool fp8 = !mx && !nv && !fpb;
+  if (fpb) {
+    if (s->block_cols < 1)
+      return fail(FUSION_RT_STATUS_BAD_VALUE,
+                  "scheme->block_cols = %d: an FP8 block holds at least one "
+                  "element",
+                  int(s->block_cols));
+    if (s->block_rows != 1)
+      return fail(s->block_rows < 1 ? FUSION_RT_STATUS_BAD_VALUE
+                                    : FUSION_RT_STATUS_UNSUPPORTED,
+                  "scheme->block_rows = %d: the FP8 block formats take 1 x "
+                  "block_cols blocks (128x128 weight tiles are not "
+                  "implemented)",
+                  int(s->block_rows));
+    if (s->direction != FUSION_RT_ROWWISE)
+      return fail(FUSION_RT_STATUS_UNSUPPORTED,
+                  "scheme->direction: the FP8 block formats are ROWWISE only");
+    if (s->tensor_scaling != FUSION_RT_TENSOR_SCALING_CURRENT)
+      return fail(FUSION_RT_STATUS_UNSUPPORTED,
+                  "scheme->tensor_scaling DELAYED applies to FP8 per-tensor "
+                  "formats only");
+  }
   if (s->scale_rounding == FUSION_RT_SCALE_FLOOR && !mx)
     return fail(FUSION_RT_STATUS_UNSUPPORTED,
                 "scheme->scale_rounding FLOOR applies to MX formats only");
@@ -276,6 +298,10 @@ fusion_rt_status check_scheme(const fusion_rt_quant_scheme *s) {
     return fail(FUSION_RT_STATUS_UNSUPPORTED,
                 "scheme->scale_layout SWIZZLED: FP8 per-tensor scaling has no "
                 "block scales");
+  if (s->scale_layout == FUSION_RT_SCALES_SWIZZLED && fpb)
+    return fail(FUSION_RT_STATUS_UNSUPPORTED,
+                "scheme->scale_layout SWIZZLED: the FP8 block formats' f32 "
+                "scales are COMPACT (any strides)");
   if (s->nvfp4_block == FUSION_RT_NVFP4_2D && !nv)
     return fail(FUSION_RT_STATUS_UNSUPPORTED,
                 "scheme->nvfp4_block 2D applies to NVFP4 only");
@@ -309,9 +335,11 @@ int32_t data_dtype(int32_t format) {
   switch (format) {
   case FUSION_RT_FORMAT_MXFP8_E4M3:
   case FUSION_RT_FORMAT_FP8_E4M3:
+  case FUSION_RT_FORMAT_FP8_BLOCK_E4M3:
     return FUSION_RT_F8E4M3;
   case FUSION_RT_FORMAT_MXFP8_E5M2:
   case FUSION_RT_FORMAT_FP8_E5M2:
+  case FUSION_RT_FORMAT_FP8_BLOCK_E5M2:
     return FUSION_RT_F8E5M2;
   default:
     return FUSION_RT_F4E2M1;
@@ -325,8 +353,10 @@ fusion_rt_quant_shapes shapes_of(const fusion_rt_quant_scheme &s, int64_t m,
   const bool row = s.direction != FUSION_RT_COLWISE;
   const bool col = s.direction != FUSION_RT_ROWWISE;
   const bool tr = s.colwise_layout == FUSION_RT_COLWISE_TRANSPOSED;
-  const bool blocks = s.format <= FUSION_RT_FORMAT_NVFP4;
-  const int64_t bs = s.format == FUSION_RT_FORMAT_NVFP4 ? 16 : 32;
+  const bool fpb = s.format >= FUSION_RT_FORMAT_FP8_BLOCK_E4M3;
+  const bool blocks = s.format <= FUSION_RT_FORMAT_NVFP4 || fpb;
+  const int64_t bs = fpb ? s.block_cols
+                         : s.format == FUSION_RT_FORMAT_NVFP4 ? 16 : 32;
   const bool swz = s.scale_layout == FUSION_RT_SCALES_SWIZZLED;
   if (row) {
     sh.rowwise_data[0] = m;
@@ -358,7 +388,9 @@ fusion_rt_status get_scales(const fusion_rt_tensor &t, const char *name,
                             const fusion_rt_quant_scheme &s, const int64_t shape[2],
                             Mat &out, char *&swz) {
   const int32_t dt = s.format == FUSION_RT_FORMAT_NVFP4 ? FUSION_RT_F8E4M3
-                                                        : FUSION_RT_E8M0;
+                     : s.format >= FUSION_RT_FORMAT_FP8_BLOCK_E4M3
+                         ? FUSION_RT_F32
+                         : FUSION_RT_E8M0;
   FUSION_RT_TRY(get_mat(&t, name, dt, shape[0], shape[1], out));
   if (s.scale_layout == FUSION_RT_SCALES_SWIZZLED) {
     if ((out.cols > 1 && out.cs != 1) || (out.rows > 1 && out.rs != out.cols))
@@ -379,7 +411,8 @@ fusion_rt_status check_outputs(const fusion_rt_quant_scheme &s,
     return fail(FUSION_RT_STATUS_NULL_POINTER, "outputs is NULL");
   const int32_t f = s.format;
   const bool mx = f <= FUSION_RT_FORMAT_MXFP4, nv = f == FUSION_RT_FORMAT_NVFP4;
-  const bool fp8 = !mx && !nv;
+  const bool fpb = f >= FUSION_RT_FORMAT_FP8_BLOCK_E4M3;
+  const bool fp8 = !mx && !nv && !fpb;
   const fusion_rt_quant_shapes sh = shapes_of(s, m, n, gated_backward);
   req.scheme = s;
   req.rows = m;
@@ -435,9 +468,11 @@ fusion_rt_status check_outputs(const fusion_rt_quant_scheme &s,
   // Tensor scalars.
   if (nv || !absent(&o->amax))
     FUSION_RT_TRY(get_scalar(&o->amax, "outputs->amax", req.amax));
-  if (mx)
+  if (mx || fpb)
     FUSION_RT_TRY(must_be_absent(o->scale_inv, "outputs->scale_inv",
-                                 "MX formats keep their scales in the scale buffers"));
+                                 mx ? "MX formats keep their scales in the scale buffers"
+                                    : "the FP8 block formats keep their scales in "
+                                      "the scale buffers"));
   else if (!(nv && absent(&o->scale_inv))) // NVFP4's S_dec: optional
     FUSION_RT_TRY(get_scalar(&o->scale_inv, "outputs->scale_inv", req.scale_inv));
   if (fp8 && s.tensor_scaling == FUSION_RT_TENSOR_SCALING_DELAYED) {
@@ -788,6 +823,8 @@ void fusion_rt_quant_scheme_init(fusion_rt_quant_scheme *s) {
   s->nvfp4_block = FUSION_RT_NVFP4_1D;
   s->elem_rounding = FUSION_RT_ROUND_RNE;
   s->tensor_scaling = FUSION_RT_TENSOR_SCALING_CURRENT;
+  s->block_rows = 1;
+  s->block_cols = 128;
 }
 
 void fusion_rt_activation_init(fusion_rt_activation *a) {
@@ -941,6 +978,10 @@ fusion_rt_status fusion_rt_dequantize(const fusion_rt_quant_scheme *scheme,
       scheme->colwise_layout != FUSION_RT_COLWISE_TRANSPOSED)
     return fail(FUSION_RT_STATUS_UNSUPPORTED,
                 "scheme->colwise_layout: NVFP4 colwise data is TRANSPOSED only");
+  if (direction == FUSION_RT_COLWISE &&
+      scheme->format >= FUSION_RT_FORMAT_FP8_BLOCK_E4M3)
+    return fail(FUSION_RT_STATUS_UNSUPPORTED,
+                "direction COLWISE: the FP8 block formats are ROWWISE only");
   FUSION_RT_TRY(get_float_input(output, "output", req.deq_out));
   const bool tr = direction == FUSION_RT_COLWISE &&
                   scheme->colwise_layout == FUSION_RT_COLWISE_TRANSPOSED;
@@ -962,7 +1003,7 @@ fusion_rt_status fusion_rt_dequantize(const fusion_rt_quant_scheme *scheme,
   if (f == FUSION_RT_FORMAT_NVFP4) {
     in.amax = quantized->amax;
     in.scale_inv = quantized->scale_inv;
-  } else if (f >= FUSION_RT_FORMAT_FP8_E4M3) {
+  } else if (f == FUSION_RT_FORMAT_FP8_E4M3 || f == FUSION_RT_FORMAT_FP8_E5M2) {
     in.scale_inv = quantized->scale_inv;
     one.tensor_scaling = FUSION_RT_TENSOR_SCALING_CURRENT;
   }

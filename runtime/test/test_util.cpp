@@ -129,13 +129,17 @@ void QuantBuffers::alloc(const fusion_rt_quant_scheme &s, int64_t r, int64_t c,
                   sentinel);
   col_data.assign(data_bytes(shapes.colwise_data[0], col_pitch(), is_fp4()),
                   sentinel);
+  // FP8 block scales are f32: four bytes each.
+  const int64_t sbytes = s.format >= FUSION_RT_FORMAT_FP8_BLOCK_E4M3 ? 4 : 1;
   row_scales.assign(
-      size_t(std::max<int64_t>(1, shapes.rowwise_scales[0] * shapes.rowwise_scales[1])),
+      size_t(std::max<int64_t>(1, shapes.rowwise_scales[0] *
+                                      shapes.rowwise_scales[1] * sbytes)),
       sentinel);
   col_scales.assign(
       size_t(std::max<int64_t>(1, shapes.colwise_scales[0] * shapes.colwise_scales[1])),
       sentinel);
-  const bool fp8 = s.format >= FUSION_RT_FORMAT_FP8_E4M3;
+  const bool fp8 = s.format == FUSION_RT_FORMAT_FP8_E4M3 ||
+                   s.format == FUSION_RT_FORMAT_FP8_E5M2;
   const bool nv = s.format == FUSION_RT_FORMAT_NVFP4;
   has_amax = nv || want_amax;
   has_scale_inv = nv || fp8;
@@ -150,22 +154,25 @@ void QuantBuffers::alloc(const fusion_rt_quant_scheme &s, int64_t r, int64_t c,
 
 void QuantBuffers::bind() {
   fusion_rt_quant_outputs_init(&out);
-  const int32_t dt = scheme.format == FUSION_RT_FORMAT_MXFP8_E4M3 ||
-                             scheme.format == FUSION_RT_FORMAT_FP8_E4M3
+  const int32_t f = scheme.format;
+  const int32_t dt = f == FUSION_RT_FORMAT_MXFP8_E4M3 || f == FUSION_RT_FORMAT_FP8_E4M3 ||
+                             f == FUSION_RT_FORMAT_FP8_BLOCK_E4M3
                          ? FUSION_RT_F8E4M3
-                     : scheme.format == FUSION_RT_FORMAT_MXFP8_E5M2 ||
-                             scheme.format == FUSION_RT_FORMAT_FP8_E5M2
+                     : f == FUSION_RT_FORMAT_MXFP8_E5M2 || f == FUSION_RT_FORMAT_FP8_E5M2 ||
+                             f == FUSION_RT_FORMAT_FP8_BLOCK_E5M2
                          ? FUSION_RT_F8E5M2
                          : FUSION_RT_F4E2M1;
-  const int32_t sdt =
-      scheme.format == FUSION_RT_FORMAT_NVFP4 ? FUSION_RT_F8E4M3 : FUSION_RT_E8M0;
+  const bool fp8_block = f >= FUSION_RT_FORMAT_FP8_BLOCK_E4M3;
+  const int32_t sdt = f == FUSION_RT_FORMAT_NVFP4 ? FUSION_RT_F8E4M3
+                      : fp8_block                 ? FUSION_RT_F32
+                                                  : FUSION_RT_E8M0;
   if (scheme.direction != FUSION_RT_COLWISE)
     out.rowwise_data = view2d(row_data.data(), dt, shapes.rowwise_data[0],
                               shapes.rowwise_data[1], row_pitch());
   if (scheme.direction != FUSION_RT_ROWWISE)
     out.colwise_data = view2d(col_data.data(), dt, shapes.colwise_data[0],
                               shapes.colwise_data[1], col_pitch());
-  const bool blocks = scheme.format <= FUSION_RT_FORMAT_NVFP4;
+  const bool blocks = f <= FUSION_RT_FORMAT_NVFP4 || fp8_block;
   if (blocks && scheme.direction != FUSION_RT_COLWISE)
     out.rowwise_scales = view2d(row_scales.data(), sdt, shapes.rowwise_scales[0],
                                 shapes.rowwise_scales[1]);
@@ -231,12 +238,13 @@ std::string diff(const QuantBuffers &a, const QuantBuffers &b) {
 }
 
 std::string describe(const fusion_rt_quant_scheme &s) {
-  static const char *fmt[] = {"mxfp8_e4m3", "mxfp8_e5m2", "mxfp4",
-                              "nvfp4",      "fp8_e4m3",   "fp8_e5m2"};
+  static const char *fmt[] = {"mxfp8_e4m3",     "mxfp8_e5m2", "mxfp4",
+                              "nvfp4",          "fp8_e4m3",   "fp8_e5m2",
+                              "fp8_block_e4m3", "fp8_block_e5m2"};
   static const char *dir[] = {"row", "col", "both"};
   std::ostringstream os;
   // Out-of-range fields (the ABI fuzzer's corruptions) print as numbers.
-  if (s.format >= 0 && s.format < 6)
+  if (s.format >= 0 && s.format < 8)
     os << fmt[s.format];
   else
     os << "format " << s.format;
@@ -250,6 +258,8 @@ std::string describe(const fusion_rt_quant_scheme &s) {
      << (s.scale_rounding ? "/floor" : "") << (s.nan_policy ? "/ignore" : "")
      << (s.nvfp4_block ? "/2d" : "") << (s.elem_rounding ? "/sr" : "")
      << (s.tensor_scaling ? "/delayed" : "");
+  if (s.format >= FUSION_RT_FORMAT_FP8_BLOCK_E4M3)
+    os << "/1x" << s.block_cols << (s.force_pow2_scale ? "/ue8m0" : "");
   return os.str();
 }
 

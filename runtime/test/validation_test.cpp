@@ -139,7 +139,7 @@ TEST(Validation, EveryBrokenArgumentIsReportedAndNothingWritten) {
        FUSION_RT_STATUS_BAD_DTYPE, "act->intermediate_dtype"},
       {"act params", [](Call &c) { c.act.alpha = NAN; }, FUSION_RT_STATUS_BAD_VALUE,
        "act->"},
-      {"format range", [](Call &c) { c.scheme.format = 6; },
+      {"format range", [](Call &c) { c.scheme.format = 8; },
        FUSION_RT_STATUS_BAD_VALUE, "scheme->format"},
       {"rounding range", [](Call &c) { c.scheme.scale_rounding = 2; },
        FUSION_RT_STATUS_BAD_VALUE, "scheme->scale_rounding"},

@@ -8,8 +8,9 @@
 //   - MXFP4 (RCEIL / FLOOR, NaN propagate / ignore, every zero_scale policy),
 //     NVFP4 (1x16 and 16x16 blocks, RNE and stochastic rounding), FP8 per
 //     tensor (e4m3 / e5m2, current scaling with epsilon and power-of-two
-//     scales, delayed scaling); rowwise, colwise (SAME and TRANSPOSED) and
-//     both; compact and swizzled scales;
+//     scales, delayed scaling), FP8 block scaling (1 x G, f32 scales,
+//     every kernel width); rowwise, colwise (SAME and TRANSPOSED) and both;
+//     compact and swizzled scales;
 //   - plain inputs (bf16 / f16 / f32, strided rows, a column-strided view),
 //     every activation forward and backward (with dbias), every gated kind
 //     forward and backward (packed and two views, odd K);
@@ -598,6 +599,40 @@ int main(int argc, char **argv) {
       c.s = make_scheme(fmt, FUSION_RT_BOTH, v++);
       cases.push_back(c);
     }
+  // FP8 block scaling (rowwise, f32 scales): the widths of the lane-group
+  // kernel (8 .. 256) and of the warp kernel (7, 96, 300, a whole row),
+  // e4m3 / e5m2, an amax floor, UE8M0 scales, both NaN policies.
+  auto block_scheme = [&](int fmt, int g) {
+    fusion_rt_quant_scheme s = fusion_rt_test::scheme_of(fmt, FUSION_RT_ROWWISE);
+    s.block_cols = g;
+    s.nan_policy = (v / 2) % 2;
+    s.amax_epsilon = v % 3 == 1 ? 1e-10f : 0.f;
+    s.force_pow2_scale = v % 4 == 3;
+    ++v;
+    return s;
+  };
+  for (int fmt : {FUSION_RT_FORMAT_FP8_BLOCK_E4M3, FUSION_RT_FORMAT_FP8_BLOCK_E5M2})
+    for (int g : {8, 16, 32, 64, 128, 256, 7, 96, 300, 0})
+      for (int dt : dts)
+        for (auto &sh : shapes) {
+          fusion_rt_quant_scheme s = block_scheme(fmt, g ? g : int(sh[1]));
+          add(dt, sh, s, v % 5 == 0);
+        }
+  for (int kind = 0; kind <= 12; ++kind)
+    for (int bwd = 0; bwd < 2; ++bwd) {
+      Case c;
+      c.op = kind >= 7 ? 2 : 1;
+      c.kind = kind;
+      c.backward = bwd;
+      c.dt = dts[(kind + bwd) % 3];
+      c.inter = kind % 3 == 0 ? FUSION_RT_F32 : FUSION_RT_BF16;
+      c.packed = (kind + bwd) % 2 == 0;
+      c.M = 40 + kind;
+      c.N = kind % 2 ? 384 : 331; // gated backward: blocks of each half
+      c.dbias = bwd && c.op == 1;
+      c.s = block_scheme(FUSION_RT_FORMAT_FP8_BLOCK_E4M3, kind % 4 ? 128 : 64);
+      cases.push_back(c);
+    }
   // Activations: every kind forward and backward (dbias), formats rotating.
   for (int kind = 0; kind <= 6; ++kind)
     for (int bwd = 0; bwd < 2; ++bwd) {
@@ -662,6 +697,17 @@ int main(int argc, char **argv) {
         c.s = make_scheme(fmt, dir, v++);
         cases.push_back(c);
       }
+    for (int g : {128, 7168}) { // SwiGLU -> FP8 1x128 / per row at a model size
+      Case c;
+      c.op = 2;
+      c.kind = FUSION_RT_ACT_SWIGLU;
+      c.inter = FUSION_RT_BF16;
+      c.M = 4096;
+      c.N = 7168;
+      c.specials = false;
+      c.s = block_scheme(FUSION_RT_FORMAT_FP8_BLOCK_E4M3, g);
+      cases.push_back(c);
+    }
     Case c; // SwiGLU -> NVFP4 rowwise at a model size
     c.op = 2;
     c.kind = FUSION_RT_ACT_SWIGLU;

@@ -1,0 +1,376 @@
+//===- fp8_block_test.cpp - FP8 block scaling (1 x G, f32 scales) -------===//
+//
+// The FP8 block formats against a reference written here from the formula
+// as torch and vLLM write it (amax.clamp(min=eps) / 448, x / s, clamp,
+// cast; UE8M0 by exp2(ceil(log2 s)) in double): NaN, Inf, zero and
+// subnormal blocks, partial blocks, per-row scaling, e5m2, column-major
+// scale views; dequantize; fused equals unfused for plain, backward
+// (with dbias) and gated activations; and the validation of the scheme.
+//
+//===----------------------------------------------------------------------===//
+#include "test_util.h"
+
+#include "common/convert.h"
+#include "common/scale.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+using namespace fusion_rt_test;
+using fusion_rt::bits_f32;
+
+namespace {
+
+fusion_rt_quant_scheme block_scheme(int32_t f, int32_t g, float eps = 0.f,
+                                    bool pow2 = false) {
+  fusion_rt_quant_scheme s = scheme_of(f, FUSION_RT_ROWWISE);
+  s.block_cols = g;
+  s.amax_epsilon = eps;
+  s.force_pow2_scale = pow2 ? 1 : 0;
+  return s;
+}
+
+float scale_at(const QuantBuffers &q, int64_t i, int64_t b) {
+  float v;
+  std::memcpy(&v, q.row_scales.data() + 4 * (i * q.shapes.rowwise_scales[1] + b), 4);
+  return v;
+}
+
+/// The reference: torch's formula with plain float arithmetic.
+struct Ref {
+  std::vector<float> scales; // [m, nb]
+  std::vector<uint8_t> codes;
+};
+Ref reference(const HostMatrix &x, int32_t f, int64_t g, float eps, bool pow2,
+              bool propagate) {
+  const int64_t m = x.rows, n = x.cols, nb = (n + g - 1) / g;
+  const float mx = f == FUSION_RT_FORMAT_FP8_BLOCK_E4M3 ? 448.f : 57344.f;
+  Ref r;
+  r.scales.resize(size_t(m * nb));
+  r.codes.resize(size_t(m * n));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t b = 0; b < nb; ++b) {
+      float amax = 0.f;
+      bool nan = false;
+      for (int64_t j = b * g; j < std::min(n, b * g + g); ++j) {
+        const float a = std::fabs(x.at(i, j));
+        nan |= std::isnan(a);
+        if (a > amax)
+          amax = a;
+      }
+      if (nan && propagate)
+        amax = std::numeric_limits<float>::quiet_NaN();
+      float s = (amax < eps ? eps : amax) / mx;
+      if (pow2 && std::isfinite(s) && s > 0.f)
+        s = float(std::exp2(std::ceil(std::log2(double(s)))));
+      r.scales[size_t(i * nb + b)] = s;
+      for (int64_t j = b * g; j < std::min(n, b * g + g); ++j) {
+        float v = x.at(i, j) / s;
+        if (!std::isnan(v))
+          v = std::min(mx, std::max(-mx, v)); // torch's clamp
+        r.codes[size_t(i * n + j)] = f == FUSION_RT_FORMAT_FP8_BLOCK_E4M3
+                                         ? fusion_rt::f32_to_e4m3(v)
+                                         : fusion_rt::f32_to_e5m2(v);
+      }
+    }
+  return r;
+}
+
+bool same_bits_or_both_nan(float a, float b) {
+  return std::memcmp(&a, &b, 4) == 0 || (std::isnan(a) && std::isnan(b));
+}
+
+/// Values with NaN, Inf, a zero block and a subnormal block.
+std::vector<float> special_values(int64_t m, int64_t n) {
+  std::vector<float> v = random_values(m * n, 41, true);
+  v[size_t(0 * n + 5)] = std::numeric_limits<float>::quiet_NaN();
+  v[size_t(1 * n + 3)] = std::numeric_limits<float>::infinity();
+  v[size_t(1 * n + 9)] = -std::numeric_limits<float>::infinity();
+  for (int64_t j = 0; j < std::min<int64_t>(n, 32); ++j) {
+    v[size_t(2 * n + j)] = 0.f;
+    v[size_t(3 * n + j)] = 1e-42f * float(j % 5 - 2);
+  }
+  v[size_t(2 * n + 1)] = -0.f;
+  return v;
+}
+
+} // namespace
+
+TEST(Fp8Block, MatchesTorchFormula) {
+  const int64_t m = 6, n = 300; // 300 = 2 x 128 + 44: a partial last block
+  HostMatrix x = make_matrix(special_values(m, n), m, n, FUSION_RT_F32);
+  int runs = 0;
+  for (int32_t f : {FUSION_RT_FORMAT_FP8_BLOCK_E4M3, FUSION_RT_FORMAT_FP8_BLOCK_E5M2})
+    for (int32_t g : {128, 32, 300, 7})
+      for (float eps : {0.f, 1e-10f})
+        for (bool pow2 : {false, true})
+          for (int32_t nan : {FUSION_RT_NAN_PROPAGATE, FUSION_RT_NAN_IGNORE}) {
+            fusion_rt_quant_scheme s = block_scheme(f, g, eps, pow2);
+            s.nan_policy = nan;
+            SCOPED_TRACE(describe(s) + " eps " + std::to_string(eps));
+            QuantBuffers q;
+            q.alloc(s, m, n, false, true);
+            ASSERT_EQ(q.shapes.rowwise_scales[1], (n + g - 1) / g);
+            fusion_rt_tensor t = x.view();
+            ASSERT_EQ(fusion_rt_quantize(&t, &s, &q.out, nullptr, nullptr),
+                      FUSION_RT_STATUS_SUCCESS)
+                << fusion_rt_last_error_message();
+            const Ref r = reference(x, f, g, eps, pow2, nan == FUSION_RT_NAN_PROPAGATE);
+            const int64_t nb = q.shapes.rowwise_scales[1];
+            for (int64_t i = 0; i < m; ++i) {
+              for (int64_t b = 0; b < nb; ++b)
+                ASSERT_TRUE(same_bits_or_both_nan(scale_at(q, i, b),
+                                                  r.scales[size_t(i * nb + b)]))
+                    << "scale " << i << "," << b << ": " << scale_at(q, i, b)
+                    << " vs " << r.scales[size_t(i * nb + b)];
+              for (int64_t j = 0; j < n; ++j)
+                ASSERT_EQ(q.row_code(i, j), r.codes[size_t(i * n + j)])
+                    << "code " << i << "," << j << " x " << x.at(i, j);
+            }
+            ++runs;
+          }
+  EXPECT_EQ(runs, 2 * 4 * 2 * 2 * 2);
+}
+
+TEST(Fp8Block, SpecialBlocks) {
+  const int64_t m = 4, n = 128;
+  HostMatrix x = make_matrix(special_values(m, n), m, n, FUSION_RT_F32);
+  fusion_rt_quant_scheme s = block_scheme(FUSION_RT_FORMAT_FP8_BLOCK_E4M3, 32);
+  QuantBuffers q;
+  q.alloc(s, m, n);
+  fusion_rt_tensor t = x.view();
+  ASSERT_EQ(fusion_rt_quantize(&t, &s, &q.out, nullptr, nullptr),
+            FUSION_RT_STATUS_SUCCESS);
+  // A NaN block: NaN scale (torch's amax), NaN codes.
+  EXPECT_TRUE(std::isnan(scale_at(q, 0, 0)));
+  EXPECT_EQ(q.row_code(0, 0), 0x7f);
+  // An Inf block: s = Inf, finite elements code 0 (x / Inf), Inf / Inf NaN.
+  EXPECT_EQ(scale_at(q, 1, 0), std::numeric_limits<float>::infinity());
+  EXPECT_EQ(q.row_code(1, 3), 0x7f);
+  EXPECT_EQ(q.row_code(1, 0) & 0x7f, 0);
+  // A zero block without epsilon: s = 0, 0 / 0 is NaN; with 1e-10 codes 0,
+  // and -0 keeps its sign.
+  EXPECT_EQ(scale_at(q, 2, 0), 0.f);
+  EXPECT_EQ(q.row_code(2, 0), 0x7f);
+  s.amax_epsilon = 1e-10f;
+  QuantBuffers qe;
+  qe.alloc(s, m, n);
+  ASSERT_EQ(fusion_rt_quantize(&t, &s, &qe.out, nullptr, nullptr),
+            FUSION_RT_STATUS_SUCCESS);
+  EXPECT_EQ(scale_at(qe, 2, 0), 1e-10f / 448.f);
+  EXPECT_EQ(qe.row_code(2, 0), 0x00);
+  EXPECT_EQ(qe.row_code(2, 1), 0x80);
+  // The block's largest element codes to +-448 exactly.
+  for (int64_t b = 1; b < 4; ++b) {
+    int64_t jmax = b * 32;
+    for (int64_t j = b * 32; j < b * 32 + 32; ++j)
+      if (std::fabs(x.at(0, j)) > std::fabs(x.at(0, jmax)))
+        jmax = j;
+    EXPECT_EQ(q.row_code(0, jmax) & 0x7f, 0x7e);
+  }
+  // UE8M0 round-up, exact on subnormals and powers of two.
+  EXPECT_EQ(fusion_rt::pow2_roundup(1.f), 1.f);
+  EXPECT_EQ(fusion_rt::pow2_roundup(1.0000001f), 2.f);
+  EXPECT_EQ(fusion_rt::pow2_roundup(0.75f), 1.f);
+  EXPECT_EQ(fusion_rt::pow2_roundup(bits_f32(3u)), bits_f32(4u)); // 3 -> 4 ulps
+  EXPECT_EQ(fusion_rt::pow2_roundup(bits_f32(0x500000u)), bits_f32(0x800000u));
+  EXPECT_EQ(fusion_rt::pow2_roundup(0x1.000002p127f),
+            std::numeric_limits<float>::infinity());
+  EXPECT_EQ(fusion_rt::pow2_roundup(0.f), 0.f);
+}
+
+// Scale views with any strides: column-major [M, nb] (DeepGEMM's layout,
+// here with rows padded to 8) gets the same values as a row-major one.
+TEST(Fp8Block, ColumnMajorScalesAndBf16) {
+  const int64_t m = 5, n = 256, nb = 2, pad = 8;
+  HostMatrix x = make_matrix(random_values(m * n, 3, false), m, n, FUSION_RT_BF16);
+  fusion_rt_quant_scheme s = block_scheme(FUSION_RT_FORMAT_FP8_BLOCK_E4M3, 128, 1e-10f);
+  QuantBuffers q;
+  q.alloc(s, m, n);
+  fusion_rt_tensor t = x.view();
+  ASSERT_EQ(fusion_rt_quantize(&t, &s, &q.out, nullptr, nullptr),
+            FUSION_RT_STATUS_SUCCESS);
+  std::vector<float> colmajor(size_t(pad * nb), -1.f);
+  QuantBuffers qc;
+  qc.alloc(s, m, n);
+  qc.out.rowwise_scales.data = colmajor.data();
+  qc.out.rowwise_scales.strides[0] = 1;
+  qc.out.rowwise_scales.strides[1] = pad;
+  ASSERT_EQ(fusion_rt_quantize(&t, &s, &qc.out, nullptr, nullptr),
+            FUSION_RT_STATUS_SUCCESS)
+      << fusion_rt_last_error_message();
+  EXPECT_EQ(q.row_data, qc.row_data);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t b = 0; b < nb; ++b)
+      EXPECT_EQ(colmajor[size_t(b * pad + i)], scale_at(q, i, b));
+  EXPECT_EQ(colmajor[size_t(pad - 1)], -1.f); // padding untouched
+  // Dequantize: x = q * s, within half an e4m3 unit of the input.
+  std::vector<float> back(size_t(m * n));
+  fusion_rt_tensor bv = view2d(back.data(), FUSION_RT_F32, m, n);
+  ASSERT_EQ(fusion_rt_dequantize(&s, &q.out, FUSION_RT_ROWWISE, &bv, nullptr, nullptr),
+            FUSION_RT_STATUS_SUCCESS)
+      << fusion_rt_last_error_message();
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      const float sc = scale_at(q, i, j / 128);
+      ASSERT_EQ(back[size_t(i * n + j)],
+                fusion_rt::e4m3_to_f32(q.row_code(i, j)) * sc);
+      ASSERT_LE(std::fabs(back[size_t(i * n + j)] - x.at(i, j)),
+                std::fabs(x.at(i, j)) / 16 + sc * 0x1p-9f);
+    }
+  fusion_rt_status st =
+      fusion_rt_dequantize(&s, &q.out, FUSION_RT_COLWISE, &bv, nullptr, nullptr);
+  EXPECT_EQ(st, FUSION_RT_STATUS_UNSUPPORTED);
+}
+
+TEST(Fp8Block, FusedEqualsUnfused) {
+  const int64_t m = 9, n = 200, k = 135; // k: blocks straddle nothing at K
+  int runs = 0;
+  for (int32_t g : {128, 64, 50})
+    for (int32_t kind : {FUSION_RT_ACT_SILU, FUSION_RT_ACT_GELU, FUSION_RT_ACT_RELU})
+      for (int bwd = 0; bwd < 2; ++bwd) {
+        fusion_rt_quant_scheme s =
+            block_scheme(FUSION_RT_FORMAT_FP8_BLOCK_E4M3, g, 1e-10f, g == 64);
+        SCOPED_TRACE(describe(s) + " kind " + std::to_string(kind) +
+                     (bwd ? " bwd" : " fwd"));
+        HostMatrix x = make_matrix(random_values(m * n, 5u + uint32_t(kind), false),
+                                   m, n, FUSION_RT_BF16);
+        HostMatrix gr = make_matrix(random_values(m * n, 9, false), m, n, FUSION_RT_BF16);
+        fusion_rt_activation act;
+        fusion_rt_activation_init(&act);
+        act.kind = kind;
+        act.backward = bwd;
+        act.intermediate_dtype = FUSION_RT_BF16;
+        fusion_rt_tensor xv = x.view(), gv = gr.view();
+        HostMatrix y = make_matrix(std::vector<float>(size_t(m * n), 0.f), m, n,
+                                   FUSION_RT_BF16);
+        fusion_rt_tensor yv = y.view();
+        std::vector<float> db(static_cast<size_t>(n));
+        fusion_rt_tensor dbv = view1d(db.data(), FUSION_RT_F32, n);
+        ASSERT_EQ(fusion_rt_activation_apply(&xv, nullptr, bwd ? &gv : nullptr, &act,
+                                             &yv, &dbv, nullptr, nullptr),
+                  FUSION_RT_STATUS_SUCCESS);
+        QuantBuffers fused, unfused;
+        fused.alloc(s, m, n, false, true, true);
+        unfused.alloc(s, m, n, false, true, false);
+        ASSERT_EQ(fusion_rt_act_quantize(&xv, bwd ? &gv : nullptr, &act, &s,
+                                         &fused.out, nullptr, nullptr),
+                  FUSION_RT_STATUS_SUCCESS)
+            << fusion_rt_last_error_message();
+        ASSERT_EQ(fusion_rt_quantize(&yv, &s, &unfused.out, nullptr, nullptr),
+                  FUSION_RT_STATUS_SUCCESS);
+        EXPECT_EQ(0, std::memcmp(fused.dbias.data(), db.data(), size_t(n) * 4));
+        unfused.dbias = fused.dbias;
+        EXPECT_EQ(diff(fused, unfused), "");
+        ++runs;
+      }
+  // Gated: SwiGLU forward (vLLM's silu_and_mul -> per-token-group FP8) and
+  // backward, whose [dact | dgate] halves get separate blocks.
+  for (int bwd = 0; bwd < 2; ++bwd) {
+    fusion_rt_quant_scheme s = block_scheme(FUSION_RT_FORMAT_FP8_BLOCK_E4M3, 128, 1e-10f);
+    HostMatrix packed =
+        make_matrix(random_values(m * 2 * k, 77, false), m, 2 * k, FUSION_RT_BF16);
+    HostMatrix gr = make_matrix(random_values(m * k, 78, false), m, k, FUSION_RT_BF16);
+    fusion_rt_activation act;
+    fusion_rt_activation_init(&act);
+    act.kind = FUSION_RT_ACT_SWIGLU;
+    act.backward = bwd;
+    act.intermediate_dtype = FUSION_RT_BF16;
+    fusion_rt_tensor pv = packed.view(), gv = gr.view();
+    const int64_t cols = bwd ? 2 * k : k;
+    HostMatrix y =
+        make_matrix(std::vector<float>(size_t(m * cols), 0.f), m, cols, FUSION_RT_BF16);
+    fusion_rt_tensor yv = y.view();
+    ASSERT_EQ(fusion_rt_activation_apply(&pv, nullptr, bwd ? &gv : nullptr, &act, &yv,
+                                         nullptr, nullptr, nullptr),
+              FUSION_RT_STATUS_SUCCESS);
+    QuantBuffers fused;
+    fused.alloc(s, m, cols, bwd != 0);
+    ASSERT_EQ(fusion_rt_gated_act_quantize(&pv, nullptr, bwd ? &gv : nullptr, &act, &s,
+                                           &fused.out, nullptr, nullptr),
+              FUSION_RT_STATUS_SUCCESS)
+        << fusion_rt_last_error_message();
+    // Unfused: each half of the value matrix quantized on its own.
+    const int64_t nbk = (k + 127) / 128;
+    ASSERT_EQ(fused.shapes.rowwise_scales[1], (bwd ? 2 : 1) * nbk);
+    for (int half = 0; half < (bwd ? 2 : 1); ++half) {
+      fusion_rt_tensor hv = yv;
+      hv.sizes[1] = k;
+      hv.data = y.bytes.data() + half * k * 2;
+      QuantBuffers hq;
+      hq.alloc(s, m, k);
+      ASSERT_EQ(fusion_rt_quantize(&hv, &s, &hq.out, nullptr, nullptr),
+                FUSION_RT_STATUS_SUCCESS);
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < k; ++j)
+          ASSERT_EQ(fused.row_code(i, half * k + j), hq.row_code(i, j));
+        for (int64_t b = 0; b < nbk; ++b)
+          ASSERT_EQ(scale_at(fused, i, half * nbk + b), scale_at(hq, i, b));
+      }
+    }
+    ++runs;
+  }
+  EXPECT_EQ(runs, 3 * 3 * 2 + 2);
+}
+
+TEST(Fp8Block, SchemeIsValidated) {
+  const int64_t m = 2, n = 256;
+  HostMatrix x = make_matrix(random_values(m * n, 1, false), m, n, FUSION_RT_F32);
+  fusion_rt_tensor t = x.view();
+  struct Bad {
+    const char *what;
+    void (*edit)(fusion_rt_quant_scheme &);
+    fusion_rt_status want;
+  } bad[] = {
+      {"block_cols 0", [](fusion_rt_quant_scheme &s) { s.block_cols = 0; },
+       FUSION_RT_STATUS_BAD_VALUE},
+      {"block_rows 0", [](fusion_rt_quant_scheme &s) { s.block_rows = 0; },
+       FUSION_RT_STATUS_BAD_VALUE},
+      {"block_rows 128", [](fusion_rt_quant_scheme &s) { s.block_rows = 128; },
+       FUSION_RT_STATUS_UNSUPPORTED},
+      {"colwise", [](fusion_rt_quant_scheme &s) { s.direction = FUSION_RT_BOTH; },
+       FUSION_RT_STATUS_UNSUPPORTED},
+      {"swizzled",
+       [](fusion_rt_quant_scheme &s) { s.scale_layout = FUSION_RT_SCALES_SWIZZLED; },
+       FUSION_RT_STATUS_UNSUPPORTED},
+      {"delayed",
+       [](fusion_rt_quant_scheme &s) {
+         s.tensor_scaling = FUSION_RT_TENSOR_SCALING_DELAYED;
+       },
+       FUSION_RT_STATUS_UNSUPPORTED},
+      {"floor", [](fusion_rt_quant_scheme &s) { s.scale_rounding = FUSION_RT_SCALE_FLOOR; },
+       FUSION_RT_STATUS_UNSUPPORTED},
+      {"format 8", [](fusion_rt_quant_scheme &s) { s.format = 8; },
+       FUSION_RT_STATUS_BAD_VALUE},
+  };
+  const fusion_rt_quant_scheme good =
+      block_scheme(FUSION_RT_FORMAT_FP8_BLOCK_E4M3, 128);
+  QuantBuffers q;
+  q.alloc(good, m, n);
+  for (const Bad &b : bad) {
+    fusion_rt_quant_scheme s = good;
+    b.edit(s);
+    EXPECT_EQ(fusion_rt_quantize(&t, &s, &q.out, nullptr, nullptr), b.want) << b.what;
+    EXPECT_STRNE(fusion_rt_last_error_message(), "") << b.what;
+  }
+  // Scales of the wrong type or shape, and a scale_inv the format lacks.
+  QuantBuffers w = q;
+  w.bind();
+  w.out.rowwise_scales.dtype = FUSION_RT_E8M0;
+  EXPECT_EQ(fusion_rt_quantize(&t, &good, &w.out, nullptr, nullptr),
+            FUSION_RT_STATUS_BAD_DTYPE);
+  w.bind();
+  w.out.rowwise_scales.sizes[1] = 3;
+  EXPECT_EQ(fusion_rt_quantize(&t, &good, &w.out, nullptr, nullptr),
+            FUSION_RT_STATUS_BAD_SHAPE);
+  w.bind();
+  float si = 0.f;
+  w.out.scale_inv = view1d(&si, FUSION_RT_F32, 1);
+  EXPECT_EQ(fusion_rt_quantize(&t, &good, &w.out, nullptr, nullptr),
+            FUSION_RT_STATUS_BAD_VALUE);
+  // Nothing was written by any failing call.
+  EXPECT_EQ(q.row_data[0], 0xAB);
+}
