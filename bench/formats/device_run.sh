@@ -7,7 +7,8 @@
 # Expects .devbin/ (libfusion_rt.so, fusion_rt_formats_gpu_tests,
 # fusion_rt_gpu_tests built for sm_90a) and .whl/torchao*.whl.
 # Environment: OUT (default ./formats-out), QUICK=1 (benchmark 4096x7168 only),
-# NO_BENCH=1, NO_SAN=1. Last line: "FORMATS DEVICE RUN: PASS|FAIL".
+# NO_BENCH=1, NO_SAN=1, BENCH (default bench/formats/formats_bench.py; also
+# bench/formats/fp8_block_bench.py). Last line: "FORMATS DEVICE RUN: PASS|FAIL".
 set -o pipefail
 cd "$(dirname "$0")/../.." || exit 2
 export OUT=${OUT:-$PWD/formats-out}
@@ -41,9 +42,11 @@ if [ "${NO_BENCH:-0}" != 1 ]; then
   export PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
   Q=""; [ "${QUICK:-0}" = 1 ] && Q="--quick"
   echo "=== benchmark"
-  timeout ${BENCH_TIMEOUT:-400} python3 bench/formats/formats_bench.py $Q ${BENCH_ARGS:-} \
-    --csv "$OUT/formats_bench.csv" 2>&1 | tee "$OUT/formats_bench.log"
-  r=$?; echo "formats_bench.py exit $r"; [ $r -eq 0 ] || rc=1
+  BENCH=${BENCH:-bench/formats/formats_bench.py}
+  name=$(basename "$BENCH" .py)
+  timeout ${BENCH_TIMEOUT:-400} python3 "$BENCH" $Q ${BENCH_ARGS:-} \
+    --csv "$OUT/$name.csv" 2>&1 | tee "$OUT/$name.log"
+  r=$?; echo "$name.py exit $r"; [ $r -eq 0 ] || rc=1
 fi
 [ $rc -eq 0 ] && echo "FORMATS DEVICE RUN: PASS" || echo "FORMATS DEVICE RUN: FAIL"
 exit $rc

@@ -179,11 +179,11 @@ fusion_rt_quant_scheme makeScheme(int32_t fmt, int32_t dir, int32_t rnd,
                                   int32_t nan, int32_t col, int32_t scl,
                                   int32_t blk2d, int32_t elem,
                                   int32_t scaling, int32_t zero, int32_t pow2,
-                                  int32_t recipe, float eps) {
+                                  int32_t recipe, int32_t blkc, float eps) {
   // The lowering's order (fusion_rt_mlir.h): every scheme parameter of the
   // C interface is read by its position there.
-  const int32_t v[] = {fmt,  dir,     rnd,  nan,  col,  scl,
-                       blk2d, elem, scaling, zero, pow2, recipe};
+  const int32_t v[] = {fmt,  dir,     rnd,  nan,  col,    scl, blk2d,
+                       elem, scaling, zero, pow2, recipe, blkc};
   static_assert(sizeof v / sizeof v[0] == FUSION_RT_MLIR_SCHEME_I32_PARAMS,
                 "FRT_SCHEME_PARAMS and fusion_rt_mlir_scheme_param differ");
   fusion_rt_quant_scheme s;
@@ -200,6 +200,8 @@ fusion_rt_quant_scheme makeScheme(int32_t fmt, int32_t dir, int32_t rnd,
   s.zero_scale = v[FUSION_RT_MLIR_SCHEME_ZERO_SCALE];
   s.force_pow2_scale = v[FUSION_RT_MLIR_SCHEME_POW2_SCALE];
   s.nvfp4_recipe = v[FUSION_RT_MLIR_SCHEME_NVFP4_RECIPE];
+  if (v[FUSION_RT_MLIR_SCHEME_BLOCK_COLS] > 0) // FP8 block formats only
+    s.block_cols = v[FUSION_RT_MLIR_SCHEME_BLOCK_COLS];
   s.amax_epsilon = eps;
   return s;
 }
@@ -265,17 +267,11 @@ int32_t finish(fusion_rt_status st, std::vector<Arg> &args,
   return report(st, entry);
 }
 
-int32_t quantizeImpl(int32_t fmt, int32_t dir, int32_t rnd, int32_t nan,
-                     int32_t col, int32_t scl, int32_t blk2d, int32_t elem,
-                     int32_t scaling, int32_t zero, int32_t pow2, int32_t recipe,
-                     float eps,
-                     const Table *table) {
+int32_t quantizeImpl(const fusion_rt_quant_scheme &scheme, const Table *table) {
   std::vector<Arg> args;
   if (int32_t st = makeArgs(table, args))
     return st;
-  fusion_rt_quant_scheme s =
-      makeScheme(fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero,
-                 pow2, recipe, eps);
+  fusion_rt_quant_scheme s = scheme;
   fusion_rt_quant_outputs o;
   if (int32_t st = bindQuantOutputs(s, args, 1, false, o))
     return st;
@@ -299,19 +295,13 @@ fusion_rt_activation makeActivation(int32_t kind, int32_t backward,
 
 int32_t actQuantizeImpl(int32_t kind, int32_t backward, int32_t inter,
                         float limit, float offset, float alpha, int32_t dbias,
-                        int32_t fmt, int32_t dir, int32_t rnd, int32_t nan,
-                        int32_t col, int32_t scl, int32_t blk2d, int32_t elem,
-                        int32_t scaling, int32_t zero, int32_t pow2, int32_t recipe,
-                     float eps,
-                     const Table *table) {
+                        const fusion_rt_quant_scheme &scheme, const Table *table) {
   std::vector<Arg> args;
   if (int32_t st = makeArgs(table, args))
     return st;
   fusion_rt_activation act =
       makeActivation(kind, backward, inter, limit, offset, alpha);
-  fusion_rt_quant_scheme s =
-      makeScheme(fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero,
-                 pow2, recipe, eps);
+  fusion_rt_quant_scheme s = scheme;
   size_t next = 1;
   const fusion_rt_tensor *grad = nullptr;
   if (backward) {
@@ -329,12 +319,7 @@ int32_t actQuantizeImpl(int32_t kind, int32_t backward, int32_t inter,
 
 int32_t gatedActQuantizeImpl(int32_t kind, int32_t backward, int32_t inter,
                              float limit, float offset, float alpha,
-                             int32_t numInputs, int32_t fmt, int32_t dir,
-                             int32_t rnd, int32_t nan, int32_t col,
-                             int32_t scl, int32_t blk2d, int32_t elem,
-                             int32_t scaling, int32_t zero, int32_t pow2, int32_t recipe,
-                     float eps,
-                     const Table *table) {
+                             int32_t numInputs, const fusion_rt_quant_scheme &scheme, const Table *table) {
   std::vector<Arg> args;
   if (int32_t st = makeArgs(table, args))
     return st;
@@ -343,9 +328,7 @@ int32_t gatedActQuantizeImpl(int32_t kind, int32_t backward, int32_t inter,
     return fail("bad gated input count");
   fusion_rt_activation act =
       makeActivation(kind, backward, inter, limit, offset, alpha);
-  fusion_rt_quant_scheme s =
-      makeScheme(fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero,
-                 pow2, recipe, eps);
+  fusion_rt_quant_scheme s = scheme;
   size_t next = static_cast<size_t>(numInputs);
   const fusion_rt_tensor *up = numInputs == 2 ? &args[1].view : nullptr;
   const fusion_rt_tensor *grad = backward ? &args[next++].view : nullptr;
@@ -423,11 +406,7 @@ int32_t pairedProjectionImpl(int32_t epi0, int32_t epi1, int32_t gatedKind,
 int32_t pairedProjectionQuantizeImpl(
     int32_t epi0, int32_t epi1, int32_t gatedKind, int32_t kn, int32_t round0,
     int32_t round1, int32_t hasBias0, int32_t hasScale0, int32_t hasBias1,
-    int32_t hasScale1, int32_t inter, int32_t fmt, int32_t dir, int32_t rnd,
-    int32_t nan, int32_t col, int32_t scl, int32_t blk2d, int32_t elem,
-    int32_t scaling, int32_t zero, int32_t pow2, int32_t recipe,
-                     float eps,
-    const Table *table) {
+    int32_t hasScale1, int32_t inter, const fusion_rt_quant_scheme &scheme, const Table *table) {
   std::vector<Arg> args;
   fusion_rt_paired_projection p;
   size_t next = 0;
@@ -435,8 +414,7 @@ int32_t pairedProjectionQuantizeImpl(
                                       round0, round1, hasBias0, hasScale0,
                                       hasBias1, hasScale1, p, next))
     return st;
-  fusion_rt_quant_scheme s = makeScheme(fmt, dir, rnd, nan, col, scl, blk2d,
-                                        elem, scaling, zero, pow2, recipe, eps);
+  fusion_rt_quant_scheme s = scheme;
   fusion_rt_quant_outputs o;
   if (int32_t st = bindQuantOutputs(s, args, next, false, o))
     return st;
@@ -450,9 +428,10 @@ int32_t pairedProjectionQuantizeImpl(
 #define FRT_SCHEME_PARAMS                                                      \
   int32_t fmt, int32_t dir, int32_t rnd, int32_t nan, int32_t col,             \
       int32_t scl, int32_t blk2d, int32_t elem, int32_t scaling, int32_t zero, \
-      int32_t pow2, int32_t recipe, float eps
+      int32_t pow2, int32_t recipe, int32_t blkc, float eps
 #define FRT_SCHEME_NAMES                                                       \
-  fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero, pow2, recipe, eps
+  makeScheme(fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero, pow2,   \
+             recipe, blkc, eps)
 #define FRT_ACT_PARAMS                                                         \
   int32_t kind, int32_t backward, int32_t inter, float limit, float offset,    \
       float alpha

@@ -84,6 +84,10 @@ struct Candidate {
   /// swizzled (torchao's to_blocked, cuBLAS's 128x4 tiles: [rup(rows,
   /// 128), rup(nb, 4)], flattened or not). Both when the counts agree.
   bool compactScales = true, swizzledScales = false;
+  /// FP8 with one f32 scale per group of `group` elements of a row
+  /// (DeepSeek-V3 / vLLM per-token groups; group = cols: per-row scaling).
+  bool blockFP8 = false;
+  int64_t group = 0;
   llvm::SetVector<Operation *> region;
 };
 
@@ -666,6 +670,7 @@ private:
   LogicalResult findScales(Candidate &c, DenseMap<Value, bool> &constMemo,
                            Decline &why);
   FailureOr<QuantSchemeAttr> identify(Candidate &c, Decline &why);
+  FailureOr<QuantSchemeAttr> identifyBlockFP8(Candidate &c, Decline &why);
   void rewrite(Candidate &c, QuantSchemeAttr scheme);
 
   /// A candidate the check shows exact, and its scheme.
@@ -825,7 +830,8 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
     }
   if (scaleCandidates.empty() && !c.packedFp4) {
     // Float scales, one per row or per group of a row: FP8 rowwise
-    // (torchao's axiswise) or 1x128 token groups (DeepSeek-V3).
+    // (torchao's axiswise) or 1x128 token groups (DeepSeek-V3): the FP8
+    // block formats, whose scales are f32.
     for (Operation *op : derived)
       for (Value r : op->getResults()) {
         auto ft = dyn_cast_or_null<FloatType>(elementTypeOf(r));
@@ -835,16 +841,28 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
             llvm::all_of(r.getUsers(),
                          [&](Operation *u) { return derived.contains(u); }))
           continue;
-        why = {"unsupported format",
-               llvm::formatv("the scales are {0} {1} values, one per {2} "
-                             "elements of a row (FP8 with per-row or "
-                             "per-group scales: torchao's rowwise recipe, "
-                             "1x128 token groups), which no runtime format "
-                             "has",
-                             n, ft, cols / (n / rows))
-                   .str()};
-        return failure();
+        if (!ft.isF32()) {
+          why = {"unsupported format",
+                 llvm::formatv("the scales are {0} {1} values, one per {2} "
+                               "elements of a row; the FP8 block formats "
+                               "keep f32 scales",
+                               n, ft, cols / (n / rows))
+                     .str()};
+          return failure();
+        }
+        if (c.blockFP8 && c.scales != r) {
+          why = {"no scale output",
+                 "more than one f32 tensor looks like the block scales"};
+          return failure();
+        }
+        c.blockFP8 = true;
+        c.group = cols / (n / rows);
+        c.scales = r;
       }
+    if (c.blockFP8) {
+      scaleCandidates.push_back(c.scales);
+      nvfp4Scales.push_back(false);
+    }
   }
   if (scaleCandidates.size() != 1) {
     why = {"no scale output",
@@ -861,10 +879,10 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
   }
   c.scales = scaleCandidates.front();
   c.nvfp4 = nvfp4Scales.front();
-  c.compactScales =
-      numElements(c.scales) == (c.nvfp4 ? nvScaleCount : scaleCount);
-  c.swizzledScales =
-      numElements(c.scales) == (c.nvfp4 ? nvSwzCount : swzCount);
+  c.compactScales = c.blockFP8 || numElements(c.scales) ==
+                                      (c.nvfp4 ? nvScaleCount : scaleCount);
+  c.swizzledScales = !c.blockFP8 && numElements(c.scales) ==
+                                        (c.nvfp4 ? nvSwzCount : swzCount);
   if (failed(backwardSlice({c.scales}, c.x, c.region, constMemo, stray))) {
     why = {"no quantizer input", "the scales read a value other than the "
                                  "quantizer's input"};
@@ -1558,6 +1576,8 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
 
 FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
                                                        Decline &why) {
+  if (c.blockFP8)
+    return identifyBlockFP8(c, why);
   MLIRContext *ctx = &getContext();
   // The values checked: the region's, or (NVFP4 on a large input) those of
   // its copy on fewer rows.
@@ -1909,6 +1929,244 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
     why.detail += "; with casts that saturate (torch >= 2.12, Triton) "
                   "pass saturating-casts=true";
   return failure();
+}
+
+/// The positive float constants of `region` below 1 (in linalg bodies too),
+/// as f32: the candidates for an FP8 block quantizer's amax floor
+/// (`amax.clamp(min=1e-10)`).
+SmallVector<float> smallConstants(const llvm::SetVector<Operation *> &region) {
+  SmallVector<float> out;
+  auto add = [&](Attribute a) {
+    auto fa = dyn_cast_or_null<FloatAttr>(a);
+    if (auto d = dyn_cast_or_null<DenseElementsAttr>(a))
+      if (d.isSplat() && isa<FloatType>(d.getElementType()))
+        fa = FloatAttr::get(d.getElementType(), d.getSplatValue<APFloat>());
+    if (!fa)
+      return;
+    const float v = static_cast<float>(fa.getValueAsDouble());
+    if (v > 0.0f && v < 1.0f && !llvm::is_contained(out, v))
+      out.push_back(v);
+  };
+  // Constants defined in the region, or above it and read inside (a linalg
+  // body captures torch-mlir's function-level constants).
+  for (Operation *top : region)
+    top->walk([&](Operation *op) {
+      if (auto k = dyn_cast<arith::ConstantOp>(op))
+        add(k.getValue());
+      for (Value v : op->getOperands())
+        if (auto k = v.getDefiningOp<arith::ConstantOp>())
+          add(k.getValue());
+    });
+  return out;
+}
+
+/// What the runtime computes for an FP8 block scheme on one probe: codes
+/// [rows, cols] and f32 scales [rows, nb].
+LogicalResult runBlockReference(QuantSchemeAttr scheme, Type inType,
+                                const std::vector<uint64_t> &in, int64_t rows,
+                                int64_t cols, std::vector<uint8_t> &data,
+                                std::vector<float> &scales,
+                                std::string &error) {
+  fusion_rt_quant_scheme s;
+  fusion_rt_quant_scheme_init(&s);
+  s.format = static_cast<int32_t>(scheme.getFormat());
+  s.nan_policy = static_cast<int32_t>(scheme.getNanPolicy());
+  s.block_cols = static_cast<int32_t>(scheme.getBlockCols());
+  s.amax_epsilon = static_cast<float>(scheme.getEpsilon().convertToDouble());
+  s.force_pow2_scale = scheme.getPow2Scale() ? 1 : 0;
+  const int64_t nb = fusion_rt::ceil_div(cols, scheme.getBlockCols());
+  ReferenceInput ri(inType, in, rows, cols);
+  data.assign(rows * cols, 0);
+  scales.assign(rows * nb, 0.0f);
+  fusion_rt_quant_outputs out;
+  fusion_rt_quant_outputs_init(&out);
+  out.rowwise_data = ri.view;
+  out.rowwise_data.data = data.data();
+  out.rowwise_data.dtype = scheme.getFormat() == QuantFormat::fp8_block_e5m2
+                               ? FUSION_RT_F8E5M2
+                               : FUSION_RT_F8E4M3;
+  out.rowwise_scales = ri.view;
+  out.rowwise_scales.data = scales.data();
+  out.rowwise_scales.dtype = FUSION_RT_F32;
+  out.rowwise_scales.sizes[1] = nb;
+  out.rowwise_scales.strides[0] = nb;
+  return callReference(ri.view, s, out, error);
+}
+
+/// FP8 with f32 scales per group of a row: the FP8 block formats, checked
+/// on sampled rows (each block reads its own row only) with the probes of
+/// the MX check plus an all-zero and an all-tiny input (the amax floor),
+/// for every floor the region holds as a constant, both NaN policies and
+/// power-of-two scales.
+FailureOr<QuantSchemeAttr>
+RaiseQuantizePass::identifyBlockFP8(Candidate &c, Decline &why) {
+  MLIRContext *ctx = &getContext();
+  auto xType = cast<RankedTensorType>(c.x.getType());
+  auto dType = cast<RankedTensorType>(c.data.getType());
+  auto sType = cast<RankedTensorType>(c.scales.getType());
+  const int64_t cols = xType.getShape().back();
+  const int64_t rows = xType.getNumElements() / cols, g = c.group;
+  const int64_t nb = cols / g;
+  SmallVector<int64_t> sampled;
+  for (int64_t r : {int64_t(0), int64_t(1), rows / 2, rows - 1})
+    if (r < rows && !llvm::is_contained(sampled, r))
+      sampled.push_back(r);
+  // Blocks compared: all, or the first and last 8 of wide rows.
+  SmallVector<int64_t> blocks;
+  for (int64_t b = 0; b < nb; ++b)
+    if (nb <= 16 || b < 8 || b >= nb - 8)
+      blocks.push_back(b);
+  DenseMap<int64_t, int64_t> slotOf;
+  for (auto [i, r] : llvm::enumerate(sampled))
+    slotOf[r] = i;
+  const int64_t srows = sampled.size();
+  std::vector<uint64_t> probe;
+  TensorEvaluator eval(
+      [&](Value v, ArrayRef<int64_t> index, EvalScalar &out) {
+        if (v != c.x)
+          return false;
+        int64_t linear = TensorEvaluator::linearize(index, xType.getShape());
+        auto it = slotOf.find(linear / cols);
+        out = it == slotOf.end()
+                  ? EvalScalar{0, true} // a row outside the sample: poison
+                  : EvalScalar{probe[it->second * cols + linear % cols], false};
+        return true;
+      },
+      int64_t(50'000'000));
+  eval.setSaturatingFloat8Casts(saturatingCasts);
+  eval.setWrappingIntCasts(wrappingIntCasts);
+
+  const QuantFormat format = isa<Float8E5M2Type>(dType.getElementType())
+                                 ? QuantFormat::fp8_block_e5m2
+                                 : QuantFormat::fp8_block_e4m3;
+  SmallVector<float> floors = smallConstants(c.region);
+  floors.insert(floors.begin(), 0.0f);
+  SmallVector<QuantSchemeAttr> schemes;
+  for (float eps : floors)
+    for (bool pow2 : {false, true})
+      for (NanPolicy nan : {NanPolicy::propagate, NanPolicy::ignore})
+        schemes.push_back(QuantSchemeAttr::get(
+            ctx, format, QuantDirection::rowwise, 1, g, ScaleRounding::rceil,
+            nan, ColwiseLayout::same, ScaleLayout::compact, ElemRounding::rne,
+            TensorScaling::current, ZeroScale::exact,
+            llvm::APFloat(static_cast<double>(eps)), pow2, Nvfp4Recipe::te));
+  SmallVector<Mismatch> mismatch(schemes.size());
+  SmallVector<bool> alive(schemes.size(), true);
+  SmallVector<int64_t> index;
+  Type xt = xType.getElementType();
+  auto dataSem = &cast<FloatType>(dType.getElementType()).getFloatSemantics();
+  // Probes: the MX check's six, an all-zero input, every block far below
+  // any floor (about 1e-14), and (f32 inputs) block amaxes that make s one
+  // ulp above a power of two, where a UE8M0 scale written as
+  // exp2(ceil(log2(s))) in f32 rounds the wrong way (log2 rounds to the
+  // integer) and the runtime's exact round-up does not.
+  const unsigned probes = xt.isF32() ? 9 : 8;
+  for (unsigned kind = 0; kind < probes; ++kind) {
+    std::vector<float> values =
+        kind < 6 ? makeProbe(kind, srows, cols, kind + 1, finiteInputs)
+                 : std::vector<float>(srows * cols, 0.0f);
+    std::mt19937 rng(kind);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    if (kind == 7)
+      for (float &v : values)
+        v = std::ldexp(normal(rng), -46);
+    if (kind == 8)
+      for (int64_t i = 0; i < int64_t(values.size()); ++i) {
+        const int64_t b = i / g, k = int64_t(b % 24) - 12;
+        const float top = 448.0f * std::ldexp(1.0f + 0x1p-23f, int(k));
+        values[i] = i % g == 0 ? top : top * 0.5f * std::tanh(normal(rng));
+      }
+    probe.resize(values.size());
+    for (size_t i = 0; i < values.size(); ++i) {
+      auto held = [&] {
+        return llvm::APFloat(cast<FloatType>(xt).getFloatSemantics(),
+                             llvm::APInt(cast<FloatType>(xt).getWidth(), probe[i]));
+      };
+      probe[i] = floatBits(xt, values[i]);
+      if (finiteInputs && !held().isFinite()) {
+        values[i] = std::copysign(65504.0f, values[i]);
+        probe[i] = floatBits(xt, values[i]);
+      }
+      values[i] = static_cast<float>(held().convertToDouble()); // as held
+    }
+    eval.clear();
+    auto evalAt = [&](Value what, ArrayRef<int64_t> shape, int64_t linear,
+                      StringRef name, EvalScalar &out) {
+      TensorEvaluator::delinearize(linear, shape, index);
+      FailureOr<EvalScalar> e = eval.element(what, index);
+      if (failed(e)) {
+        why = {"not evaluable", ("the exactness check cannot evaluate the " +
+                                 name + ": " + eval.getError())
+                                    .str()};
+        return false;
+      }
+      out = *e;
+      return true;
+    };
+    std::vector<EvalScalar> irData(srows * cols), irScales(srows * nb);
+    for (int64_t s = 0; s < srows; ++s)
+      for (int64_t b : blocks) {
+        if (!evalAt(c.scales, sType.getShape(), sampled[s] * nb + b, "scales",
+                    irScales[s * nb + b]))
+          return failure();
+        for (int64_t col = b * g; col < (b + 1) * g; ++col)
+          if (!evalAt(c.data, dType.getShape(), sampled[s] * cols + col,
+                      "data", irData[s * cols + col]))
+            return failure();
+      }
+    for (auto [k, scheme] : llvm::enumerate(schemes)) {
+      std::vector<uint8_t> data;
+      std::vector<float> scales;
+      std::string error;
+      if (failed(runBlockReference(scheme, xt, probe, srows, cols, data,
+                                   scales, error))) {
+        why = {"not evaluable", error};
+        return failure();
+      }
+      auto note = [&](std::string what) {
+        alive[k] = false;
+        if (mismatch[k].count++ == 0) {
+          mismatch[k].what = std::move(what);
+          mismatch[k].firstProbe = kind;
+        }
+      };
+      for (int64_t s = 0; s < srows; ++s)
+        for (int64_t b : blocks) {
+          const EvalScalar e = irScales[s * nb + b];
+          const float want = scales[s * nb + b];
+          const float ir = llvm::bit_cast<float>(uint32_t(e.bits));
+          if (e.poison || !(llvm::bit_cast<uint32_t>(want) == uint32_t(e.bits) ||
+                            (std::isnan(ir) && std::isnan(want))))
+            note(llvm::formatv("probe {0}, row {1} block {2}: scale {3} in "
+                               "the IR, {4:e} in the runtime",
+                               kind, sampled[s], b,
+                               e.poison ? std::string("undefined (poison)")
+                                        : llvm::formatv("{0:e}", ir).str(),
+                               want)
+                     .str());
+          for (int64_t col = b * g; col < (b + 1) * g; ++col) {
+            const EvalScalar d = irData[s * cols + col];
+            const uint8_t rt = data[s * cols + col];
+            const bool bothNaN =
+                !d.poison &&
+                llvm::APFloat(*dataSem, llvm::APInt(8, d.bits & 0xff)).isNaN() &&
+                llvm::APFloat(*dataSem, llvm::APInt(8, rt)).isNaN();
+            if (!d.poison && ((d.bits & 0xff) == rt || bothNaN))
+              continue;
+            note(llvm::formatv("probe {0}, row {1} column {2}: x = {3:e} "
+                               "gives {4} in the IR, 0x{5} in the runtime",
+                               kind, sampled[s], col, values[s * cols + col],
+                               d.poison ? std::string("undefined (poison)")
+                                        : "0x" + hexByte(d.bits & 0xff),
+                               hexByte(rt))
+                     .str());
+          }
+        }
+    }
+    if (llvm::none_of(alive, [](bool a) { return a; }) && kind >= 1)
+      break;
+  }
+  return firstAlive(schemes, alive, mismatch, why);
 }
 
 /// `v` reshaped (row-major) to the static shape of `to`.

@@ -202,11 +202,18 @@ public:
   fusion_rt_quant_scheme scheme() {
     const int32_t formats[] = {FUSION_RT_FORMAT_MXFP8_E4M3, FUSION_RT_FORMAT_MXFP8_E5M2,
                                FUSION_RT_FORMAT_MXFP4, FUSION_RT_FORMAT_NVFP4,
-                               FUSION_RT_FORMAT_FP8_E4M3, FUSION_RT_FORMAT_FP8_E5M2};
+                               FUSION_RT_FORMAT_FP8_E4M3, FUSION_RT_FORMAT_FP8_E5M2,
+                               FUSION_RT_FORMAT_FP8_BLOCK_E4M3,
+                               FUSION_RT_FORMAT_FP8_BLOCK_E5M2};
     fusion_rt_quant_scheme s;
     fusion_rt_quant_scheme_init(&s);
-    s.format = formats[pick(6)];
-    s.direction = int32_t(pick(3));
+    s.format = formats[pick(8)];
+    const bool fp8_block = s.format >= FUSION_RT_FORMAT_FP8_BLOCK_E4M3;
+    s.direction = fp8_block ? FUSION_RT_ROWWISE : int32_t(pick(3));
+    if (fp8_block) {
+      const int32_t widths[] = {1, 7, 32, 64, 128, 256, 300};
+      s.block_cols = widths[pick(7)];
+    }
     s.colwise_layout = s.format == FUSION_RT_FORMAT_NVFP4 ? FUSION_RT_COLWISE_TRANSPOSED
                                                           : int32_t(pick(2));
     const bool blocks = s.format <= FUSION_RT_FORMAT_NVFP4;
@@ -222,7 +229,7 @@ public:
     for (int32_t *f : {&s.format, &s.scale_rounding, &s.nan_policy, &s.direction,
                        &s.colwise_layout, &s.scale_layout, &s.nvfp4_block,
                        &s.elem_rounding, &s.tensor_scaling, &s.zero_scale,
-                       &s.force_pow2_scale})
+                       &s.force_pow2_scale, &s.block_rows, &s.block_cols})
       t.fields.push_back(f);
   }
   /// The quantizer's views, scheme fields and (fused calls) activation

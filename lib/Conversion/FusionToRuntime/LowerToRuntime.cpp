@@ -101,6 +101,7 @@ static void appendScheme(OpBuilder &b, Location loc, QuantSchemeAttr s,
   v[FUSION_RT_MLIR_SCHEME_ZERO_SCALE] = int64_t(s.getZeroScale());
   v[FUSION_RT_MLIR_SCHEME_POW2_SCALE] = s.getPow2Scale() ? 1 : 0;
   v[FUSION_RT_MLIR_SCHEME_NVFP4_RECIPE] = int64_t(s.getRecipe());
+  v[FUSION_RT_MLIR_SCHEME_BLOCK_COLS] = s.isBlockFP8() ? s.getBlockCols() : 0;
   for (int64_t x : v)
     args.push_back(i32(b, loc, x));
   args.push_back(f32(b, loc, s.getEpsilon()));

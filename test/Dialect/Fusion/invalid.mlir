@@ -736,7 +736,7 @@ func.func private @f() attributes {q = #fusion.quant<nvfp4, rowwise, zero_scale 
 
 // -----
 
-// expected-error @+1 {{epsilon applies only to FP8 per-tensor formats with current scaling, not 'mxfp8_e4m3'}}
+// expected-error @+1 {{epsilon applies only to FP8 per-tensor formats with current scaling and FP8 block formats, not 'mxfp8_e4m3'}}
 func.func private @f() attributes {q = #fusion.quant<mxfp8_e4m3, rowwise, epsilon = 1.0e-12>}
 
 // -----
@@ -746,7 +746,7 @@ func.func private @f() attributes {q = #fusion.quant<fp8_e4m3, rowwise, epsilon 
 
 // -----
 
-// expected-error @+1 {{pow2_scale applies only to FP8 per-tensor formats with current scaling, not 'fp8_e4m3' with delayed scaling}}
+// expected-error @+1 {{pow2_scale applies only to FP8 per-tensor formats with current scaling and FP8 block formats, not 'fp8_e4m3' with delayed scaling}}
 func.func private @f() attributes {q = #fusion.quant<fp8_e4m3, rowwise, scaling = delayed, pow2_scale = true>}
 
 // -----

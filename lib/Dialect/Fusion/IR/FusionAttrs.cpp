@@ -47,6 +47,9 @@ std::pair<int64_t, int64_t> QuantSchemeAttr::getDefaultBlock(QuantFormat f) {
   case QuantFormat::fp8_e4m3:
   case QuantFormat::fp8_e5m2:
     return {0, 0};
+  case QuantFormat::fp8_block_e4m3:
+  case QuantFormat::fp8_block_e5m2:
+    return {1, 128};
   }
   llvm_unreachable("unknown format");
 }
@@ -87,6 +90,11 @@ bool QuantSchemeAttr::isPerTensor() const {
          getFormat() == QuantFormat::fp8_e5m2;
 }
 
+bool QuantSchemeAttr::isBlockFP8() const {
+  return getFormat() == QuantFormat::fp8_block_e4m3 ||
+         getFormat() == QuantFormat::fp8_block_e5m2;
+}
+
 int64_t QuantSchemeAttr::getBlockSize() const { return getBlockCols(); }
 
 bool QuantSchemeAttr::hasRowwise() const {
@@ -101,9 +109,11 @@ Type QuantSchemeAttr::getDataType(MLIRContext *ctx) const {
   switch (getFormat()) {
   case QuantFormat::mxfp8_e4m3:
   case QuantFormat::fp8_e4m3:
+  case QuantFormat::fp8_block_e4m3:
     return Float8E4M3FNType::get(ctx);
   case QuantFormat::mxfp8_e5m2:
   case QuantFormat::fp8_e5m2:
+  case QuantFormat::fp8_block_e5m2:
     return Float8E5M2Type::get(ctx);
   case QuantFormat::mxfp4:
   case QuantFormat::nvfp4:
@@ -136,6 +146,18 @@ QuantSchemeAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
   bool perTensor =
       format == QuantFormat::fp8_e4m3 || format == QuantFormat::fp8_e5m2;
   bool nvfp4 = format == QuantFormat::nvfp4;
+  bool blockFP8 = format == QuantFormat::fp8_block_e4m3 ||
+                  format == QuantFormat::fp8_block_e5m2;
+  if (blockFP8 && !(blockRows == 1 && blockCols >= 1))
+    return emitError() << "format '" << name
+                       << "' uses blocks of 1xG (G >= 1), not " << blockRows
+                       << "x" << blockCols
+                       << " (128x128 weight tiles are not supported yet)";
+  if (blockFP8 && direction != QuantDirection::rowwise)
+    return emitError() << "format '" << name << "' is rowwise only";
+  if (blockFP8 && scaleLayout == ScaleLayout::swizzled)
+    return emitError() << "format '" << name
+                       << "' keeps f32 scales; they are not swizzled";
   if (mx && !(blockRows == 1 && blockCols == 32))
     return emitError() << "format '" << name << "' uses blocks of 1x32, not "
                        << blockRows << "x" << blockCols;
@@ -167,15 +189,16 @@ QuantSchemeAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
   if (!mx && zeroScale != ZeroScale::exact)
     return emitError() << "zero_scale applies only to MX formats, not '"
                        << name << "'";
-  if (!epsilon.isZero() &&
+  if (!epsilon.isZero() && !blockFP8 &&
       (!perTensor || tensorScaling != TensorScaling::current))
     return emitError() << "epsilon applies only to FP8 per-tensor formats "
-                          "with current scaling, not '"
+                          "with current scaling and FP8 block formats, not '"
                        << name << "'"
                        << (perTensor ? " with delayed scaling" : "");
-  if (pow2Scale && (!perTensor || tensorScaling != TensorScaling::current))
+  if (pow2Scale && !blockFP8 &&
+      (!perTensor || tensorScaling != TensorScaling::current))
     return emitError() << "pow2_scale applies only to FP8 per-tensor formats "
-                          "with current scaling, not '"
+                          "with current scaling and FP8 block formats, not '"
                        << name << "'" << (perTensor ? " with delayed scaling" : "");
   const double eps = epsilon.convertToDouble();
   if (epsilon.isNegative() || !epsilon.isFinite() ||

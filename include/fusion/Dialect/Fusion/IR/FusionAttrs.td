@@ -22,7 +22,8 @@ class Fusion_I32Enum<string name, string summary, list<I32EnumAttrCase> cases>
 def Fusion_QuantFormat : Fusion_I32Enum<"QuantFormat", "quantized format", [
   I32EnumAttrCase<"mxfp8_e4m3", 0>, I32EnumAttrCase<"mxfp8_e5m2", 1>,
   I32EnumAttrCase<"mxfp4", 2>, I32EnumAttrCase<"nvfp4", 3>,
-  I32EnumAttrCase<"fp8_e4m3", 4>, I32EnumAttrCase<"fp8_e5m2", 5>]>;
+  I32EnumAttrCase<"fp8_e4m3", 4>, I32EnumAttrCase<"fp8_e5m2", 5>,
+  I32EnumAttrCase<"fp8_block_e4m3", 6>, I32EnumAttrCase<"fp8_block_e5m2", 7>]>;
 
 def Fusion_ScaleRounding : Fusion_I32Enum<"ScaleRounding",
     "rounding of an MX block scale to E8M0", [
@@ -106,12 +107,17 @@ def Fusion_QuantSchemeAttr : Fusion_Attr<"QuantScheme", "quant"> {
     * FORMAT: `mxfp8_e4m3`, `mxfp8_e5m2`, `mxfp4` (E8M0 scales over blocks
       of 32), `nvfp4` (E4M3 scales over blocks of 16 plus a global scale
       from the tensor amax, TransformerEngine's recipe), `fp8_e4m3`,
-      `fp8_e5m2` (one f32 scale per tensor).
+      `fp8_e5m2` (one f32 scale per tensor), `fp8_block_e4m3`,
+      `fp8_block_e5m2` (one f32 decode scale per 1xG block: DeepSeek-V3 /
+      vLLM per-token-group quantization; s = max(amax, epsilon) / max,
+      optionally rounded up to a power of two (`pow2_scale`, UE8M0), codes
+      of x / s; rowwise and compact only).
     * DIRECTION: `rowwise` (blocks along the last dimension), `colwise`
       (blocks down the columns), `both` (both copies from one read).
     * `block`: the rowwise block shape. MX formats use `1x32`; NVFP4 `1x16`
       (default) or `16x16` (2D, one scale shared by both copies); FP8 per
-      tensor uses `tensor`. Defaults follow the format.
+      tensor uses `tensor`; the FP8 block formats `1xG` for any G >= 1
+      (default `1x128`). Defaults follow the format.
     * `rounding`: E8M0 scale rounding of MX formats; `rceil` (default,
       NVIDIA/TransformerEngine) or `floor` (OCP).
     * `nan`: `propagate` (default; a NaN/Inf in a block gives scale 0xFF and
@@ -129,13 +135,15 @@ def Fusion_QuantSchemeAttr : Fusion_Attr<"QuantScheme", "quant"> {
       PR#2647), `one` (1.0: torchao 0.18's RCEIL fallback and TE before
       PR#2647) or `min_normal` (2^126: torchao's FLOOR, which clamps the
       scale to the smallest normal f32).
-    * `epsilon`: FP8 per tensor with current scaling only: the amax is
-      clamped to at least `epsilon` (rounded to f32) before scale =
-      max / amax (TransformerEngine's `amax_epsilon`; torchao.float8 clamps
-      at 1e-12). Default 0.
-    * `pow2_scale`: FP8 per tensor with current scaling only: the scale is
+    * `epsilon`: FP8 per tensor with current scaling and the FP8 block
+      formats: the amax is clamped to at least `epsilon` (rounded to f32)
+      before scale = max / amax (TransformerEngine's `amax_epsilon`;
+      torchao.float8 clamps at 1e-12) or s = amax / max (vLLM: 1e-10).
+      Default 0.
+    * `pow2_scale`: FP8 per tensor with current scaling: the scale is
       truncated to a power of two (its f32 bits & 0xFF800000,
-      TransformerEngine's power-of-two scaling). Default false.
+      TransformerEngine's power-of-two scaling); FP8 block formats: s is
+      rounded up to a power of two (UE8M0 scales). Default false.
     * `recipe`: NVFP4 only: how the block scales and codes are computed:
       `te` (default, TransformerEngine: S_enc = 448*6/amax, scale =
       e4m3(block_amax * S_enc / 6)), `torchao` (torchao's nvfp4_quantize
@@ -173,6 +181,8 @@ def Fusion_QuantSchemeAttr : Fusion_Attr<"QuantScheme", "quant"> {
     bool isMX() const;
     /// True for FP8 with one scale per tensor.
     bool isPerTensor() const;
+    /// True for FP8 with one f32 scale per 1xG block.
+    bool isBlockFP8() const;
     /// Elements per scale along the quantized dimension (32, 16, or 0 for a
     /// per-tensor scale).
     int64_t getBlockSize() const;
