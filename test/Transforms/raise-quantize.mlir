@@ -357,7 +357,8 @@ func.func @negative_plain_cast(%x: !x) -> !d {
 
 /// A dynamic number of rows is checked on a copy with 4 rows
 /// (raise-quantize-dynamic.mlir); this one returns its f32 row amax as the
-/// scale (FP8 with per-row f32 scales), no 8-bit scale tensor.
+/// scale and codes x / amax: FP8 with per-row f32 scales, but not the FP8
+/// block formats' s = amax / 448 (raise-quantize-fp8-block.mlir).
 // CHECK-LABEL: func.func @negative_dynamic
 //   CHECK-NOT: fusion.quantize
 func.func @negative_dynamic(%x: tensor<?x32xf32>) -> (tensor<?x32xf8E4M3FN>, tensor<?xf32>) {
@@ -373,7 +374,7 @@ func.func @negative_dynamic(%x: tensor<?x32xf32>) -> (tensor<?x32xf8E4M3FN>, ten
       linalg.yield %m : f32
     }
   %i1 = tensor.empty(%n) : tensor<?x32xf8E4M3FN>
-  // expected-remark @below {{Reason="unsupported format", Remark="the scales are 4 f32 values, one per 32 elements of a row (FP8 with per-row or per-group scales: torchao's rowwise recipe, 1x128 token groups), which no runtime format has"}}
+  // expected-remark @below {{Reason="differs from every runtime quantizer", Remark="closest is #fusion.quant<fp8_block_e4m3, rowwise, block = 1x32>}}
   %q = linalg.generic {indexing_maps = [#id2, affine_map<(d0, d1) -> (d0)>, #id2], iterator_types = ["parallel", "parallel"]}
       ins(%x, %amax : tensor<?x32xf32>, tensor<?xf32>) outs(%i1 : tensor<?x32xf8E4M3FN>) {
   ^bb0(%in: f32, %a: f32, %o: f8E4M3FN):

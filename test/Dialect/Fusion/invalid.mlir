@@ -808,3 +808,34 @@ func.func @f(%x: tensor<4x64xbf16>, %w: tensor<32x64xbf16>) {
       : (tensor<4x64xbf16>, tensor<32x64xbf16>, tensor<32x64xbf16>, tensor<4x32xbf16>) -> tensor<4x32xbf16>
   return
 }
+
+// -----
+
+// expected-error @+1 {{format 'fp8_block_e4m3' uses blocks of 1xG (G >= 1), not 128x128 (128x128 weight tiles are not supported yet)}}
+func.func private @f() attributes {q = #fusion.quant<fp8_block_e4m3, rowwise, block = 128x128>}
+
+// -----
+
+// expected-error @+1 {{format 'fp8_block_e5m2' is rowwise only}}
+func.func private @f() attributes {q = #fusion.quant<fp8_block_e5m2, both>}
+
+// -----
+
+// expected-error @+1 {{format 'fp8_block_e4m3' keeps f32 scales; they are not swizzled}}
+func.func private @f() attributes {q = #fusion.quant<fp8_block_e4m3, rowwise, scales = swizzled>}
+
+// -----
+
+// expected-error @+1 {{delayed scaling applies only to FP8 per-tensor formats, not 'fp8_block_e4m3'}}
+func.func private @f() attributes {q = #fusion.quant<fp8_block_e4m3, rowwise, scaling = delayed>}
+
+// -----
+
+func.func @f(%x: tensor<4x256xbf16>) {
+  %d = tensor.empty() : tensor<4x256xf8E4M3FN>
+  %s = tensor.empty() : tensor<4x2xf8E8M0FNU>
+  // expected-error @+1 {{result #1 (rowwise scales) has element type 'f8E8M0FNU' but the scheme implies 'f32'}}
+  %a, %b = fusion.quantize %x as quant<fp8_block_e4m3, rowwise> outs(%d, %s)
+      : (tensor<4x256xbf16>, tensor<4x256xf8E4M3FN>, tensor<4x2xf8E8M0FNU>) -> (tensor<4x256xf8E4M3FN>, tensor<4x2xf8E8M0FNU>)
+  return
+}

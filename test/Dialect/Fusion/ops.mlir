@@ -341,3 +341,28 @@ func.func @paired_quantize_nvfp4_memref(%x: memref<2x64xf32>, %wg: memref<32x64x
       : (memref<2x64xf32>, memref<32x64xf32>, memref<32x64xf32>, memref<2x16xi8>, memref<2x2xf8E4M3FN>, memref<1xf32>) -> ()
   return
 }
+
+// FP8 block scaling: one f32 decode scale per 1x128 group (the default
+// block, not printed), per row (1x64 here), an amax floor and UE8M0 scales;
+// a 3-d input keeps its leading dimensions in the scales.
+// CHECK-LABEL: func @fp8_block
+// CHECK: fusion.quantize %{{.*}} as quant<fp8_block_e4m3, rowwise, epsilon = 1.0e-10> outs({{.*}}) : (tensor<4x300xbf16>, tensor<4x300xf8E4M3FN>, tensor<4x3xf32>)
+// CHECK: fusion.quantize %{{.*}} as quant<fp8_block_e5m2, rowwise, block = 1x64, pow2_scale = true> outs({{.*}}) : (tensor<2x3x64xf32>, tensor<2x3x64xf8E5M2>, tensor<2x3x1xf32>)
+// CHECK: fusion.gated_act_quantize #fusion.act<swiglu> %{{.*}} as quant<fp8_block_e4m3, rowwise> via bf16
+func.func @fp8_block(%x: tensor<4x300xbf16>, %y: tensor<2x3x64xf32>, %gu: tensor<4x512xbf16>)
+    -> (tensor<4x300xf8E4M3FN>, tensor<4x3xf32>, tensor<2x3x64xf8E5M2>, tensor<2x3x1xf32>,
+        tensor<4x256xf8E4M3FN>, tensor<4x2xf32>) {
+  %d0 = tensor.empty() : tensor<4x300xf8E4M3FN>
+  %s0 = tensor.empty() : tensor<4x3xf32>
+  %a, %b = fusion.quantize %x as quant<fp8_block_e4m3, rowwise, block = 1x128, epsilon = 1.0e-10> outs(%d0, %s0)
+      : (tensor<4x300xbf16>, tensor<4x300xf8E4M3FN>, tensor<4x3xf32>) -> (tensor<4x300xf8E4M3FN>, tensor<4x3xf32>)
+  %d1 = tensor.empty() : tensor<2x3x64xf8E5M2>
+  %s1 = tensor.empty() : tensor<2x3x1xf32>
+  %c, %d = fusion.quantize %y as quant<fp8_block_e5m2, rowwise, block = 1x64, pow2_scale = true> outs(%d1, %s1)
+      : (tensor<2x3x64xf32>, tensor<2x3x64xf8E5M2>, tensor<2x3x1xf32>) -> (tensor<2x3x64xf8E5M2>, tensor<2x3x1xf32>)
+  %d2 = tensor.empty() : tensor<4x256xf8E4M3FN>
+  %s2 = tensor.empty() : tensor<4x2xf32>
+  %e, %f = fusion.gated_act_quantize #fusion.act<swiglu> %gu as quant<fp8_block_e4m3, rowwise> via bf16 outs(%d2, %s2)
+      : (tensor<4x512xbf16>, tensor<4x256xf8E4M3FN>, tensor<4x2xf32>) -> (tensor<4x256xf8E4M3FN>, tensor<4x2xf32>)
+  return %a, %b, %c, %d, %e, %f : tensor<4x300xf8E4M3FN>, tensor<4x3xf32>, tensor<2x3x64xf8E5M2>, tensor<2x3x1xf32>, tensor<4x256xf8E4M3FN>, tensor<4x2xf32>
+}
