@@ -636,15 +636,23 @@ __device__ __forceinline__ void reduce_block_amax(BlockAmax &a) {
   }
 }
 
-/// Codes of v[0, n) under decode scale `sc`, stored at (r, j).
+/// Codes of v[0, n) under decode scale `sc`, stored at (r, j):
+/// common/quantize_block.h fp8_block_code with the conversion done by
+/// cvt.rn.satfinite two at a time (= f32_to_e4m3 / f32_to_e5m2, as the FP8
+/// per-tensor kernel uses it) and a plain IEEE division (a NaN quotient's
+/// bits do not reach its code, 0x7F either way).
 __device__ __forceinline__ void store_fp8_block_codes(const FParams &p,
                                                       int64_t r, int64_t j,
                                                       int n, const float (&v)[8],
                                                       float sc) {
+  const bool e4 = p.s.format == kFP8BlockE4M3;
   uint8_t q[8];
 #pragma unroll
-  for (int k = 0; k < 8; ++k)
-    q[k] = fp8_block_code(p.s.format, v[k], sc);
+  for (int k = 0; k < 8; k += 2) {
+    const float lo = __fdiv_rn(v[k], sc), hi = __fdiv_rn(v[k + 1], sc);
+    const uint32_t w = e4 ? cvt_e4m3x2(lo, hi) : cvt_e5m2x2(lo, hi);
+    q[k] = uint8_t(w), q[k + 1] = uint8_t(w >> 8);
+  }
   store_codes8(p.rd + r * p.rd_rs + j * p.rd_cs, p.rd_cs, n, q);
 }
 
