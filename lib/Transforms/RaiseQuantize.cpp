@@ -606,6 +606,23 @@ LogicalResult runTensorReference(QuantSchemeAttr scheme, Type inType,
   return callReference(input, s, out, error);
 }
 
+/// Element `linear` (row-major over `shape`) of `what` under `eval`; false,
+/// with `why` naming what could not be evaluated, where it fails.
+bool evalElement(TensorEvaluator &eval, Value what, ArrayRef<int64_t> shape,
+                 int64_t linear, StringRef name, SmallVectorImpl<int64_t> &index,
+                 EvalScalar &out, Decline &why) {
+  TensorEvaluator::delinearize(linear, shape, index);
+  FailureOr<EvalScalar> e = eval.element(what, index);
+  if (failed(e)) {
+    why = {"not evaluable", ("the exactness check cannot evaluate the " + name +
+                             ": " + eval.getError())
+                                .str()};
+    return false;
+  }
+  out = *e;
+  return true;
+}
+
 std::string hexByte(uint64_t b) { return llvm::formatv("{0:x-2}", b).str(); }
 
 /// One element where the IR and a scheme disagree.
@@ -1754,16 +1771,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
     // The IR's bytes on the sampled rows: `what` at linear index `linear`.
     auto evalAt = [&](Value what, ArrayRef<int64_t> shape, int64_t linear,
                       StringRef name, EvalScalar &out) {
-      TensorEvaluator::delinearize(linear, shape, index);
-      FailureOr<EvalScalar> e = eval.element(what, index);
-      if (failed(e)) {
-        why = {"not evaluable", ("the exactness check cannot evaluate the " +
-                                 name + ": " + eval.getError())
-                                    .str()};
-        return false;
-      }
-      out = *e;
-      return true;
+      return evalElement(eval, what, shape, linear, name, index, out, why);
     };
     std::vector<EvalScalar> irData(srows * dataCols), irScales(srows * nb),
         irSwizzled(srows * nb);
@@ -1960,6 +1968,19 @@ SmallVector<float> smallConstants(const llvm::SetVector<Operation *> &region) {
   return out;
 }
 
+/// The float type whose values alone `x` holds: narrower than its element
+/// type where an elementwise op yields an `extf` from it (a bf16 SwiGLU that
+/// the normalisation fused with torch's `.float()`), else its element type.
+Type valueDomain(Value x) {
+  auto g = x.getDefiningOp<linalg::GenericOp>();
+  if (!g || g->getNumResults() != 1)
+    return elementTypeOf(x);
+  auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
+  if (auto ext = yield.getOperand(0).getDefiningOp<arith::ExtFOp>())
+    return ext.getIn().getType();
+  return elementTypeOf(x);
+}
+
 /// What the runtime computes for an FP8 block scheme on one probe: codes
 /// [rows, cols] and f32 scales [rows, nb].
 LogicalResult runBlockReference(QuantSchemeAttr scheme, Type inType,
@@ -2054,13 +2075,18 @@ RaiseQuantizePass::identifyBlockFP8(Candidate &c, Decline &why) {
   SmallVector<bool> alive(schemes.size(), true);
   SmallVector<int64_t> index;
   Type xt = xType.getElementType();
+  // Probe values are values of the type x can hold (its producer's extf
+  // source), fed as x's type.
+  auto domain = cast<FloatType>(valueDomain(c.x));
   auto dataSem = &cast<FloatType>(dType.getElementType()).getFloatSemantics();
   // Probes: the MX check's six, an all-zero input, every block far below
-  // any floor (about 1e-14), and (f32 inputs) block amaxes that make s one
+  // any floor (about 1e-14), and (f32 values) block amaxes that make s one
   // ulp above a power of two, where a UE8M0 scale written as
   // exp2(ceil(log2(s))) in f32 rounds the wrong way (log2 rounds to the
-  // integer) and the runtime's exact round-up does not.
-  const unsigned probes = xt.isF32() ? 9 : 8;
+  // integer) and the runtime's exact round-up does not. (For bf16 and f16
+  // values, s = amax / 448 is never that close to a power of two that it
+  // is not one.)
+  const unsigned probes = domain.isF32() ? 9 : 8;
   for (unsigned kind = 0; kind < probes; ++kind) {
     std::vector<float> values =
         kind < 6 ? makeProbe(kind, srows, cols, kind + 1, finiteInputs)
@@ -2079,29 +2105,19 @@ RaiseQuantizePass::identifyBlockFP8(Candidate &c, Decline &why) {
     probe.resize(values.size());
     for (size_t i = 0; i < values.size(); ++i) {
       auto held = [&] {
-        return llvm::APFloat(cast<FloatType>(xt).getFloatSemantics(),
-                             llvm::APInt(cast<FloatType>(xt).getWidth(), probe[i]));
+        return llvm::APFloat(domain.getFloatSemantics(),
+                             llvm::APInt(domain.getWidth(),
+                                         floatBits(domain, values[i])));
       };
-      probe[i] = floatBits(xt, values[i]);
-      if (finiteInputs && !held().isFinite()) {
+      if (finiteInputs && !held().isFinite())
         values[i] = std::copysign(65504.0f, values[i]);
-        probe[i] = floatBits(xt, values[i]);
-      }
       values[i] = static_cast<float>(held().convertToDouble()); // as held
+      probe[i] = floatBits(xt, values[i]);
     }
     eval.clear();
     auto evalAt = [&](Value what, ArrayRef<int64_t> shape, int64_t linear,
                       StringRef name, EvalScalar &out) {
-      TensorEvaluator::delinearize(linear, shape, index);
-      FailureOr<EvalScalar> e = eval.element(what, index);
-      if (failed(e)) {
-        why = {"not evaluable", ("the exactness check cannot evaluate the " +
-                                 name + ": " + eval.getError())
-                                    .str()};
-        return false;
-      }
-      out = *e;
-      return true;
+      return evalElement(eval, what, shape, linear, name, index, out, why);
     };
     std::vector<EvalScalar> irData(srows * cols), irScales(srows * nb);
     for (int64_t s = 0; s < srows; ++s)

@@ -10,7 +10,7 @@ import os
 import sys
 import threading
 
-ABI_VERSION = 2  # FUSION_RT_ABI_VERSION of the header this module mirrors
+ABI_VERSION = 3  # FUSION_RT_ABI_VERSION of the header this module mirrors
 MAX_RANK = 4
 
 # ------------------------------------------------------------------ enums ----

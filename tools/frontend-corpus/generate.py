@@ -182,25 +182,30 @@ class ActMxBlocked(torch.nn.Module):
 class Fp8Grouped(torch.nn.Module):
     """FP8 with f32 scales per row (torchao.float8's rowwise / axiswise
     recipe, group = N) or per 1x128 token group (DeepSeek-V3, vLLM's
-    per_token_group_quant_fp8 after SiLU·mul): no runtime format yet."""
+    per_token_group_quant_fp8 after SiLU·mul): the FP8 block formats.
+    `ue8m0`: the scale rounded up to a power of two as vLLM's scale_ue8m0
+    writes it (exp2(ceil(log2(s)))); `act`: the activation (default SiLU);
+    N-d inputs are grouped along the last dimension."""
 
-    def __init__(self, group=None, gated=False):
+    def __init__(self, group=None, gated=False, ue8m0=False, act=F.silu):
         super().__init__()
-        self.group, self.gated = group, gated
+        self.group, self.gated, self.ue8m0, self.act = group, gated, ue8m0, act
 
     def forward(self, x):
-        t, n = x.shape
+        n = x.shape[-1]
         if self.gated:
-            y = F.silu(x[:, : n // 2]) * x[:, n // 2:]
+            y = F.silu(x[..., : n // 2]) * x[..., n // 2:]
         else:
-            y = F.silu(x)
+            y = self.act(x)
         y = y.float()
         g = self.group or y.shape[-1]
-        blocks = y.reshape(t, y.shape[-1] // g, g)
+        blocks = y.reshape(*y.shape[:-1], y.shape[-1] // g, g)
         amax = blocks.abs().amax(dim=-1, keepdim=True).clamp(min=1e-10)
         scale = amax / 448.0
+        if self.ue8m0:
+            scale = torch.exp2(torch.ceil(torch.log2(scale)))
         q = (blocks / scale).clamp(-448.0, 448.0).to(torch.float8_e4m3fn)
-        return q.reshape(t, -1), scale.reshape(t, -1)
+        return q.reshape(*y.shape), scale.reshape(*y.shape[:-1], -1)
 
 
 class HandFp8Tensor(torch.nn.Module):
@@ -436,6 +441,13 @@ def programs():
     yield "silu_fp8e5m2_hand_where_f16", \
         HandFp8Tensor(F.silu, torch.float8_e5m2, where_guard=True), \
         (x((4, 64), torch.float16),)
+    # FP8 1x128 groups: UE8M0 scales as vLLM writes them (exact for bf16
+    # values: raised), the same on f32 values (log2 rounds to the integer
+    # one ulp above a power of two: declined), GELU on a 3-d f32 input.
+    yield "swiglu_fp8_group128_ue8m0_bf16", Fp8Grouped(128, gated=True, ue8m0=True), \
+        (x((4, 512), bf),)
+    yield "silu_fp8_group128_ue8m0_f32", Fp8Grouped(128, ue8m0=True), (x((4, 256), f32),)
+    yield "gelu_fp8_group128_f32_3d", Fp8Grouped(128, act=F.gelu), (x((2, 3, 256), f32),)
 
 
 def large_programs():

@@ -23,7 +23,6 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -160,12 +159,11 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
     plan.kernels.push_back("void " + ns + "amax_kernel<" + srcT + " >(" + ns +
                            "FParams, " + ns + "Chunks, unsigned int*)");
   if (scheme.isBlockFP8()) {
-    // One lane group per block for power-of-two widths 8..256, else one
-    // warp per block (formats.cu, run_passes).
-    const int64_t g = scheme.getBlockCols();
-    if (g >= 8 && g <= 256 && llvm::isPowerOf2_64(g))
+    // 16 lanes a block for 1x128, else one warp per block (formats.cu,
+    // run_passes).
+    if (scheme.getBlockCols() == 128)
       plan.kernels.push_back("void " + ns + "fp8_block_row_kernel<" + srcT +
-                             ", " + std::to_string(g / 8) + ">" + params);
+                             ", 16, 4>" + params);
     else
       plan.kernels.push_back("void " + ns + "fp8_block_row_warp_kernel<" +
                              srcT + " >" + params);
