@@ -657,61 +657,48 @@ __device__ __forceinline__ void store_fp8_block_codes(const FParams &p,
 }
 
 /// Rowwise FP8 blocks of BS = 8 * CPB elements (a power of two up to 256;
-/// launched for 128),
-/// 8 values a thread: the CPB adjacent lanes of one block reduce its amax
-/// with xor shuffles; each lane stores its 8 codes (one 8-byte store where
-/// aligned) and the block's first lane its f32 scale. The values stay in
-/// registers between the amax and the codes: one read of the input. Each
-/// thread takes U chunks a grid step and loads them all before it reduces
-/// any, so that U loads a thread are in flight (one would leave the kernel
-/// latency-bound at a third of the copy bandwidth).
-template <typename T, int CPB, int U = 4>
-__global__ void fp8_block_row_kernel(FParams p) {
+/// launched for 128), 8 values a thread: the CPB adjacent lanes of one
+/// block reduce its amax with xor shuffles; each lane stores its 8 codes
+/// (one 8-byte store where aligned) and the block's first lane its f32
+/// scale. The values stay in registers between the amax and the codes: one
+/// read of the input. (Four chunks a thread loaded before reducing, tried
+/// on the H200, was 1.5-2.7x slower: docs/benchmarks/fp8_block.md.)
+template <typename T, int CPB> __global__ void fp8_block_row_kernel(FParams p) {
   constexpr int BS = CPB * 8;
   const int64_t bps = ceil_div(p.seg, BS), nseg = ceil_div(p.N, p.seg);
   const int64_t nrb = nseg * bps, total = p.M * nrb * CPB;
   float *scales = reinterpret_cast<float *>(p.rsc);
   const int lane = threadIdx.x & 31;
-  const int64_t stride = gstride();
   // Warp-uniform trip count: the shuffles need every lane.
-  for (int64_t base = gtid() - lane; base < total; base += U * stride) {
-    float v[U][8];
-    int64_t r[U], c[U], j[U];
-    int n[U];
+  for (int64_t base = gtid() - lane; base < total; base += gstride()) {
+    const int64_t t = base + lane;
+    const bool active = t < total;
+    const int64_t blk = active ? t / CPB : 0; // CPB: a power of two
+    const int k = int(t % CPB);
+    int64_t r, c, sg = 0, b;
+    divmod(blk, nrb, r, c);
+    b = c;
+    if (nseg > 1)
+      divmod(c, bps, sg, b);
+    const int64_t seg_end = min(p.N, sg * p.seg + p.seg);
+    const int64_t j0 = sg * p.seg + b * BS, j = j0 + 8 * k;
+    const int n = active ? int(imax(0, imin(8, min(seg_end, j0 + BS) - j)))
+                         : 0;
+    float v[8];
+    values8<T>(p, r, j, n, v);
+    BlockAmax a;
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const int64_t t = base + u * stride + lane;
-      const bool active = t < total;
-      const int64_t blk = active ? t / CPB : 0; // CPB: a power of two
-      const int k = int(t % CPB);
-      int64_t sg = 0, b;
-      divmod(blk, nrb, r[u], c[u]);
-      b = c[u];
-      if (nseg > 1)
-        divmod(c[u], bps, sg, b);
-      const int64_t seg_end = min(p.N, sg * p.seg + p.seg);
-      const int64_t j0 = sg * p.seg + b * BS;
-      j[u] = j0 + 8 * k;
-      // n < 0: an inactive lane (no scale, no codes); 0: past the block.
-      n[u] = active ? int(imax(0, imin(8, min(seg_end, j0 + BS) - j[u]))) : -1;
-      values8<T>(p, r[u], j[u], n[u] > 0 ? n[u] : 0, v[u]);
-    }
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      BlockAmax a;
-#pragma unroll
-      for (int q = 0; q < 8; ++q)
-        if (q < n[u])
-          a.add(v[u][q]);
-      reduce_block_amax<CPB>(a);
-      if (n[u] < 0)
-        continue;
-      const float sc = fp8_block_scale_of(p.s, a.amax, a.nan);
-      if ((lane & (CPB - 1)) == 0)
-        scales[r[u] * p.rsc_rs + c[u] * p.rsc_cs] = sc;
-      if (n[u] > 0)
-        store_fp8_block_codes(p, r[u], j[u], n[u], v[u], sc);
-    }
+    for (int q = 0; q < 8; ++q)
+      if (q < n)
+        a.add(v[q]);
+    reduce_block_amax<CPB>(a);
+    if (!active)
+      continue;
+    const float sc = fp8_block_scale_of(p.s, a.amax, a.nan);
+    if (k == 0)
+      scales[r * p.rsc_rs + c * p.rsc_cs] = sc;
+    if (n > 0)
+      store_fp8_block_codes(p, r, j, n, v, sc);
   }
 }
 
@@ -733,7 +720,6 @@ template <typename T> __global__ void fp8_block_row_warp_kernel(FParams p) {
     const int64_t j0 = sg * p.seg + b * bs;
     const int64_t j1 = min(min(p.N, sg * p.seg + p.seg), j0 + bs);
     BlockAmax a;
-#pragma unroll 4
     for (int64_t j = j0 + 8 * lane; j < j1; j += 256) {
       const int n = int(imin(8, j1 - j));
       float v[8];
@@ -747,7 +733,6 @@ template <typename T> __global__ void fp8_block_row_warp_kernel(FParams p) {
     const float sc = fp8_block_scale_of(p.s, a.amax, a.nan);
     if (lane == 0)
       scales[r * p.rsc_rs + c * p.rsc_cs] = sc;
-#pragma unroll 4
     for (int64_t j = j0 + 8 * lane; j < j1; j += 256) {
       const int n = int(imin(8, j1 - j));
       float v[8];

@@ -210,7 +210,7 @@ func.func @ffn_front(%x: tensor<1x4096xbf16>, %wg: tensor<14336x4096xbf16>, %wu:
 // FP8 block scaling: 1x128 groups after SwiGLU take the lane-group kernel
 // (16 lanes a group), a whole row of 96 the warp kernel.
 // CHECK: op #{{[0-9]+}} fusion.gated_act_quantize
-// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_block_row_kernel<fusion_rt::cuda::(anonymous namespace)::Src<fusion_rt::cuda::BF16T, 2>, 16, 4>(
+// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_block_row_kernel<fusion_rt::cuda::(anonymous namespace)::Src<fusion_rt::cuda::BF16T, 2>, 16>(
 // CHECK-NOT: not found in the kernel inventory
 // CHECK: op #{{[0-9]+}} fusion.quantize
 // CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_block_row_warp_kernel<fusion_rt::cuda::(anonymous namespace)::Src<fusion_rt::cuda::F32T, 0> >(

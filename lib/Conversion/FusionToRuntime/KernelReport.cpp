@@ -163,7 +163,7 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
     // run_passes).
     if (scheme.getBlockCols() == 128)
       plan.kernels.push_back("void " + ns + "fp8_block_row_kernel<" + srcT +
-                             ", 16, 4>" + params);
+                             ", 16>" + params);
     else
       plan.kernels.push_back("void " + ns + "fp8_block_row_warp_kernel<" +
                              srcT + " >" + params);
