@@ -630,6 +630,13 @@ struct Mismatch {
   std::string what;
   unsigned count = 0;
   unsigned firstProbe = 0; ///< The probe of the first difference.
+  /// Counts a difference found by `probe`; the first one is kept.
+  void add(std::string w, unsigned probe) {
+    if (count++ == 0) {
+      what = std::move(w);
+      firstProbe = probe;
+    }
+  }
 };
 
 /// The first scheme that reproduced every probe; otherwise failure, with
@@ -1546,10 +1553,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
       }
       auto note = [&](std::string what) {
         alive[k] = false;
-        if (mismatch[k].count++ == 0) {
-          mismatch[k].what = std::move(what);
-          mismatch[k].firstProbe = kind;
-        }
+        mismatch[k].add(std::move(what), kind);
       };
       // The amax the raised op returns must be the IR's, exactly.
       llvm::APFloat rtAmax(ref.amax);
@@ -1843,10 +1847,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
       };
       auto note = [&](std::string what) {
         alive[k] = false;
-        if (mismatch[k].count++ == 0) {
-          mismatch[k].what = std::move(what);
-          mismatch[k].firstProbe = kind;
-        }
+        mismatch[k].add(std::move(what), kind);
       };
       if (c.amax && !(irAmax && (*irAmax == double(ref.amax) ||
                                  (std::isnan(*irAmax) &&
@@ -2141,10 +2142,7 @@ RaiseQuantizePass::identifyBlockFP8(Candidate &c, Decline &why) {
       }
       auto note = [&](std::string what) {
         alive[k] = false;
-        if (mismatch[k].count++ == 0) {
-          mismatch[k].what = std::move(what);
-          mismatch[k].firstProbe = kind;
-        }
+        mismatch[k].add(std::move(what), kind);
       };
       for (int64_t s = 0; s < srows; ++s)
         for (int64_t b : blocks) {
