@@ -291,40 +291,15 @@ inline float &fp8_block_scale_at(const Mat &m, int64_t r, int64_t c) {
   return reinterpret_cast<float *>(m.data)[r * m.rs + c * m.cs];
 }
 
-/// Rowwise FP8 block quantization of band rows [i0, i1) (`vals` holds row
-/// i0 first): one f32 scale per block_cols elements of one segment.
-void quantize_rows_fp8_block(const Request &q, int64_t r0, int64_t i0,
-                             int64_t i1, const float *vals) {
-  const int32_t f = q.scheme.format;
-  const int64_t n = q.cols, bs = q.scheme.block_cols, seg = q.seg_cols;
-  const int64_t nseg = ceil_div(n, seg), bps = ceil_div(seg, bs);
-  for (int64_t i = i0; i < i1; ++i) {
-    const int64_t r = r0 + i;
-    const float *row = vals + (i - i0) * n;
-    for (int64_t sg = 0; sg < nseg; ++sg) {
-      const int64_t c0 = sg * seg, c1 = std::min(n, c0 + seg);
-      for (int64_t b = 0; b < bps; ++b) {
-        const int64_t j0 = c0 + b * bs, j1 = std::min(c1, j0 + bs);
-        const Amax a = block_amax(row + j0, j1 - j0);
-        const float sc = fp8_block_scale_of(q.scheme, a.amax, a.nan);
-        fp8_block_scale_at(q.row_scales, r, sg * bps + b) = sc;
-        for (int64_t j = j0; j < j1; ++j)
-          store_code(q.row_data, r, j, fp8_block_code(f, row[j], sc));
-      }
-    }
-  }
-}
-
-/// Rowwise block quantization of band rows [i0, i1) (MX, NVFP4); `vals`
-/// holds row i0 first. With 2D NVFP4 blocks the band's scales come from
-/// `s2d` / `mul2d`.
+/// Rowwise block quantization of band rows [i0, i1) (MX, NVFP4, FP8 block:
+/// one f32 scale per block_cols elements); `vals` holds row i0 first. With
+/// 2D NVFP4 blocks the band's scales come from `s2d` / `mul2d`.
 void quantize_rows(const Request &q, const Globals &g, int64_t r0, int64_t i0,
                    int64_t i1, const float *vals, const uint8_t *s2d,
                    const float *mul2d) {
   const int32_t f = q.scheme.format;
-  if (is_fp8_block_format(f))
-    return quantize_rows_fp8_block(q, r0, i0, i1, vals);
-  const int64_t n = q.cols, bs = block_of(f), nbc2d = ceil_div(n, 16);
+  const bool fp8_block = is_fp8_block_format(f);
+  const int64_t n = q.cols, bs = scheme_block(q.scheme), nbc2d = ceil_div(n, 16);
   const bool two_d = f == kNVFP4 && q.scheme.nvfp4_block == FUSION_RT_NVFP4_2D;
   const int64_t seg = q.seg_cols, nseg = ceil_div(n, seg);
   const int64_t blocks_per_seg = ceil_div(seg, bs);
@@ -337,6 +312,14 @@ void quantize_rows(const Request &q, const Globals &g, int64_t r0, int64_t i0,
       const int64_t c0 = sg * seg, c1 = std::min(n, c0 + seg);
       for (int64_t b = 0; b < blocks_per_seg; ++b) {
         const int64_t j0 = c0 + b * bs, j1 = std::min(c1, j0 + bs);
+        if (fp8_block) {
+          const Amax a = block_amax(row + j0, j1 - j0);
+          const float sc = fp8_block_scale_of(q.scheme, a.amax, a.nan);
+          fp8_block_scale_at(q.row_scales, r, sg * blocks_per_seg + b) = sc;
+          for (int64_t j = j0; j < j1; ++j)
+            store_code(q.row_data, r, j, fp8_block_code(f, row[j], sc));
+          continue;
+        }
         float mul;
         uint8_t sb;
         if (two_d) {
