@@ -286,3 +286,54 @@ func.func @negative_wrong_max(%x: tensor<2x256xf32>) -> (tensor<2x256xf8E4M3FN>,
   %scales = tensor.collapse_shape %s [[0], [1, 2]] : tensor<2x2x1xf32> into tensor<2x2xf32>
   return %data, %scales : tensor<2x256xf8E4M3FN>, tensor<2x2xf32>
 }
+
+// Two f32 tensors of the scales' count escape (the scales and the amax they
+// come from): which one is the scale output is not decided.
+// CHECK-LABEL: func @negative_two_scale_tensors
+// REMARK: Function=negative_two_scale_tensors | Reason="no scale output", Remark="more than one f32 tensor looks like the block scales"
+// CHECK-NOT: fusion.quantize
+func.func @negative_two_scale_tensors(%x: tensor<2x256xf32>) -> (tensor<2x256xf8E4M3FN>, tensor<2x2xf32>, tensor<2x2xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %eps = arith.constant 1.000000e-10 : f64
+  %max = arith.constant 4.480000e+02 : f32
+  %nmax = arith.constant -4.480000e+02 : f32
+  %two = arith.constant 2.000000e+00 : f32
+  %b = tensor.expand_shape %x [[0], [1, 2]] output_shape [2, 2, 128] : tensor<2x256xf32> into tensor<2x2x128xf32>
+  %e1 = tensor.empty() : tensor<2x2x128xf32>
+  %abs = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%b : tensor<2x2x128xf32>) outs(%e1 : tensor<2x2x128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.absf %in : f32
+    linalg.yield %v : f32
+  } -> tensor<2x2x128xf32>
+  %e2 = tensor.empty() : tensor<2x2xf32>
+  %f2 = linalg.fill ins(%ninf : f32) outs(%e2 : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %amax = linalg.generic {indexing_maps = [#id3, #red], iterator_types = ["parallel", "parallel", "reduction"]} ins(%abs : tensor<2x2x128xf32>) outs(%f2 : tensor<2x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.maximumf %in, %out : f32
+    linalg.yield %v : f32
+  } -> tensor<2x2xf32>
+  %a3 = tensor.expand_shape %amax [[0], [1, 2]] output_shape [2, 2, 1] : tensor<2x2xf32> into tensor<2x2x1xf32>
+  %e3 = tensor.empty() : tensor<2x2x1xf32>
+  %s = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%a3 : tensor<2x2x1xf32>) outs(%e3 : tensor<2x2x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = arith.truncf %eps : f64 to f32
+    %lt = arith.cmpf ult, %in, %e : f32
+    %c = arith.select %lt, %e, %in : f32
+    %d = arith.divf %c, %max : f32
+    linalg.yield %d : f32
+  } -> tensor<2x2x1xf32>
+  %e4 = tensor.empty() : tensor<2x2x128xf8E4M3FN>
+  %q = linalg.generic {indexing_maps = [#id3, #bc, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%b, %s : tensor<2x2x128xf32>, tensor<2x2x1xf32>) outs(%e4 : tensor<2x2x128xf8E4M3FN>) {
+  ^bb0(%in: f32, %sc: f32, %out: f8E4M3FN):
+    %v = arith.divf %in, %sc : f32
+    %lo = arith.cmpf ult, %v, %nmax : f32
+    %v1 = arith.select %lo, %nmax, %v : f32
+    %hi = arith.cmpf ugt, %v1, %max : f32
+    %v2 = arith.select %hi, %max, %v1 : f32
+    %t = arith.truncf %v2 : f32 to f8E4M3FN
+    linalg.yield %t : f8E4M3FN
+  } -> tensor<2x2x128xf8E4M3FN>
+  %data = tensor.collapse_shape %q [[0], [1, 2]] : tensor<2x2x128xf8E4M3FN> into tensor<2x256xf8E4M3FN>
+  %scales = tensor.collapse_shape %s [[0], [1, 2]] : tensor<2x2x1xf32> into tensor<2x2xf32>
+  return %data, %scales, %amax : tensor<2x256xf8E4M3FN>, tensor<2x2xf32>, tensor<2x2xf32>
+}
