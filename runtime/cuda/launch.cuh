@@ -138,6 +138,11 @@ namespace cuda {
 /// Every request but the MXFP8 quantizers (formats.cu): MXFP4, NVFP4, FP8
 /// per tensor, dequantize, activation apply. Pointers already checked.
 fusion_rt_status formats_execute(const Request &q, cudaStream_t stream);
+/// FP8 block scaling 1x128 from 16-bit inputs with 16-byte aligned rows,
+/// plain quantize or SwiGLU forward, rowwise codes of 8-byte aligned rows,
+/// no amax / scale_inv / dbias output (fp8_block.cu): the stream kernels.
+bool fp8_block_stream_applies(const Request &q);
+fusion_rt_status fp8_block_stream_execute(const Request &q, cudaStream_t stream);
 } // namespace cuda
 } // namespace fusion_rt
 

@@ -343,7 +343,7 @@ __device__ __forceinline__ void load_gated(const KParams &p, ChunkPos pos,
 /// bits as 1.f / y without the divide's range test and slow-path branch);
 /// otherwise (NaN, -Inf, large negative gates) the expression as written.
 template <typename T, bool PROPAGATE, int INTER>
-__device__ __forceinline__ uint32_t swiglu8(const KParams &p, const uint4 &gv,
+__device__ __forceinline__ uint32_t swiglu8(const ActParams &act, const uint4 &gv,
                                             const uint4 &uv, float (&v)[8]) {
   const uint32_t gw[4] = {gv.x, gv.y, gv.z, gv.w};
   const uint32_t uw[4] = {uv.x, uv.y, uv.z, uv.w};
@@ -362,7 +362,7 @@ __device__ __forceinline__ uint32_t swiglu8(const KParams &p, const uint4 &gv,
   } else {
 #pragma unroll
     for (int j = 0; j < 8; ++j)
-      v[j] = gated_forward(kActSwiGLU, a[j], g[j], p.act);
+      v[j] = gated_forward(kActSwiGLU, a[j], g[j], act);
   }
   if constexpr (INTER == kInterBF16 || INTER == kInterF16) {
     // Round pairs into one packed word (cvt.rn.{bf16,f16}x2.f32, the same
@@ -406,7 +406,7 @@ __device__ __forceinline__ void step_swiglu(const KParams &p, ChunkPos pos,
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       float v[8];
-      const uint32_t k = block_max4(swiglu8<T, PROPAGATE, INTER>(p, g[u], up[u], v));
+      const uint32_t k = block_max4(swiglu8<T, PROPAGATE, INTER>(p.act, g[u], up[u], v));
       const uint32_t sb = block_scale_byte(k, fmt, p.rounding, PROPAGATE);
       if (c0 + u < nch)
         put_row(p, row, cc, lane, codes8<E4M3>(v, rcp_of(sb)), sb);
@@ -421,7 +421,7 @@ __device__ __forceinline__ void step_swiglu(const KParams &p, ChunkPos pos,
     uint32_t key[4];
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      key[i] = block_max4(swiglu8<T, PROPAGATE, INTER>(p, g[4 * h + i], up[4 * h + i], v[i]));
+      key[i] = block_max4(swiglu8<T, PROPAGATE, INTER>(p.act, g[4 * h + i], up[4 * h + i], v[i]));
     }
     const uint32_t kq = q == 0 ? key[0] : q == 1 ? key[1] : q == 2 ? key[2] : key[3];
     const uint32_t sbm = block_scale_byte(kq, fmt, p.rounding, PROPAGATE);

@@ -5,12 +5,15 @@
 // cast; UE8M0 by exp2(ceil(log2 s)) in double): NaN, Inf, zero and
 // subnormal blocks, partial blocks, per-row scaling, e5m2, column-major
 // scale views; dequantize; fused equals unfused for plain, backward
-// (with dbias) and gated activations; and the validation of the scheme.
+// (with dbias) and gated activations; the validation of the scheme; and the
+// CUDA stream kernels' quotient from a reciprocal (common/quotient.h)
+// against the division.
 //
 //===----------------------------------------------------------------------===//
 #include "test_util.h"
 
 #include "common/convert.h"
+#include "common/quotient.h"
 #include "common/scale.h"
 
 #include <gtest/gtest.h>
@@ -373,4 +376,73 @@ TEST(Fp8Block, SchemeIsValidated) {
             FUSION_RT_STATUS_BAD_VALUE);
   // Nothing was written by any failing call.
   EXPECT_EQ(q.row_data[0], 0xAB);
+}
+
+/// common/quotient.h: the quotient from RN(1/s) and one correction equals
+/// the IEEE division in f32 wherever |x / s| >= 2^-18 and in its e4m3 and
+/// e5m2 codes everywhere, for the scales fp8_block_scale gives (448 and
+/// 57344, floors, UE8M0) of bf16 and f32 amaxes and every |x| <= amax
+/// (subnormal, signed zero).
+TEST(Fp8Block, QuotientByReciprocal) {
+  uint64_t st = 0x9e3779b97f4a7c15ull;
+  auto rnd = [&] {
+    st ^= st << 13;
+    st ^= st >> 7;
+    st ^= st << 17;
+    return st;
+  };
+  int64_t checked = 0, f32_diff = 0, code_diff = 0, outside = 0;
+  for (int t = 0; t < 3000; ++t) {
+    // amax in [2^-60, 2^101): every scale in the reciprocal's range.
+    uint32_t ab = (uint32_t(rnd()) & 0x007fffffu) |
+                  (uint32_t(127 - 60 + rnd() % 161) << 23);
+    if (t % 2)
+      ab &= 0xffff0000u; // a bf16 amax
+    const float amax = bits_f32(ab);
+    const bool e4 = t % 3 != 0;
+    const float s = fusion_rt::fp8_block_scale(amax, e4 ? 448.f : 57344.f,
+                                               t % 5 == 0 ? 1e-10f : 0.f,
+                                               t % 7 == 0);
+    if (!fusion_rt::quotient_by_reciprocal_ok(s)) {
+      ++outside;
+      continue;
+    }
+    const float r = 1.f / s;
+    for (int k = 0; k < 1500; ++k) {
+      const uint64_t w = rnd();
+      float x;
+      switch (k % 4) {
+      case 0: // any pattern up to amax
+        x = bits_f32(uint32_t(w % (uint64_t(ab) + 1)));
+        break;
+      case 1: // near amax
+        x = bits_f32(ab - uint32_t(w % 4096 < ab ? w % 4096 : 0));
+        break;
+      case 2: // subnormal or zero
+        x = bits_f32(uint32_t(w) & 0x007fffffu);
+        break;
+      default: // a multiple of s (exact quotients and ties)
+        x = std::fmin(amax, float(w % 900) * 0.5f * s);
+        break;
+      }
+      if (w & (1ull << 40))
+        x = -x;
+      const float q = fusion_rt::quotient_by_reciprocal(x, s, r), d = x / s;
+      ++checked;
+      if (std::fabs(d) >= 0x1p-18f && fusion_rt::f32_bits(q) != fusion_rt::f32_bits(d))
+        ++f32_diff;
+      if (fusion_rt::f32_to_e4m3(q) != fusion_rt::f32_to_e4m3(d) ||
+          fusion_rt::f32_to_e5m2(q) != fusion_rt::f32_to_e5m2(d))
+        ++code_diff;
+    }
+  }
+  EXPECT_EQ(outside, 0);
+  EXPECT_EQ(checked, 3000 * 1500);
+  // The kernels' range test: subnormal, huge, Inf and NaN scales divide.
+  EXPECT_FALSE(fusion_rt::quotient_by_reciprocal_ok(0x1p-81f));
+  EXPECT_FALSE(fusion_rt::quotient_by_reciprocal_ok(0x1p101f));
+  EXPECT_FALSE(fusion_rt::quotient_by_reciprocal_ok(bits_f32(0x7f800000u)));
+  EXPECT_FALSE(fusion_rt::quotient_by_reciprocal_ok(bits_f32(0x7fc00000u)));
+  EXPECT_EQ(f32_diff, 0);
+  EXPECT_EQ(code_diff, 0);
 }

@@ -207,16 +207,24 @@ func.func @ffn_front(%x: tensor<1x4096xbf16>, %wg: tensor<14336x4096xbf16>, %wu:
   return %q#0, %q#1 : tensor<1x14336xf8E4M3FN>, tensor<1x448xf8E8M0FNU>
 }
 
-// FP8 block scaling: 1x128 groups after SwiGLU take the lane-group kernel
-// (16 lanes a group), a whole row of 96 the warp kernel.
+// FP8 block scaling: 1x128 groups after SwiGLU of bf16 take the stream
+// kernel (fp8_block.cu), f32 1x128 groups the lane-group kernel (16 lanes a
+// group), a whole row of 96 the warp kernel (formats.cu).
 // CHECK: op #{{[0-9]+}} fusion.gated_act_quantize
-// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_block_row_kernel<fusion_rt::cuda::(anonymous namespace)::Src<fusion_rt::cuda::BF16T, 2>, 16>(
+// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_block_swiglu_kernel<fusion_rt::cuda::BF16T, true, true, 1>(fusion_rt::cuda::(anonymous namespace)::BParams)
 // CHECK-NOT: not found in the kernel inventory
+// CHECK: CUDA launch: block 128, persistent grid
 // CHECK: op #{{[0-9]+}} fusion.quantize
 // CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_block_row_warp_kernel<fusion_rt::cuda::(anonymous namespace)::Src<fusion_rt::cuda::F32T, 0> >(
 // CHECK-NOT: not found in the kernel inventory
-func.func @fp8_block(%gu: tensor<64x512xbf16>, %x: tensor<8x96xf32>)
-    -> (tensor<64x256xf8E4M3FN>, tensor<64x2xf32>, tensor<8x96xf8E4M3FN>, tensor<8x1xf32>) {
+// CHECK: op #{{[0-9]+}} fusion.quantize
+// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_block_row_kernel<fusion_rt::cuda::(anonymous namespace)::Src<fusion_rt::cuda::F32T, 0>, 16>(
+// CHECK-NOT: not found in the kernel inventory
+// CHECK: op #{{[0-9]+}} fusion.quantize
+// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_block_plain_kernel<fusion_rt::cuda::F16T, false, false, 2>(fusion_rt::cuda::(anonymous namespace)::BParams)
+// CHECK-NOT: not found in the kernel inventory
+func.func @fp8_block(%gu: tensor<64x512xbf16>, %x: tensor<8x96xf32>, %y: tensor<4x256xf32>, %z: tensor<2x384xf16>)
+    -> (tensor<64x256xf8E4M3FN>, tensor<64x2xf32>, tensor<8x96xf8E4M3FN>, tensor<8x1xf32>, tensor<4x256xf8E4M3FN>, tensor<4x2xf32>, tensor<2x384xf8E5M2>, tensor<2x3xf32>) {
   %d0 = tensor.empty() : tensor<64x256xf8E4M3FN>
   %s0 = tensor.empty() : tensor<64x2xf32>
   %a, %b = fusion.gated_act_quantize #fusion.act<swiglu> %gu as quant<fp8_block_e4m3, rowwise, epsilon = 1.0e-10> via bf16 outs(%d0, %s0)
@@ -225,5 +233,13 @@ func.func @fp8_block(%gu: tensor<64x512xbf16>, %x: tensor<8x96xf32>)
   %s1 = tensor.empty() : tensor<8x1xf32>
   %c, %d = fusion.quantize %x as quant<fp8_block_e4m3, rowwise, block = 1x96> outs(%d1, %s1)
       : (tensor<8x96xf32>, tensor<8x96xf8E4M3FN>, tensor<8x1xf32>) -> (tensor<8x96xf8E4M3FN>, tensor<8x1xf32>)
-  return %a, %b, %c, %d : tensor<64x256xf8E4M3FN>, tensor<64x2xf32>, tensor<8x96xf8E4M3FN>, tensor<8x1xf32>
+  %d2 = tensor.empty() : tensor<4x256xf8E4M3FN>
+  %s2 = tensor.empty() : tensor<4x2xf32>
+  %e, %f = fusion.quantize %y as quant<fp8_block_e4m3, rowwise> outs(%d2, %s2)
+      : (tensor<4x256xf32>, tensor<4x256xf8E4M3FN>, tensor<4x2xf32>) -> (tensor<4x256xf8E4M3FN>, tensor<4x2xf32>)
+  %d3 = tensor.empty() : tensor<2x384xf8E5M2>
+  %s3 = tensor.empty() : tensor<2x3xf32>
+  %g, %h = fusion.quantize %z as quant<fp8_block_e5m2, rowwise, nan = ignore> outs(%d3, %s3)
+      : (tensor<2x384xf16>, tensor<2x384xf8E5M2>, tensor<2x3xf32>) -> (tensor<2x384xf8E5M2>, tensor<2x3xf32>)
+  return %a, %b, %c, %d, %e, %f, %g, %h : tensor<64x256xf8E4M3FN>, tensor<64x2xf32>, tensor<8x96xf8E4M3FN>, tensor<8x1xf32>, tensor<4x256xf8E4M3FN>, tensor<4x2xf32>, tensor<2x384xf8E5M2>, tensor<2x3xf32>
 }

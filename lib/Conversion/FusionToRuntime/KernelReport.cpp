@@ -146,7 +146,7 @@ std::string sourceTypeName(StringRef src, const std::string &t) {
 /// run_passes): MXFP4, NVFP4, FP8 per tensor. Kernels are templated on
 /// Src<input type, request kind> (0 plain, 1 activation, 2 gated).
 void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
-                 Plan &plan) {
+                 ArrayRef<int64_t> shape, bool streamEligible, Plan &plan) {
   const std::string ns = "fusion_rt::cuda::(anonymous namespace)::";
   const int kind = src == "SrcPlain" ? 0 : src.starts_with("SrcAct") ? 1 : 2;
   const std::string srcT = ns + "Src<" + typeTag(inElt, false) + ", " +
@@ -159,8 +159,27 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
     plan.kernels.push_back("void " + ns + "amax_kernel<" + srcT + " >(" + ns +
                            "FParams, " + ns + "Chunks, unsigned int*)");
   if (scheme.isBlockFP8()) {
-    // 16 lanes a block for 1x128, else one warp per block (formats.cu,
-    // run_passes).
+    // 1x128 from 16-bit rows, plain or SwiGLU forward: the stream kernels
+    // (fp8_block.cu, fp8_block_stream_applies; at run time also 16-byte
+    // aligned rows). Else 16 lanes a block for 1x128, one warp per block
+    // for other widths (formats.cu, run_passes).
+    int64_t n = shape.empty() ? ShapedType::kDynamic : shape.back();
+    if (scheme.getBlockCols() == 128 && streamEligible && !inElt.isF32() &&
+        !ShapedType::isDynamic(n) && n % 128 == 0) {
+      bool swiglu = src == "SrcGatedFwd";
+      plan.kernels.push_back(
+          "void " + ns + (swiglu ? "fp8_block_swiglu_kernel<" : "fp8_block_plain_kernel<") +
+          "fusion_rt::cuda::" + typeTag(inElt, false) + ", " +
+          (scheme.getFormat() == QuantFormat::fp8_block_e4m3 ? "true" : "false") +
+          ", " + (scheme.getNanPolicy() == NanPolicy::propagate ? "true" : "false") +
+          (swiglu ? ", 1>(" : ", 2>(") + ns + "BParams)");
+      plan.launch = "block 128, persistent grid of at most 132 SMs x resident "
+                    "blocks; a warp codes " +
+                    std::string(swiglu ? "2" : "4") +
+                    " groups of 1x128 a step (fp8_block.cu; formats.cu's "
+                    "fp8_block_row_kernel where rows are not 16-byte aligned)";
+      return;
+    }
     if (scheme.getBlockCols() == 128)
       plan.kernels.push_back("void " + ns + "fp8_block_row_kernel<" + srcT +
                              ", 16>" + params);
@@ -197,7 +216,7 @@ void planMX(QuantSchemeAttr scheme, Type inElt, StringRef src, int vec, int g,
             const llvm::StringMap<KernelInfo> &inv, Plan &plan) {
   if (scheme.getFormat() != QuantFormat::mxfp8_e4m3 &&
       scheme.getFormat() != QuantFormat::mxfp8_e5m2) {
-    planFormats(scheme, inElt, src, dbias, plan);
+    planFormats(scheme, inElt, src, dbias, shape, v2Eligible, plan);
     return;
   }
   int dir = scheme.getDirection() == QuantDirection::rowwise   ? 1

@@ -151,6 +151,7 @@ struct Case {
   fusion_rt_quant_scheme s{};
   int kind = 0, backward = 0, inter = FUSION_RT_F32;
   bool packed = true, dbias = false, amax = false, specials = true;
+  bool colmajor_scales = false; // rowwise f32 scales column-major (DeepGEMM)
 };
 
 bool transcendental(int kind) {
@@ -285,6 +286,10 @@ void run_case(const Case &c) {
   if (q.has_scale)
     q.scale = 0.5f + float(rnd() % 64) / 16.f; // a delayed scale
   q.bind();
+  if (c.colmajor_scales) { // the same [M, G] scales, stored column by column
+    q.out.rowwise_scales.strides[0] = 1;
+    q.out.rowwise_scales.strides[1] = M;
+  }
   DevQuant dq;
   dq.mirror(q, 0xAB);
   QuantBuffers g = q; // host copy of the device results
@@ -512,6 +517,8 @@ std::string describe(const Case &c) {
     s += "/eps";
   if (c.s.force_pow2_scale)
     s += "/pow2";
+  if (c.colmajor_scales)
+    s += "/colmajor-scales";
   if (c.op) {
     char a[96];
     std::snprintf(a, sizeof a, " kind=%d%s inter=%s%s%s", c.kind,
@@ -618,6 +625,45 @@ int main(int argc, char **argv) {
           fusion_rt_quant_scheme s = block_scheme(fmt, g ? g : int(sh[1]));
           add(dt, sh, s, v % 5 == 0);
         }
+  // 1x128 groups from 16-bit rows (the stream kernels of fp8_block.cu where
+  // rows are 16-byte aligned: pad 0 and 8; the general kernel at pad 3):
+  // special values and blocks, odd group counts, one row, column-major
+  // scales; SwiGLU into every intermediate type, packed and two views.
+  {
+    const int64_t sh128[][2] = {{3, 384}, {1, 128}, {130, 256}, {37, 1152}};
+    int k = 0;
+    for (int fmt : {FUSION_RT_FORMAT_FP8_BLOCK_E4M3, FUSION_RT_FORMAT_FP8_BLOCK_E5M2})
+      for (int dt : {FUSION_RT_BF16, FUSION_RT_F16})
+        for (auto &sh : sh128)
+          for (int pad : {0, 8, 3}) {
+            Case c;
+            c.dt = dt;
+            c.M = sh[0];
+            c.N = sh[1];
+            c.pad = pad;
+            c.s = block_scheme(fmt, 128);
+            c.colmajor_scales = k++ % 3 == 1;
+            cases.push_back(c);
+          }
+    for (int inter : {FUSION_RT_F32, FUSION_RT_BF16, FUSION_RT_F16})
+      for (int packed = 0; packed < 2; ++packed)
+        for (int dt : {FUSION_RT_BF16, FUSION_RT_F16}) {
+          Case c;
+          c.op = 2;
+          c.kind = FUSION_RT_ACT_SWIGLU;
+          c.dt = dt;
+          c.inter = inter;
+          c.packed = packed;
+          c.M = 19 + k % 4;
+          c.N = 640; // 5 groups a row: odd group counts
+          c.pad = k % 3 == 2 ? 8 : 0;
+          c.s = block_scheme(k % 2 ? FUSION_RT_FORMAT_FP8_BLOCK_E5M2
+                                   : FUSION_RT_FORMAT_FP8_BLOCK_E4M3,
+                             128);
+          c.colmajor_scales = k++ % 4 == 1;
+          cases.push_back(c);
+        }
+  }
   for (int kind = 0; kind <= 12; ++kind)
     for (int bwd = 0; bwd < 2; ++bwd) {
       Case c;
