@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Device benchmark of FP8 block scaling (runtime/cuda/formats.cu,
-fp8_block_row_kernel): per-token-group FP8 (1 x 128, f32 decode scales,
-DeepSeek-V3 / vLLM's per_token_group_quant_fp8 formula) and per-row FP8,
+"""Device benchmark of FP8 block scaling (runtime/cuda/fp8_block.cu and
+formats.cu): per-token-group FP8 (1 x 128, f32 decode scales,
+DeepSeek-V3 / vLLM's per_token_group_quant_fp8 formula), per-row FP8,
+DeepSeek-V3's 128x128 weight tiles,
 plain and after SwiGLU (vLLM's silu_and_mul -> per-token-group FP8, the
 act->quant fusion of FP8 serving), with its peers in the same process:
   - torch.compile (default and max-autotune-no-cudagraphs) of the same
@@ -48,6 +49,20 @@ def group_quant(y, group):
     return q.reshape(m, n), s.reshape(m, n // group)
 
 
+def tile_quant(y, tile=128):
+    """DeepSeek-V3's 128x128 weight quantizer in torch: one scale per tile,
+    s = max(amax, eps)/448, q = clamp(y / s) -> e4m3; y f32 [M, N]."""
+    m, n = y.shape
+    t = y.reshape(m // tile, tile, n // tile, tile)
+    s = t.abs().amax(dim=(1, 3), keepdim=True).clamp(min=EPS) / 448.0
+    q = (t / s).clamp(-448.0, 448.0).to(torch.float8_e4m3fn)
+    return q.reshape(m, n), s.reshape(m // tile, n // tile)
+
+
+def ref_tiles(x):
+    return tile_quant(x.float())
+
+
 def ref_plain(group):
     return lambda x: group_quant(x.float(), group)
 
@@ -65,7 +80,10 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--csv", default=None)
     ap.add_argument("--no-autotune", action="store_true")
+    ap.add_argument("--only", default=None,
+                    help="comma-separated kernel names: time only these")
     args = ap.parse_args()
+    only = set(args.only.split(",")) if args.only else None
     print("# device: %s, torch %s" % (torch.cuda.get_device_name(0), torch.__version__),
           flush=True)
     csv = open(args.csv, "w") if args.csv else None
@@ -101,6 +119,8 @@ def main():
 
     def arms(kernel, ours, ref, m, n, in_shape, nbytes, exact):
         nonlocal ok
+        if only is not None and kernel not in only:
+            return
         x0 = torch.randn(*in_shape, device="cuda").mul(3).to(torch.bfloat16)
         ok = check(kernel, ours, ref, x0, exact) and ok
         sets = mb.make_sets([in_shape], in_shape[0] * in_shape[1] * 2)
@@ -126,6 +146,13 @@ def main():
                 q = fusion_rt.quantize(x, "fp8_block_e4m3", block_cols=g, amax_epsilon=EPS)
                 return q.rowwise_data, q.rowwise_scales
             arms(name, ours, ref_plain(g), m, n, (m, n), m * n * 3 + m * (n // g) * 4, True)
+
+        def ours_tiles(x):
+            q = fusion_rt.quantize(x, "fp8_block_e4m3", block_cols=128, block_rows=128,
+                                   amax_epsilon=EPS)
+            return q.rowwise_data, q.rowwise_scales
+        arms("fp8_block_128x128", ours_tiles, ref_tiles, m, n, (m, n),
+             m * n * 3 + (m // 128) * (n // 128) * 4, True)
         k = n // 2
 
         def ours_sw(x):

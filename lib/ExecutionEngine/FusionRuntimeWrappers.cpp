@@ -179,11 +179,12 @@ fusion_rt_quant_scheme makeScheme(int32_t fmt, int32_t dir, int32_t rnd,
                                   int32_t nan, int32_t col, int32_t scl,
                                   int32_t blk2d, int32_t elem,
                                   int32_t scaling, int32_t zero, int32_t pow2,
-                                  int32_t recipe, int32_t blkc, float eps) {
+                                  int32_t recipe, int32_t blkc, int32_t blkr,
+                                  float eps) {
   // The lowering's order (fusion_rt_mlir.h): every scheme parameter of the
   // C interface is read by its position there.
   const int32_t v[] = {fmt,  dir,     rnd,  nan,  col,    scl, blk2d,
-                       elem, scaling, zero, pow2, recipe, blkc};
+                       elem, scaling, zero, pow2, recipe, blkc, blkr};
   static_assert(sizeof v / sizeof v[0] == FUSION_RT_MLIR_SCHEME_I32_PARAMS,
                 "FRT_SCHEME_PARAMS and fusion_rt_mlir_scheme_param differ");
   fusion_rt_quant_scheme s;
@@ -202,6 +203,8 @@ fusion_rt_quant_scheme makeScheme(int32_t fmt, int32_t dir, int32_t rnd,
   s.nvfp4_recipe = v[FUSION_RT_MLIR_SCHEME_NVFP4_RECIPE];
   if (v[FUSION_RT_MLIR_SCHEME_BLOCK_COLS] > 0) // FP8 block formats only
     s.block_cols = v[FUSION_RT_MLIR_SCHEME_BLOCK_COLS];
+  if (v[FUSION_RT_MLIR_SCHEME_BLOCK_ROWS] > 0)
+    s.block_rows = v[FUSION_RT_MLIR_SCHEME_BLOCK_ROWS];
   s.amax_epsilon = eps;
   return s;
 }
@@ -428,10 +431,10 @@ int32_t pairedProjectionQuantizeImpl(
 #define FRT_SCHEME_PARAMS                                                      \
   int32_t fmt, int32_t dir, int32_t rnd, int32_t nan, int32_t col,             \
       int32_t scl, int32_t blk2d, int32_t elem, int32_t scaling, int32_t zero, \
-      int32_t pow2, int32_t recipe, int32_t blkc, float eps
+      int32_t pow2, int32_t recipe, int32_t blkc, int32_t blkr, float eps
 #define FRT_SCHEME_NAMES                                                       \
   makeScheme(fmt, dir, rnd, nan, col, scl, blk2d, elem, scaling, zero, pow2,   \
-             recipe, blkc, eps)
+             recipe, blkc, blkr, eps)
 #define FRT_ACT_PARAMS                                                         \
   int32_t kind, int32_t backward, int32_t inter, float limit, float offset,    \
       float alpha

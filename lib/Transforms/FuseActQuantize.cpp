@@ -31,7 +31,8 @@
 //   "unsupported shape"              ranks 1..4 (fusion_rt.h views)
 //   "unsupported quantization format for fused activation"
 //                                    the scheme's format is not in `formats`
-//   "unsupported scheme"             (the paired form) a scale or rng operand
+//   "unsupported scheme"             (the paired form) a scale or rng operand;
+//                                    2D FP8 blocks (weight tiles)
 //   "operand defined after the fusion point"
 //                                    an operand of the fused op (grad, up,
 //                                    delayed scale, rng) comes after the
@@ -371,6 +372,14 @@ private:
   /// The `formats` option: declines `q` (and returns false) when `scheme`'s
   /// format is not in it.
   bool formatAllowed(QuantizeOp q, QuantSchemeAttr scheme, StringRef function) {
+    if (scheme.isBlockFP8() && scheme.getBlockRows() > 1) {
+      decline(q, function, "unsupported scheme",
+              ("2D FP8 blocks (block = " + Twine(scheme.getBlockRows()) + "x" +
+               Twine(scheme.getBlockCols()) +
+               ") quantize weights; the fused activation ops take 1xG blocks")
+                  .str());
+      return false;
+    }
     if (allowedFormats.empty() ||
         llvm::is_contained(allowedFormats, scheme.getFormat()))
       return true;

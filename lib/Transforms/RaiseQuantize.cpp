@@ -886,6 +886,34 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
     if (c.blockFP8) {
       scaleCandidates.push_back(c.scales);
       nvfp4Scales.push_back(false);
+    } else {
+      // f32 scales of 2D tiles ([M/R, N/C], also with unit dims between,
+      // as keepdim leaves them): DeepSeek-V3's 128x128 weight quantizer.
+      // The runtime has the format (block = RxC); its raising is not
+      // written yet: say so rather than "no scale output".
+      for (Operation *op : derived)
+        for (Value r : op->getResults()) {
+          auto rt = dyn_cast<RankedTensorType>(r.getType());
+          if (r == c.data || !rt || !rt.hasStaticShape() ||
+              !rt.getElementType().isF32() ||
+              llvm::all_of(r.getUsers(),
+                           [&](Operation *u) { return derived.contains(u); }))
+            continue;
+          SmallVector<int64_t> dims;
+          for (int64_t d : rt.getShape())
+            if (d != 1)
+              dims.push_back(d);
+          const int64_t total = rows * cols, n = rt.getNumElements();
+          if (dims.size() != 2 || n % rows == 0 || total % n != 0)
+            continue;
+          why = {"unsupported format",
+                 llvm::formatv("the f32 scales {0} hold one value per {1} "
+                               "elements in 2D tiles: 2D FP8 blocks (weight "
+                               "tiles, block = RxC) are not raised yet",
+                               rt, total / n)
+                     .str()};
+          return failure();
+        }
     }
   }
   if (scaleCandidates.size() != 1) {

@@ -71,7 +71,7 @@ def _u64_as_i64(v):
 
 def _scheme(format, direction, colwise_layout, scale_layout, scale_rounding, nan_policy,
             zero_scale, nvfp4_block, elem_rounding, force_pow2_scale, seed, offset,
-            delayed, nvfp4_recipe="te", block_cols=128):
+            delayed, nvfp4_recipe="te", block_cols=128, block_rows=1):
     E = _abi.enum_value
     return [E(_abi.FORMAT, format, "format"),
             E(_abi.SCALE_ROUNDING, scale_rounding, "scale_rounding"),
@@ -84,7 +84,8 @@ def _scheme(format, direction, colwise_layout, scale_layout, scale_rounding, nan
             1 if delayed else 0, 1 if force_pow2_scale else 0,
             E(_abi.ZERO_SCALE, zero_scale, "zero_scale"),
             _u64_as_i64(seed), _u64_as_i64(offset),
-            E(_abi.NVFP4_RECIPE, nvfp4_recipe, "nvfp4_recipe"), int(block_cols)]
+            E(_abi.NVFP4_RECIPE, nvfp4_recipe, "nvfp4_recipe"), int(block_cols),
+            int(block_rows)]
 
 
 def _present(scheme, outs, amax, dbias):
@@ -107,17 +108,18 @@ def quantize(x, format="mxfp8_e4m3", *, direction="rowwise", colwise_layout="sam
              scale_layout="compact", scale_rounding="rceil", nan_policy="propagate",
              zero_scale="exact", nvfp4_block="1d", elem_rounding="rne", amax_epsilon=0.0,
              force_pow2_scale=False, seed=0, offset=0, scale=None, amax=False,
-             dbias=False, nvfp4_recipe="te", block_cols=128):
+             dbias=False, nvfp4_recipe="te", block_cols=128, block_rows=1):
     """fusion_rt_quantize of x (bf16 / f16 / f32, rank 1-4, collapsed onto
     [M, N] = [prod(leading), last]). The keywords are the fields of
     fusion_rt_quant_scheme, by name (defaults: fusion_rt_quant_scheme_init).
     `scale` (f32 [1]) selects FP8 delayed scaling; amax / dbias request the
-    optional outputs; block_cols is the FP8 block formats' group width
-    (fp8_block_e4m3 / _e5m2: f32 scales [M, ceil(N/block_cols)]). Returns a
-    Quantized."""
+    optional outputs; block_cols / block_rows are the FP8 block formats'
+    block (fp8_block_e4m3 / _e5m2: f32 scales [ceil(M/block_rows),
+    ceil(N/block_cols)]; block_rows=128, block_cols=128: DeepSeek-V3's weight
+    tiles). Returns a Quantized."""
     s = _scheme(format, direction, colwise_layout, scale_layout, scale_rounding,
                 nan_policy, zero_scale, nvfp4_block, elem_rounding, force_pow2_scale,
-                seed, offset, scale is not None, nvfp4_recipe, block_cols)
+                seed, offset, scale is not None, nvfp4_recipe, block_cols, block_rows)
     outs = torch.ops.fusion_rt.quantize(x, s, float(amax_epsilon), _scalar(scale),
                                         bool(amax), bool(dbias))
     return _present(s, outs, amax, dbias)
@@ -189,7 +191,7 @@ def activation(x, act="identity", *, up=None, grad=None, intermediate_dtype=torc
 def dequantize(data, scales=None, format="mxfp8_e4m3", *, direction="rowwise",
                colwise_layout="same", scale_layout="compact", zero_scale="exact",
                amax=None, scale_inv=None, cols=None, dtype=torch.float32,
-               block_cols=128):
+               block_cols=128, block_rows=1):
     """fusion_rt_dequantize of one copy (direction "rowwise" or "colwise") of
     a quantized tensor: data and scales as quantize() returned them (NVFP4
     also amax and scale_inv, FP8 per tensor scale_inv). The result has the
@@ -197,7 +199,8 @@ def dequantize(data, scales=None, format="mxfp8_e4m3", *, direction="rowwise",
     gives the logical width of packed FP4 data with an odd column count
     (default 2 x bytes per row)."""
     s = _scheme(format, direction, colwise_layout, scale_layout, "rceil", "propagate",
-                zero_scale, "1d", "rne", False, 0, 0, False, block_cols=block_cols)
+                zero_scale, "1d", "rne", False, 0, 0, False, block_cols=block_cols,
+                block_rows=block_rows)
     return torch.ops.fusion_rt.dequantize(data, scales, _scalar(amax), _scalar(scale_inv), s,
                                           s[3], -1 if cols is None else int(cols), dtype)
 
@@ -265,11 +268,12 @@ def paired_projection_quantize(x, w0, w1, gated="swiglu", format="mxfp8_e4m3", *
 
 def quant_shapes(rows, cols, format="mxfp8_e4m3", *, direction="rowwise",
                  colwise_layout="same", scale_layout="compact", gated_backward=False,
-                 block_cols=128):
+                 block_cols=128, block_rows=1):
     """The logical output shapes of a quantizer of a [rows, cols] matrix
     (fusion_rt_quant_shapes_for, computed in Python): a dict of
     rowwise_data / rowwise_scales / colwise_data / colwise_scales -> (d0, d1),
     (0, 0) where the scheme writes nothing."""
     s = _scheme(format, direction, colwise_layout, scale_layout, "rceil", "propagate",
-                "exact", "1d", "rne", False, 0, 0, False, block_cols=block_cols)
+                "exact", "1d", "rne", False, 0, 0, False, block_cols=block_cols,
+                block_rows=block_rows)
     return _ops.quant_shapes(s, rows, cols, gated_backward)

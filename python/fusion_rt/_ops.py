@@ -24,7 +24,7 @@ from ._abi import check, library
 SCHEME_FIELDS = ("format", "scale_rounding", "nan_policy", "direction",
                  "colwise_layout", "scale_layout", "nvfp4_block", "elem_rounding",
                  "tensor_scaling", "force_pow2_scale", "zero_scale", "seed", "offset",
-                 "nvfp4_recipe", "block_cols")
+                 "nvfp4_recipe", "block_cols", "block_rows")
 MX_FORMATS = (0, 1, 2)
 NVFP4 = 3
 FP8_TENSOR_FORMATS = (4, 5)
@@ -64,7 +64,9 @@ def quant_shapes(s, m, n, gated_backward):
         out["rowwise_data"] = (m, n)
         if blocks:
             c = 2 * _cdiv(n // 2, bs) if gated_backward else _cdiv(n, bs)
-            out["rowwise_scales"] = (_rup(m, 128), _rup(c, 4)) if swz else (m, c)
+            # FP8 block formats: one scale row per block_rows rows (2D blocks).
+            r = _cdiv(m, s[15]) if fmt in FP8_BLOCK_FORMATS and len(s) > 15 else m
+            out["rowwise_scales"] = (_rup(m, 128), _rup(c, 4)) if swz else (r, c)
     if col:
         out["colwise_data"] = (n, m) if tr else (m, n)
         if blocks:

@@ -370,6 +370,43 @@ class PairedQuantizeTest(unittest.TestCase):
             fusion_rt.paired_projection_quantize(x, w, w, gated="gelu")
 
 
+class Fp8BlockTest(unittest.TestCase):
+    """FP8 block scaling against its formula written in torch on the CPU
+    (torch's CPU divides, as the runtime does): 1x128 token groups and 2D
+    128x128 weight tiles (block_rows), and their dequantize."""
+
+    @staticmethod
+    def ref(x, br, bc, eps):
+        m, n = x.shape
+        xb = x.float().reshape(m // br, br, n // bc, bc)
+        s = xb.abs().amax(dim=(1, 3), keepdim=True).clamp(min=eps) / 448.0
+        q = (xb / s).clamp(-448.0, 448.0).to(torch.float8_e4m3fn)
+        return q.reshape(m, n), s.reshape(m // br, n // bc)
+
+    def test_token_groups_and_weight_tiles(self):
+        torch.manual_seed(0)
+        m, n = 256, 384
+        x = (torch.randn(m, n) * 3).to(torch.bfloat16)
+        x[130:, 256:] = 0.0  # a zero tile: the floor sets its scale
+        for br in (1, 128):
+            q = fusion_rt.quantize(x, "fp8_block_e4m3", block_cols=128, block_rows=br,
+                                   amax_epsilon=1e-10)
+            rq, rs = self.ref(x, br, 128, 1e-10)
+            self.assertEqual(tuple(q.rowwise_scales.shape), tuple(rs.shape))
+            self.assertEqual(tuple(q.rowwise_scales.shape),
+                             fusion_rt.quant_shapes(m, n, "fp8_block_e4m3",
+                                                    block_rows=br)["rowwise_scales"])
+            self.assertTrue(torch.equal(q.rowwise_data.view(torch.uint8),
+                                        rq.view(torch.uint8)), "codes, block_rows %d" % br)
+            self.assertTrue(torch.equal(q.rowwise_scales.view(torch.int32),
+                                        rs.view(torch.int32)), "scales, block_rows %d" % br)
+            back = fusion_rt.dequantize(q.rowwise_data, q.rowwise_scales, "fp8_block_e4m3",
+                                        block_cols=128, block_rows=br)
+            want = (rq.float().reshape(m // br, br, n // 128, 128) *
+                    rs.reshape(m // br, 1, n // 128, 1)).reshape(m, n)
+            self.assertTrue(torch.equal(back, want), "dequantize, block_rows %d" % br)
+
+
 class FakeTest(unittest.TestCase):
     """The fake implementations give the real outputs' shapes, dtypes and
     strides (torch.library.opcheck, and fake mode over every scheme)."""

@@ -486,6 +486,38 @@ void finish_dbias(const Request &q, int64_t nbands,
 
 //===--- operations ---------------------------------------------------------===//
 
+/// FP8 block formats with blocks of block_rows > 1 rows (128x128 weight
+/// tiles): a band of block_rows rows at a time, each block's amax over all
+/// its rows, then its codes (fusion_rt_quantize only: api.cpp).
+void run_fp8_tiles(const Request &q) {
+  const int64_t br = q.scheme.block_rows, bc = q.scheme.block_cols;
+  const int64_t n = q.cols, nbands = ceil_div(q.rows, br);
+  const int nthreads = thread_count(q, nbands);
+  std::vector<Scratch> scratch;
+  alloc_scratch(q, scratch, nthreads, false, std::min(br, q.rows));
+  for_bands(nthreads, nbands, [&](int t, int64_t b0, int64_t b1) {
+    Scratch &s = scratch[size_t(t)];
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t r0 = b * br, h = std::min(br, q.rows - r0);
+      for (int64_t i = 0; i < h; ++i)
+        compute_row(q, r0 + i, s.vals.data() + i * n, nullptr, s);
+      for (int64_t c = 0; c < ceil_div(n, bc); ++c) {
+        const int64_t j0 = c * bc, j1 = std::min(n, j0 + bc);
+        Amax a;
+        for (int64_t i = 0; i < h; ++i)
+          for (int64_t j = j0; j < j1; ++j)
+            a.add(s.vals[size_t(i * n + j)]);
+        const float sc = fp8_block_scale_of(q.scheme, a.amax, a.nan);
+        fp8_block_scale_at(q.row_scales, b, c) = sc;
+        for (int64_t i = 0; i < h; ++i)
+          for (int64_t j = j0; j < j1; ++j)
+            store_code(q.row_data, r0 + i, j,
+                       fp8_block_code(q.scheme.format, s.vals[size_t(i * n + j)], sc));
+      }
+    }
+  });
+}
+
 void run_quantize(const Request &q) {
   const int32_t f = q.scheme.format;
   const int64_t nbands = ceil_div(q.rows, kBand);
@@ -522,6 +554,13 @@ void run_quantize(const Request &q) {
   }
 
   const Globals g = tensor_globals(q.scheme, tensor_amax, q.scale_in);
+
+  if (is_fp8_block_format(f) && q.scheme.block_rows > 1) {
+    run_fp8_tiles(q);
+    if (q.amax)
+      *q.amax = tensor_amax;
+    return;
+  }
 
   if (q.swizzled) {
     if (q.row_wise)
@@ -605,7 +644,9 @@ void run_dequantize(const Request &q) {
       if (is_fp8_block_format(f)) { // rowwise only
         store_float(out, di, dj,
                     dequantize_value(q.scheme, v, 0,
-                                     fp8_block_scale_at(q.row_scales, r, c / bs)));
+                                     fp8_block_scale_at(q.row_scales,
+                                                        r / q.scheme.block_rows,
+                                                        c / bs)));
         continue;
       }
       if (!is_fp8_tensor(f)) {

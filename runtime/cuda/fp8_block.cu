@@ -56,7 +56,21 @@ struct BParams {
   fusion_rt_quant_scheme s;
   int32_t inter;
   ActParams act;
+  // FP8 per tensor (the same stream over 128-value groups): the tensor amax
+  // word (NaN-ignoring max of f32 bits; read for current scaling, written by
+  // the amax pass, or by the cast itself under delayed scaling), the
+  // delayed scale, the scale_inv output.
+  uint32_t *amax;
+  const float *scale_in;
+  float *scale_inv;
+  int32_t mode; ///< kCodes (FP8 block), kTensorAmax, kTensorCast
 };
+
+/// What a stream kernel does with each group: FP8 block codes and scales;
+/// the tensor amax of the values (first pass of current scaling); FP8
+/// per-tensor codes x * scale (with the amax under delayed scaling when
+/// asked).
+enum StreamMode : int32_t { kCodes = 0, kTensorAmax = 1, kTensorCast = 2 };
 
 /// A group's index and position (row, group in row).
 struct GPos {
@@ -108,7 +122,24 @@ __device__ __forceinline__ uint2 codes8(const float (&v)[8], float s) {
 /// `pos`, whose amax key (f32 bits of |x|, NaN patterns above Inf) is `key`.
 template <bool E4M3>
 __device__ __forceinline__ void emit(const BParams &p, GPos pos, int l,
-                                     const float (&v)[8], uint32_t key) {
+                                     const float (&v)[8], uint32_t key,
+                                     float tensor_scale, uint32_t &tmax) {
+  if (p.mode != kCodes) {
+    // FP8 per tensor: key is NaN-free here (IGNORE keys), an Inf included;
+    // groups past the end hold zeros.
+    tmax = max(tmax, key);
+    if (p.mode == kTensorAmax || pos.g >= p.groups)
+      return;
+    uint32_t c[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      c[j] = E4M3 ? cvt_e4m3x2(v[2 * j] * tensor_scale, v[2 * j + 1] * tensor_scale)
+                  : cvt_e5m2x2(v[2 * j] * tensor_scale, v[2 * j + 1] * tensor_scale);
+    *reinterpret_cast<uint2 *>(p.rd + int64_t(pos.row) * p.rd_rs +
+                               int64_t(pos.gc) * 128 + l * 8) =
+        make_uint2(c[0] | (c[1] << 16), c[2] | (c[3] << 16));
+    return;
+  }
   const bool nan = key > 0x7f800000u;
   const float s = fp8_block_scale_of(p.s, nan ? 0.f : __uint_as_float(key), nan);
   const uint2 code = codes8<E4M3>(v, s);
@@ -139,7 +170,8 @@ __device__ __forceinline__ void load(const BParams &p, const char *x,
 /// Codes one step of the plain quantizer from its raw vectors.
 template <typename T, bool E4M3, bool PROPAGATE, int U>
 __device__ __forceinline__ void step_plain(const BParams &p, GPos pos, int l,
-                                           const uint4 (&w)[U]) {
+                                           const uint4 (&w)[U], float ts,
+                                           uint32_t &tmax) {
 #pragma unroll
   for (int u = 0; u < U; ++u) {
     const uint32_t key = group_max16(
@@ -147,7 +179,7 @@ __device__ __forceinline__ void step_plain(const BParams &p, GPos pos, int l,
     const float v[8] = {T::lo(w[u].x), T::hi(w[u].x), T::lo(w[u].y),
                         T::hi(w[u].y), T::lo(w[u].z), T::hi(w[u].z),
                         T::lo(w[u].w), T::hi(w[u].w)};
-    emit<E4M3>(p, pos, l, v, key);
+    emit<E4M3>(p, pos, l, v, key, ts, tmax);
     pos = advance(pos, 2, p.d2_row, p.d2_gc, p.gpr);
   }
 }
@@ -157,13 +189,14 @@ __device__ __forceinline__ void step_plain(const BParams &p, GPos pos, int l,
 template <typename T, bool E4M3, bool PROPAGATE, int INTER, int U>
 __device__ __forceinline__ void step_swiglu(const BParams &p, GPos pos, int l,
                                             const uint4 (&g)[U],
-                                            const uint4 (&up)[U]) {
+                                            const uint4 (&up)[U], float ts,
+                                            uint32_t &tmax) {
 #pragma unroll
   for (int u = 0; u < U; ++u) {
     float v[8];
     const uint32_t key = group_max16(
         stream::swiglu8<T, PROPAGATE, INTER>(p.act, g[u], up[u], v));
-    emit<E4M3>(p, pos, l, v, key);
+    emit<E4M3>(p, pos, l, v, key, ts, tmax);
     pos = advance(pos, 2, p.d2_row, p.d2_gc, p.gpr);
   }
 }
@@ -175,63 +208,78 @@ __device__ __forceinline__ GPos first_pos(const BParams &p, int U, uint32_t s) {
   return {g, row, g - row * p.gpr};
 }
 
-template <typename T, bool E4M3, bool PROPAGATE, int U>
-__global__ void __launch_bounds__(128)
-    fp8_block_plain_kernel(const BParams p) {
-  const int l = threadIdx.x & 15;
-  const uint32_t nsteps = (p.groups + 2 * U - 1) / (2 * U);
-  const uint32_t stride = (gridDim.x * blockDim.x) >> 5;
-  uint32_t s = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-  GPos pos = first_pos(p, U, s);
-  uint4 w[U];
-  if (s < nsteps)
-    load<U>(p, p.x, p.x_rs, pos, l, w);
-  for (; s < nsteps; s += stride) {
-    const GPos next = advance(pos, p.ds, p.ds_row, p.ds_gc, p.gpr);
-    uint4 nx[U];
-    if (s + stride < nsteps)
-      load<U>(p, p.x, p.x_rs, next, l, nx);
-    else
+/// The tensor amax of a per-tensor stream (the amax pass, or a delayed
+/// cast asked for it): the warp's max, one atomicMax a warp.
+__device__ __forceinline__ void finish_amax(const BParams &p, uint32_t tmax) {
+  if (p.mode == kCodes || !p.amax ||
+      (p.mode == kTensorCast &&
+       p.s.tensor_scaling == FUSION_RT_TENSOR_SCALING_CURRENT))
+    return;
 #pragma unroll
-      for (int u = 0; u < U; ++u)
-        nx[u] = make_uint4(0, 0, 0, 0);
-    step_plain<T, E4M3, PROPAGATE, U>(p, pos, l, w);
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-      w[u] = nx[u];
-    pos = next;
-  }
+  for (int o = 16; o > 0; o >>= 1)
+    tmax = max(tmax, __shfl_xor_sync(0xffffffffu, tmax, o));
+  if ((threadIdx.x & 31) == 0 && tmax != 0)
+    atomicMax(p.amax, tmax);
 }
 
-template <typename T, bool E4M3, bool PROPAGATE, int INTER, int U>
-__device__ __forceinline__ void swiglu_body(const BParams &p) {
+/// The FP8 per-tensor scale of a cast (1 otherwise); block 0's thread 0
+/// also writes scale_inv.
+__device__ __forceinline__ float tensor_scale_of(const BParams &p) {
+  if (p.mode != kTensorCast)
+    return 1.f;
+  const bool current = p.s.tensor_scaling == FUSION_RT_TENSOR_SCALING_CURRENT;
+  const TensorGlobals g =
+      tensor_globals(p.s, current ? __uint_as_float(*p.amax) : 0.f, p.scale_in);
+  if (p.scale_inv && blockIdx.x == 0 && threadIdx.x == 0)
+    *p.scale_inv = tensor_scale_inv(p.s, g);
+  return g.fp8_scale;
+}
+
+/// The stream over the groups (file comment): each warp loads its next
+/// step before it codes the current one. SWIGLU reads gate and up.
+template <typename T, bool E4M3, bool PROPAGATE, int INTER, int U, bool SWIGLU>
+__device__ __forceinline__ void stream_body(const BParams &p) {
+  const float ts = tensor_scale_of(p);
+  uint32_t tmax = 0;
   const int l = threadIdx.x & 15;
   const uint32_t nsteps = (p.groups + 2 * U - 1) / (2 * U);
   const uint32_t stride = (gridDim.x * blockDim.x) >> 5;
   uint32_t s = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
   GPos pos = first_pos(p, U, s);
+  auto load_step = [&](GPos at, uint4(&a)[U], uint4(&b)[U]) {
+    load<U>(p, p.x, p.x_rs, at, l, a);
+    if constexpr (SWIGLU)
+      load<U>(p, p.up, p.up_rs, at, l, b);
+  };
   uint4 g[U], up[U];
-  if (s < nsteps) {
-    load<U>(p, p.x, p.x_rs, pos, l, g);
-    load<U>(p, p.up, p.up_rs, pos, l, up);
-  }
+  if (s < nsteps)
+    load_step(pos, g, up);
   for (; s < nsteps; s += stride) {
     const GPos next = advance(pos, p.ds, p.ds_row, p.ds_gc, p.gpr);
     uint4 ng[U], nu[U];
     if (s + stride < nsteps) {
-      load<U>(p, p.x, p.x_rs, next, l, ng);
-      load<U>(p, p.up, p.up_rs, next, l, nu);
+      load_step(next, ng, nu);
     } else {
 #pragma unroll
       for (int u = 0; u < U; ++u)
         ng[u] = nu[u] = make_uint4(0, 0, 0, 0);
     }
-    step_swiglu<T, E4M3, PROPAGATE, INTER, U>(p, pos, l, g, up);
+    if constexpr (SWIGLU)
+      step_swiglu<T, E4M3, PROPAGATE, INTER, U>(p, pos, l, g, up, ts, tmax);
+    else
+      step_plain<T, E4M3, PROPAGATE, U>(p, pos, l, g, ts, tmax);
 #pragma unroll
     for (int u = 0; u < U; ++u)
       g[u] = ng[u], up[u] = nu[u];
     pos = next;
   }
+  finish_amax(p, tmax);
+}
+
+template <typename T, bool E4M3, bool PROPAGATE, int U>
+__global__ void __launch_bounds__(128)
+    fp8_block_plain_kernel(const BParams p) {
+  stream_body<T, E4M3, PROPAGATE, kInterF32, U, false>(p);
 }
 
 /// SwiGLU forward; the intermediate type is dispatched once (uniform).
@@ -239,11 +287,11 @@ template <typename T, bool E4M3, bool PROPAGATE, int U>
 __global__ void __launch_bounds__(128)
     fp8_block_swiglu_kernel(const BParams p) {
   if (p.inter == kInterBF16)
-    swiglu_body<T, E4M3, PROPAGATE, kInterBF16, U>(p);
+    stream_body<T, E4M3, PROPAGATE, kInterBF16, U, true>(p);
   else if (p.inter == kInterF16)
-    swiglu_body<T, E4M3, PROPAGATE, kInterF16, U>(p);
+    stream_body<T, E4M3, PROPAGATE, kInterF16, U, true>(p);
   else
-    swiglu_body<T, E4M3, PROPAGATE, kInterF32, U>(p);
+    stream_body<T, E4M3, PROPAGATE, kInterF32, U, true>(p);
 }
 
 /// Groups a step for each kernel family (plain: 2 x 2 groups; SwiGLU: 1 x 2
@@ -289,13 +337,169 @@ cudaError_t launch_typed(const BParams &p, bool swiglu, cudaStream_t st) {
 
 template <typename T>
 cudaError_t launch_format(const BParams &p, bool swiglu, cudaStream_t st) {
-  const bool e4 = p.s.format == kFP8BlockE4M3;
-  const bool prop = p.s.nan_policy == FUSION_RT_NAN_PROPAGATE;
+  const bool e4 = p.s.format == kFP8BlockE4M3 || p.s.format == kFP8E4M3;
+  // The per-tensor amax ignores NaN (BlockAmax): IGNORE keys.
+  const bool prop = p.mode == kCodes && p.s.nan_policy == FUSION_RT_NAN_PROPAGATE;
   if (e4)
     return prop ? launch_typed<T, true, true>(p, swiglu, st)
                 : launch_typed<T, true, false>(p, swiglu, st);
   return prop ? launch_typed<T, false, true>(p, swiglu, st)
               : launch_typed<T, false, false>(p, swiglu, st);
+}
+
+//===--- 2D blocks (block_rows > 1: 128x128 weight tiles) --------------------===//
+
+/// What the tile kernels read: the plain quantizer's input [M, N] (any
+/// strides) or, to dequantize, the codes; strides in elements.
+struct TParams {
+  const char *x;
+  int64_t x_rs, x_cs;
+  uint8_t *rd;
+  int64_t rd_rs, rd_cs;
+  float *sc;
+  int64_t sc_rs, sc_cs;
+  char *out; ///< dequantize: output of dtype out_dt
+  int32_t out_dt;
+  int64_t o_rs, o_cs;
+  int64_t M, N, br, bc, nbc, tiles;
+  fusion_rt_quant_scheme s;
+  uint32_t *amax; ///< tensor amax bits (NaN ignored), or NULL
+};
+
+constexpr int kTileThreads = 256;
+
+/// One block of threads per br x bc block (grid-stride over blocks): the
+/// block amax (NaN-ignoring max and a NaN flag, as BlockAmax) by warp
+/// shuffles and shared memory, then the codes from a second read of the
+/// block (from L2). Warp w takes rows w, w + 8, ..; lanes take columns.
+template <typename T>
+__global__ void __launch_bounds__(kTileThreads) fp8_tile_kernel(const TParams p) {
+  __shared__ float s_amax[kTileThreads / 32];
+  __shared__ int s_nan[kTileThreads / 32];
+  __shared__ float s_scale;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const bool e4 = p.s.format == kFP8BlockE4M3;
+  for (int64_t t = blockIdx.x; t < p.tiles; t += gridDim.x) {
+    const int64_t tr = t / p.nbc, tc = t - tr * p.nbc;
+    const int64_t r0 = tr * p.br, c0 = tc * p.bc;
+    const int64_t r1 = min(p.M, r0 + p.br), c1 = min(p.N, c0 + p.bc);
+    BlockAmax a;
+    for (int64_t r = r0 + warp; r < r1; r += kTileThreads / 32)
+      for (int64_t c = c0 + lane; c < c1; c += 32)
+        a.add(T::at(p.x + (r * p.x_rs + c * p.x_cs) * T::kBytes));
+    uint32_t bits = __float_as_uint(a.amax);
+    int nan = a.nan;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+      bits = max(bits, __shfl_xor_sync(0xffffffffu, bits, o));
+      nan |= __shfl_xor_sync(0xffffffffu, nan, o);
+    }
+    if (lane == 0) {
+      s_amax[warp] = __uint_as_float(bits);
+      s_nan[warp] = nan;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      BlockAmax b;
+      for (int w = 0; w < kTileThreads / 32; ++w) {
+        b.amax = s_amax[w] > b.amax ? s_amax[w] : b.amax;
+        b.nan = b.nan || s_nan[w];
+      }
+      const float sc = fp8_block_scale_of(p.s, b.amax, b.nan);
+      s_scale = sc;
+      p.sc[tr * p.sc_rs + tc * p.sc_cs] = sc;
+      if (p.amax)
+        atomicMax(p.amax, __float_as_uint(b.amax));
+    }
+    __syncthreads();
+    const float sc = s_scale;
+    const bool fast = quotient_by_reciprocal_ok(sc);
+    const float rcp = fast ? __frcp_rn(sc) : 0.f;
+    for (int64_t r = r0 + warp; r < r1; r += kTileThreads / 32)
+      for (int64_t c = c0 + lane; c < c1; c += 32) {
+        const float x = T::at(p.x + (r * p.x_rs + c * p.x_cs) * T::kBytes);
+        const float q = fast ? quotient_by_reciprocal(x, sc, rcp) : __fdiv_rn(x, sc);
+        p.rd[r * p.rd_rs + c * p.rd_cs] =
+            uint8_t(e4 ? cvt_e4m3x2(q, 0.f) : cvt_e5m2x2(q, 0.f));
+      }
+    __syncthreads(); // s_scale / s_amax are rewritten by the next block
+  }
+}
+
+/// 128x128 tiles of 16-bit rows (x_cs == 1, rows 16-byte aligned, N a
+/// multiple of 128, no amax output): the tile held in registers, one read.
+/// Warp w takes rows w * 16 .. w * 16 + 15 of the tile, two rows a load
+/// (lanes 0-15 the even one, 16-31 the odd one, 8 values a lane); the tile
+/// amax of the 16-bit keys (row_stream.cuh vec_key, the stream kernels'
+/// NaN rules) by shuffles and shared memory; codes as codes8.
+template <typename T, bool E4M3, bool PROPAGATE>
+__global__ void __launch_bounds__(kTileThreads)
+    fp8_tile128_kernel(const TParams p) {
+  __shared__ uint32_t s_key[kTileThreads / 32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, l = lane & 15;
+  for (int64_t t = blockIdx.x; t < p.tiles; t += gridDim.x) {
+    const int64_t tr = t / p.nbc, tc = t - tr * p.nbc;
+    const int64_t r0 = tr * 128 + warp * 16 + (lane >> 4), c = tc * 128 + l * 8;
+    uint4 w[8];
+    uint32_t key = 0;
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      const int64_t r = r0 + 2 * k;
+      w[k] = r < p.M ? ldg_stream16(p.x + (r * p.x_rs + c) * 2)
+                     : make_uint4(0, 0, 0, 0);
+      key = max(key, stream::key_f32_bits<T>(stream::vec_key<T, PROPAGATE>(w[k])));
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1)
+      key = max(key, __shfl_xor_sync(0xffffffffu, key, o));
+    if (lane == 0)
+      s_key[warp] = key;
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < kTileThreads / 32; ++i)
+      key = max(key, s_key[i]);
+    const bool nan = key > 0x7f800000u;
+    const float sc = fp8_block_scale_of(p.s, nan ? 0.f : __uint_as_float(key), nan);
+    if (threadIdx.x == 0)
+      p.sc[tr * p.sc_rs + tc * p.sc_cs] = sc;
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      const int64_t r = r0 + 2 * k;
+      const float v[8] = {T::lo(w[k].x), T::hi(w[k].x), T::lo(w[k].y),
+                          T::hi(w[k].y), T::lo(w[k].z), T::hi(w[k].z),
+                          T::lo(w[k].w), T::hi(w[k].w)};
+      const uint2 code = codes8<E4M3>(v, sc);
+      if (r < p.M)
+        *reinterpret_cast<uint2 *>(p.rd + r * p.rd_rs + c) = code;
+    }
+    __syncthreads(); // s_key is rewritten by the next tile
+  }
+}
+
+/// Dequantize of 2D blocks: one element a thread (grid-stride).
+__global__ void fp8_tile_dequantize_kernel(const TParams p) {
+  const int64_t total = p.M * p.N;
+  for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
+       e += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t r = e / p.N, c = e - r * p.N;
+    const float v = decode_code(p.rd[r * p.rd_rs + c * p.rd_cs],
+                                p.s.format == kFP8BlockE4M3 ? FUSION_RT_F8E4M3
+                                                            : FUSION_RT_F8E5M2);
+    const float x = dequantize_value(
+        p.s, v, 0, p.sc[(r / p.br) * p.sc_rs + (c / p.bc) * p.sc_cs]);
+    const int64_t off = r * p.o_rs + c * p.o_cs;
+    if (p.out_dt == FUSION_RT_BF16)
+      reinterpret_cast<uint16_t *>(p.out)[off] = f32_to_bf16(x);
+    else if (p.out_dt == FUSION_RT_F16)
+      reinterpret_cast<uint16_t *>(p.out)[off] = f32_to_f16(x);
+    else
+      reinterpret_cast<float *>(p.out)[off] = x;
+  }
+}
+
+int tile_grid(int64_t work) {
+  const int64_t cap = int64_t(device_sm_count()) * 8;
+  return int(work < 1 ? 1 : work < cap ? work : cap);
 }
 
 bool aligned(const void *ptr, uintptr_t a) {
@@ -312,7 +516,9 @@ bool vec16_rows(const Mat &m) {
 
 bool fp8_block_stream_applies(const Request &q) {
   const int32_t f = q.scheme.format;
-  if (f != kFP8BlockE4M3 && f != kFP8BlockE5M2)
+  const bool block = f == kFP8BlockE4M3 || f == kFP8BlockE5M2;
+  const bool tensor = f == kFP8E4M3 || f == kFP8E5M2;
+  if (!block && !tensor)
     return false;
   const bool plain = q.op == Op::Quantize;
   const bool swiglu = q.op == Op::GatedActQuantize && !q.backward &&
@@ -320,14 +526,91 @@ bool fp8_block_stream_applies(const Request &q) {
   if (!plain && !swiglu)
     return false;
   const int64_t groups = q.cols / 128 * q.rows;
-  return q.scheme.block_cols == 128 && q.scheme.block_rows == 1 &&
-         q.row_wise && !q.col_wise && !q.amax && !q.scale_inv && !q.dbias &&
+  return (tensor || (q.scheme.block_cols == 128 && q.scheme.block_rows == 1 &&
+                     !q.amax && !q.scale_inv)) &&
+         q.row_wise && !q.col_wise && !q.dbias &&
          q.rows > 0 && q.cols > 0 && q.cols % 128 == 0 &&
          (q.seg_cols == 0 || q.seg_cols == q.cols) &&
          groups < (int64_t(1) << 30) && vec16_rows(q.x) &&
          (!swiglu || (vec16_rows(q.up) && q.up.dtype == q.x.dtype)) &&
          q.row_data.cs == 1 && aligned(q.row_data.data, 8) &&
          q.row_data.rs % 8 == 0;
+}
+
+bool fp8_block_tiles_apply(const Request &q) {
+  const int32_t f = q.scheme.format;
+  return (f == kFP8BlockE4M3 || f == kFP8BlockE5M2) && q.scheme.block_rows > 1 &&
+         (q.op == Op::Quantize || q.op == Op::Dequantize);
+}
+
+fusion_rt_status fp8_block_tiles_execute(const Request &q, cudaStream_t st) {
+  TParams p{};
+  p.s = q.scheme;
+  p.M = q.rows;
+  p.N = q.cols;
+  p.br = q.scheme.block_rows;
+  p.bc = q.scheme.block_cols;
+  p.nbc = ceil_div(p.N, p.bc);
+  p.tiles = ceil_div(p.M, p.br) * p.nbc;
+  p.rd = reinterpret_cast<uint8_t *>(q.row_data.data);
+  p.rd_rs = q.row_data.rs;
+  p.rd_cs = q.row_data.cs;
+  p.sc = reinterpret_cast<float *>(q.row_scales.data);
+  p.sc_rs = q.row_scales.rs;
+  p.sc_cs = q.row_scales.cs;
+  cudaError_t e = cudaSuccess;
+  if (q.op == Op::Dequantize) {
+    p.out = q.deq_out.data;
+    p.out_dt = q.deq_out.dtype;
+    p.o_rs = q.deq_out.rs;
+    p.o_cs = q.deq_out.cs;
+    if (p.M > 0 && p.N > 0)
+      fp8_tile_dequantize_kernel<<<tile_grid(ceil_div(p.M * p.N, 256)), 256, 0,
+                                   st>>>(p);
+    e = cudaGetLastError();
+    return e == cudaSuccess ? FUSION_RT_STATUS_SUCCESS
+                            : cuda_fail(e, "the FP8 2D block dequantize kernel launch");
+  }
+  p.x = q.x.data;
+  p.x_rs = q.x.rs;
+  p.x_cs = q.x.cs;
+  p.amax = reinterpret_cast<uint32_t *>(q.amax);
+  if (p.amax) // NaN-ignoring tensor amax: the max of the blocks' amaxes
+    e = cudaMemsetAsync(p.amax, 0, sizeof(uint32_t), st);
+  const bool t128 = p.br == 128 && p.bc == 128 && p.N % 128 == 0 && !p.amax &&
+                    vec16_rows(q.x) && p.rd_cs == 1 && p.rd_rs % 8 == 0 &&
+                    aligned(p.rd, 8);
+  if (e == cudaSuccess && p.M > 0 && p.N > 0 && t128) {
+    const int g = tile_grid(p.tiles);
+    const bool e4 = p.s.format == kFP8BlockE4M3;
+    const bool prop = p.s.nan_policy == FUSION_RT_NAN_PROPAGATE;
+    const bool bf = q.x.dtype == FUSION_RT_BF16;
+#define FRT_T128(T, E, P) fp8_tile128_kernel<T, E, P><<<g, kTileThreads, 0, st>>>(p)
+    if (bf)
+      e4 ? (prop ? FRT_T128(BF16T, true, true) : FRT_T128(BF16T, true, false))
+         : (prop ? FRT_T128(BF16T, false, true) : FRT_T128(BF16T, false, false));
+    else
+      e4 ? (prop ? FRT_T128(F16T, true, true) : FRT_T128(F16T, true, false))
+         : (prop ? FRT_T128(F16T, false, true) : FRT_T128(F16T, false, false));
+#undef FRT_T128
+    e = cudaGetLastError();
+  } else if (e == cudaSuccess && p.M > 0 && p.N > 0) {
+    const int g = tile_grid(p.tiles);
+    switch (q.x.dtype) {
+    case FUSION_RT_BF16:
+      fp8_tile_kernel<BF16T><<<g, kTileThreads, 0, st>>>(p);
+      break;
+    case FUSION_RT_F16:
+      fp8_tile_kernel<F16T><<<g, kTileThreads, 0, st>>>(p);
+      break;
+    default:
+      fp8_tile_kernel<F32T><<<g, kTileThreads, 0, st>>>(p);
+      break;
+    }
+    e = cudaGetLastError();
+  }
+  return e == cudaSuccess ? FUSION_RT_STATUS_SUCCESS
+                          : cuda_fail(e, "the FP8 2D block kernel launch");
 }
 
 fusion_rt_status fp8_block_stream_execute(const Request &q, cudaStream_t st) {
@@ -347,11 +630,43 @@ fusion_rt_status fp8_block_stream_execute(const Request &q, cudaStream_t st) {
   p.s = q.scheme;
   p.inter = q.inter;
   p.act = q.params;
-  const cudaError_t e = q.x.dtype == FUSION_RT_BF16
-                            ? launch_format<BF16T>(p, swiglu, st)
-                            : launch_format<F16T>(p, swiglu, st);
+  auto run = [&](const BParams &bp) {
+    return q.x.dtype == FUSION_RT_BF16 ? launch_format<BF16T>(bp, swiglu, st)
+                                       : launch_format<F16T>(bp, swiglu, st);
+  };
+  if (q.scheme.format == kFP8BlockE4M3 || q.scheme.format == kFP8BlockE5M2) {
+    const cudaError_t e = run(p);
+    return e == cudaSuccess ? FUSION_RT_STATUS_SUCCESS
+                            : cuda_fail(e, "the FP8 block stream kernel launch");
+  }
+  // FP8 per tensor: current scaling reads the whole tensor's amax before any
+  // code (a pass of its own: the least the semantics allow without a
+  // grid-wide barrier); delayed scaling takes the given scale and, when the
+  // amax is asked for (TE's amax history), finds it during the cast.
+  const bool current = q.scheme.tensor_scaling == FUSION_RT_TENSOR_SCALING_CURRENT;
+  void *scratch = nullptr;
+  cudaError_t e = cudaSuccess;
+  p.amax = reinterpret_cast<uint32_t *>(q.amax);
+  if (!p.amax && current) {
+    e = cudaMallocAsync(&scratch, sizeof(uint32_t), st);
+    p.amax = reinterpret_cast<uint32_t *>(scratch);
+  }
+  if (e == cudaSuccess && p.amax)
+    e = cudaMemsetAsync(p.amax, 0, sizeof(uint32_t), st);
+  p.scale_in = q.scale_in;
+  p.scale_inv = q.scale_inv;
+  if (e == cudaSuccess && current) {
+    p.mode = kTensorAmax;
+    e = run(p);
+  }
+  if (e == cudaSuccess) {
+    p.mode = kTensorCast;
+    e = run(p);
+  }
+  if (scratch)
+    cudaFreeAsync(scratch, st);
   return e == cudaSuccess ? FUSION_RT_STATUS_SUCCESS
-                          : cuda_fail(e, "the FP8 block stream kernel launch");
+                          : cuda_fail(e, "the FP8 per-tensor stream kernel launch");
 }
 
 } // namespace cuda

@@ -143,6 +143,10 @@ fusion_rt_status formats_execute(const Request &q, cudaStream_t stream);
 /// no amax / scale_inv / dbias output (fp8_block.cu): the stream kernels.
 bool fp8_block_stream_applies(const Request &q);
 fusion_rt_status fp8_block_stream_execute(const Request &q, cudaStream_t stream);
+/// FP8 block formats with block_rows > 1 (2D blocks, 128x128 weight tiles):
+/// quantize (a thread block per scale block) and dequantize (fp8_block.cu).
+bool fp8_block_tiles_apply(const Request &q);
+fusion_rt_status fp8_block_tiles_execute(const Request &q, cudaStream_t stream);
 } // namespace cuda
 } // namespace fusion_rt
 

@@ -209,8 +209,12 @@ typedef struct fusion_rt_quant_scheme {
    *  value (CUDA: MXFP8). */
   int32_t zero_scale;
   int32_t nvfp4_recipe; /**< fusion_rt_nvfp4_recipe (NVFP4 only) */
-  /** FP8 block formats only: rows of a scale block; 1 (default). 128x128
-   *  weight tiles are not implemented yet (UNSUPPORTED). */
+  /** FP8 block formats only: rows of a scale block (>= 1; default 1).
+   *  block_rows > 1 gives 2D blocks, 128x128 for DeepSeek-V3 weights: the
+   *  rowwise scales are [ceil(M / block_rows), ceil(N / block_cols)], each
+   *  block's amax taken over all its rows. 2D blocks are for
+   *  fusion_rt_quantize and fusion_rt_dequantize (the activation entry
+   *  points return UNSUPPORTED; no dbias). */
   int32_t block_rows;
   /** FP8 block formats only: elements per scale along a row (>= 1; default
    *  128). Blocks never straddle the [dact | dgate] boundary of a gated

@@ -24,8 +24,9 @@ extern "C" {
 
 /** Version of this contract; fusion_rt_mlir_abi_version() returns the one
  *  libfusion_rt_mlir was built with. 2: the quantizing paired projection;
- *  3: the scheme's NVFP4 recipe; 4: the FP8 block formats' block width. */
-#define FUSION_RT_MLIR_ABI_VERSION 4
+ *  3: the scheme's NVFP4 recipe; 4: the FP8 block formats' block width;
+ *  5: their block height (2D blocks). */
+#define FUSION_RT_MLIR_ABI_VERSION 5
 
 /** Columns of one row of the buffer table (sizes and strides in elements,
  *  rank <= 4; unused size/stride columns are 0). */
@@ -62,7 +63,10 @@ enum fusion_rt_mlir_scheme_param {
   FUSION_RT_MLIR_SCHEME_NVFP4_RECIPE,
   /** FP8 block formats: elements per scale (block_cols); 0 otherwise. */
   FUSION_RT_MLIR_SCHEME_BLOCK_COLS,
-  FUSION_RT_MLIR_SCHEME_I32_PARAMS /**< count: 13 */
+  /** FP8 block formats: rows per scale (block_rows, > 1: 2D blocks); 0
+   *  otherwise. */
+  FUSION_RT_MLIR_SCHEME_BLOCK_ROWS,
+  FUSION_RT_MLIR_SCHEME_I32_PARAMS /**< count: 14 */
 };
 
 /** The activation's scalars: kind, backward, intermediate dtype (i32), then

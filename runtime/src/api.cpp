@@ -276,12 +276,10 @@ fusion_rt_status check_scheme(const fusion_rt_quant_scheme *s) {
                   "scheme->block_cols = %d: an FP8 block holds at least one "
                   "element",
                   int(s->block_cols));
-    if (s->block_rows != 1)
-      return fail(s->block_rows < 1 ? FUSION_RT_STATUS_BAD_VALUE
-                                    : FUSION_RT_STATUS_UNSUPPORTED,
-                  "scheme->block_rows = %d: the FP8 block formats take 1 x "
-                  "block_cols blocks (128x128 weight tiles are not "
-                  "implemented)",
+    if (s->block_rows < 1)
+      return fail(FUSION_RT_STATUS_BAD_VALUE,
+                  "scheme->block_rows = %d: an FP8 block holds at least one "
+                  "row",
                   int(s->block_rows));
     if (s->direction != FUSION_RT_ROWWISE)
       return fail(FUSION_RT_STATUS_UNSUPPORTED,
@@ -331,6 +329,17 @@ fusion_rt_status check_scheme(const fusion_rt_quant_scheme *s) {
   return FUSION_RT_STATUS_SUCCESS;
 }
 
+/// 2D FP8 blocks (block_rows > 1: weight tiles) are for fusion_rt_quantize
+/// and fusion_rt_dequantize; `what` names the refusing entry point.
+fusion_rt_status plain_only_2d(const fusion_rt_quant_scheme &s, const char *what) {
+  if (s.format >= FUSION_RT_FORMAT_FP8_BLOCK_E4M3 && s.block_rows > 1)
+    return fail(FUSION_RT_STATUS_UNSUPPORTED,
+                "scheme->block_rows = %d: 2D FP8 blocks (weight tiles) apply to "
+                "fusion_rt_quantize, not to %s",
+                int(s.block_rows), what);
+  return FUSION_RT_STATUS_SUCCESS;
+}
+
 int32_t data_dtype(int32_t format) {
   switch (format) {
   case FUSION_RT_FORMAT_MXFP8_E4M3:
@@ -363,7 +372,9 @@ fusion_rt_quant_shapes shapes_of(const fusion_rt_quant_scheme &s, int64_t m,
     sh.rowwise_data[1] = n;
     if (blocks) {
       int64_t c = gated_backward ? 2 * ceil_div(n / 2, bs) : ceil_div(n, bs);
-      sh.rowwise_scales[0] = swz ? round_up(m, 128) : m;
+      // FP8 block formats: one scale row per block_rows rows (2D tiles).
+      const int64_t r = fpb ? ceil_div(m, int64_t(s.block_rows)) : m;
+      sh.rowwise_scales[0] = swz ? round_up(m, 128) : r;
       sh.rowwise_scales[1] = swz ? round_up(c, 4) : c;
     }
   }
@@ -484,6 +495,11 @@ fusion_rt_status check_outputs(const fusion_rt_quant_scheme &s,
                                  "only FP8 delayed scaling reads a scale"));
   }
   if (!absent(&o->dbias)) {
+    if (fpb && s.block_rows > 1)
+      return fail(FUSION_RT_STATUS_UNSUPPORTED,
+                  "outputs->dbias: 2D FP8 blocks (block_rows = %d) quantize "
+                  "weights, which take no bias gradient",
+                  int(s.block_rows));
     if (!dbias_ok)
       return fail(FUSION_RT_STATUS_UNSUPPORTED,
                   "outputs->dbias: gated activations have no bias gradient");
@@ -890,6 +906,7 @@ fusion_rt_status fusion_rt_act_quantize(const fusion_rt_tensor *input,
   FUSION_RT_TRY(check_options(options, req.num_threads));
   FUSION_RT_TRY(check_activation(act, false, req));
   FUSION_RT_TRY(check_scheme(scheme));
+  FUSION_RT_TRY(plain_only_2d(*scheme, "fusion_rt_act_quantize"));
   FUSION_RT_TRY(check_act_inputs(input, grad, req));
   FUSION_RT_TRY(check_outputs(*scheme, outputs, req.x.rows, req.x.cols, false,
                               true, req));
@@ -907,6 +924,7 @@ fusion_rt_status fusion_rt_gated_act_quantize(
   FUSION_RT_TRY(check_options(options, req.num_threads));
   FUSION_RT_TRY(check_activation(act, true, req));
   FUSION_RT_TRY(check_scheme(scheme));
+  FUSION_RT_TRY(plain_only_2d(*scheme, "fusion_rt_gated_act_quantize"));
   FUSION_RT_TRY(check_gated_inputs(input, up, grad, req));
   const int64_t k = req.x.cols;
   if (req.backward && scheme->format == FUSION_RT_FORMAT_NVFP4 &&
@@ -1047,6 +1065,7 @@ fusion_rt_status fusion_rt_paired_projection_quantize(
   qreq.op = Op::Quantize;
   qreq.num_threads = preq.num_threads;
   FUSION_RT_TRY(check_scheme(scheme));
+  FUSION_RT_TRY(plain_only_2d(*scheme, "fusion_rt_paired_projection_quantize"));
   const int64_t m = preq.lhs.rows, h = preq.w[0].rows;
   // No dbias: the gated value is not an activation input here (the CUDA
   // prefill form, a gated quantizer, has none either).

@@ -213,6 +213,10 @@ public:
     if (fp8_block) {
       const int32_t widths[] = {1, 7, 32, 64, 128, 256, 300};
       s.block_cols = widths[pick(7)];
+      // 2D blocks (weight tiles): fusion_rt_quantize / _dequantize only, the
+      // other entry points refuse them.
+      const int32_t heights[] = {1, 1, 3, 128};
+      s.block_rows = heights[pick(4)];
     }
     s.colwise_layout = s.format == FUSION_RT_FORMAT_NVFP4 ? FUSION_RT_COLWISE_TRANSPOSED
                                                           : int32_t(pick(2));

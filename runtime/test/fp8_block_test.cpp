@@ -5,7 +5,9 @@
 // cast; UE8M0 by exp2(ceil(log2 s)) in double): NaN, Inf, zero and
 // subnormal blocks, partial blocks, per-row scaling, e5m2, column-major
 // scale views; dequantize; fused equals unfused for plain, backward
-// (with dbias) and gated activations; the validation of the scheme; and the
+// (with dbias) and gated activations; the validation of the scheme; 2D
+// blocks (128x128 weight tiles) against the same formula over whole tiles;
+// and the
 // CUDA stream kernels' quotient from a reciprocal (common/quotient.h)
 // against the division.
 //
@@ -13,6 +15,7 @@
 #include "test_util.h"
 
 #include "common/convert.h"
+#include "common/quantize_block.h"
 #include "common/quotient.h"
 #include "common/scale.h"
 
@@ -42,44 +45,17 @@ float scale_at(const QuantBuffers &q, int64_t i, int64_t b) {
   return v;
 }
 
-/// The reference: torch's formula with plain float arithmetic.
+/// The reference: torch's formula with plain float arithmetic (1 x g blocks:
+/// reference_2d below with one row per block).
 struct Ref {
   std::vector<float> scales; // [m, nb]
   std::vector<uint8_t> codes;
 };
+Ref reference_2d(const HostMatrix &x, int32_t f, int64_t br, int64_t bc,
+                 float eps, bool pow2, bool propagate);
 Ref reference(const HostMatrix &x, int32_t f, int64_t g, float eps, bool pow2,
               bool propagate) {
-  const int64_t m = x.rows, n = x.cols, nb = (n + g - 1) / g;
-  const float mx = f == FUSION_RT_FORMAT_FP8_BLOCK_E4M3 ? 448.f : 57344.f;
-  Ref r;
-  r.scales.resize(size_t(m * nb));
-  r.codes.resize(size_t(m * n));
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t b = 0; b < nb; ++b) {
-      float amax = 0.f;
-      bool nan = false;
-      for (int64_t j = b * g; j < std::min(n, b * g + g); ++j) {
-        const float a = std::fabs(x.at(i, j));
-        nan |= std::isnan(a);
-        if (a > amax)
-          amax = a;
-      }
-      if (nan && propagate)
-        amax = std::numeric_limits<float>::quiet_NaN();
-      float s = (amax < eps ? eps : amax) / mx;
-      if (pow2 && std::isfinite(s) && s > 0.f)
-        s = float(std::exp2(std::ceil(std::log2(double(s)))));
-      r.scales[size_t(i * nb + b)] = s;
-      for (int64_t j = b * g; j < std::min(n, b * g + g); ++j) {
-        float v = x.at(i, j) / s;
-        if (!std::isnan(v))
-          v = std::min(mx, std::max(-mx, v)); // torch's clamp
-        r.codes[size_t(i * n + j)] = f == FUSION_RT_FORMAT_FP8_BLOCK_E4M3
-                                         ? fusion_rt::f32_to_e4m3(v)
-                                         : fusion_rt::f32_to_e5m2(v);
-      }
-    }
-  return r;
+  return reference_2d(x, f, 1, g, eps, pow2, propagate);
 }
 
 bool same_bits_or_both_nan(float a, float b) {
@@ -332,8 +308,9 @@ TEST(Fp8Block, SchemeIsValidated) {
        FUSION_RT_STATUS_BAD_VALUE},
       {"block_rows 0", [](fusion_rt_quant_scheme &s) { s.block_rows = 0; },
        FUSION_RT_STATUS_BAD_VALUE},
+      // 2D blocks take [ceil(M / 128), ...] scales, not the 1x128 buffer.
       {"block_rows 128", [](fusion_rt_quant_scheme &s) { s.block_rows = 128; },
-       FUSION_RT_STATUS_UNSUPPORTED},
+       FUSION_RT_STATUS_BAD_SHAPE},
       {"colwise", [](fusion_rt_quant_scheme &s) { s.direction = FUSION_RT_BOTH; },
        FUSION_RT_STATUS_UNSUPPORTED},
       {"swizzled",
@@ -445,4 +422,169 @@ TEST(Fp8Block, QuotientByReciprocal) {
   EXPECT_FALSE(fusion_rt::quotient_by_reciprocal_ok(bits_f32(0x7fc00000u)));
   EXPECT_EQ(f32_diff, 0);
   EXPECT_EQ(code_diff, 0);
+}
+
+namespace {
+
+/// The reference of 2D blocks: the formula with the amax over br x bc.
+Ref reference_2d(const HostMatrix &x, int32_t f, int64_t br, int64_t bc,
+                 float eps, bool pow2, bool propagate) {
+  const int64_t m = x.rows, n = x.cols, nbr = (m + br - 1) / br,
+                nbc = (n + bc - 1) / bc;
+  const float mx = f == FUSION_RT_FORMAT_FP8_BLOCK_E4M3 ? 448.f : 57344.f;
+  Ref r;
+  r.scales.resize(size_t(nbr * nbc));
+  r.codes.resize(size_t(m * n));
+  for (int64_t a = 0; a < nbr; ++a)
+    for (int64_t b = 0; b < nbc; ++b) {
+      float amax = 0.f;
+      bool nan = false;
+      for (int64_t i = a * br; i < std::min(m, a * br + br); ++i)
+        for (int64_t j = b * bc; j < std::min(n, b * bc + bc); ++j) {
+          const float v = std::fabs(x.at(i, j));
+          nan |= std::isnan(v);
+          if (v > amax)
+            amax = v;
+        }
+      if (nan && propagate)
+        amax = std::numeric_limits<float>::quiet_NaN();
+      float s = (amax < eps ? eps : amax) / mx;
+      if (pow2 && std::isfinite(s) && s > 0.f)
+        s = float(std::exp2(std::ceil(std::log2(double(s)))));
+      r.scales[size_t(a * nbc + b)] = s;
+      for (int64_t i = a * br; i < std::min(m, a * br + br); ++i)
+        for (int64_t j = b * bc; j < std::min(n, b * bc + bc); ++j) {
+          float v = x.at(i, j) / s;
+          if (!std::isnan(v))
+            v = std::min(mx, std::max(-mx, v));
+          r.codes[size_t(i * n + j)] = f == FUSION_RT_FORMAT_FP8_BLOCK_E4M3
+                                           ? fusion_rt::f32_to_e4m3(v)
+                                           : fusion_rt::f32_to_e5m2(v);
+        }
+    }
+  return r;
+}
+
+} // namespace
+
+/// 2D blocks (128x128 weight tiles, and small odd ones with partial blocks
+/// in both directions) equal the formula over whole blocks; their scales are
+/// [ceil(M / br), ceil(N / bc)]; dequantize reads each element's block; the
+/// tensor amax output is the NaN-ignoring max.
+TEST(Fp8Block, TwoDimensionalBlocks) {
+  struct Shape {
+    int64_t m, n, br, bc;
+  } shapes[] = {{260, 300, 128, 128}, {10, 21, 3, 8}, {4, 256, 128, 128}};
+  int runs = 0;
+  for (const Shape &sh : shapes)
+    for (int32_t f : {FUSION_RT_FORMAT_FP8_BLOCK_E4M3, FUSION_RT_FORMAT_FP8_BLOCK_E5M2})
+      for (int32_t nan : {FUSION_RT_NAN_PROPAGATE, FUSION_RT_NAN_IGNORE})
+        for (int variant = 0; variant < 2; ++variant) {
+          const float eps = variant ? 1e-10f : 0.f;
+          const bool pow2 = variant == 1;
+          HostMatrix x = make_matrix(special_values(sh.m, sh.n), sh.m, sh.n,
+                                     runs % 2 ? FUSION_RT_BF16 : FUSION_RT_F32);
+          fusion_rt_quant_scheme s = block_scheme(f, int32_t(sh.bc), eps, pow2);
+          s.block_rows = int32_t(sh.br);
+          s.nan_policy = nan;
+          SCOPED_TRACE(describe(s) + " " + std::to_string(sh.br) + "x" +
+                       std::to_string(sh.bc));
+          QuantBuffers q;
+          q.alloc(s, sh.m, sh.n, false, true);
+          const int64_t nbr = (sh.m + sh.br - 1) / sh.br, nbc = (sh.n + sh.bc - 1) / sh.bc;
+          ASSERT_EQ(q.shapes.rowwise_scales[0], nbr);
+          ASSERT_EQ(q.shapes.rowwise_scales[1], nbc);
+          fusion_rt_tensor t = x.view();
+          ASSERT_EQ(fusion_rt_quantize(&t, &s, &q.out, nullptr, nullptr),
+                    FUSION_RT_STATUS_SUCCESS)
+              << fusion_rt_last_error_message();
+          const Ref r = reference_2d(x, f, sh.br, sh.bc, eps, pow2,
+                                     nan == FUSION_RT_NAN_PROPAGATE);
+          for (int64_t a = 0; a < nbr; ++a)
+            for (int64_t b = 0; b < nbc; ++b)
+              ASSERT_TRUE(same_bits_or_both_nan(scale_at(q, a, b),
+                                                r.scales[size_t(a * nbc + b)]))
+                  << "scale " << a << "," << b;
+          for (int64_t i = 0; i < sh.m; ++i)
+            for (int64_t j = 0; j < sh.n; ++j)
+              ASSERT_EQ(q.row_code(i, j), r.codes[size_t(i * sh.n + j)])
+                  << "code " << i << "," << j << " x " << x.at(i, j);
+          // The tensor amax ignores NaN (Inf is in the special values).
+          EXPECT_TRUE(std::isinf(q.amax));
+          // Dequantize: code times its block's scale.
+          std::vector<float> back(size_t(sh.m * sh.n));
+          fusion_rt_tensor o = view2d(back.data(), FUSION_RT_F32, sh.m, sh.n);
+          ASSERT_EQ(fusion_rt_dequantize(&s, &q.out, FUSION_RT_ROWWISE, &o, nullptr,
+                                         nullptr),
+                    FUSION_RT_STATUS_SUCCESS)
+              << fusion_rt_last_error_message();
+          for (int64_t i = 0; i < sh.m; i += 7)
+            for (int64_t j = 0; j < sh.n; j += 5) {
+              const float want =
+                  fusion_rt::decode_code(q.row_code(i, j), q.out.rowwise_data.dtype) *
+                  scale_at(q, i / sh.br, j / sh.bc);
+              ASSERT_TRUE(same_bits_or_both_nan(back[size_t(i * sh.n + j)], want))
+                  << "dequantized " << i << "," << j;
+            }
+          ++runs;
+        }
+  EXPECT_EQ(runs, 3 * 2 * 2 * 2);
+}
+
+/// 2D blocks are refused by the activation entry points and with a dbias
+/// output (UNSUPPORTED, with a message), and nothing is written.
+TEST(Fp8Block, TwoDimensionalBlocksArePlainOnly) {
+  const int64_t m = 4, n = 256;
+  HostMatrix x = make_matrix(random_values(m * 2 * n, 3, false), m, 2 * n,
+                             FUSION_RT_BF16);
+  fusion_rt_tensor t = x.view();
+  fusion_rt_quant_scheme s = block_scheme(FUSION_RT_FORMAT_FP8_BLOCK_E4M3, 128);
+  s.block_rows = 128;
+  fusion_rt_activation a;
+  fusion_rt_activation_init(&a);
+  a.kind = FUSION_RT_ACT_SWIGLU;
+  QuantBuffers q;
+  q.alloc(s, m, n);
+  EXPECT_EQ(fusion_rt_gated_act_quantize(&t, nullptr, nullptr, &a, &s, &q.out,
+                                         nullptr, nullptr),
+            FUSION_RT_STATUS_UNSUPPORTED);
+  EXPECT_NE(std::string(fusion_rt_last_error_message()).find("2D FP8 blocks"),
+            std::string::npos)
+      << fusion_rt_last_error_message();
+  a.kind = FUSION_RT_ACT_SILU;
+  QuantBuffers q2;
+  q2.alloc(s, m, 2 * n);
+  EXPECT_EQ(fusion_rt_act_quantize(&t, nullptr, &a, &s, &q2.out, nullptr, nullptr),
+            FUSION_RT_STATUS_UNSUPPORTED);
+  QuantBuffers q3;
+  q3.alloc(s, m, 2 * n, false, false, true);
+  EXPECT_EQ(fusion_rt_quantize(&t, &s, &q3.out, nullptr, nullptr),
+            FUSION_RT_STATUS_UNSUPPORTED);
+  EXPECT_NE(std::string(fusion_rt_last_error_message()).find("dbias"),
+            std::string::npos);
+  for (const QuantBuffers *b : {&q, &q2, &q3})
+    for (uint8_t c : b->row_data)
+      ASSERT_EQ(c, 0xAB);
+}
+
+/// A block taller than the matrix (block_rows = 2^30 over 3 rows) is one
+/// block row: the CPU backend's band is the matrix, not 2^30 rows.
+TEST(Fp8Block, BlockTallerThanTheMatrix) {
+  const int64_t m = 3, n = 256;
+  HostMatrix x = make_matrix(special_values(4, n), m, n, FUSION_RT_F32);
+  fusion_rt_quant_scheme s = block_scheme(FUSION_RT_FORMAT_FP8_BLOCK_E4M3, 128);
+  s.block_rows = 1 << 30;
+  QuantBuffers q;
+  q.alloc(s, m, n);
+  ASSERT_EQ(q.shapes.rowwise_scales[0], 1);
+  fusion_rt_tensor t = x.view();
+  ASSERT_EQ(fusion_rt_quantize(&t, &s, &q.out, nullptr, nullptr),
+            FUSION_RT_STATUS_SUCCESS)
+      << fusion_rt_last_error_message();
+  const Ref r = reference_2d(x, s.format, 1 << 30, 128, 0.f, false, true);
+  for (int64_t b = 0; b < 2; ++b)
+    EXPECT_TRUE(same_bits_or_both_nan(scale_at(q, 0, b), r.scales[size_t(b)]));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      ASSERT_EQ(q.row_code(i, j), r.codes[size_t(i * n + j)]) << i << "," << j;
 }

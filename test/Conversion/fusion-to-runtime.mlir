@@ -14,7 +14,7 @@
 // BUF:         fusion.quantize %[[X]] as quant<mxfp8_e4m3, rowwise> outs(%[[D]], %[[S]]) : (memref<128x256xbf16, strided<[?, ?], offset: ?>>, memref<128x256xf8E4M3FN>, memref<128x8xf8E8M0FNU>) -> ()
 // BUF:         return %[[D]], %[[S]]
 
-// CHECK-LABEL: func.func private @fusion_rt_mlir_quantize(i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, f32, memref<?x12xi64>) -> i32 attributes {llvm.emit_c_interface}
+// CHECK-LABEL: func.func private @fusion_rt_mlir_quantize(i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, f32, memref<?x12xi64>) -> i32 attributes {llvm.emit_c_interface}
 // CHECK-LABEL: func.func @quantize
 // CHECK-SAME:    (%[[X:.*]]: memref<128x256xbf16, strided<[?, ?], offset: ?>>)
 // CHECK-DAG:     %[[D:.*]] = memref.alloc() {{.*}} : memref<128x256xf8E4M3FN>
@@ -64,7 +64,7 @@ func.func @quantize_dynamic(%x: tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tens
 
 // -----
 
-// CHECK-LABEL: func.func private @fusion_rt_mlir_act_quantize(i32, i32, i32, f32, f32, f32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, f32, memref<?x12xi64>) -> i32
+// CHECK-LABEL: func.func private @fusion_rt_mlir_act_quantize(i32, i32, i32, f32, f32, f32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, f32, memref<?x12xi64>) -> i32
 // CHECK-LABEL: func.func @act_quantize_dbias
 // CHECK:         memref.alloc() {{.*}} : memref<256xf32>
 // CHECK:         memref.alloca() : memref<5x12xi64>
@@ -142,7 +142,7 @@ func.func @paired_rounded(%x: tensor<1x2048xbf16>, %wa: tensor<32x2048xbf16>, %w
 // The quantizing gated pair (the FFN front) calls its own entry point: the
 // pair's scalars (swiglu = 7, both accumulators rounded to bf16), then the
 // intermediate dtype (f32 = 2) and the scheme's (format e5m2 = 1 first).
-// CHECK-LABEL: func.func private @fusion_rt_mlir_paired_projection_quantize(i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, f32, memref<?x12xi64>) -> i32
+// CHECK-LABEL: func.func private @fusion_rt_mlir_paired_projection_quantize(i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, f32, memref<?x12xi64>) -> i32
 // CHECK-LABEL: func.func @paired_quantize
 // CHECK:        %[[EPI0:.*]] = arith.constant 0 : i32
 // CHECK-NEXT:    %[[EPI1:.*]] = arith.constant 0 : i32

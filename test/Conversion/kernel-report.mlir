@@ -211,9 +211,9 @@ func.func @ffn_front(%x: tensor<1x4096xbf16>, %wg: tensor<14336x4096xbf16>, %wu:
 // kernel (fp8_block.cu), f32 1x128 groups the lane-group kernel (16 lanes a
 // group), a whole row of 96 the warp kernel (formats.cu).
 // CHECK: op #{{[0-9]+}} fusion.gated_act_quantize
-// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_block_swiglu_kernel<fusion_rt::cuda::BF16T, true, true, 1>(fusion_rt::cuda::(anonymous namespace)::BParams)
-// CHECK-NOT: not found in the kernel inventory
 // CHECK: CUDA launch: block 128, persistent grid
+// CHECK-NEXT: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_block_swiglu_kernel<fusion_rt::cuda::BF16T, true, true, 1>(fusion_rt::cuda::(anonymous namespace)::BParams)
+// CHECK-NOT: not found in the kernel inventory
 // CHECK: op #{{[0-9]+}} fusion.quantize
 // CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_block_row_warp_kernel<fusion_rt::cuda::(anonymous namespace)::Src<fusion_rt::cuda::F32T, 0> >(
 // CHECK-NOT: not found in the kernel inventory
@@ -242,4 +242,51 @@ func.func @fp8_block(%gu: tensor<64x512xbf16>, %x: tensor<8x96xf32>, %y: tensor<
   %g, %h = fusion.quantize %z as quant<fp8_block_e5m2, rowwise, nan = ignore> outs(%d3, %s3)
       : (tensor<2x384xf16>, tensor<2x384xf8E5M2>, tensor<2x3xf32>) -> (tensor<2x384xf8E5M2>, tensor<2x3xf32>)
   return %a, %b, %c, %d, %e, %f, %g, %h : tensor<64x256xf8E4M3FN>, tensor<64x2xf32>, tensor<8x96xf8E4M3FN>, tensor<8x1xf32>, tensor<4x256xf8E4M3FN>, tensor<4x2xf32>, tensor<2x384xf8E5M2>, tensor<2x3xf32>
+}
+
+// 2D blocks (128x128 weight tiles): a block of threads per tile.
+// CHECK: op #{{[0-9]+}} fusion.quantize
+// CHECK: CUDA launch: block 256 per scale block
+// CHECK-NEXT: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_tile128_kernel<fusion_rt::cuda::BF16T, true, true>(fusion_rt::cuda::(anonymous namespace)::TParams)
+// CHECK-NOT: not found in the kernel inventory
+// CHECK: op #{{[0-9]+}} fusion.quantize
+// CHECK: CUDA launch: block 256 per scale block
+// CHECK-NEXT: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_tile_kernel<fusion_rt::cuda::F32T>(fusion_rt::cuda::(anonymous namespace)::TParams)
+// CHECK-NOT: not found in the kernel inventory
+func.func @fp8_block_2d(%w: tensor<256x384xbf16>, %v: tensor<256x384xf32>)
+    -> (tensor<256x384xf8E4M3FN>, tensor<2x3xf32>, tensor<256x384xf8E4M3FN>, tensor<2x3xf32>) {
+  %d = tensor.empty() : tensor<256x384xf8E4M3FN>
+  %s = tensor.empty() : tensor<2x3xf32>
+  %a, %b = fusion.quantize %w as quant<fp8_block_e4m3, rowwise, block = 128x128> outs(%d, %s)
+      : (tensor<256x384xbf16>, tensor<256x384xf8E4M3FN>, tensor<2x3xf32>) -> (tensor<256x384xf8E4M3FN>, tensor<2x3xf32>)
+  %d1 = tensor.empty() : tensor<256x384xf8E4M3FN>
+  %s1 = tensor.empty() : tensor<2x3xf32>
+  %c, %e = fusion.quantize %v as quant<fp8_block_e4m3, rowwise, block = 128x128> outs(%d1, %s1)
+      : (tensor<256x384xf32>, tensor<256x384xf8E4M3FN>, tensor<2x3xf32>) -> (tensor<256x384xf8E4M3FN>, tensor<2x3xf32>)
+  return %a, %b, %c, %e : tensor<256x384xf8E4M3FN>, tensor<2x3xf32>, tensor<256x384xf8E4M3FN>, tensor<2x3xf32>
+}
+
+// FP8 per tensor, rowwise from bf16 rows of a multiple of 128: the stream
+// kernel (twice under current scaling: amax, then the cast); a width of 100
+// takes formats.cu's amax and tile kernels.
+// CHECK: op #{{[0-9]+}} fusion.quantize
+// CHECK: CUDA launch: two passes (tensor amax, then the cast)
+// CHECK-NEXT: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_block_plain_kernel<fusion_rt::cuda::BF16T, true, false, 2>(fusion_rt::cuda::(anonymous namespace)::BParams)
+// CHECK-NOT: not found in the kernel inventory
+// CHECK: op #{{[0-9]+}} fusion.quantize
+// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::amax_kernel<fusion_rt::cuda::(anonymous namespace)::Src<fusion_rt::cuda::BF16T, 0> >(
+// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_tensor_kernel<fusion_rt::cuda::(anonymous namespace)::Src<fusion_rt::cuda::BF16T, 0> >(
+func.func @fp8_tensor(%x: tensor<8x256xbf16>, %y: tensor<8x100xbf16>)
+    -> (tensor<8x256xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>, tensor<8x100xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) {
+  %d0 = tensor.empty() : tensor<8x256xf8E4M3FN>
+  %s0 = tensor.empty() : tensor<1xf32>
+  %m0 = tensor.empty() : tensor<1xf32>
+  %a:3 = fusion.quantize %x as quant<fp8_e4m3, rowwise> outs(%d0, %s0, %m0)
+      : (tensor<8x256xbf16>, tensor<8x256xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<8x256xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  %d1 = tensor.empty() : tensor<8x100xf8E4M3FN>
+  %s1 = tensor.empty() : tensor<1xf32>
+  %m1 = tensor.empty() : tensor<1xf32>
+  %c:3 = fusion.quantize %y as quant<fp8_e4m3, rowwise> outs(%d1, %s1, %m1)
+      : (tensor<8x100xbf16>, tensor<8x100xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<8x100xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  return %a#0, %a#1, %a#2, %c#0, %c#1, %c#2 : tensor<8x256xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>, tensor<8x100xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>
 }

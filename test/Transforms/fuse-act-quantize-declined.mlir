@@ -11,6 +11,7 @@
 #tr = affine_map<(d0, d1) -> (d1, d0)>
 
 // CHECK-DAG: Function=negative_transposed_input | Reason="unsupported activation"
+// CHECK-DAG: Function=negative_fp8_weight_tiles | Reason="unsupported scheme", Remark="2D FP8 blocks (block = 128x128) quantize weights; the fused activation ops take 1xG blocks"
 // CHECK-DAG: Function=negative_two_quantizers | Reason="activation has another user", Remark="'fusion.quantize' also uses it"
 // CHECK-DAG: Function=negative_reads_output | Reason="unsupported activation", Remark="the body reads its output operand"
 // CHECK-DAG: Function=negative_log | Reason="unsupported activation", Remark="the body matches no supported activation form"
@@ -125,4 +126,26 @@ func.func @negative_gelu_tanh_bf16_constants(%x: tensor<4x64xf32>) -> (tensor<4x
   %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst0, %dst1)
       : (tensor<4x64xf32>, tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>)
   return %q#0, %q#1 : tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>
+}
+
+/// SiLU into 2D FP8 blocks (128x128 weight tiles): the fused activation ops
+/// take token groups (1xG) only.
+func.func @negative_fp8_weight_tiles(%x: tensor<128x256xf32>) -> (tensor<128x256xf8E4M3FN>, tensor<1x2xf32>) {
+  %init = tensor.empty() : tensor<128x256xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<128x256xf32>) outs(%init : tensor<128x256xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    %e = math.exp %n : f32
+    %one = arith.constant 1.0 : f32
+    %d = arith.addf %e, %one : f32
+    %s = arith.divf %in, %d : f32
+    linalg.yield %s : f32
+  } -> tensor<128x256xf32>
+  %dst0 = tensor.empty() : tensor<128x256xf8E4M3FN>
+  %dst1 = tensor.empty() : tensor<1x2xf32>
+  // expected-remark @below {{Reason="unsupported scheme"}}
+  %q:2 = fusion.quantize %y as quant<fp8_block_e4m3, rowwise, block = 128x128> outs(%dst0, %dst1)
+      : (tensor<128x256xf32>, tensor<128x256xf8E4M3FN>, tensor<1x2xf32>) -> (tensor<128x256xf8E4M3FN>, tensor<1x2xf32>)
+  return %q#0, %q#1 : tensor<128x256xf8E4M3FN>, tensor<1x2xf32>
 }

@@ -155,7 +155,14 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
   QuantFormat f = scheme.getFormat();
   bool fp8 = f == QuantFormat::fp8_e4m3 || f == QuantFormat::fp8_e5m2;
   bool nv = f == QuantFormat::nvfp4;
-  if (nv || (fp8 && scheme.getTensorScaling() == TensorScaling::current))
+  // FP8 per tensor rowwise from 16-bit rows of 128-multiple width: the
+  // stream kernels of fp8_block.cu (fp8_block_stream_applies).
+  const bool fp8Stream = fp8 && scheme.getDirection() == QuantDirection::rowwise &&
+                         streamEligible && !inElt.isF32() && !shape.empty() &&
+                         !ShapedType::isDynamic(shape.back()) &&
+                         shape.back() % 128 == 0 && !dbias;
+  if (nv || (fp8 && !fp8Stream &&
+             scheme.getTensorScaling() == TensorScaling::current))
     plan.kernels.push_back("void " + ns + "amax_kernel<" + srcT + " >(" + ns +
                            "FParams, " + ns + "Chunks, unsigned int*)");
   if (scheme.isBlockFP8()) {
@@ -163,13 +170,34 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
     // (fp8_block.cu, fp8_block_stream_applies; at run time also 16-byte
     // aligned rows). Else 16 lanes a block for 1x128, one warp per block
     // for other widths (formats.cu, run_passes).
+    if (scheme.getBlockRows() > 1) { // 2D blocks (weight tiles)
+      // 128x128 of 16-bit rows of a 128-multiple width: the tile in
+      // registers (fp8_tile128_kernel; at run time also 16-byte aligned
+      // rows and no amax output); else the general tile kernel.
+      int64_t n = shape.empty() ? ShapedType::kDynamic : shape.back();
+      bool t128 = scheme.getBlockRows() == 128 && scheme.getBlockCols() == 128 &&
+                  !inElt.isF32() && !ShapedType::isDynamic(n) && n % 128 == 0;
+      plan.kernels.push_back(
+          "void " + ns +
+          (t128 ? "fp8_tile128_kernel<" + typeTag(inElt, false) + ", " +
+                      (f == QuantFormat::fp8_block_e4m3 ? "true" : "false") +
+                      ", " +
+                      (scheme.getNanPolicy() == NanPolicy::propagate ? "true"
+                                                                     : "false") +
+                      ">("
+                : "fp8_tile_kernel<" + typeTag(inElt, false) + ">(") +
+          ns + "TParams)");
+      plan.launch = "block 256 per scale block, grid-stride, grid = min(blocks, "
+                    "132 SMs x 8) (fp8_block.cu)";
+      return;
+    }
     int64_t n = shape.empty() ? ShapedType::kDynamic : shape.back();
     if (scheme.getBlockCols() == 128 && streamEligible && !inElt.isF32() &&
         !ShapedType::isDynamic(n) && n % 128 == 0) {
       bool swiglu = src == "SrcGatedFwd";
       plan.kernels.push_back(
           "void " + ns + (swiglu ? "fp8_block_swiglu_kernel<" : "fp8_block_plain_kernel<") +
-          "fusion_rt::cuda::" + typeTag(inElt, false) + ", " +
+          typeTag(inElt, false) + ", " +
           (scheme.getFormat() == QuantFormat::fp8_block_e4m3 ? "true" : "false") +
           ", " + (scheme.getNanPolicy() == NanPolicy::propagate ? "true" : "false") +
           (swiglu ? ", 1>(" : ", 2>(") + ns + "BParams)");
@@ -186,6 +214,22 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
     else
       plan.kernels.push_back("void " + ns + "fp8_block_row_warp_kernel<" +
                              srcT + " >" + params);
+  } else if (fp8Stream) {
+    // Current scaling runs the stream kernel twice: amax, then the cast.
+    bool swiglu = src == "SrcGatedFwd";
+    std::string k =
+        "void " + ns + (swiglu ? "fp8_block_swiglu_kernel<" : "fp8_block_plain_kernel<") +
+        typeTag(inElt, false) + ", " +
+        (f == QuantFormat::fp8_e4m3 ? "true" : "false") + ", false" +
+        (swiglu ? ", 1>(" : ", 2>(") + ns + "BParams)";
+    plan.kernels.push_back(k);
+    plan.launch = std::string(scheme.getTensorScaling() == TensorScaling::current
+                                  ? "two passes (tensor amax, then the cast), "
+                                  : "one pass, ") +
+                  "block 128, persistent grid of at most 132 SMs x resident "
+                  "blocks (fp8_block.cu; formats.cu's fp8_tensor_kernel where "
+                  "rows are not 16-byte aligned)";
+    return;
   } else if (fp8) {
     plan.kernels.push_back("void " + ns + "fp8_tensor_kernel<" + srcT + " >(" +
                            ns + "FParams, bool, bool)");

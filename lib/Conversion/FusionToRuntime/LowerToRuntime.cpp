@@ -95,13 +95,15 @@ static void appendScheme(OpBuilder &b, Location loc, QuantSchemeAttr s,
   v[FUSION_RT_MLIR_SCHEME_NAN_POLICY] = int64_t(s.getNanPolicy());
   v[FUSION_RT_MLIR_SCHEME_COLWISE_LAYOUT] = int64_t(s.getColwiseLayout());
   v[FUSION_RT_MLIR_SCHEME_SCALE_LAYOUT] = int64_t(s.getScaleLayout());
-  v[FUSION_RT_MLIR_SCHEME_NVFP4_2D] = s.getBlockRows() > 1 ? 1 : 0;
+  v[FUSION_RT_MLIR_SCHEME_NVFP4_2D] =
+      s.getFormat() == QuantFormat::nvfp4 && s.getBlockRows() > 1 ? 1 : 0;
   v[FUSION_RT_MLIR_SCHEME_ELEM_ROUNDING] = int64_t(s.getElemRounding());
   v[FUSION_RT_MLIR_SCHEME_TENSOR_SCALING] = int64_t(s.getTensorScaling());
   v[FUSION_RT_MLIR_SCHEME_ZERO_SCALE] = int64_t(s.getZeroScale());
   v[FUSION_RT_MLIR_SCHEME_POW2_SCALE] = s.getPow2Scale() ? 1 : 0;
   v[FUSION_RT_MLIR_SCHEME_NVFP4_RECIPE] = int64_t(s.getRecipe());
   v[FUSION_RT_MLIR_SCHEME_BLOCK_COLS] = s.isBlockFP8() ? s.getBlockCols() : 0;
+  v[FUSION_RT_MLIR_SCHEME_BLOCK_ROWS] = s.isBlockFP8() ? s.getBlockRows() : 0;
   for (int64_t x : v)
     args.push_back(i32(b, loc, x));
   args.push_back(f32(b, loc, s.getEpsilon()));

@@ -286,9 +286,9 @@ void run_case(const Case &c) {
   if (q.has_scale)
     q.scale = 0.5f + float(rnd() % 64) / 16.f; // a delayed scale
   q.bind();
-  if (c.colmajor_scales) { // the same [M, G] scales, stored column by column
+  if (c.colmajor_scales) { // the same [R, G] scales, stored column by column
     q.out.rowwise_scales.strides[0] = 1;
-    q.out.rowwise_scales.strides[1] = M;
+    q.out.rowwise_scales.strides[1] = q.shapes.rowwise_scales[0];
   }
   DevQuant dq;
   dq.mirror(q, 0xAB);
@@ -519,6 +519,8 @@ std::string describe(const Case &c) {
     s += "/pow2";
   if (c.colmajor_scales)
     s += "/colmajor-scales";
+  if (c.s.block_rows > 1)
+    s += "/block-rows=" + std::to_string(c.s.block_rows);
   if (c.op) {
     char a[96];
     std::snprintf(a, sizeof a, " kind=%d%s inter=%s%s%s", c.kind,
@@ -645,6 +647,57 @@ int main(int argc, char **argv) {
             c.colmajor_scales = k++ % 3 == 1;
             cases.push_back(c);
           }
+    // 2D blocks (128x128 weight tiles, 3x8 with partial blocks both ways):
+    // every input type, strided and column-strided inputs, column-major
+    // scales, the tensor amax output; then the device dequantize.
+    const int64_t sh2d[][4] = {{260, 300, 128, 128}, {10, 21, 3, 8}, {129, 256, 128, 128}};
+    for (int fmt : {FUSION_RT_FORMAT_FP8_BLOCK_E4M3, FUSION_RT_FORMAT_FP8_BLOCK_E5M2})
+      for (int dt : dts)
+        for (auto &sh : sh2d) {
+          Case c;
+          c.dt = dt;
+          c.M = sh[0];
+          c.N = sh[1];
+          c.pad = k % 4 == 1 ? 3 : 0;
+          c.colview = k % 4 == 2;
+          c.s = block_scheme(fmt, int(sh[3]));
+          c.s.block_rows = int(sh[2]);
+          c.colmajor_scales = k % 3 == 0;
+          c.amax = k++ % 2 == 0;
+          cases.push_back(c);
+        }
+    // FP8 per tensor rowwise on the same stream kernels (current scaling:
+    // an amax pass then the cast; delayed: the cast, with the amax when
+    // asked), plain and SwiGLU forward.
+    for (int fmt : {FUSION_RT_FORMAT_FP8_E4M3, FUSION_RT_FORMAT_FP8_E5M2})
+      for (int dt : {FUSION_RT_BF16, FUSION_RT_F16})
+        for (auto &sh : sh128)
+          for (int pad : {0, 8}) {
+            Case c;
+            c.dt = dt;
+            c.M = sh[0];
+            c.N = sh[1];
+            c.pad = pad;
+            c.s = make_scheme(fmt, FUSION_RT_ROWWISE, v++);
+            c.amax = k++ % 2 == 0;
+            cases.push_back(c);
+          }
+    for (int inter : {FUSION_RT_F32, FUSION_RT_BF16})
+      for (int fmt : {FUSION_RT_FORMAT_FP8_E4M3, FUSION_RT_FORMAT_FP8_E5M2})
+        for (int scaling = 0; scaling < 2; ++scaling) {
+          Case c;
+          c.op = 2;
+          c.kind = FUSION_RT_ACT_SWIGLU;
+          c.dt = k % 2 ? FUSION_RT_F16 : FUSION_RT_BF16;
+          c.inter = inter;
+          c.packed = k % 3 != 0;
+          c.M = 21;
+          c.N = 384;
+          c.s = make_scheme(fmt, FUSION_RT_ROWWISE, v++);
+          c.s.tensor_scaling = scaling;
+          c.amax = k++ % 2 == 1;
+          cases.push_back(c);
+        }
     for (int inter : {FUSION_RT_F32, FUSION_RT_BF16, FUSION_RT_F16})
       for (int packed = 0; packed < 2; ++packed)
         for (int dt : {FUSION_RT_BF16, FUSION_RT_F16}) {
@@ -743,6 +796,16 @@ int main(int argc, char **argv) {
         c.s = make_scheme(fmt, dir, v++);
         cases.push_back(c);
       }
+    for (int dt : {FUSION_RT_BF16, FUSION_RT_F32}) { // a 7168x4096 weight, 128x128
+      Case c;
+      c.dt = dt;
+      c.M = 7168;
+      c.N = 4096;
+      c.specials = false;
+      c.s = block_scheme(FUSION_RT_FORMAT_FP8_BLOCK_E4M3, 128);
+      c.s.block_rows = 128;
+      cases.push_back(c);
+    }
     for (int g : {128, 7168}) { // SwiGLU -> FP8 1x128 / per row at a model size
       Case c;
       c.op = 2;

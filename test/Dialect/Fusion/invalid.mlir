@@ -811,8 +811,25 @@ func.func @f(%x: tensor<4x64xbf16>, %w: tensor<32x64xbf16>) {
 
 // -----
 
-// expected-error @+1 {{format 'fp8_block_e4m3' uses blocks of 1xG (G >= 1), not 128x128 (128x128 weight tiles are not supported yet)}}
-func.func private @f() attributes {q = #fusion.quant<fp8_block_e4m3, rowwise, block = 128x128>}
+func.func @f(%x: tensor<256x256xbf16>) {
+  %d = tensor.empty() : tensor<256x256xf8E4M3FN>
+  %s = tensor.empty() : tensor<2x2xf32>
+  // expected-error @+1 {{quantizes with 2D FP8 blocks (block = 128x128), which apply to fusion.quantize only (weight tiles)}}
+  %a, %b = fusion.act_quantize #fusion.act<silu> %x as quant<fp8_block_e4m3, rowwise, block = 128x128> via bf16 outs(%d, %s)
+      : (tensor<256x256xbf16>, tensor<256x256xf8E4M3FN>, tensor<2x2xf32>) -> (tensor<256x256xf8E4M3FN>, tensor<2x2xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<256x256xbf16>) {
+  %d = tensor.empty() : tensor<256x256xf8E4M3FN>
+  %s = tensor.empty() : tensor<256x2xf32>
+  // expected-error @+1 {{result #1 (rowwise scales) has shape 256x2 but the scheme implies 2x2}}
+  %a, %b = fusion.quantize %x as quant<fp8_block_e4m3, rowwise, block = 128x128> outs(%d, %s)
+      : (tensor<256x256xbf16>, tensor<256x256xf8E4M3FN>, tensor<256x2xf32>) -> (tensor<256x256xf8E4M3FN>, tensor<256x2xf32>)
+  return
+}
 
 // -----
 

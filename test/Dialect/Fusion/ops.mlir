@@ -366,3 +366,15 @@ func.func @fp8_block(%x: tensor<4x300xbf16>, %y: tensor<2x3x64xf32>, %gu: tensor
       : (tensor<4x512xbf16>, tensor<4x256xf8E4M3FN>, tensor<4x2xf32>) -> (tensor<4x256xf8E4M3FN>, tensor<4x2xf32>)
   return %a, %b, %c, %d, %e, %f : tensor<4x300xf8E4M3FN>, tensor<4x3xf32>, tensor<2x3x64xf8E5M2>, tensor<2x3x1xf32>, tensor<4x256xf8E4M3FN>, tensor<4x2xf32>
 }
+
+// 2D FP8 blocks (DeepSeek-V3 128x128 weight tiles): scales
+// [ceil(M / 128), ceil(N / 128)], partial tiles at both edges.
+// CHECK-LABEL: func @fp8_block_2d
+// CHECK: fusion.quantize %{{.*}} as quant<fp8_block_e4m3, rowwise, block = 128x128> outs({{.*}}) : (tensor<300x260xbf16>, tensor<300x260xf8E4M3FN>, tensor<3x3xf32>)
+func.func @fp8_block_2d(%w: tensor<300x260xbf16>) -> (tensor<300x260xf8E4M3FN>, tensor<3x3xf32>) {
+  %d = tensor.empty() : tensor<300x260xf8E4M3FN>
+  %s = tensor.empty() : tensor<3x3xf32>
+  %a, %b = fusion.quantize %w as quant<fp8_block_e4m3, rowwise, block = 128x128> outs(%d, %s)
+      : (tensor<300x260xbf16>, tensor<300x260xf8E4M3FN>, tensor<3x3xf32>) -> (tensor<300x260xf8E4M3FN>, tensor<3x3xf32>)
+  return %a, %b : tensor<300x260xf8E4M3FN>, tensor<3x3xf32>
+}

@@ -148,11 +148,11 @@ QuantSchemeAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
   bool nvfp4 = format == QuantFormat::nvfp4;
   bool blockFP8 = format == QuantFormat::fp8_block_e4m3 ||
                   format == QuantFormat::fp8_block_e5m2;
-  if (blockFP8 && !(blockRows == 1 && blockCols >= 1))
+  if (blockFP8 && !(blockRows >= 1 && blockCols >= 1))
     return emitError() << "format '" << name
-                       << "' uses blocks of 1xG (G >= 1), not " << blockRows
-                       << "x" << blockCols
-                       << " (128x128 weight tiles are not supported yet)";
+                       << "' uses blocks of RxC (R, C >= 1: 1x128 token "
+                          "groups, 128x128 weight tiles), not "
+                       << blockRows << "x" << blockCols;
   if (blockFP8 && direction != QuantDirection::rowwise)
     return emitError() << "format '" << name << "' is rowwise only";
   if (blockFP8 && scaleLayout == ScaleLayout::swizzled)

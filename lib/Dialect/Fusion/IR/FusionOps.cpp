@@ -356,6 +356,17 @@ static LogicalResult verifyQuantOperands(Operation *op, QuantSchemeAttr scheme,
   return success();
 }
 
+/// 2D FP8 blocks (block = RxC, R > 1: weight tiles) are for fusion.quantize;
+/// the runtime's activation entry points refuse them.
+static LogicalResult verifyNot2DBlocks(Operation *op, QuantSchemeAttr scheme) {
+  if (scheme.isBlockFP8() && scheme.getBlockRows() > 1)
+    return op->emitOpError()
+           << "quantizes with 2D FP8 blocks (block = " << scheme.getBlockRows()
+           << "x" << scheme.getBlockCols()
+           << "), which apply to fusion.quantize only (weight tiles)";
+  return success();
+}
+
 static LogicalResult verifyInputElement(Operation *op, StringRef name,
                                         Value v) {
   Type t = cast<ShapedType>(v.getType()).getElementType();
@@ -412,6 +423,7 @@ LogicalResult ActQuantizeOp::verify() {
                          << "' takes no 'grad' operand";
   if (failed(verifyInputElement(*this, "input", getInput())) ||
       failed(verifyIntermediate(*this, getIntermediate())) ||
+      failed(verifyNot2DBlocks(*this, getScheme())) ||
       failed(verifyQuantOperands(*this, getScheme(), getScale(), getRng())))
     return failure();
   auto inTy = cast<ShapedType>(getInput().getType());
@@ -460,6 +472,7 @@ LogicalResult GatedActQuantizeOp::verify() {
     if (failed(verifyInputElement(*this, "input", v)))
       return failure();
   if (failed(verifyIntermediate(*this, getIntermediate())) ||
+      failed(verifyNot2DBlocks(*this, getScheme())) ||
       failed(verifyQuantOperands(*this, getScheme(), getScale(), getRng())))
     return failure();
 
@@ -627,7 +640,8 @@ LogicalResult PairedProjectionOp::verify() {
     if (!getIntermediate())
       return emitOpError() << "'quantize' needs the intermediate type the "
                               "gated value is rounded to";
-    if (failed(verifyIntermediate(*this, *getIntermediate())))
+    if (failed(verifyIntermediate(*this, *getIntermediate())) ||
+        failed(verifyNot2DBlocks(*this, *quant)))
       return failure();
     if (quant->getTensorScaling() == TensorScaling::delayed ||
         quant->getElemRounding() == ElemRounding::stochastic)

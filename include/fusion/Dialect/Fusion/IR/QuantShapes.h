@@ -43,6 +43,9 @@ computeQuantResultShapes(Alg &alg, QuantSchemeAttr scheme,
       } else {
         SmallVector<Dim, 4> s(shape.begin(), shape.end());
         s.back() = cols;
+        // 2D FP8 blocks (rank 2): one scale row per block_rows rows.
+        if (scheme.isBlockFP8() && scheme.getBlockRows() > 1)
+          s[rank - 2] = alg.ceilDiv(m, scheme.getBlockRows());
         shapes.push_back(s);
       }
       break;
