@@ -130,14 +130,10 @@ __device__ __forceinline__ void emit(const BParams &p, GPos pos, int l,
     tmax = max(tmax, key);
     if (p.mode == kTensorAmax || pos.g >= p.groups)
       return;
-    uint32_t c[4];
-#pragma unroll
-    for (int j = 0; j < 4; ++j)
-      c[j] = E4M3 ? cvt_e4m3x2(v[2 * j] * tensor_scale, v[2 * j + 1] * tensor_scale)
-                  : cvt_e5m2x2(v[2 * j] * tensor_scale, v[2 * j + 1] * tensor_scale);
+    // cvt(x * scale) in pairs: the MXFP8 stream kernels' codes8.
     *reinterpret_cast<uint2 *>(p.rd + int64_t(pos.row) * p.rd_rs +
                                int64_t(pos.gc) * 128 + l * 8) =
-        make_uint2(c[0] | (c[1] << 16), c[2] | (c[3] << 16));
+        stream::codes8<E4M3>(v, tensor_scale);
     return;
   }
   const bool nan = key > 0x7f800000u;
