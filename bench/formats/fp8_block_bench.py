@@ -63,6 +63,31 @@ def ref_tiles(x):
     return tile_quant(x.float())
 
 
+def mul_quant(x, br, bc, eps=1e-12):
+    """The multiply recipe as torchao's blockwise FP8 training writes it
+    (torch_blockwise_scale_act_quant_lhs / _weight_quant): scale = 448 /
+    amax in f64, q = clamp(x * scale) -> e4m3, 1 / scale returned."""
+    m, n = x.shape
+    t = x.reshape(m // br, br, n // bc, bc)
+    amax = t.abs().amax(dim=(1, 3), keepdim=True).to(torch.float64).clamp(min=eps)
+    s = (448.0 / amax).to(torch.float32)
+    q = (t * s).clamp(-448.0, 448.0).to(torch.float8_e4m3fn)
+    return q.reshape(m, n), (1.0 / s).reshape(m // br, n // bc)
+
+
+def torchao_triton(br):
+    """torchao's Triton kernels of the same recipe (their scales are stored
+    column-major; compared as values)."""
+    try:
+        from torchao.prototype.blockwise_fp8_training import kernels as k
+    except Exception as e:  # noqa
+        print("# torchao blockwise kernels unavailable: %s" % str(e)[:200], flush=True)
+        return None
+    if br == 1:
+        return lambda x: k.triton_fp8_blockwise_act_quant_lhs(x, 128)
+    return lambda x: k.triton_fp8_blockwise_weight_quant_rhs(x, 128)
+
+
 def ref_plain(group):
     return lambda x: group_quant(x.float(), group)
 
@@ -117,7 +142,7 @@ def main():
 
     ok = True
 
-    def arms(kernel, ours, ref, m, n, in_shape, nbytes, exact):
+    def arms(kernel, ours, ref, m, n, in_shape, nbytes, exact, extra=()):
         nonlocal ok
         if only is not None and kernel not in only:
             return
@@ -125,6 +150,15 @@ def main():
         ok = check(kernel, ours, ref, x0, exact) and ok
         sets = mb.make_sets([in_shape], in_shape[0] * in_shape[1] * 2)
         emit("fusion_rt", kernel, m, n, nbytes, mb.time_graph(ours, sets, 50.0))
+        for arm, f in extra:
+            if f is None:
+                continue
+            try:
+                ok = check(kernel + "/" + arm, f, ref, x0, exact) and ok
+                emit(arm, kernel, m, n, nbytes, mb.time_graph(f, sets, 50.0))
+            except Exception as e:  # noqa
+                print("# %s %s failed: %s" % (arm, kernel, str(e).splitlines()[0][:200]),
+                      flush=True)
         for arm, mode in modes:
             t0 = time.time()
             try:
@@ -153,6 +187,17 @@ def main():
             return q.rowwise_data, q.rowwise_scales
         arms("fp8_block_128x128", ours_tiles, ref_tiles, m, n, (m, n),
              m * n * 3 + (m // 128) * (n // 128) * 4, True)
+        # The multiply recipe (TE's Float8BlockScaling, torchao's blockwise
+        # FP8 training), 1x128 and 128x128, with torchao's Triton kernels.
+        for br in (1, 128):
+            def ours_mul(x, br=br):
+                q = fusion_rt.quantize(x, "fp8_block_e4m3", block_cols=128, block_rows=br,
+                                       amax_epsilon=1e-12, nvfp4_recipe="multiply")
+                return q.rowwise_data, q.rowwise_scales
+            arms("fp8_block_%dx128_mul" % br, ours_mul,
+                 lambda x, br=br: mul_quant(x.float(), br, 128), m, n, (m, n),
+                 m * n * 3 + (m // br) * (n // 128) * 4, True,
+                 extra=(("torchao_triton", torchao_triton(br)),))
         k = n // 2
 
         def ours_sw(x):

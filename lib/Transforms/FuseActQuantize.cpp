@@ -442,6 +442,30 @@ void FuseActQuantizePass::runOnOperation() {
       processQuantize(q, func.getSymName(), dom);
 }
 
+/// Whether everything computed from `op` ends in checks without results
+/// (torch-mlir's cf.assert inside a result-less linalg.generic), at least
+/// one of them.
+static bool feedsChecksOnly(Operation *op) {
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  SmallVector<Operation *> work{op};
+  bool check = false;
+  while (!work.empty()) {
+    Operation *o = work.pop_back_val();
+    if (!seen.insert(o).second)
+      continue;
+    if (seen.size() > 256 || isa<func::ReturnOp>(o))
+      return false;
+    if (o->getNumResults() == 0) {
+      check = true;
+      continue;
+    }
+    for (Value r : o->getResults())
+      for (Operation *u : r.getUsers())
+        work.push_back(u);
+  }
+  return check;
+}
+
 /// quantize(gated paired projection) -> one quantizing paired projection
 /// (the FFN front: gate/up projections, the gated activation, the
 /// quantizer). The same op as fusion-fuse-paired-projections builds from
@@ -622,6 +646,12 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
                  activationName(plan.act.kind, plan.act.backward);
       else if (!dbiasWhy.empty())
         detail = "the reduction is not a dbias: " + dbiasWhy;
+      else if (llvm::all_of(others, feedsChecksOnly))
+        detail = "'" + others[0]->getName().getStringRef().str() +
+                 "' also uses it, for checks only (torch-mlir's cf.assert "
+                 "on values computed from it, e.g. the amax that the raised "
+                 "quantizer no longer reads): fused, the activation would "
+                 "still be written for them";
       return decline(q, function, "activation has another user", detail);
     }
     plan.dbias = dbias;

@@ -88,6 +88,9 @@ struct Candidate {
   /// (DeepSeek-V3 / vLLM per-token groups; group = cols: per-row scaling).
   bool blockFP8 = false;
   int64_t group = 0;
+  /// Rows of a 2D FP8 block (DeepSeek-V3's 128x128 weight tiles): > 1 when
+  /// one f32 scale covers `blockRows` x `group` elements.
+  int64_t blockRows = 1;
   llvm::SetVector<Operation *> region;
 };
 
@@ -888,9 +891,10 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
       nvfp4Scales.push_back(false);
     } else {
       // f32 scales of 2D tiles ([M/R, N/C], also with unit dims between,
-      // as keepdim leaves them): DeepSeek-V3's 128x128 weight quantizer.
-      // The runtime has the format (block = RxC); its raising is not
-      // written yet: say so rather than "no scale output".
+      // as keepdim leaves them): DeepSeek-V3's 128x128 weight quantizer,
+      // the FP8 block formats with block = RxC. R and C follow from the
+      // count of tiles each way; the check decides whether the IR's tiles
+      // are these.
       for (Operation *op : derived)
         for (Value r : op->getResults()) {
           auto rt = dyn_cast<RankedTensorType>(r.getType());
@@ -903,17 +907,29 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
           for (int64_t d : rt.getShape())
             if (d != 1)
               dims.push_back(d);
-          const int64_t total = rows * cols, n = rt.getNumElements();
-          if (dims.size() != 2 || n % rows == 0 || total % n != 0)
+          if (rt.getRank() == 2)
+            dims.assign(rt.getShape().begin(), rt.getShape().end());
+          // Tiles of the matrix as the program holds it: a 2-D input (a
+          // reshaped view of it, such as [M/R, R, N/C, C], has other rows).
+          const int64_t n = rt.getNumElements();
+          if (cast<ShapedType>(c.x.getType()).getRank() != 2 ||
+              dims.size() != 2 || n <= 1 || n % rows == 0 ||
+              rows % dims[0] != 0 || cols % dims[1] != 0)
             continue;
-          why = {"unsupported format",
-                 llvm::formatv("the f32 scales {0} hold one value per {1} "
-                               "elements in 2D tiles: 2D FP8 blocks (weight "
-                               "tiles, block = RxC) are not raised yet",
-                               rt, total / n)
-                     .str()};
-          return failure();
+          if (c.blockFP8 && c.scales != r) {
+            why = {"no scale output",
+                   "more than one f32 tensor looks like the 2D block scales"};
+            return failure();
+          }
+          c.blockFP8 = true;
+          c.blockRows = rows / dims[0];
+          c.group = cols / dims[1];
+          c.scales = r;
         }
+      if (c.blockFP8) {
+        scaleCandidates.push_back(c.scales);
+        nvfp4Scales.push_back(false);
+      }
     }
   }
   if (scaleCandidates.size() != 1) {
@@ -2021,13 +2037,16 @@ LogicalResult runBlockReference(QuantSchemeAttr scheme, Type inType,
   fusion_rt_quant_scheme_init(&s);
   s.format = static_cast<int32_t>(scheme.getFormat());
   s.nan_policy = static_cast<int32_t>(scheme.getNanPolicy());
+  s.block_rows = static_cast<int32_t>(scheme.getBlockRows());
   s.block_cols = static_cast<int32_t>(scheme.getBlockCols());
+  s.nvfp4_recipe = static_cast<int32_t>(scheme.getRecipe());
   s.amax_epsilon = static_cast<float>(scheme.getEpsilon().convertToDouble());
   s.force_pow2_scale = scheme.getPow2Scale() ? 1 : 0;
   const int64_t nb = fusion_rt::ceil_div(cols, scheme.getBlockCols());
+  const int64_t nbr = fusion_rt::ceil_div(rows, scheme.getBlockRows());
   ReferenceInput ri(inType, in, rows, cols);
   data.assign(rows * cols, 0);
-  scales.assign(rows * nb, 0.0f);
+  scales.assign(nbr * nb, 0.0f);
   fusion_rt_quant_outputs out;
   fusion_rt_quant_outputs_init(&out);
   out.rowwise_data = ri.view;
@@ -2038,16 +2057,18 @@ LogicalResult runBlockReference(QuantSchemeAttr scheme, Type inType,
   out.rowwise_scales = ri.view;
   out.rowwise_scales.data = scales.data();
   out.rowwise_scales.dtype = FUSION_RT_F32;
+  out.rowwise_scales.sizes[0] = nbr;
   out.rowwise_scales.sizes[1] = nb;
   out.rowwise_scales.strides[0] = nb;
   return callReference(ri.view, s, out, error);
 }
 
-/// FP8 with f32 scales per group of a row: the FP8 block formats, checked
-/// on sampled rows (each block reads its own row only) with the probes of
-/// the MX check plus an all-zero and an all-tiny input (the amax floor),
-/// for every floor the region holds as a constant, both NaN policies and
-/// power-of-two scales.
+/// FP8 with f32 scales per group of a row or per 2D tile: the FP8 block
+/// formats, checked on sampled rows (whole bands of a tile's rows; each
+/// block reads its own rows only) with the probes of the MX check plus an
+/// all-zero and an all-tiny input (the amax floor), for both recipes (x / s
+/// and x * scale), every floor the region holds as a constant, both NaN
+/// policies and power-of-two scales.
 FailureOr<QuantSchemeAttr>
 RaiseQuantizePass::identifyBlockFP8(Candidate &c, Decline &why) {
   MLIRContext *ctx = &getContext();
@@ -2056,11 +2077,19 @@ RaiseQuantizePass::identifyBlockFP8(Candidate &c, Decline &why) {
   auto sType = cast<RankedTensorType>(c.scales.getType());
   const int64_t cols = xType.getShape().back();
   const int64_t rows = xType.getNumElements() / cols, g = c.group;
-  const int64_t nb = cols / g;
-  SmallVector<int64_t> sampled;
-  for (int64_t r : {int64_t(0), int64_t(1), rows / 2, rows - 1})
-    if (r < rows && !llvm::is_contained(sampled, r))
+  const int64_t br = c.blockRows, nb = cols / g;
+  // Sampled: whole bands of `br` rows (single rows for 1xG groups), in
+  // order, so that the sample is itself a matrix of whole blocks (only the
+  // last band may be partial, and it comes last).
+  const int64_t nbands = (rows + br - 1) / br;
+  SmallVector<int64_t> bands, sampled;
+  for (int64_t band : {int64_t(0), int64_t(1), nbands / 2, nbands - 1})
+    if (band < nbands && !llvm::is_contained(bands, band))
+      bands.push_back(band);
+  for (int64_t band : bands)
+    for (int64_t r = band * br; r < std::min(rows, (band + 1) * br); ++r)
       sampled.push_back(r);
+  const int64_t sbands = bands.size();
   // Blocks compared: all, or the first and last 8 of wide rows.
   SmallVector<int64_t> blocks;
   for (int64_t b = 0; b < nb; ++b)
@@ -2092,14 +2121,19 @@ RaiseQuantizePass::identifyBlockFP8(Candidate &c, Decline &why) {
   SmallVector<float> floors = smallConstants(c.region);
   floors.insert(floors.begin(), 0.0f);
   SmallVector<QuantSchemeAttr> schemes;
-  for (float eps : floors)
-    for (bool pow2 : {false, true})
-      for (NanPolicy nan : {NanPolicy::propagate, NanPolicy::ignore})
-        schemes.push_back(QuantSchemeAttr::get(
-            ctx, format, QuantDirection::rowwise, 1, g, ScaleRounding::rceil,
-            nan, ColwiseLayout::same, ScaleLayout::compact, ElemRounding::rne,
-            TensorScaling::current, ZeroScale::exact,
-            llvm::APFloat(static_cast<double>(eps)), pow2, Nvfp4Recipe::te));
+  // Recipes: DeepSeek-V3's x / (amax / max) (te, the default) and
+  // x * (max / amax) (multiply: torchao's blockwise FP8 training, TE's
+  // Float8BlockScaling).
+  for (Nvfp4Recipe recipe : {Nvfp4Recipe::te, Nvfp4Recipe::multiply})
+    for (float eps : floors)
+      for (bool pow2 : {false, true})
+        for (NanPolicy nan : {NanPolicy::propagate, NanPolicy::ignore})
+          schemes.push_back(QuantSchemeAttr::get(
+              ctx, format, QuantDirection::rowwise, br, g,
+              ScaleRounding::rceil, nan, ColwiseLayout::same,
+              ScaleLayout::compact, ElemRounding::rne, TensorScaling::current,
+              ZeroScale::exact, llvm::APFloat(static_cast<double>(eps)), pow2,
+              recipe));
   SmallVector<Mismatch> mismatch(schemes.size());
   SmallVector<bool> alive(schemes.size(), true);
   SmallVector<int64_t> index;
@@ -2114,9 +2148,31 @@ RaiseQuantizePass::identifyBlockFP8(Candidate &c, Decline &why) {
   // exp2(ceil(log2(s))) in f32 rounds the wrong way (log2 rounds to the
   // integer) and the runtime's exact round-up does not. (For bf16 and f16
   // values, s = amax / 448 is never that close to a power of two that it
-  // is not one.)
-  const unsigned probes = domain.isF32() ? 9 : 8;
-  for (unsigned kind = 0; kind < probes; ++kind) {
+  // is not one.) Last, probe 9: block amaxes (values of x's domain) for
+  // which the two recipes' scales differ, RN(1 / RN(max / amax)) !=
+  // RN(amax / max): the fp8 codes of x * (max / amax) and x / (amax / max)
+  // almost always agree, and a few blocks (2D tiles) might not tell the
+  // recipes apart otherwise.
+  const float fmax = format == QuantFormat::fp8_block_e4m3 ? 448.0f : 57344.0f;
+  auto inDomain = [&](float v) {
+    return static_cast<float>(
+        llvm::APFloat(domain.getFloatSemantics(),
+                      llvm::APInt(domain.getWidth(), floatBits(domain, v)))
+            .convertToDouble());
+  };
+  SmallVector<float> tellApart;
+  {
+    std::mt19937 rng(9);
+    std::uniform_real_distribution<float> u(1.0f, 64.0f);
+    for (int tries = 0; tries < 100000 && tellApart.size() < 64; ++tries) {
+      const float top = inDomain(u(rng));
+      if (1.0f / (fmax / top) != top / fmax)
+        tellApart.push_back(top);
+    }
+  }
+  for (unsigned kind = 0; kind < 10; ++kind) {
+    if ((kind == 8 && !domain.isF32()) || (kind == 9 && tellApart.empty()))
+      continue;
     std::vector<float> values =
         kind < 6 ? makeProbe(kind, srows, cols, kind + 1, finiteInputs)
                  : std::vector<float>(srows * cols, 0.0f);
@@ -2130,6 +2186,16 @@ RaiseQuantizePass::identifyBlockFP8(Candidate &c, Decline &why) {
         const int64_t b = i / g, k = int64_t(b % 24) - 12;
         const float top = 448.0f * std::ldexp(1.0f + 0x1p-23f, int(k));
         values[i] = i % g == 0 ? top : top * 0.5f * std::tanh(normal(rng));
+      }
+    if (kind == 9)
+      for (int64_t i = 0; i < int64_t(values.size()); ++i) {
+        // The block of sample element i: its band of br rows, its group.
+        const int64_t s = i / cols, j = i % cols;
+        const int64_t b = (s / br) * nb + j / g;
+        const float top = tellApart[size_t(b) % tellApart.size()];
+        values[i] = s % br == 0 && j % g == 0
+                        ? top
+                        : top * 0.5f * std::tanh(normal(rng));
       }
     probe.resize(values.size());
     for (size_t i = 0; i < values.size(); ++i) {
@@ -2148,17 +2214,18 @@ RaiseQuantizePass::identifyBlockFP8(Candidate &c, Decline &why) {
                       StringRef name, EvalScalar &out) {
       return evalElement(eval, what, shape, linear, name, index, out, why);
     };
-    std::vector<EvalScalar> irData(srows * cols), irScales(srows * nb);
-    for (int64_t s = 0; s < srows; ++s)
-      for (int64_t b : blocks) {
-        if (!evalAt(c.scales, sType.getShape(), sampled[s] * nb + b, "scales",
-                    irScales[s * nb + b]))
+    std::vector<EvalScalar> irData(srows * cols), irScales(sbands * nb);
+    for (int64_t j = 0; j < sbands; ++j)
+      for (int64_t b : blocks)
+        if (!evalAt(c.scales, sType.getShape(), bands[j] * nb + b, "scales",
+                    irScales[j * nb + b]))
           return failure();
+    for (int64_t s = 0; s < srows; ++s)
+      for (int64_t b : blocks)
         for (int64_t col = b * g; col < (b + 1) * g; ++col)
           if (!evalAt(c.data, dType.getShape(), sampled[s] * cols + col,
                       "data", irData[s * cols + col]))
             return failure();
-      }
     for (auto [k, scheme] : llvm::enumerate(schemes)) {
       std::vector<uint8_t> data;
       std::vector<float> scales;
@@ -2172,20 +2239,24 @@ RaiseQuantizePass::identifyBlockFP8(Candidate &c, Decline &why) {
         alive[k] = false;
         mismatch[k].add(std::move(what), kind);
       };
-      for (int64_t s = 0; s < srows; ++s)
+      for (int64_t j = 0; j < sbands; ++j)
         for (int64_t b : blocks) {
-          const EvalScalar e = irScales[s * nb + b];
-          const float want = scales[s * nb + b];
+          const EvalScalar e = irScales[j * nb + b];
+          const float want = scales[j * nb + b];
           const float ir = llvm::bit_cast<float>(uint32_t(e.bits));
           if (e.poison || !(llvm::bit_cast<uint32_t>(want) == uint32_t(e.bits) ||
                             (std::isnan(ir) && std::isnan(want))))
-            note(llvm::formatv("probe {0}, row {1} block {2}: scale {3} in "
-                               "the IR, {4:e} in the runtime",
-                               kind, sampled[s], b,
+            note(llvm::formatv("probe {0}, {1} {2} block {3}: scale {4} in "
+                               "the IR, {5:e} in the runtime",
+                               kind, br > 1 ? "band" : "row",
+                               br > 1 ? bands[j] : sampled[j], b,
                                e.poison ? std::string("undefined (poison)")
                                         : llvm::formatv("{0:e}", ir).str(),
                                want)
                      .str());
+        }
+      for (int64_t s = 0; s < srows; ++s)
+        for (int64_t b : blocks) {
           for (int64_t col = b * g; col < (b + 1) * g; ++col) {
             const EvalScalar d = irData[s * cols + col];
             const uint8_t rt = data[s * cols + col];

@@ -116,6 +116,38 @@ class Fp8TensorwiseTest(unittest.TestCase):
                     self.assertEqual(q.amax.item(), x.float().abs().max().item())
 
 
+class Fp8BlockwiseTrainingTest(unittest.TestCase):
+    """quantize("fp8_block_e4m3", nvfp4_recipe="multiply", amax_epsilon=1e-12)
+    == torchao's blockwise FP8 training quantizers
+    (prototype.blockwise_fp8_training.kernels): 128x128 weight tiles
+    (torch_blockwise_scale_weight_quant, block_rows=128) and 1x128 groups
+    (torch_blockwise_scale_act_quant_lhs); both return 1 / scale."""
+
+    def test_equals_torch_blockwise_quant(self):
+        try:
+            from torchao.prototype.blockwise_fp8_training.kernels import (
+                torch_blockwise_scale_act_quant_lhs, torch_blockwise_scale_weight_quant)
+        except ImportError as e:  # noqa
+            self.skipTest("torchao without blockwise_fp8_training (%s)" % e)
+        for dtype in (torch.bfloat16, torch.float32):
+            x = special_input(256, 384, dtype, seed=5)[:256]
+            x[128:, 256:] = 0.0  # a zero tile: the 1e-12 floor sets its scale
+            for br, ref in ((128, torch_blockwise_scale_weight_quant),
+                            (1, torch_blockwise_scale_act_quant_lhs)):
+                rq, rs = ref(x, 128)
+                q = fusion_rt.quantize(x, "fp8_block_e4m3", block_cols=128, block_rows=br,
+                                       amax_epsilon=1e-12, nvfp4_recipe="multiply")
+                what = (dtype, br)
+                self.assertTrue(torch.equal(u8(q.rowwise_data), u8(rq)), what)
+                self.assertTrue(torch.equal(q.rowwise_scales.contiguous().view(torch.int32),
+                                            rs.contiguous().view(torch.int32)), what)
+            # The default recipe (x / (amax / 448)) is not torchao's here.
+            q = fusion_rt.quantize(x, "fp8_block_e4m3", block_cols=128, block_rows=128,
+                                   amax_epsilon=1e-12)
+            self.assertFalse(torch.equal(u8(q.rowwise_data),
+                                         u8(torch_blockwise_scale_weight_quant(x, 128)[0])))
+
+
 class Nvfp4FormulaTest(unittest.TestCase):
     """NVFP4 is TE's recipe, not torchao's nvfp4_quantize (docs/numerics.md
     §3): written here with torch ops and torchao's e2m1 cast."""

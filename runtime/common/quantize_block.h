@@ -56,9 +56,30 @@ FUSION_RT_HDI float fp8_block_scale_of(const fusion_rt_quant_scheme &s,
                          s.amax_epsilon, s.force_pow2_scale != 0);
 }
 
-/// The code of x in an FP8 block of decode scale `scale`.
-FUSION_RT_HDI uint8_t fp8_block_code(int32_t f, float x, float scale) {
-  const float v = x86_div(x, scale);
+/// The scales of one FP8 block: `dec`, the f32 scale written (x ~ code *
+/// dec), and under the MULTIPLY recipe `enc`, the factor the codes are
+/// taken of (codes of x * enc, dec = 1 / enc); enc = 0 under the default
+/// recipe (codes of x / dec). TE's scale is never 0, a NaN one is not 0.
+struct Fp8BlockScales {
+  float dec, enc;
+};
+
+FUSION_RT_HDI Fp8BlockScales fp8_block_scales_of(const fusion_rt_quant_scheme &s,
+                                                 float amax, bool has_nan) {
+  if (s.nvfp4_recipe != FUSION_RT_NVFP4_RECIPE_MULTIPLY)
+    return {fp8_block_scale_of(s, amax, has_nan), 0.f};
+  const float a = fp8_block_amax(s, amax, has_nan);
+  const float enc =
+      f32_is_nan(a) ? a
+                    : fp8_scale_from_amax(
+                          a, s.format == kFP8BlockE4M3 ? kE4M3Max : kE5M2Max,
+                          s.amax_epsilon, s.force_pow2_scale != 0);
+  return {x86_div(1.0f, enc), enc};
+}
+
+/// The code of x in an FP8 block of scales `sc`.
+FUSION_RT_HDI uint8_t fp8_block_code(int32_t f, float x, Fp8BlockScales sc) {
+  const float v = sc.enc != 0.f ? x86_mul(x, sc.enc) : x86_div(x, sc.dec);
   return f == kFP8BlockE4M3 ? f32_to_e4m3(v) : f32_to_e5m2(v);
 }
 

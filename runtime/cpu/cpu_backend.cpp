@@ -314,8 +314,8 @@ void quantize_rows(const Request &q, const Globals &g, int64_t r0, int64_t i0,
         const int64_t j0 = c0 + b * bs, j1 = std::min(c1, j0 + bs);
         if (fp8_block) {
           const Amax a = block_amax(row + j0, j1 - j0);
-          const float sc = fp8_block_scale_of(q.scheme, a.amax, a.nan);
-          fp8_block_scale_at(q.row_scales, r, sg * blocks_per_seg + b) = sc;
+          const Fp8BlockScales sc = fp8_block_scales_of(q.scheme, a.amax, a.nan);
+          fp8_block_scale_at(q.row_scales, r, sg * blocks_per_seg + b) = sc.dec;
           for (int64_t j = j0; j < j1; ++j)
             store_code(q.row_data, r, j, fp8_block_code(f, row[j], sc));
           continue;
@@ -507,8 +507,8 @@ void run_fp8_tiles(const Request &q) {
         for (int64_t i = 0; i < h; ++i)
           for (int64_t j = j0; j < j1; ++j)
             a.add(s.vals[size_t(i * n + j)]);
-        const float sc = fp8_block_scale_of(q.scheme, a.amax, a.nan);
-        fp8_block_scale_at(q.row_scales, b, c) = sc;
+        const Fp8BlockScales sc = fp8_block_scales_of(q.scheme, a.amax, a.nan);
+        fp8_block_scale_at(q.row_scales, b, c) = sc.dec;
         for (int64_t i = 0; i < h; ++i)
           for (int64_t j = j0; j < j1; ++j)
             store_code(q.row_data, r0 + i, j,

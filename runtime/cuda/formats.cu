@@ -636,20 +636,22 @@ __device__ __forceinline__ void reduce_block_amax(BlockAmax &a) {
   }
 }
 
-/// Codes of v[0, n) under decode scale `sc`, stored at (r, j):
+/// Codes of v[0, n) under the block's scales `sc`, stored at (r, j):
 /// common/quantize_block.h fp8_block_code with the conversion done by
 /// cvt.rn.satfinite two at a time (= f32_to_e4m3 / f32_to_e5m2, as the FP8
-/// per-tensor kernel uses it) and a plain IEEE division (a NaN quotient's
-/// bits do not reach its code, 0x7F either way).
+/// per-tensor kernel uses it) and a plain IEEE division or product (a NaN
+/// result's bits do not reach its code, 0x7F either way).
 __device__ __forceinline__ void store_fp8_block_codes(const FParams &p,
                                                       int64_t r, int64_t j,
                                                       int n, const float (&v)[8],
-                                                      float sc) {
+                                                      Fp8BlockScales sc) {
   const bool e4 = p.s.format == kFP8BlockE4M3;
   uint8_t q[8];
 #pragma unroll
   for (int k = 0; k < 8; k += 2) {
-    const float lo = __fdiv_rn(v[k], sc), hi = __fdiv_rn(v[k + 1], sc);
+    const float lo = sc.enc != 0.f ? __fmul_rn(v[k], sc.enc) : __fdiv_rn(v[k], sc.dec);
+    const float hi = sc.enc != 0.f ? __fmul_rn(v[k + 1], sc.enc)
+                                   : __fdiv_rn(v[k + 1], sc.dec);
     const uint32_t w = e4 ? cvt_e4m3x2(lo, hi) : cvt_e5m2x2(lo, hi);
     q[k] = uint8_t(w), q[k + 1] = uint8_t(w >> 8);
   }
@@ -694,9 +696,9 @@ template <typename T, int CPB> __global__ void fp8_block_row_kernel(FParams p) {
     reduce_block_amax<CPB>(a);
     if (!active)
       continue;
-    const float sc = fp8_block_scale_of(p.s, a.amax, a.nan);
+    const Fp8BlockScales sc = fp8_block_scales_of(p.s, a.amax, a.nan);
     if (k == 0)
-      scales[r * p.rsc_rs + c * p.rsc_cs] = sc;
+      scales[r * p.rsc_rs + c * p.rsc_cs] = sc.dec;
     if (n > 0)
       store_fp8_block_codes(p, r, j, n, v, sc);
   }
@@ -730,9 +732,9 @@ template <typename T> __global__ void fp8_block_row_warp_kernel(FParams p) {
           a.add(v[q]);
     }
     reduce_block_amax<32>(a);
-    const float sc = fp8_block_scale_of(p.s, a.amax, a.nan);
+    const Fp8BlockScales sc = fp8_block_scales_of(p.s, a.amax, a.nan);
     if (lane == 0)
-      scales[r * p.rsc_rs + c * p.rsc_cs] = sc;
+      scales[r * p.rsc_rs + c * p.rsc_cs] = sc.dec;
     for (int64_t j = j0 + 8 * lane; j < j1; j += 256) {
       const int n = int(imin(8, j1 - j));
       float v[8];

@@ -21,11 +21,13 @@
 //   amax   |x| of the 16-bit patterns (SwiGLU: of the values rounded to the
 //          intermediate type), NaN kept under PROPAGATE, dropped under IGNORE
 //          (row_stream.cuh vec_key);
-//   scale  fp8_block_scale_of, the CPU's function;
+//   scale  fp8_block_scales_of, the CPU's function;
 //   codes  cvt.rn.satfinite(x / s), the quotient correctly rounded from
 //          r = RN(1/s) and one correction per element (common/quotient.h);
 //          scales outside [2^-80, 2^100] (subnormal, Inf, NaN) take the IEEE
-//          division itself.
+//          division itself. The MULTIPLY recipe (TE's Float8BlockScaling,
+//          torchao's blockwise training): cvt.rn.satfinite(x * enc), s =
+//          1 / enc written.
 //
 //===----------------------------------------------------------------------===//
 #include "cuda/cuda_backend.h"
@@ -137,13 +139,16 @@ __device__ __forceinline__ void emit(const BParams &p, GPos pos, int l,
     return;
   }
   const bool nan = key > 0x7f800000u;
-  const float s = fp8_block_scale_of(p.s, nan ? 0.f : __uint_as_float(key), nan);
-  const uint2 code = codes8<E4M3>(v, s);
+  const Fp8BlockScales s =
+      fp8_block_scales_of(p.s, nan ? 0.f : __uint_as_float(key), nan);
+  // MULTIPLY recipe: cvt(x * enc), the per-tensor codes; else x / dec.
+  const uint2 code = s.enc != 0.f ? stream::codes8<E4M3>(v, s.enc)
+                                  : codes8<E4M3>(v, s.dec);
   if (pos.g < p.groups) {
     const int64_t col = int64_t(pos.gc) * 128 + l * 8;
     *reinterpret_cast<uint2 *>(p.rd + int64_t(pos.row) * p.rd_rs + col) = code;
     if (l == 0)
-      p.sc[int64_t(pos.row) * p.sc_rs + int64_t(pos.gc) * p.sc_cs] = s;
+      p.sc[int64_t(pos.row) * p.sc_rs + int64_t(pos.gc) * p.sc_cs] = s.dec;
   }
 }
 
@@ -372,7 +377,7 @@ template <typename T>
 __global__ void __launch_bounds__(kTileThreads) fp8_tile_kernel(const TParams p) {
   __shared__ float s_amax[kTileThreads / 32];
   __shared__ int s_nan[kTileThreads / 32];
-  __shared__ float s_scale;
+  __shared__ float s_scale, s_enc;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const bool e4 = p.s.format == kFP8BlockE4M3;
   for (int64_t t = blockIdx.x; t < p.tiles; t += gridDim.x) {
@@ -401,20 +406,23 @@ __global__ void __launch_bounds__(kTileThreads) fp8_tile_kernel(const TParams p)
         b.amax = s_amax[w] > b.amax ? s_amax[w] : b.amax;
         b.nan = b.nan || s_nan[w];
       }
-      const float sc = fp8_block_scale_of(p.s, b.amax, b.nan);
-      s_scale = sc;
-      p.sc[tr * p.sc_rs + tc * p.sc_cs] = sc;
+      const Fp8BlockScales sc = fp8_block_scales_of(p.s, b.amax, b.nan);
+      s_scale = sc.dec;
+      s_enc = sc.enc;
+      p.sc[tr * p.sc_rs + tc * p.sc_cs] = sc.dec;
       if (p.amax)
         atomicMax(p.amax, __float_as_uint(b.amax));
     }
     __syncthreads();
-    const float sc = s_scale;
+    const float sc = s_scale, enc = s_enc;
     const bool fast = quotient_by_reciprocal_ok(sc);
     const float rcp = fast ? __frcp_rn(sc) : 0.f;
     for (int64_t r = r0 + warp; r < r1; r += kTileThreads / 32)
       for (int64_t c = c0 + lane; c < c1; c += 32) {
         const float x = T::at(p.x + (r * p.x_rs + c * p.x_cs) * T::kBytes);
-        const float q = fast ? quotient_by_reciprocal(x, sc, rcp) : __fdiv_rn(x, sc);
+        const float q = enc != 0.f ? __fmul_rn(x, enc)
+                        : fast     ? quotient_by_reciprocal(x, sc, rcp)
+                                   : __fdiv_rn(x, sc);
         p.rd[r * p.rd_rs + c * p.rd_cs] =
             uint8_t(e4 ? cvt_e4m3x2(q, 0.f) : cvt_e5m2x2(q, 0.f));
       }
@@ -455,16 +463,18 @@ __global__ void __launch_bounds__(kTileThreads)
     for (int i = 0; i < kTileThreads / 32; ++i)
       key = max(key, s_key[i]);
     const bool nan = key > 0x7f800000u;
-    const float sc = fp8_block_scale_of(p.s, nan ? 0.f : __uint_as_float(key), nan);
+    const Fp8BlockScales sc =
+        fp8_block_scales_of(p.s, nan ? 0.f : __uint_as_float(key), nan);
     if (threadIdx.x == 0)
-      p.sc[tr * p.sc_rs + tc * p.sc_cs] = sc;
+      p.sc[tr * p.sc_rs + tc * p.sc_cs] = sc.dec;
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
       const int64_t r = r0 + 2 * k;
       const float v[8] = {T::lo(w[k].x), T::hi(w[k].x), T::lo(w[k].y),
                           T::hi(w[k].y), T::lo(w[k].z), T::hi(w[k].z),
                           T::lo(w[k].w), T::hi(w[k].w)};
-      const uint2 code = codes8<E4M3>(v, sc);
+      const uint2 code = sc.enc != 0.f ? stream::codes8<E4M3>(v, sc.enc)
+                                       : codes8<E4M3>(v, sc.dec);
       if (r < p.M)
         *reinterpret_cast<uint2 *>(p.rd + r * p.rd_rs + c) = code;
     }

@@ -175,7 +175,8 @@ typedef enum fusion_rt_zero_scale {
   FUSION_RT_ZERO_SCALE_MIN_NORMAL = 2
 } fusion_rt_zero_scale;
 
-/** How NVFP4's scales are computed (docs/numerics.md, "NVFP4 recipes"). */
+/** How NVFP4's scales are computed (docs/numerics.md, "NVFP4 recipes"),
+ *  and (MULTIPLY) those of the FP8 block formats. */
 typedef enum fusion_rt_nvfp4_recipe {
   /** TransformerEngine: S_enc = 2688/amax, scale = e4m3(block_amax * S_enc/6),
    *  codes of x * 1/(scale * S_dec). */
@@ -187,7 +188,15 @@ typedef enum fusion_rt_nvfp4_recipe {
   /** torchao 0.18 nvfp4_quantize without a per-tensor scale:
    *  scale = e4m3(clamp(block_amax/6, 2^-6, 448)), codes of x * (1/scale);
    *  1x16 blocks, RNE. */
-  FUSION_RT_NVFP4_RECIPE_TORCHAO_BLOCK = 2
+  FUSION_RT_NVFP4_RECIPE_TORCHAO_BLOCK = 2,
+  /** FP8 block formats only: scale = max / max(amax, eps) as
+   *  TransformerEngine's compute_scale_from_amax (amax Inf or 0 -> 1, an
+   *  Inf scale -> FLT_MAX, power-of-two truncation with force_pow2_scale;
+   *  a NaN amax under PROPAGATE gives a NaN scale), codes of x * scale, the
+   *  scale written 1 / scale: TE's Float8BlockScaling and torchao's
+   *  blockwise FP8 training quantizers. The default (TE = 0) for FP8 blocks
+   *  is DeepSeek-V3's s = max(amax, eps) / max, codes of x / s. */
+  FUSION_RT_NVFP4_RECIPE_MULTIPLY = 3
 } fusion_rt_nvfp4_recipe;
 
 /** How to quantize. Initialise with fusion_rt_quant_scheme_init(). */
@@ -208,7 +217,7 @@ typedef struct fusion_rt_quant_scheme {
   /** fusion_rt_zero_scale (MX formats). Both backends implement every
    *  value (CUDA: MXFP8). */
   int32_t zero_scale;
-  int32_t nvfp4_recipe; /**< fusion_rt_nvfp4_recipe (NVFP4 only) */
+  int32_t nvfp4_recipe; /**< fusion_rt_nvfp4_recipe (NVFP4; FP8 block: MULTIPLY) */
   /** FP8 block formats only: rows of a scale block (>= 1; default 1).
    *  block_rows > 1 gives 2D blocks, 128x128 for DeepSeek-V3 weights: the
    *  rowwise scales are [ceil(M / block_rows), ceil(N / block_cols)], each

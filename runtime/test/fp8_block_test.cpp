@@ -588,3 +588,176 @@ TEST(Fp8Block, BlockTallerThanTheMatrix) {
     for (int64_t j = 0; j < n; ++j)
       ASSERT_EQ(q.row_code(i, j), r.codes[size_t(i * n + j)]) << i << "," << j;
 }
+
+namespace {
+
+/// The MULTIPLY recipe's reference, written from the two anchors:
+/// torchao's blockwise FP8 training quantizers (torch_blockwise_scale_*:
+/// amax in f64 clamped at eps, scale = (max / amax).to(f32), (x * scale)
+/// .clamp(-max, max).to(fp8), 1 / scale returned; a NaN amax gives NaN)
+/// and TransformerEngine's compute_scale_from_amax (amax < eps -> eps;
+/// amax Inf or 0 -> 1; an Inf scale -> FLT_MAX; power of two by truncating
+/// the f32 bits), which agree on finite blocks. Here in double, as torchao
+/// computes the scale (double rounding of a quotient to f32 via f64 is
+/// innocuous: 53 >= 2 * 24 + 2).
+Ref reference_multiply(const HostMatrix &x, int32_t f, int64_t br, int64_t bc,
+                       float eps, bool pow2, bool propagate) {
+  const int64_t m = x.rows, n = x.cols, nbr = (m + br - 1) / br,
+                nbc = (n + bc - 1) / bc;
+  const double mx = f == FUSION_RT_FORMAT_FP8_BLOCK_E4M3 ? 448.0 : 57344.0;
+  Ref r;
+  r.scales.resize(size_t(nbr * nbc));
+  r.codes.resize(size_t(m * n));
+  for (int64_t a = 0; a < nbr; ++a)
+    for (int64_t b = 0; b < nbc; ++b) {
+      double amax = 0.0;
+      bool nan = false;
+      for (int64_t i = a * br; i < std::min(m, a * br + br); ++i)
+        for (int64_t j = b * bc; j < std::min(n, b * bc + bc); ++j) {
+          const double v = std::fabs(double(x.at(i, j)));
+          nan |= std::isnan(v);
+          amax = std::max(amax, std::isnan(v) ? 0.0 : v);
+        }
+      float scale;
+      if (nan && propagate) {
+        scale = std::numeric_limits<float>::quiet_NaN();
+      } else {
+        amax = std::max(amax, double(eps));
+        if (std::isinf(amax) || amax == 0.0) {
+          scale = 1.f;
+        } else {
+          scale = float(mx / amax);
+          if (std::isinf(scale))
+            scale = std::numeric_limits<float>::max();
+          if (pow2) {
+            uint32_t u;
+            std::memcpy(&u, &scale, 4);
+            u &= 0xff800000u;
+            std::memcpy(&scale, &u, 4);
+          }
+        }
+      }
+      r.scales[size_t(a * nbc + b)] = 1.0f / scale;
+      for (int64_t i = a * br; i < std::min(m, a * br + br); ++i)
+        for (int64_t j = b * bc; j < std::min(n, b * bc + bc); ++j) {
+          float v = x.at(i, j) * scale;
+          if (!std::isnan(v))
+            v = float(std::min(mx, std::max(-mx, double(v))));
+          r.codes[size_t(i * n + j)] = f == FUSION_RT_FORMAT_FP8_BLOCK_E4M3
+                                           ? fusion_rt::f32_to_e4m3(v)
+                                           : fusion_rt::f32_to_e5m2(v);
+        }
+    }
+  return r;
+}
+
+} // namespace
+
+/// The MULTIPLY recipe (codes of x * (max / amax), 1 / scale written) equals
+/// its reference for 1xG groups and 2D tiles, both formats, floors, NaN
+/// policies and power-of-two scales, on NaN, Inf, zero, subnormal and
+/// partial blocks; fused equals unfused; dequantize is code times the
+/// written scale; the recipe is refused for formats other than the FP8
+/// blocks.
+TEST(Fp8Block, MultiplyRecipe) {
+  const int64_t m = 6, n = 300;
+  HostMatrix x = make_matrix(special_values(m, n), m, n, FUSION_RT_F32);
+  int runs = 0;
+  for (int32_t f : {FUSION_RT_FORMAT_FP8_BLOCK_E4M3, FUSION_RT_FORMAT_FP8_BLOCK_E5M2})
+    for (auto [br, g] : {std::pair<int32_t, int32_t>{1, 128}, {1, 7}, {1, 300},
+                         {4, 32}, {128, 128}})
+      for (float eps : {0.f, 1e-12f})
+        for (bool pow2 : {false, true})
+          for (int32_t nan : {FUSION_RT_NAN_PROPAGATE, FUSION_RT_NAN_IGNORE}) {
+            fusion_rt_quant_scheme s = block_scheme(f, g, eps, pow2);
+            s.block_rows = br;
+            s.nan_policy = nan;
+            s.nvfp4_recipe = FUSION_RT_NVFP4_RECIPE_MULTIPLY;
+            SCOPED_TRACE(describe(s) + " rows " + std::to_string(br) + " eps " +
+                         std::to_string(eps));
+            QuantBuffers q;
+            q.alloc(s, m, n, false, true);
+            fusion_rt_tensor t = x.view();
+            ASSERT_EQ(fusion_rt_quantize(&t, &s, &q.out, nullptr, nullptr),
+                      FUSION_RT_STATUS_SUCCESS)
+                << fusion_rt_last_error_message();
+            const Ref r = reference_multiply(x, f, br, g, eps, pow2,
+                                             nan == FUSION_RT_NAN_PROPAGATE);
+            const int64_t nbr = q.shapes.rowwise_scales[0],
+                          nb = q.shapes.rowwise_scales[1];
+            ASSERT_EQ(nbr * nb, int64_t(r.scales.size()));
+            for (int64_t a = 0; a < nbr; ++a)
+              for (int64_t b = 0; b < nb; ++b)
+                ASSERT_TRUE(same_bits_or_both_nan(scale_at(q, a, b),
+                                                  r.scales[size_t(a * nb + b)]))
+                    << "scale " << a << "," << b << ": " << scale_at(q, a, b)
+                    << " vs " << r.scales[size_t(a * nb + b)];
+            for (int64_t i = 0; i < m; ++i)
+              for (int64_t j = 0; j < n; ++j)
+                ASSERT_EQ(q.row_code(i, j), r.codes[size_t(i * n + j)])
+                    << "code " << i << "," << j << " x " << x.at(i, j);
+            ++runs;
+          }
+  EXPECT_EQ(runs, 2 * 5 * 2 * 2 * 2);
+
+  // The two recipes differ (a test that could not tell them apart would
+  // pass either): on these values, some code differs.
+  fusion_rt_quant_scheme s = block_scheme(FUSION_RT_FORMAT_FP8_BLOCK_E4M3, 128);
+  QuantBuffers a, b;
+  a.alloc(s, m, n);
+  fusion_rt_tensor t = x.view();
+  ASSERT_EQ(fusion_rt_quantize(&t, &s, &a.out, nullptr, nullptr),
+            FUSION_RT_STATUS_SUCCESS);
+  s.nvfp4_recipe = FUSION_RT_NVFP4_RECIPE_MULTIPLY;
+  b.alloc(s, m, n);
+  ASSERT_EQ(fusion_rt_quantize(&t, &s, &b.out, nullptr, nullptr),
+            FUSION_RT_STATUS_SUCCESS);
+  int differ = 0;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      differ += a.row_code(i, j) != b.row_code(i, j);
+  EXPECT_GT(differ, 0);
+
+  // Fused SiLU (1x128) equals the unfused activation then quantize.
+  {
+    const int64_t fm = 4, fn = 256;
+    HostMatrix xb = make_matrix(random_values(fm * fn, 9, false), fm, fn,
+                                FUSION_RT_BF16);
+    fusion_rt_activation act;
+    fusion_rt_activation_init(&act);
+    act.kind = FUSION_RT_ACT_SILU;
+    act.intermediate_dtype = FUSION_RT_BF16;
+    fusion_rt_tensor xv = xb.view();
+    HostMatrix y = make_matrix(std::vector<float>(size_t(fm * fn), 0.f), fm, fn,
+                               FUSION_RT_BF16);
+    fusion_rt_tensor yv = y.view();
+    ASSERT_EQ(fusion_rt_activation_apply(&xv, nullptr, nullptr, &act, &yv,
+                                         nullptr, nullptr, nullptr),
+              FUSION_RT_STATUS_SUCCESS)
+        << fusion_rt_last_error_message();
+    QuantBuffers fused, unfused;
+    fused.alloc(s, fm, fn);
+    unfused.alloc(s, fm, fn);
+    ASSERT_EQ(fusion_rt_act_quantize(&xv, nullptr, &act, &s, &fused.out,
+                                     nullptr, nullptr),
+              FUSION_RT_STATUS_SUCCESS)
+        << fusion_rt_last_error_message();
+    ASSERT_EQ(fusion_rt_quantize(&yv, &s, &unfused.out, nullptr, nullptr),
+              FUSION_RT_STATUS_SUCCESS);
+    EXPECT_EQ(diff(fused, unfused), "");
+  }
+
+  // Other formats refuse the recipe; the range ends at MULTIPLY.
+  for (int32_t f : {FUSION_RT_FORMAT_MXFP8_E4M3, FUSION_RT_FORMAT_NVFP4,
+                    FUSION_RT_FORMAT_FP8_E4M3}) {
+    fusion_rt_quant_scheme o = scheme_of(f, FUSION_RT_ROWWISE);
+    o.nvfp4_recipe = FUSION_RT_NVFP4_RECIPE_MULTIPLY;
+    QuantBuffers q;
+    q.alloc(scheme_of(f, FUSION_RT_ROWWISE), m, n);
+    EXPECT_EQ(fusion_rt_quantize(&t, &o, &q.out, nullptr, nullptr),
+              FUSION_RT_STATUS_UNSUPPORTED);
+    EXPECT_NE(std::string(fusion_rt_last_error_message()).find("MULTIPLY"),
+              std::string::npos)
+        << fusion_rt_last_error_message();
+  }
+}

@@ -339,13 +339,17 @@ func.func @negative_two_scale_tensors(%x: tensor<2x256xf32>) -> (tensor<2x256xf8
 }
 
 // DeepSeek-V3's 128x128 weight quantizer (one f32 scale per tile: amax over
-// dims 1 and 3 of [M/128, 128, N/128, 128]): the runtime has the format
-// (block = 128x128) but its raising is not written; the remark says so.
-// REMARK: Function=negative_weight_tiles | Reason="unsupported format", Remark="the f32 scales tensor<2x2xf32> hold one value per 16384 elements in 2D tiles: 2D FP8 blocks (weight tiles, block = RxC) are not raised yet"
+// dims 1 and 3 of [M/128, 128, N/128, 128], keepdim): raised to the FP8
+// block format with block = 128x128, checked on whole bands of 128 rows.
+// CHECK-LABEL: func @weight_tiles
+// REMARK: Function=weight_tiles | Remark="raised to fusion.quantize #fusion.quant<fp8_block_e4m3, rowwise, block = 128x128, epsilon = 1.0e-04> (assuming finite inputs)"
+// CHECK: fusion.quantize %arg0 as quant<fp8_block_e4m3, rowwise, block = 128x128, epsilon = 1.0e-04> outs({{.*}}) : (tensor<256x256xf32>, tensor<256x256xf8E4M3FN>, tensor<2x2xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: return
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #red4 = affine_map<(d0, d1, d2, d3) -> (d0, d2)>
 #bc4 = affine_map<(d0, d1, d2, d3) -> (d0, 0, d2, 0)>
-func.func @negative_weight_tiles(%x: tensor<256x256xf32>) -> (tensor<256x256xf8E4M3FN>, tensor<2x2xf32>) {
+func.func @weight_tiles(%x: tensor<256x256xf32>) -> (tensor<256x256xf8E4M3FN>, tensor<2x2xf32>) {
   %ninf = arith.constant 0xFF800000 : f32
   %eps = arith.constant 1.000000e-04 : f32
   %max = arith.constant 4.480000e+02 : f32
@@ -387,4 +391,154 @@ func.func @negative_weight_tiles(%x: tensor<256x256xf32>) -> (tensor<256x256xf8E
   %data = tensor.collapse_shape %q [[0, 1], [2, 3]] : tensor<2x128x2x128xf8E4M3FN> into tensor<256x256xf8E4M3FN>
   %scales = tensor.collapse_shape %s [[0, 1], [2, 3]] : tensor<2x1x2x1xf32> into tensor<2x2xf32>
   return %data, %scales : tensor<256x256xf8E4M3FN>, tensor<2x2xf32>
+}
+
+// bf16 weights in 32x64 tiles, the scales [M/32, N/64] straight from the
+// reduction (no keepdim): block = 32x64.
+// CHECK-LABEL: func @weight_tiles_bf16
+// REMARK: Function=weight_tiles_bf16 | Remark="raised to fusion.quantize #fusion.quant<fp8_block_e4m3, rowwise, block = 32x64, epsilon = 1.0e-04> (assuming finite inputs)"
+// CHECK: fusion.quantize %arg0 as quant<fp8_block_e4m3, rowwise, block = 32x64, epsilon = 1.0e-04> outs({{.*}}) : (tensor<96x128xbf16>, tensor<96x128xf8E4M3FN>, tensor<3x2xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: return
+#t4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#t4r = affine_map<(d0, d1, d2, d3) -> (d0, d2)>
+#t2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @weight_tiles_bf16(%x: tensor<96x128xbf16>) -> (tensor<96x128xf8E4M3FN>, tensor<3x2xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %eps = arith.constant 1.000000e-04 : f32
+  %max = arith.constant 4.480000e+02 : f32
+  %nmax = arith.constant -4.480000e+02 : f32
+  %b = tensor.expand_shape %x [[0, 1], [2, 3]] output_shape [3, 32, 2, 64] : tensor<96x128xbf16> into tensor<3x32x2x64xbf16>
+  %e2 = tensor.empty() : tensor<3x2xf32>
+  %f2 = linalg.fill ins(%ninf : f32) outs(%e2 : tensor<3x2xf32>) -> tensor<3x2xf32>
+  %amax = linalg.generic {indexing_maps = [#t4, #t4r], iterator_types = ["parallel", "reduction", "parallel", "reduction"]} ins(%b : tensor<3x32x2x64xbf16>) outs(%f2 : tensor<3x2xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %w = arith.extf %in : bf16 to f32
+    %v = math.absf %w : f32
+    %m = arith.maximumf %v, %out : f32
+    linalg.yield %m : f32
+  } -> tensor<3x2xf32>
+  %e3 = tensor.empty() : tensor<3x2xf32>
+  %s = linalg.generic {indexing_maps = [#t2, #t2], iterator_types = ["parallel", "parallel"]} ins(%amax : tensor<3x2xf32>) outs(%e3 : tensor<3x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %lt = arith.cmpf ult, %in, %eps : f32
+    %c = arith.select %lt, %eps, %in : f32
+    %d = arith.divf %c, %max : f32
+    linalg.yield %d : f32
+  } -> tensor<3x2xf32>
+  %e4 = tensor.empty() : tensor<3x32x2x64xf8E4M3FN>
+  %q = linalg.generic {indexing_maps = [#t4, #t4r, #t4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%b, %s : tensor<3x32x2x64xbf16>, tensor<3x2xf32>) outs(%e4 : tensor<3x32x2x64xf8E4M3FN>) {
+  ^bb0(%in: bf16, %sc: f32, %out: f8E4M3FN):
+    %w = arith.extf %in : bf16 to f32
+    %v = arith.divf %w, %sc : f32
+    %lo = arith.cmpf ult, %v, %nmax : f32
+    %v1 = arith.select %lo, %nmax, %v : f32
+    %hi = arith.cmpf ugt, %v1, %max : f32
+    %v2 = arith.select %hi, %max, %v1 : f32
+    %t = arith.truncf %v2 : f32 to f8E4M3FN
+    linalg.yield %t : f8E4M3FN
+  } -> tensor<3x32x2x64xf8E4M3FN>
+  %data = tensor.collapse_shape %q [[0, 1], [2, 3]] : tensor<3x32x2x64xf8E4M3FN> into tensor<96x128xf8E4M3FN>
+  return %data, %s : tensor<96x128xf8E4M3FN>, tensor<3x2xf32>
+}
+
+// 2D tiles as torchao's blockwise FP8 training writes them: amax clamped
+// at 1e-12, scale = 448 / amax, data x * scale, the scale returned as its
+// reciprocal: the `multiply` recipe (x * (448 / amax) rounds differently
+// from DeepSeek's x / (amax / 448)).
+// CHECK-LABEL: func @weight_tiles_times_scale
+// REMARK: Function=weight_tiles_times_scale | Remark="raised to fusion.quantize #fusion.quant<fp8_block_e4m3, rowwise, block = 32x64, epsilon = {{.*}}, recipe = multiply> (assuming finite inputs)"
+// CHECK: fusion.quantize %arg0 as quant<fp8_block_e4m3, rowwise, block = 32x64, epsilon = {{.*}}, recipe = multiply> outs({{.*}}) : (tensor<64x128xf32>, tensor<64x128xf8E4M3FN>, tensor<2x2xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @weight_tiles_times_scale(%x: tensor<64x128xf32>) -> (tensor<64x128xf8E4M3FN>, tensor<2x2xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %one = arith.constant 1.000000e+00 : f32
+  %eps = arith.constant 9.99999996E-13 : f32
+  %max = arith.constant 4.480000e+02 : f32
+  %nmax = arith.constant -4.480000e+02 : f32
+  %b = tensor.expand_shape %x [[0, 1], [2, 3]] output_shape [2, 32, 2, 64] : tensor<64x128xf32> into tensor<2x32x2x64xf32>
+  %e2 = tensor.empty() : tensor<2x2xf32>
+  %f2 = linalg.fill ins(%ninf : f32) outs(%e2 : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %amax = linalg.generic {indexing_maps = [#t4, #t4r], iterator_types = ["parallel", "reduction", "parallel", "reduction"]} ins(%b : tensor<2x32x2x64xf32>) outs(%f2 : tensor<2x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.absf %in : f32
+    %m = arith.maximumf %v, %out : f32
+    linalg.yield %m : f32
+  } -> tensor<2x2xf32>
+  %e3 = tensor.empty() : tensor<2x2xf32>
+  %sc = linalg.generic {indexing_maps = [#t2, #t2], iterator_types = ["parallel", "parallel"]} ins(%amax : tensor<2x2xf32>) outs(%e3 : tensor<2x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %lt = arith.cmpf ult, %in, %eps : f32
+    %c = arith.select %lt, %eps, %in : f32
+    %d = arith.divf %max, %c : f32
+    linalg.yield %d : f32
+  } -> tensor<2x2xf32>
+  %e4 = tensor.empty() : tensor<2x32x2x64xf8E4M3FN>
+  %q = linalg.generic {indexing_maps = [#t4, #t4r, #t4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%b, %sc : tensor<2x32x2x64xf32>, tensor<2x2xf32>) outs(%e4 : tensor<2x32x2x64xf8E4M3FN>) {
+  ^bb0(%in: f32, %s: f32, %out: f8E4M3FN):
+    %v = arith.mulf %in, %s : f32
+    %lo = arith.cmpf ult, %v, %nmax : f32
+    %v1 = arith.select %lo, %nmax, %v : f32
+    %hi = arith.cmpf ugt, %v1, %max : f32
+    %v2 = arith.select %hi, %max, %v1 : f32
+    %t = arith.truncf %v2 : f32 to f8E4M3FN
+    linalg.yield %t : f8E4M3FN
+  } -> tensor<2x32x2x64xf8E4M3FN>
+  %data = tensor.collapse_shape %q [[0, 1], [2, 3]] : tensor<2x32x2x64xf8E4M3FN> into tensor<64x128xf8E4M3FN>
+  %e5 = tensor.empty() : tensor<2x2xf32>
+  %inv = linalg.generic {indexing_maps = [#t2, #t2], iterator_types = ["parallel", "parallel"]} ins(%sc : tensor<2x2xf32>) outs(%e5 : tensor<2x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.divf %one, %in : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2xf32>
+  return %data, %inv : tensor<64x128xf8E4M3FN>, tensor<2x2xf32>
+}
+
+// 2D tiles as torchao's blockwise FP8 training writes them: the scale is
+// 448 / amax and the data x * scale, the scale returned as its reciprocal.
+// Without a floor on the amax, a zero tile gives 448 / 0 = Inf and NaN
+// codes (0 * Inf) where TE's scale is 1: declined, the difference named.
+// CHECK-LABEL: func @negative_weight_tiles_times_scale
+// REMARK: Function=negative_weight_tiles_times_scale | Reason="differs from every runtime quantizer", Remark="closest is #fusion.quant<fp8_block_e4m3, rowwise, block = 32x64
+// CHECK-NOT: fusion.quantize
+func.func @negative_weight_tiles_times_scale(%x: tensor<64x128xf32>) -> (tensor<64x128xf8E4M3FN>, tensor<2x2xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %one = arith.constant 1.000000e+00 : f32
+  %max = arith.constant 4.480000e+02 : f32
+  %nmax = arith.constant -4.480000e+02 : f32
+  %b = tensor.expand_shape %x [[0, 1], [2, 3]] output_shape [2, 32, 2, 64] : tensor<64x128xf32> into tensor<2x32x2x64xf32>
+  %e2 = tensor.empty() : tensor<2x2xf32>
+  %f2 = linalg.fill ins(%ninf : f32) outs(%e2 : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %amax = linalg.generic {indexing_maps = [#t4, #t4r], iterator_types = ["parallel", "reduction", "parallel", "reduction"]} ins(%b : tensor<2x32x2x64xf32>) outs(%f2 : tensor<2x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.absf %in : f32
+    %m = arith.maximumf %v, %out : f32
+    linalg.yield %m : f32
+  } -> tensor<2x2xf32>
+  %e3 = tensor.empty() : tensor<2x2xf32>
+  %sc = linalg.generic {indexing_maps = [#t2, #t2], iterator_types = ["parallel", "parallel"]} ins(%amax : tensor<2x2xf32>) outs(%e3 : tensor<2x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %d = arith.divf %max, %in : f32
+    linalg.yield %d : f32
+  } -> tensor<2x2xf32>
+  %e4 = tensor.empty() : tensor<2x32x2x64xf8E4M3FN>
+  %q = linalg.generic {indexing_maps = [#t4, #t4r, #t4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%b, %sc : tensor<2x32x2x64xf32>, tensor<2x2xf32>) outs(%e4 : tensor<2x32x2x64xf8E4M3FN>) {
+  ^bb0(%in: f32, %s: f32, %out: f8E4M3FN):
+    %v = arith.mulf %in, %s : f32
+    %lo = arith.cmpf ult, %v, %nmax : f32
+    %v1 = arith.select %lo, %nmax, %v : f32
+    %hi = arith.cmpf ugt, %v1, %max : f32
+    %v2 = arith.select %hi, %max, %v1 : f32
+    %t = arith.truncf %v2 : f32 to f8E4M3FN
+    linalg.yield %t : f8E4M3FN
+  } -> tensor<2x32x2x64xf8E4M3FN>
+  %data = tensor.collapse_shape %q [[0, 1], [2, 3]] : tensor<2x32x2x64xf8E4M3FN> into tensor<64x128xf8E4M3FN>
+  %e5 = tensor.empty() : tensor<2x2xf32>
+  %inv = linalg.generic {indexing_maps = [#t2, #t2], iterator_types = ["parallel", "parallel"]} ins(%sc : tensor<2x2xf32>) outs(%e5 : tensor<2x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.divf %one, %in : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2xf32>
+  return %data, %inv : tensor<64x128xf8E4M3FN>, tensor<2x2xf32>
 }

@@ -38,6 +38,8 @@ from torchao.prototype.mx_formats.utils import to_blocked
 from torchao.prototype.mx_formats.nvfp4_tensor import (nvfp4_quantize,
                                                        per_tensor_amax_to_scale)
 from torchao.float8.float8_utils import tensor_to_scale, to_fp8_saturated
+from torchao.prototype.blockwise_fp8_training.kernels import (
+    torch_blockwise_scale_act_quant_lhs, torch_blockwise_scale_weight_quant)
 from torch._decomp import core_aten_decompositions
 from torch.fx.experimental.proxy_tensor import make_fx
 
@@ -206,6 +208,44 @@ class Fp8Grouped(torch.nn.Module):
             scale = torch.exp2(torch.ceil(torch.log2(scale)))
         q = (blocks / scale).clamp(-448.0, 448.0).to(torch.float8_e4m3fn)
         return q.reshape(*y.shape), scale.reshape(*y.shape[:-1], -1)
+
+
+class Fp8WeightTiles(torch.nn.Module):
+    """FP8 with one f32 scale per 2D tile of a weight. `ao=False`: DeepSeek-
+    V3's 128x128 weight quantizer written in torch (amax over dims 1 and 3
+    of [M/T, T, N/T, T], clamp(min=1e-4), s = amax / 448, x / s); `ao=True`:
+    torchao's blockwise FP8 training quantizer
+    (torch_blockwise_scale_weight_quant: scale = 448 / amax in f64, x * scale,
+    1 / scale returned)."""
+
+    def __init__(self, tile=128, ao=False):
+        super().__init__()
+        self.tile, self.ao = tile, ao
+
+    def forward(self, w):
+        if self.ao:
+            return torch_blockwise_scale_weight_quant(w, self.tile)
+        m, n = w.shape
+        t = self.tile
+        tiles = w.float().reshape(m // t, t, n // t, t)
+        amax = tiles.abs().amax(dim=(1, 3), keepdim=True).clamp(min=1e-4)
+        s = amax / 448.0
+        q = (tiles / s).clamp(-448.0, 448.0).to(torch.float8_e4m3fn)
+        return q.reshape(m, n), s.reshape(m // t, n // t)
+
+
+class ActAoGroups(torch.nn.Module):
+    """act(x) quantized by torchao's blockwise FP8 training quantizer of
+    activations (torch_blockwise_scale_act_quant_lhs: 1x128 groups, scale =
+    448 / amax in f64, x * scale, 1 / scale returned in column-major
+    storage)."""
+
+    def __init__(self, act):
+        super().__init__()
+        self.act = act
+
+    def forward(self, x):
+        return torch_blockwise_scale_act_quant_lhs(self.act(x), 128)
 
 
 class HandFp8Tensor(torch.nn.Module):
@@ -448,6 +488,12 @@ def programs():
         (x((4, 512), bf),)
     yield "silu_fp8_group128_ue8m0_f32", Fp8Grouped(128, ue8m0=True), (x((4, 256), f32),)
     yield "gelu_fp8_group128_f32_3d", Fp8Grouped(128, act=F.gelu), (x((2, 3, 256), f32),)
+    # 2D tiles of a weight (no activation): DeepSeek-V3's x / s in torch
+    # (raised, block = 128x128) and torchao's blockwise training quantizers
+    # (x * (448 / amax)), for 128x128 weight tiles and 1x128 groups after SiLU.
+    yield "fp8_weight_tiles_f32", Fp8WeightTiles(), (x((256, 256), f32),)
+    yield "ao_fp8_weight_tiles_bf16", Fp8WeightTiles(ao=True), (x((256, 256), bf),)
+    yield "silu_ao_fp8_groups_bf16", ActAoGroups(F.silu), (x((4, 256), bf),)
 
 
 def large_programs():

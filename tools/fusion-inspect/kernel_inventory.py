@@ -8,7 +8,12 @@ and the count of shared-state-space vs generic memory instructions in its PTX
 mean the pointer lost its shared window). Writes a TSV that
 `fusion-opt --fusion-kernel-report` reads.
 
-usage: kernel_inventory.py NVCC ARCH RUNTIME_DIR OUT.tsv WORKDIR
+It compiles nothing: the build of fusion_rt_cuda goes through
+runtime/cuda/nvcc_keep.sh, which leaves each object's PTX
+(<file>.compute_<arch>.ptx) and ptxas -v report (ptxas.txt) in
+OBJECT_DIR/<file>.cu.o.keep/.
+
+usage: kernel_inventory.py ARCH RUNTIME_DIR OBJECT_DIR OUT.tsv
 """
 import os
 import re
@@ -43,30 +48,31 @@ def ptx_functions(ptx):
 
 
 def main():
-    nvcc, arch, rtdir, out, work = sys.argv[1:6]
-    os.makedirs(work, exist_ok=True)
-    ptxas = os.path.join(os.path.dirname(nvcc), "ptxas")
+    if len(sys.argv) != 5:
+        sys.exit("usage: kernel_inventory.py ARCH RUNTIME_DIR OBJECT_DIR OUT.tsv")
+    arch, rtdir, objdir, out = sys.argv[1:5]
     rows = []
     for src in sorted(os.listdir(os.path.join(rtdir, "cuda"))):
         if not src.endswith(".cu"):
             continue
         base = src[:-3]
-        ptx_path = os.path.join(work, f"{base}.sm_{arch}.ptx")
-        subprocess.run([nvcc, "-std=c++17", "-O3", "-fmad=false",
-                        "--expt-relaxed-constexpr", "-DFUSION_RT_HAVE_CUDA",
-                        "-I" + rtdir, "-I" + os.path.join(rtdir, "include"),
-                        "-ptx", f"-gencode=arch=compute_{arch},code=compute_{arch}",
-                        os.path.join(rtdir, "cuda", src), "-o", ptx_path],
-                       check=True)
-        log = subprocess.run([ptxas, f"-arch=sm_{arch}", "-v", ptx_path, "-o",
-                              os.devnull], capture_output=True, text=True,
-                             check=True).stderr
+        keep = os.path.join(objdir, src + ".o.keep")
+        ptx_path = os.path.join(keep, f"{base}.compute_{arch}.ptx")
+        try:
+            with open(os.path.join(keep, "ptxas.txt")) as f:
+                log = f.read()
+        except OSError as e:
+            sys.exit(f"kernel_inventory: {e} (fusion_rt_cuda builds through "
+                     "runtime/cuda/nvcc_keep.sh)")
         res = {}
         current = None
         for line in log.splitlines():
-            m = re.search(r"Compiling entry function '(\S+)'", line)
+            # The report holds every architecture built; keep this one's.
+            m = re.search(r"Compiling entry function '(\S+)' for '(\S+)'", line)
             if m:
-                current = m.group(1)
+                current = m.group(1) if m.group(2) == f"sm_{arch}" else None
+                if current is None:
+                    continue
                 res[current] = {"regs": 0, "smem": 0, "stack": 0,
                                 "spill_st": 0, "spill_ld": 0}
                 continue

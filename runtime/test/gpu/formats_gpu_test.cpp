@@ -521,6 +521,8 @@ std::string describe(const Case &c) {
     s += "/colmajor-scales";
   if (c.s.block_rows > 1)
     s += "/block-rows=" + std::to_string(c.s.block_rows);
+  if (c.s.nvfp4_recipe == FUSION_RT_NVFP4_RECIPE_MULTIPLY)
+    s += "/multiply";
   if (c.op) {
     char a[96];
     std::snprintf(a, sizeof a, " kind=%d%s inter=%s%s%s", c.kind,
@@ -716,6 +718,55 @@ int main(int argc, char **argv) {
           c.colmajor_scales = k++ % 4 == 1;
           cases.push_back(c);
         }
+    // The MULTIPLY recipe (TE's Float8BlockScaling, torchao's blockwise
+    // training: codes of x * (max / amax)): the stream kernels (1x128,
+    // aligned 16-bit rows), the general kernels (pad 3, f32, other widths),
+    // the 2D tile kernels, SwiGLU forward.
+    auto multiply = [&](fusion_rt_quant_scheme s) {
+      s.nvfp4_recipe = FUSION_RT_NVFP4_RECIPE_MULTIPLY;
+      s.amax_epsilon = k % 2 ? 1e-12f : 0.f;
+      return s;
+    };
+    for (int fmt : {FUSION_RT_FORMAT_FP8_BLOCK_E4M3, FUSION_RT_FORMAT_FP8_BLOCK_E5M2})
+      for (int dt : dts)
+        for (auto &sh : sh128)
+          for (int g : {128, 96, 7}) {
+            Case c;
+            c.dt = dt;
+            c.M = sh[0];
+            c.N = sh[1];
+            c.pad = k % 3 == 2 ? 3 : (k % 3) * 8;
+            c.s = multiply(block_scheme(fmt, g));
+            c.colmajor_scales = k++ % 4 == 1;
+            cases.push_back(c);
+          }
+    for (int fmt : {FUSION_RT_FORMAT_FP8_BLOCK_E4M3, FUSION_RT_FORMAT_FP8_BLOCK_E5M2})
+      for (int dt : dts)
+        for (auto &sh : sh2d) {
+          Case c;
+          c.dt = dt;
+          c.M = sh[0];
+          c.N = sh[1];
+          c.pad = k % 4 == 1 ? 3 : 0;
+          c.s = multiply(block_scheme(fmt, int(sh[3])));
+          c.s.block_rows = int(sh[2]);
+          c.amax = k++ % 2 == 0;
+          cases.push_back(c);
+        }
+    for (int inter : {FUSION_RT_F32, FUSION_RT_BF16})
+      for (int dt : {FUSION_RT_BF16, FUSION_RT_F16}) {
+        Case c;
+        c.op = 2;
+        c.kind = FUSION_RT_ACT_SWIGLU;
+        c.dt = dt;
+        c.inter = inter;
+        c.packed = k % 2;
+        c.M = 21;
+        c.N = 640;
+        c.s = multiply(block_scheme(FUSION_RT_FORMAT_FP8_BLOCK_E4M3, 128));
+        ++k;
+        cases.push_back(c);
+      }
   }
   for (int kind = 0; kind <= 12; ++kind)
     for (int bwd = 0; bwd < 2; ++bwd) {

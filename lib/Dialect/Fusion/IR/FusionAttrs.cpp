@@ -205,10 +205,15 @@ QuantSchemeAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
       !std::isfinite(static_cast<float>(eps)) ||
       static_cast<double>(static_cast<float>(eps)) != eps)
     return emitError() << "epsilon must be a finite f32 value >= 0";
-  if (recipe != Nvfp4Recipe::te && !nvfp4)
+  const bool multiply = recipe == Nvfp4Recipe::multiply;
+  if (multiply && !blockFP8)
+    return emitError() << "recipe 'multiply' applies only to the FP8 block "
+                          "formats, not '"
+                       << name << "'";
+  if (recipe != Nvfp4Recipe::te && !multiply && !nvfp4)
     return emitError() << "recipe applies only to 'nvfp4', not '" << name
                        << "'";
-  if (recipe != Nvfp4Recipe::te &&
+  if (recipe != Nvfp4Recipe::te && !multiply &&
       (blockRows != 1 || elemRounding != ElemRounding::rne))
     return emitError() << "the torchao NVFP4 recipes use 1x16 blocks and "
                           "RNE elements";

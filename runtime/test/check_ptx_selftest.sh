@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# check_ptx_selftest.sh - the kernel check (runtime/cuda/check_ptx.sh) fails
+# on each defect it exists for, and passes a clean file: fixtures of a kept
+# PTX and ptxas -v report (as nvcc_keep.sh leaves them) with one defect each.
+# Usage: check_ptx_selftest.sh CHECK_PTX_SH WORKDIR
+set -u
+CHECK=$1
+WORK=$2
+rm -rf "$WORK"
+fail=0
+
+# make_case NAME PTX_BODY PTXAS_STACK_LINE
+make_case() {
+  local dir="$WORK/$1"
+  mkdir -p "$dir/src" "$dir/obj/k.cu.o.keep"
+  : >"$dir/src/k.cu"
+  printf '.version 8.8\n.target sm_90a\n.visible .entry k(\n)\n{\n%s\n\tret;\n}\n' "$2" \
+    >"$dir/obj/k.cu.o.keep/k.compute_90a.ptx"
+  printf "ptxas info    : Compiling entry function 'k' for 'sm_90a'\nptxas info    : Function properties for k\n%s\nptxas info    : Used 12 registers, used 0 barriers\n" "$3" \
+    >"$dir/obj/k.cu.o.keep/ptxas.txt"
+}
+clean='    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads'
+
+# expect NAME RC PATTERN
+expect() {
+  local out rc
+  out=$("$CHECK" 90a "$WORK/$1/obj" "$WORK/$1/src" 2>&1)
+  rc=$?
+  if [ "$rc" -ne "$2" ] || ! grep -qE "$3" <<<"$out"; then
+    echo "selftest FAIL $1: rc $rc (want $2), output:"; echo "$out"; fail=1
+  else
+    echo "selftest ok   $1"
+  fi
+}
+
+make_case clean $'\tld.global.f32 %f1, [%rd1];' "$clean"
+expect clean 0 'ok   k sm_90a: 1 kernels'
+make_case spills $'\tld.global.f32 %f1, [%rd1];' '    0 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads'
+expect spills 1 'FAIL k: stack frame or spills'
+make_case stack $'\tld.global.f32 %f1, [%rd1];' '    16 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads'
+expect stack 1 'FAIL k: stack frame or spills'
+make_case depot $'\t.local .align 4 .b8 __local_depot0[16];' "$clean"
+expect depot 1 'local memory depot'
+make_case cvta $'\t.shared .align 4 .b8 buf[64];\n\tcvta.shared.u64 %rd2, %rd1;' "$clean"
+expect cvta 1 'cvta.shared'
+make_case generic $'\t.shared .align 4 .b8 buf[64];\n\tld.f32 %f1, [%rd1];' "$clean"
+expect generic 1 'shared memory declared and 1 generic'
+# An architecture the build did not keep, and a file the build did not compile.
+expect clean 0 'check_ptx: PASSED'
+out=$("$CHECK" 90a,100a "$WORK/clean/obj" "$WORK/clean/src" 2>&1)
+if [ $? -ne 1 ] || ! grep -q 'FAIL k sm_100a: no PTX' <<<"$out"; then
+  echo "selftest FAIL missing-arch:"; echo "$out"; fail=1
+else echo "selftest ok   missing-arch"; fi
+mkdir -p "$WORK/unbuilt/src" "$WORK/unbuilt/obj"; : >"$WORK/unbuilt/src/k.cu"
+expect unbuilt 1 'FAIL k: no .*ptxas.txt'
+exit $fail
