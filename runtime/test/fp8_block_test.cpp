@@ -427,8 +427,21 @@ TEST(Fp8Block, QuotientByReciprocal) {
 namespace {
 
 /// The reference of 2D blocks: the formula with the amax over br x bc.
-Ref reference_2d(const HostMatrix &x, int32_t f, int64_t br, int64_t bc,
-                 float eps, bool pow2, bool propagate) {
+/// What a reference makes of one block: the scale written and how an
+/// element becomes the value that is clamped and converted (x / by, or
+/// x * by under the MULTIPLY recipe).
+struct BlockRef {
+  float written, by;
+  bool multiply;
+};
+
+/// The blocks of x (br x bc, partial at the edges): the NaN-ignoring amax
+/// and whether a NaN was seen go to `block`, whose BlockRef gives the
+/// scale and the elements' values; those are clamped to +-max (NaN passes)
+/// and converted.
+template <typename BlockFn>
+Ref reference_blocks(const HostMatrix &x, int32_t f, int64_t br, int64_t bc,
+                     BlockFn block) {
   const int64_t m = x.rows, n = x.cols, nbr = (m + br - 1) / br,
                 nbc = (n + bc - 1) / bc;
   const float mx = f == FUSION_RT_FORMAT_FP8_BLOCK_E4M3 ? 448.f : 57344.f;
@@ -446,15 +459,11 @@ Ref reference_2d(const HostMatrix &x, int32_t f, int64_t br, int64_t bc,
           if (v > amax)
             amax = v;
         }
-      if (nan && propagate)
-        amax = std::numeric_limits<float>::quiet_NaN();
-      float s = (amax < eps ? eps : amax) / mx;
-      if (pow2 && std::isfinite(s) && s > 0.f)
-        s = float(std::exp2(std::ceil(std::log2(double(s)))));
-      r.scales[size_t(a * nbc + b)] = s;
+      const BlockRef k = block(amax, nan, mx);
+      r.scales[size_t(a * nbc + b)] = k.written;
       for (int64_t i = a * br; i < std::min(m, a * br + br); ++i)
         for (int64_t j = b * bc; j < std::min(n, b * bc + bc); ++j) {
-          float v = x.at(i, j) / s;
+          float v = k.multiply ? x.at(i, j) * k.by : x.at(i, j) / k.by;
           if (!std::isnan(v))
             v = std::min(mx, std::max(-mx, v));
           r.codes[size_t(i * n + j)] = f == FUSION_RT_FORMAT_FP8_BLOCK_E4M3
@@ -463,6 +472,18 @@ Ref reference_2d(const HostMatrix &x, int32_t f, int64_t br, int64_t bc,
         }
     }
   return r;
+}
+
+Ref reference_2d(const HostMatrix &x, int32_t f, int64_t br, int64_t bc,
+                 float eps, bool pow2, bool propagate) {
+  return reference_blocks(x, f, br, bc, [&](float amax, bool nan, float mx) {
+    if (nan && propagate)
+      amax = std::numeric_limits<float>::quiet_NaN();
+    float s = (amax < eps ? eps : amax) / mx;
+    if (pow2 && std::isfinite(s) && s > 0.f)
+      s = float(std::exp2(std::ceil(std::log2(double(s)))));
+    return BlockRef{s, s, false};
+  });
 }
 
 } // namespace
@@ -602,53 +623,28 @@ namespace {
 /// innocuous: 53 >= 2 * 24 + 2).
 Ref reference_multiply(const HostMatrix &x, int32_t f, int64_t br, int64_t bc,
                        float eps, bool pow2, bool propagate) {
-  const int64_t m = x.rows, n = x.cols, nbr = (m + br - 1) / br,
-                nbc = (n + bc - 1) / bc;
-  const double mx = f == FUSION_RT_FORMAT_FP8_BLOCK_E4M3 ? 448.0 : 57344.0;
-  Ref r;
-  r.scales.resize(size_t(nbr * nbc));
-  r.codes.resize(size_t(m * n));
-  for (int64_t a = 0; a < nbr; ++a)
-    for (int64_t b = 0; b < nbc; ++b) {
-      double amax = 0.0;
-      bool nan = false;
-      for (int64_t i = a * br; i < std::min(m, a * br + br); ++i)
-        for (int64_t j = b * bc; j < std::min(n, b * bc + bc); ++j) {
-          const double v = std::fabs(double(x.at(i, j)));
-          nan |= std::isnan(v);
-          amax = std::max(amax, std::isnan(v) ? 0.0 : v);
-        }
-      float scale;
-      if (nan && propagate) {
-        scale = std::numeric_limits<float>::quiet_NaN();
+  return reference_blocks(x, f, br, bc, [&](float famax, bool nan, float mx) {
+    float scale;
+    if (nan && propagate) {
+      scale = std::numeric_limits<float>::quiet_NaN();
+    } else {
+      const double amax = std::max(double(famax), double(eps));
+      if (std::isinf(amax) || amax == 0.0) {
+        scale = 1.f;
       } else {
-        amax = std::max(amax, double(eps));
-        if (std::isinf(amax) || amax == 0.0) {
-          scale = 1.f;
-        } else {
-          scale = float(mx / amax);
-          if (std::isinf(scale))
-            scale = std::numeric_limits<float>::max();
-          if (pow2) {
-            uint32_t u;
-            std::memcpy(&u, &scale, 4);
-            u &= 0xff800000u;
-            std::memcpy(&scale, &u, 4);
-          }
+        scale = float(double(mx) / amax);
+        if (std::isinf(scale))
+          scale = std::numeric_limits<float>::max();
+        if (pow2) {
+          uint32_t u;
+          std::memcpy(&u, &scale, 4);
+          u &= 0xff800000u;
+          std::memcpy(&scale, &u, 4);
         }
       }
-      r.scales[size_t(a * nbc + b)] = 1.0f / scale;
-      for (int64_t i = a * br; i < std::min(m, a * br + br); ++i)
-        for (int64_t j = b * bc; j < std::min(n, b * bc + bc); ++j) {
-          float v = x.at(i, j) * scale;
-          if (!std::isnan(v))
-            v = float(std::min(mx, std::max(-mx, double(v))));
-          r.codes[size_t(i * n + j)] = f == FUSION_RT_FORMAT_FP8_BLOCK_E4M3
-                                           ? fusion_rt::f32_to_e4m3(v)
-                                           : fusion_rt::f32_to_e5m2(v);
-        }
     }
-  return r;
+    return BlockRef{1.0f / scale, scale, true};
+  });
 }
 
 } // namespace

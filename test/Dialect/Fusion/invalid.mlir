@@ -856,3 +856,13 @@ func.func @f(%x: tensor<4x256xbf16>) {
       : (tensor<4x256xbf16>, tensor<4x256xf8E4M3FN>, tensor<4x2xf8E8M0FNU>) -> (tensor<4x256xf8E4M3FN>, tensor<4x2xf8E8M0FNU>)
   return
 }
+
+// -----
+
+// expected-error @+1 {{recipe 'multiply' applies only to the FP8 block formats, not 'nvfp4'}}
+func.func private @f() attributes {q = #fusion.quant<nvfp4, rowwise, recipe = multiply>}
+
+// -----
+
+// expected-error @+1 {{recipe applies only to 'nvfp4', not 'fp8_block_e4m3'}}
+func.func private @f() attributes {q = #fusion.quant<fp8_block_e4m3, rowwise, recipe = torchao>}
