@@ -159,6 +159,22 @@ def main():
                                                     intermediate_dtype=torch.bfloat16),
              ao_swiglu if has_ao else None, m, n // 2, [(m, n)],
              m * n * 2 + m * (n // 2) // 2 + m * (n // 2) // 16)
+        # MXFP4 after SiLU / SwiGLU (no amax pass: one pass on our side).
+        ao_silu_mx = (lambda x: mx.to_mx(F.silu(x), torch.float4_e2m1fn_x2, 32,
+                                         SCM.RCEIL)) if has_ao else None
+        arms("silu_mxfp4_rowwise",
+             lambda x: fusion_rt.act_quantize(x, "silu", "mxfp4",
+                                              intermediate_dtype=torch.bfloat16),
+             ao_silu_mx, m, n, [(m, n)], fp4 + m * n // 32)
+
+        def ao_swiglu_mx(x):
+            g, u = x.chunk(2, dim=-1)
+            return mx.to_mx(F.silu(g) * u, torch.float4_e2m1fn_x2, 32, SCM.RCEIL)
+        arms("swiglu_mxfp4_rowwise",
+             lambda x: fusion_rt.gated_act_quantize(x, "swiglu", "mxfp4",
+                                                    intermediate_dtype=torch.bfloat16),
+             ao_swiglu_mx if has_ao else None, m, n // 2, [(m, n)],
+             m * n * 2 + m * (n // 2) // 2 + m * (n // 2) // 32)
         # FP8 per tensor: delayed (given scale: one pass) and current scaling.
         sc = torch.tensor([2.0], device="cuda")
         fp8 = m * n * 2 + m * n

@@ -178,6 +178,26 @@ FUSION_RT_HDI uint8_t f32_to_e2m1_rne(float x) {
   return uint8_t(((u >> 28) & 0x8u) | code);
 }
 
+/// The code f32_to_e2m1_rne(y) of a y that is not NaN, from |y| = `ay` and
+/// the sign bit `sign8` (0 or 8), by one rounding addition: |y| (clamped to
+/// 8, which saturates as every larger value does) plus C = 1.5 * 2^(22+k),
+/// k = max(exponent of |y|, 0), is rounded once, to nearest even, to a
+/// multiple of C's ulp, which is the e2m1 step of |y|'s binade (0.5 below
+/// 2, then 1, 2; 4 at 8); the ulps above C count the code within the binade
+/// (plus 2k), so the code is that count, saturated at 7. About half the
+/// instructions of the comparison form; equal to it for every non-NaN
+/// input (conversions_test).
+FUSION_RT_HDI uint8_t e2m1_rne_of_magnitude(float ay, uint32_t sign8) {
+  const float y = ay < 8.f ? ay : 8.f;
+  const uint32_t yb = f32_bits(y) & 0x7f800000u;
+  const uint32_t e = yb > 0x3f800000u ? yb : 0x3f800000u; // 2^k
+  // bits(y + C) - bits(C) + 2k, with bits(C) = e + 0x0b400000 and
+  // 2k = (e >> 22) - 0xfe (the form folds into two integer adds).
+  const uint32_t n = f32_bits(y + bits_f32(e + 0x0b400000u)) - e +
+                     ((e >> 22) - 0x0b4000feu);
+  return uint8_t(sign8 | (n < 7u ? n : 7u));
+}
+
 /// fp32 -> e2m1 nibble (0..15). `stochastic` rounds with the 32 bits `rbits`.
 FUSION_RT_HDI uint8_t f32_to_e2m1(float x, bool stochastic = false,
                                   uint32_t rbits = 0) {

@@ -183,11 +183,13 @@ fusion_rt_status cuda_execute(const Request &q, void *stream_ptr) {
   // MXFP8 quantizers run on the tile engine below; every other format,
   // fusion_rt_dequantize and fusion_rt_activation_apply on formats.cu.
   // FP8 block 1x128 from 16-bit rows, plain or SwiGLU forward, and the 2D
-  // FP8 blocks (weight tiles) on the kernels of fp8_block.cu.
+  // FP8 blocks (weight tiles) on the kernels of fp8_block.cu; rowwise FP4
+  // from 16-bit rows on the stream kernels of fp4_stream.cu.
   if (q.op == Op::Dequantize || q.op == Op::Activation ||
       (f != kMXFP8E4M3 && f != kMXFP8E5M2))
     return fp8_block_tiles_apply(q)     ? fp8_block_tiles_execute(q, stream)
            : fp8_block_stream_applies(q) ? fp8_block_stream_execute(q, stream)
+           : fp4_stream_applies(q)       ? fp4_stream_execute(q, stream)
                                          : formats_execute(q, stream);
 
   const int32_t in_dt = q.x.dtype;

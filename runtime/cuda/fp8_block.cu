@@ -7,15 +7,10 @@
 // request (f32 input, other widths, other activations, backward, strided
 // inputs) runs formats.cu's general kernels; both give the same bytes.
 //
-// Layout of the work: the value matrix [M, N] (N % 128 == 0) is a sequence
-// of G = M * N / 128 groups in row-major order. A warp takes 2U consecutive
-// groups a step: lanes 0-15 the even ones, lanes 16-31 the odd ones, each
-// lane 8 values (one 16-byte load per input). The 16 lanes of a group join
-// their amax with four xor shuffles. Consecutive warps take consecutive
-// steps, and each warp loads its next step before it codes the current one
-// (as row_stream.cuh does for MXFP8), so a step's bytes are always in
-// flight. The group position (row, group in row) advances by fixed
-// increments: no division in the loop.
+// Layout of the work: the 128-value group stream of group_stream.cuh (16
+// lanes a group, 8 values a lane, each warp loading its next step before
+// it codes the current one); the 16 lanes of a group join their amax with
+// four xor shuffles.
 //
 // Numerics (bit-exact with the CPU backend, common/quantize_block.h):
 //   amax   |x| of the 16-bit patterns (SwiGLU: of the values rounded to the
@@ -33,6 +28,7 @@
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_status.h"
 #include "cuda/launch.cuh"
+#include "cuda/group_stream.cuh"
 #include "cuda/row_stream.cuh"
 
 #include "common/quantize_block.h"
@@ -43,6 +39,8 @@ namespace fusion_rt {
 namespace cuda {
 namespace {
 
+using gstream::GPos;
+
 /// What the stream kernels read, by value. Strides in elements.
 struct BParams {
   const char *x, *up; ///< 16-bit inputs (up: SwiGLU only)
@@ -51,10 +49,7 @@ struct BParams {
   int64_t rd_rs;
   float *sc;
   int64_t sc_rs, sc_cs;
-  uint32_t groups, gpr; ///< 1x128 groups in all, per row
-  /// Group-position increments: by 2 (the next group of a lane half) and
-  /// by a whole grid step; each as (rows, groups in row < gpr).
-  uint32_t d2_row, d2_gc, ds, ds_row, ds_gc;
+  gstream::Geometry geo; ///< the 1x128 groups (group_stream.cuh)
   fusion_rt_quant_scheme s;
   int32_t inter;
   ActParams act;
@@ -73,22 +68,6 @@ struct BParams {
 /// per-tensor codes x * scale (with the amax under delayed scaling when
 /// asked).
 enum StreamMode : int32_t { kCodes = 0, kTensorAmax = 1, kTensorCast = 2 };
-
-/// A group's index and position (row, group in row).
-struct GPos {
-  uint32_t g, row, gc;
-};
-__device__ __forceinline__ GPos advance(GPos p, uint32_t d, uint32_t d_row,
-                                        uint32_t d_gc, uint32_t gpr) {
-  p.g += d;
-  p.row += d_row;
-  p.gc += d_gc;
-  if (p.gc >= gpr) {
-    p.gc -= gpr;
-    ++p.row;
-  }
-  return p;
-}
 
 /// Max of k over the 16 lanes of a group.
 __device__ __forceinline__ uint32_t group_max16(uint32_t k) {
@@ -130,7 +109,7 @@ __device__ __forceinline__ void emit(const BParams &p, GPos pos, int l,
     // FP8 per tensor: key is NaN-free here (IGNORE keys), an Inf included;
     // groups past the end hold zeros.
     tmax = max(tmax, key);
-    if (p.mode == kTensorAmax || pos.g >= p.groups)
+    if (p.mode == kTensorAmax || pos.g >= p.geo.groups)
       return;
     // cvt(x * scale) in pairs: the MXFP8 stream kernels' codes8.
     *reinterpret_cast<uint2 *>(p.rd + int64_t(pos.row) * p.rd_rs +
@@ -144,27 +123,11 @@ __device__ __forceinline__ void emit(const BParams &p, GPos pos, int l,
   // MULTIPLY recipe: cvt(x * enc), the per-tensor codes; else x / dec.
   const uint2 code = s.enc != 0.f ? stream::codes8<E4M3>(v, s.enc)
                                   : codes8<E4M3>(v, s.dec);
-  if (pos.g < p.groups) {
+  if (pos.g < p.geo.groups) {
     const int64_t col = int64_t(pos.gc) * 128 + l * 8;
     *reinterpret_cast<uint2 *>(p.rd + int64_t(pos.row) * p.rd_rs + col) = code;
     if (l == 0)
       p.sc[int64_t(pos.row) * p.sc_rs + int64_t(pos.gc) * p.sc_cs] = s.dec;
-  }
-}
-
-/// The U 16-byte vectors of one input for the lane half whose first group
-/// is at `pos` (its groups: pos, pos + 2, ...; zeros past the end).
-template <int U>
-__device__ __forceinline__ void load(const BParams &p, const char *x,
-                                     int64_t rs, GPos pos, int l,
-                                     uint4 (&w)[U]) {
-#pragma unroll
-  for (int u = 0; u < U; ++u) {
-    w[u] = pos.g < p.groups
-               ? ldg_stream16(x + (int64_t(pos.row) * rs +
-                                   int64_t(pos.gc) * 128 + l * 8) * 2)
-               : make_uint4(0, 0, 0, 0);
-    pos = advance(pos, 2, p.d2_row, p.d2_gc, p.gpr);
   }
 }
 
@@ -181,7 +144,7 @@ __device__ __forceinline__ void step_plain(const BParams &p, GPos pos, int l,
                         T::hi(w[u].y), T::lo(w[u].z), T::hi(w[u].z),
                         T::lo(w[u].w), T::hi(w[u].w)};
     emit<E4M3>(p, pos, l, v, key, ts, tmax);
-    pos = advance(pos, 2, p.d2_row, p.d2_gc, p.gpr);
+    pos = gstream::next2(p.geo, pos);
   }
 }
 
@@ -198,15 +161,8 @@ __device__ __forceinline__ void step_swiglu(const BParams &p, GPos pos, int l,
     const uint32_t key = group_max16(
         stream::swiglu8<T, PROPAGATE, INTER>(p.act, g[u], up[u], v));
     emit<E4M3>(p, pos, l, v, key, ts, tmax);
-    pos = advance(pos, 2, p.d2_row, p.d2_gc, p.gpr);
+    pos = gstream::next2(p.geo, pos);
   }
-}
-
-/// The first group of this lane half's first step, and the step count.
-__device__ __forceinline__ GPos first_pos(const BParams &p, int U, uint32_t s) {
-  const uint32_t g = s * 2 * uint32_t(U) + ((threadIdx.x & 31) >> 4);
-  const uint32_t row = g / p.gpr;
-  return {g, row, g - row * p.gpr};
 }
 
 /// The tensor amax of a per-tensor stream (the amax pass, or a delayed
@@ -242,38 +198,14 @@ template <typename T, bool E4M3, bool PROPAGATE, int INTER, int U, bool SWIGLU>
 __device__ __forceinline__ void stream_body(const BParams &p) {
   const float ts = tensor_scale_of(p);
   uint32_t tmax = 0;
-  const int l = threadIdx.x & 15;
-  const uint32_t nsteps = (p.groups + 2 * U - 1) / (2 * U);
-  const uint32_t stride = (gridDim.x * blockDim.x) >> 5;
-  uint32_t s = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-  GPos pos = first_pos(p, U, s);
-  auto load_step = [&](GPos at, uint4(&a)[U], uint4(&b)[U]) {
-    load<U>(p, p.x, p.x_rs, at, l, a);
-    if constexpr (SWIGLU)
-      load<U>(p, p.up, p.up_rs, at, l, b);
-  };
-  uint4 g[U], up[U];
-  if (s < nsteps)
-    load_step(pos, g, up);
-  for (; s < nsteps; s += stride) {
-    const GPos next = advance(pos, p.ds, p.ds_row, p.ds_gc, p.gpr);
-    uint4 ng[U], nu[U];
-    if (s + stride < nsteps) {
-      load_step(next, ng, nu);
-    } else {
-#pragma unroll
-      for (int u = 0; u < U; ++u)
-        ng[u] = nu[u] = make_uint4(0, 0, 0, 0);
-    }
-    if constexpr (SWIGLU)
-      step_swiglu<T, E4M3, PROPAGATE, INTER, U>(p, pos, l, g, up, ts, tmax);
-    else
-      step_plain<T, E4M3, PROPAGATE, U>(p, pos, l, g, ts, tmax);
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-      g[u] = ng[u], up[u] = nu[u];
-    pos = next;
-  }
+  gstream::run<U, SWIGLU>(
+      p.geo, p.x, p.x_rs, p.up, p.up_rs,
+      [&](GPos pos, int l, const uint4(&g)[U], const uint4(&up)[U]) {
+        if constexpr (SWIGLU)
+          step_swiglu<T, E4M3, PROPAGATE, INTER, U>(p, pos, l, g, up, ts, tmax);
+        else
+          step_plain<T, E4M3, PROPAGATE, U>(p, pos, l, g, ts, tmax);
+      });
   finish_amax(p, tmax);
 }
 
@@ -299,40 +231,13 @@ __global__ void __launch_bounds__(128)
 /// groups, its two inputs doubling the bytes in flight).
 constexpr int kPlainU = 2, kSwigluU = 1;
 
-/// Launches `kernel` on a persistent grid (128 threads a block) of at most
-/// SMs x resident blocks, with the step increments of U groups-pairs a step.
-template <int U, typename Kernel>
-cudaError_t launch(Kernel kernel, BParams p, int &per_sm, cudaStream_t st) {
-  if (per_sm == 0) {
-    int n = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreads, 0) !=
-            cudaSuccess ||
-        n < 1)
-      n = 1;
-    per_sm = n;
-  }
-  const int64_t steps = ceil_div(int64_t(p.groups), 2 * U);
-  const int64_t want = ceil_div(steps, kThreads / 32);
-  const int64_t cap = int64_t(device_sm_count()) * per_sm;
-  const int grid = int(want < cap ? want : cap);
-  if (grid <= 0)
-    return cudaSuccess;
-  p.d2_row = 2 / p.gpr;
-  p.d2_gc = 2 % p.gpr;
-  p.ds = uint32_t(grid) * (kThreads / 32) * 2 * U;
-  p.ds_row = p.ds / p.gpr;
-  p.ds_gc = p.ds % p.gpr;
-  kernel<<<grid, kThreads, 0, st>>>(p);
-  return cudaGetLastError();
-}
-
 template <typename T, bool E4M3, bool PROPAGATE>
 cudaError_t launch_typed(const BParams &p, bool swiglu, cudaStream_t st) {
   static int per_sm[2] = {0, 0};
   if (swiglu)
-    return launch<kSwigluU>(fp8_block_swiglu_kernel<T, E4M3, PROPAGATE, kSwigluU>,
+    return gstream::launch<kSwigluU>(fp8_block_swiglu_kernel<T, E4M3, PROPAGATE, kSwigluU>,
                             p, per_sm[1], st);
-  return launch<kPlainU>(fp8_block_plain_kernel<T, E4M3, PROPAGATE, kPlainU>, p,
+  return gstream::launch<kPlainU>(fp8_block_plain_kernel<T, E4M3, PROPAGATE, kPlainU>, p,
                          per_sm[0], st);
 }
 
@@ -508,15 +413,8 @@ int tile_grid(int64_t work) {
   return int(work < 1 ? 1 : work < cap ? work : cap);
 }
 
-bool aligned(const void *ptr, uintptr_t a) {
-  return (reinterpret_cast<uintptr_t>(ptr) & (a - 1)) == 0;
-}
-
-/// A 16-bit input view whose rows are 16-byte aligned runs of elements.
-bool vec16_rows(const Mat &m) {
-  return (m.dtype == FUSION_RT_BF16 || m.dtype == FUSION_RT_F16) && m.cs == 1 &&
-         aligned(m.data, 16) && (m.rs * 2) % 16 == 0;
-}
+using gstream::aligned;
+using gstream::vec16_rows;
 
 } // namespace
 
@@ -631,8 +529,8 @@ fusion_rt_status fp8_block_stream_execute(const Request &q, cudaStream_t st) {
   p.sc = reinterpret_cast<float *>(q.row_scales.data);
   p.sc_rs = q.row_scales.rs;
   p.sc_cs = q.row_scales.cs;
-  p.gpr = uint32_t(q.cols / 128);
-  p.groups = uint32_t(q.rows) * p.gpr;
+  p.geo.gpr = uint32_t(q.cols / 128);
+  p.geo.groups = uint32_t(q.rows) * p.geo.gpr;
   p.s = q.scheme;
   p.inter = q.inter;
   p.act = q.params;
@@ -652,13 +550,8 @@ fusion_rt_status fp8_block_stream_execute(const Request &q, cudaStream_t st) {
   const bool current = q.scheme.tensor_scaling == FUSION_RT_TENSOR_SCALING_CURRENT;
   void *scratch = nullptr;
   cudaError_t e = cudaSuccess;
-  p.amax = reinterpret_cast<uint32_t *>(q.amax);
-  if (!p.amax && current) {
-    e = cudaMallocAsync(&scratch, sizeof(uint32_t), st);
-    p.amax = reinterpret_cast<uint32_t *>(scratch);
-  }
-  if (e == cudaSuccess && p.amax)
-    e = cudaMemsetAsync(p.amax, 0, sizeof(uint32_t), st);
+  if (current || q.amax)
+    e = gstream::amax_word(q.amax, st, p.amax, scratch);
   p.scale_in = q.scale_in;
   p.scale_inv = q.scale_inv;
   if (e == cudaSuccess && current) {

@@ -143,6 +143,12 @@ fusion_rt_status formats_execute(const Request &q, cudaStream_t stream);
 /// no amax / scale_inv / dbias output (fp8_block.cu): the stream kernels.
 bool fp8_block_stream_applies(const Request &q);
 fusion_rt_status fp8_block_stream_execute(const Request &q, cudaStream_t stream);
+/// NVFP4 (1x16, RNE) and MXFP4 rowwise from 16-bit inputs with 16-byte
+/// aligned rows of a multiple of 128 values, plain or a forward activation
+/// (the value in the input's type or f32), codes and scales of 4-byte
+/// aligned rows, no colwise copy or dbias (fp4_stream.cu).
+bool fp4_stream_applies(const Request &q);
+fusion_rt_status fp4_stream_execute(const Request &q, cudaStream_t stream);
 /// FP8 block formats with block_rows > 1 (2D blocks, 128x128 weight tiles):
 /// quantize (a thread block per scale block) and dequantize (fp8_block.cu).
 bool fp8_block_tiles_apply(const Request &q);

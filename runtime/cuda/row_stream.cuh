@@ -336,6 +336,36 @@ __device__ __forceinline__ void load_gated(const KParams &p, ChunkPos pos,
   }
 }
 
+/// Rounds 8 activation values to the intermediate type INTER in place and
+/// returns their amax key (f32 bits of the largest |v|; NaN patterns kept
+/// under PROPAGATE, dropped under IGNORE). 16-bit types: pairs are rounded
+/// into one packed word (cvt.rn.{bf16,f16}x2.f32, the same rounding as one
+/// element at a time), the key taken on the packed 16-bit patterns
+/// (vec_key, as the plain kernels do), the values widened back.
+template <bool PROPAGATE, int INTER>
+__device__ __forceinline__ uint32_t round_key8(float (&v)[8]) {
+  if constexpr (INTER == kInterBF16 || INTER == kInterF16) {
+    using IT = typename std::conditional<INTER == kInterBF16, BF16T, F16T>::type;
+    uint32_t w[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      if constexpr (INTER == kInterBF16)
+        asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w[j]) : "f"(v[2 * j + 1]), "f"(v[2 * j]));
+      else
+        asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(w[j]) : "f"(v[2 * j + 1]), "f"(v[2 * j]));
+      v[2 * j] = IT::lo(w[j]);
+      v[2 * j + 1] = IT::hi(w[j]);
+    }
+    return key_f32_bits<IT>(vec_key<IT, PROPAGATE>(make_uint4(w[0], w[1], w[2], w[3])));
+  } else {
+    uint32_t k = 0;
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      k = max(k, amax_key(v[j], PROPAGATE));
+    return k;
+  }
+}
+
 /// silu(gate) * up of 8 values, rounded to the intermediate type, and their
 /// amax key: the formula of gated_forward(kActSwiGLU) (common/activation.h),
 /// (a * (1 / (1 + expf(-a)))) * g. When every gate of the 8 is above -87,
@@ -364,29 +394,7 @@ __device__ __forceinline__ uint32_t swiglu8(const ActParams &act, const uint4 &g
     for (int j = 0; j < 8; ++j)
       v[j] = gated_forward(kActSwiGLU, a[j], g[j], act);
   }
-  if constexpr (INTER == kInterBF16 || INTER == kInterF16) {
-    // Round pairs into one packed word (cvt.rn.{bf16,f16}x2.f32, the same
-    // rounding as one element at a time), take the amax key on the packed
-    // 16-bit patterns (vec_key, as the plain kernels do), widen back.
-    using IT = typename std::conditional<INTER == kInterBF16, BF16T, F16T>::type;
-    uint32_t w[4];
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      if constexpr (INTER == kInterBF16)
-        asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w[j]) : "f"(v[2 * j + 1]), "f"(v[2 * j]));
-      else
-        asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(w[j]) : "f"(v[2 * j + 1]), "f"(v[2 * j]));
-      v[2 * j] = IT::lo(w[j]);
-      v[2 * j + 1] = IT::hi(w[j]);
-    }
-    return key_f32_bits<IT>(vec_key<IT, PROPAGATE>(make_uint4(w[0], w[1], w[2], w[3])));
-  } else {
-    uint32_t k = 0;
-#pragma unroll
-    for (int j = 0; j < 8; ++j)
-      k = max(k, amax_key(v[j], PROPAGATE));
-    return k;
-  }
+  return round_key8<PROPAGATE, INTER>(v);
 }
 
 /// Quantizes the SwiGLU step at `pos`: 4 chunks at a time (U >= 4, lane q of

@@ -290,3 +290,49 @@ func.func @fp8_tensor(%x: tensor<8x256xbf16>, %y: tensor<8x100xbf16>)
       : (tensor<8x100xbf16>, tensor<8x100xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<8x100xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
   return %a#0, %a#1, %a#2, %c#0, %c#1, %c#2 : tensor<8x256xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>, tensor<8x100xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>
 }
+
+// FP4 rowwise from 16-bit rows of a multiple of 128: the stream kernels of
+// fp4_stream.cu (SiLU -> NVFP4: the amax pass, then the codes, on one
+// kernel; SwiGLU -> MXFP4 into f32; plain MXFP4); 16x16 NVFP4 blocks and a
+// width of 96 take formats.cu.
+// CHECK: op #{{[0-9]+}} fusion.act_quantize
+// CHECK: CUDA launch: two passes (tensor amax, then the codes), block 128, persistent grid
+// CHECK-NEXT: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp4_stream_kernel<fusion_rt::cuda::BF16T, 4, 0, 1, 16>(fusion_rt::cuda::(anonymous namespace)::SParams)
+// CHECK-NOT: not found in the kernel inventory
+// CHECK: op #{{[0-9]+}} fusion.gated_act_quantize
+// CHECK: CUDA launch: one pass (two when the amax is asked for), block 128
+// CHECK-NEXT: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp4_stream_kernel<fusion_rt::cuda::F16T, 7, 2, 1, 32>(fusion_rt::cuda::(anonymous namespace)::SParams)
+// CHECK-NOT: not found in the kernel inventory
+// CHECK: op #{{[0-9]+}} fusion.quantize
+// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp4_stream_kernel<fusion_rt::cuda::BF16T, 0, 2, 2, 32>(fusion_rt::cuda::(anonymous namespace)::SParams)
+// CHECK-NOT: not found in the kernel inventory
+// CHECK: op #{{[0-9]+}} fusion.quantize
+// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp4_row_kernel<fusion_rt::cuda::(anonymous namespace)::Src<fusion_rt::cuda::BF16T, 0>, 16>(
+// CHECK: op #{{[0-9]+}} fusion.quantize
+// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp4_row_kernel<fusion_rt::cuda::(anonymous namespace)::Src<fusion_rt::cuda::BF16T, 0>, 32>(
+func.func @fp4_stream(%x: tensor<64x256xbf16>, %gu: tensor<8x768xf16>, %y: tensor<16x128xbf16>, %w: tensor<8x96xbf16>)
+    -> (tensor<64x256xf4E2M1FN>, tensor<64x16xf8E4M3FN>, tensor<8x384xf4E2M1FN>, tensor<8x12xf8E8M0FNU>, tensor<16x128xf4E2M1FN>, tensor<16x4xf8E8M0FNU>, tensor<64x256xf4E2M1FN>, tensor<64x16xf8E4M3FN>, tensor<8x96xf4E2M1FN>, tensor<8x3xf8E8M0FNU>) {
+  %d0 = tensor.empty() : tensor<64x256xf4E2M1FN>
+  %s0 = tensor.empty() : tensor<64x16xf8E4M3FN>
+  %m0 = tensor.empty() : tensor<1xf32>
+  %a:3 = fusion.act_quantize #fusion.act<silu> %x as quant<nvfp4, rowwise> via bf16 outs(%d0, %s0, %m0)
+      : (tensor<64x256xbf16>, tensor<64x256xf4E2M1FN>, tensor<64x16xf8E4M3FN>, tensor<1xf32>) -> (tensor<64x256xf4E2M1FN>, tensor<64x16xf8E4M3FN>, tensor<1xf32>)
+  %d1 = tensor.empty() : tensor<8x384xf4E2M1FN>
+  %s1 = tensor.empty() : tensor<8x12xf8E8M0FNU>
+  %b:2 = fusion.gated_act_quantize #fusion.act<swiglu> %gu as quant<mxfp4, rowwise> via f32 outs(%d1, %s1)
+      : (tensor<8x768xf16>, tensor<8x384xf4E2M1FN>, tensor<8x12xf8E8M0FNU>) -> (tensor<8x384xf4E2M1FN>, tensor<8x12xf8E8M0FNU>)
+  %d2 = tensor.empty() : tensor<16x128xf4E2M1FN>
+  %s2 = tensor.empty() : tensor<16x4xf8E8M0FNU>
+  %c:2 = fusion.quantize %y as quant<mxfp4, rowwise> outs(%d2, %s2)
+      : (tensor<16x128xbf16>, tensor<16x128xf4E2M1FN>, tensor<16x4xf8E8M0FNU>) -> (tensor<16x128xf4E2M1FN>, tensor<16x4xf8E8M0FNU>)
+  %d3 = tensor.empty() : tensor<64x256xf4E2M1FN>
+  %s3 = tensor.empty() : tensor<64x16xf8E4M3FN>
+  %m3 = tensor.empty() : tensor<1xf32>
+  %e:3 = fusion.quantize %x as quant<nvfp4, rowwise, block = 16x16> outs(%d3, %s3, %m3)
+      : (tensor<64x256xbf16>, tensor<64x256xf4E2M1FN>, tensor<64x16xf8E4M3FN>, tensor<1xf32>) -> (tensor<64x256xf4E2M1FN>, tensor<64x16xf8E4M3FN>, tensor<1xf32>)
+  %d4 = tensor.empty() : tensor<8x96xf4E2M1FN>
+  %s4 = tensor.empty() : tensor<8x3xf8E8M0FNU>
+  %f:2 = fusion.quantize %w as quant<mxfp4, rowwise> outs(%d4, %s4)
+      : (tensor<8x96xbf16>, tensor<8x96xf4E2M1FN>, tensor<8x3xf8E8M0FNU>) -> (tensor<8x96xf4E2M1FN>, tensor<8x3xf8E8M0FNU>)
+  return %a#0, %a#1, %b#0, %b#1, %c#0, %c#1, %e#0, %e#1, %f#0, %f#1 : tensor<64x256xf4E2M1FN>, tensor<64x16xf8E4M3FN>, tensor<8x384xf4E2M1FN>, tensor<8x12xf8E8M0FNU>, tensor<16x128xf4E2M1FN>, tensor<16x4xf8E8M0FNU>, tensor<64x256xf4E2M1FN>, tensor<64x16xf8E4M3FN>, tensor<8x96xf4E2M1FN>, tensor<8x3xf8E8M0FNU>
+}

@@ -142,11 +142,59 @@ std::string sourceTypeName(StringRef src, const std::string &t) {
              : ("fusion_rt::cuda::" + src + "<" + t + ">").str();
 }
 
+/// The value source as the FP4 stream kernels see it: the activation kind
+/// (its ABI number; 0 for a plain quantizer), the intermediate type
+/// (kInterBF16 0, kInterF16 1, kInterF32 2) and the direction.
+struct StreamSource {
+  int kind = 0;
+  int inter = 2;
+  bool forward = true;
+};
+
+int interOf(Type t) { return t.isBF16() ? 0 : t.isF16() ? 1 : 2; }
+
+StreamSource streamSourceOf(ActivationAttr act, Type intermediate) {
+  return {int(act.getKind()), interOf(intermediate), !act.getBackward()};
+}
+
+/// FP4 rowwise on the stream kernels of fp4_stream.cu (fp4_stream_applies;
+/// at run time also 16-byte aligned rows): 1D blocks, RNE, 16-bit rows of a
+/// 128-multiple width, plain or a forward activation into the input's type
+/// or f32. Returns false where they do not apply.
+bool planFp4Stream(QuantSchemeAttr scheme, Type inElt, StreamSource ss,
+                   bool dbias, ArrayRef<int64_t> shape, Plan &plan) {
+  int64_t n = shape.empty() ? ShapedType::kDynamic : shape.back();
+  bool nv = scheme.getFormat() == QuantFormat::nvfp4;
+  int own = interOf(inElt);
+  if (scheme.getDirection() != QuantDirection::rowwise || dbias ||
+      inElt.isF32() || ShapedType::isDynamic(n) || n % 128 != 0 ||
+      !ss.forward || (ss.inter != 2 && ss.inter != own) ||
+      (nv && (scheme.getBlockRows() > 1 ||
+              scheme.getElemRounding() == ElemRounding::stochastic)))
+    return false;
+  const std::string ns = "fusion_rt::cuda::(anonymous namespace)::";
+  plan.kernels.push_back("void " + ns + "fp4_stream_kernel<" +
+                         typeTag(inElt, false) + ", " + std::to_string(ss.kind) +
+                         ", " + std::to_string(ss.kind ? ss.inter : 2) + ", " +
+                         (ss.kind ? "1" : "2") + ", " + (nv ? "16" : "32") +
+                         ">(" + ns + "SParams)");
+  bool amax = nv && scheme.getRecipe() != Nvfp4Recipe::torchao_block;
+  plan.launch = std::string(amax ? "two passes (tensor amax, then the codes), "
+                                 : "one pass (two when the amax is asked for), ") +
+                "block 128, persistent grid of at most 132 SMs x resident "
+                "blocks; a warp codes " +
+                (ss.kind ? "2" : "4") +
+                " groups of 128 values a step (fp4_stream.cu; formats.cu's "
+                "fp4_row_kernel where rows are not 16-byte aligned)";
+  return true;
+}
+
 /// The format kernels (runtime/cuda/formats.cu: formats_execute and
 /// run_passes): MXFP4, NVFP4, FP8 per tensor. Kernels are templated on
 /// Src<input type, request kind> (0 plain, 1 activation, 2 gated).
 void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
-                 ArrayRef<int64_t> shape, bool streamEligible, Plan &plan) {
+                 ArrayRef<int64_t> shape, bool streamEligible, StreamSource ss,
+                 Plan &plan) {
   const std::string ns = "fusion_rt::cuda::(anonymous namespace)::";
   const int kind = src == "SrcPlain" ? 0 : src.starts_with("SrcAct") ? 1 : 2;
   const std::string srcT = ns + "Src<" + typeTag(inElt, false) + ", " +
@@ -155,6 +203,9 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
   QuantFormat f = scheme.getFormat();
   bool fp8 = f == QuantFormat::fp8_e4m3 || f == QuantFormat::fp8_e5m2;
   bool nv = f == QuantFormat::nvfp4;
+  if ((nv || f == QuantFormat::mxfp4) &&
+      planFp4Stream(scheme, inElt, ss, dbias, shape, plan))
+    return;
   // FP8 per tensor rowwise from 16-bit rows of 128-multiple width: the
   // stream kernels of fp8_block.cu (fp8_block_stream_applies).
   const bool fp8Stream = fp8 && scheme.getDirection() == QuantDirection::rowwise &&
@@ -257,10 +308,11 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
 
 void planMX(QuantSchemeAttr scheme, Type inElt, StringRef src, int vec, int g,
             ArrayRef<int64_t> shape, bool dbias, bool v2Eligible,
-            const llvm::StringMap<KernelInfo> &inv, Plan &plan) {
+            const llvm::StringMap<KernelInfo> &inv, Plan &plan,
+            StreamSource ss = {}) {
   if (scheme.getFormat() != QuantFormat::mxfp8_e4m3 &&
       scheme.getFormat() != QuantFormat::mxfp8_e5m2) {
-    planFormats(scheme, inElt, src, dbias, shape, v2Eligible, plan);
+    planFormats(scheme, inElt, src, dbias, shape, v2Eligible, ss, plan);
     return;
   }
   int dir = scheme.getDirection() == QuantDirection::rowwise   ? 1
@@ -395,7 +447,8 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
     planMX(q.getScheme(), cast<ShapedType>(q.getInput().getType()).getElementType(),
            q.getActivation().getBackward() ? "SrcActBwd" : "SrcActFwd", 4, 4,
            cast<ShapedType>(q.getInput().getType()).getShape(), q.getDbias(),
-           /*v2Eligible=*/false, inv, plan);
+           /*v2Eligible=*/false, inv, plan,
+           streamSourceOf(q.getActivation(), q.getIntermediate()));
     planZeroScale(q.getScheme(),
                   q.getActivation().getBackward() ? "SrcActBwd" : "SrcActFwd",
                   cast<ShapedType>(q.getInput().getType()).getElementType(),
@@ -411,7 +464,8 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
               q.getScheme().getDirection() == QuantDirection::rowwise;
     planMX(q.getScheme(), in.getElementType(),
            bwd ? "SrcGatedBwd" : "SrcGatedFwd", bwd ? 2 : 4, bwd ? 2 : 4, half,
-           false, v2, inv, plan);
+           false, v2, inv, plan,
+           streamSourceOf(q.getActivation(), q.getIntermediate()));
     planZeroScale(q.getScheme(), bwd ? "SrcGatedBwd" : "SrcGatedFwd",
                   in.getElementType(), plan);
   } else {

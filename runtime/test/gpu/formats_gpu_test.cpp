@@ -767,6 +767,55 @@ int main(int argc, char **argv) {
         ++k;
         cases.push_back(c);
       }
+    // FP4 rowwise on the stream kernels of fp4_stream.cu (16-bit rows of a
+    // multiple of 128, 16-byte aligned: pad 0 and 8; pad 3 takes
+    // formats.cu): both formats, compact and swizzled scales, both NaN
+    // policies, MX scale roundings and zero-scale policies, the torchao
+    // NVFP4 recipes, the amax output; then every forward activation kind
+    // into the input's type and f32 (f16 under bf16 takes formats.cu),
+    // gated kinds packed and as two views.
+    for (int fmt : {FUSION_RT_FORMAT_MXFP4, FUSION_RT_FORMAT_NVFP4})
+      for (int dt : {FUSION_RT_BF16, FUSION_RT_F16})
+        for (auto &sh : sh128)
+          for (int pad : {0, 8, 3}) {
+            Case c;
+            c.dt = dt;
+            c.M = sh[0];
+            c.N = sh[1];
+            c.pad = pad;
+            c.s = make_scheme(fmt, FUSION_RT_ROWWISE, v++);
+            c.s.scale_layout = k % 2 ? FUSION_RT_SCALES_SWIZZLED : FUSION_RT_SCALES_COMPACT;
+            if (fmt == FUSION_RT_FORMAT_NVFP4) {
+              c.s.nvfp4_block = FUSION_RT_NVFP4_1D;
+              c.s.elem_rounding = FUSION_RT_ROUND_RNE;
+              c.s.nvfp4_recipe = k % 5 == 3   ? FUSION_RT_NVFP4_RECIPE_TORCHAO
+                                 : k % 5 == 4 ? FUSION_RT_NVFP4_RECIPE_TORCHAO_BLOCK
+                                              : FUSION_RT_NVFP4_RECIPE_TE;
+            }
+            c.amax = k++ % 3 == 1;
+            cases.push_back(c);
+          }
+    for (int kind = 1; kind <= 12; ++kind)
+      for (int fmt : {FUSION_RT_FORMAT_MXFP4, FUSION_RT_FORMAT_NVFP4})
+        for (int inter = 0; inter < 2; ++inter) {
+          Case c;
+          c.op = kind >= 7 ? 2 : 1;
+          c.kind = kind;
+          c.dt = (kind + inter) % 2 ? FUSION_RT_F16 : FUSION_RT_BF16;
+          c.inter = inter ? c.dt : (k % 5 == 0 ? FUSION_RT_F16 : FUSION_RT_F32);
+          c.packed = k % 2;
+          c.M = 17 + k % 5;
+          c.N = kind % 2 ? 384 : 640;
+          c.pad = k % 4 == 3 ? 8 : 0;
+          c.s = make_scheme(fmt, FUSION_RT_ROWWISE, v++);
+          c.s.scale_layout = k % 3 == 1 ? FUSION_RT_SCALES_SWIZZLED : FUSION_RT_SCALES_COMPACT;
+          if (fmt == FUSION_RT_FORMAT_NVFP4) {
+            c.s.nvfp4_block = FUSION_RT_NVFP4_1D;
+            c.s.elem_rounding = FUSION_RT_ROUND_RNE;
+          }
+          c.amax = k++ % 4 == 2;
+          cases.push_back(c);
+        }
   }
   for (int kind = 0; kind <= 12; ++kind)
     for (int bwd = 0; bwd < 2; ++bwd) {
@@ -866,6 +915,17 @@ int main(int argc, char **argv) {
       c.N = 7168;
       c.specials = false;
       c.s = block_scheme(FUSION_RT_FORMAT_FP8_BLOCK_E4M3, g);
+      cases.push_back(c);
+    }
+    for (int fmt : {FUSION_RT_FORMAT_NVFP4, FUSION_RT_FORMAT_MXFP4}) {
+      Case c; // SiLU -> FP4 rowwise at a model size (fp4_stream.cu)
+      c.op = 1;
+      c.kind = FUSION_RT_ACT_SILU;
+      c.inter = FUSION_RT_BF16;
+      c.M = 4096;
+      c.N = 7168;
+      c.specials = false;
+      c.s = fusion_rt_test::scheme_of(fmt, FUSION_RT_ROWWISE);
       cases.push_back(c);
     }
     Case c; // SwiGLU -> NVFP4 rowwise at a model size

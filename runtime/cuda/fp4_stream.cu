@@ -1,0 +1,386 @@
+//===- fp4_stream.cu - NVFP4 / MXFP4 rowwise: the stream kernels -----------===//
+//
+// Rowwise FP4 (NVFP4 1x16 blocks with e4m3 scales, MXFP4 1x32 blocks with
+// e8m0 scales) of a 16-bit input whose rows are a multiple of 128 values,
+// plain or after a forward activation (every non-gated and gated kind, the
+// value rounded to the input's type or kept in f32): the requests that
+// inference and FP4 checkpoint preparation run most. Everything else (f32
+// input, other widths, strided columns, colwise copies, 16x16 blocks,
+// stochastic rounding, backward, dbias) runs formats.cu's general kernels;
+// both give the same bytes.
+//
+// Layout of the work: the 128-value group stream of group_stream.cuh (16
+// lanes a group, 8 values a lane, each warp loading its next step before it
+// computes the current one). The 2 (NVFP4) or 4 (MXFP4) lanes of a block
+// join their amax with xor shuffles; each lane stores its 8 codes as one
+// 4-byte word, and the scale bytes of 4 blocks are gathered by shuffles into
+// one 4-byte store (compact rows or the 128x4 swizzled tiles, where 4
+// consecutive blocks of a row are 4 consecutive bytes).
+//
+// Passes, each one kernel on the caller's stream: NVFP4 (and any request
+// for the amax output) first runs this kernel in amax mode, the NaN-ignoring
+// tensor amax of the values by one atomicMax a warp; then the codes pass
+// reads the word and takes the tensor globals from it on the device.
+//
+// Numerics: every scale byte and code comes from common/quantize_block.h's
+// functions (tensor_globals, block_scale, the e2m1 conversion of x * mul,
+// torchao's code for its NVFP4 recipes), as in the CPU backend; the values
+// of an activation are those of formats.cu (act_forward / gated_forward
+// with a compile-time kind; SiLU and SwiGLU take the reciprocal without the
+// divide's slow-path branch where it gives the same bits, as
+// row_stream.cuh's swiglu8 does).
+//
+//===----------------------------------------------------------------------===//
+#include "cuda/cuda_backend.h"
+#include "cuda/cuda_status.h"
+#include "cuda/group_stream.cuh"
+#include "cuda/launch.cuh"
+#include "cuda/row_stream.cuh"
+
+#include "common/layout.h"
+#include "common/quantize_block.h"
+#include "src/backend.h"
+
+namespace fusion_rt {
+namespace cuda {
+namespace {
+
+using gstream::GPos;
+
+/// What a kernel launch does: the tensor amax of the values, or the codes
+/// and scales.
+enum Fp4Pass : int32_t { kAmaxPass = 0, kCodesPass = 1 };
+
+/// What the stream kernels read, by value. Strides in elements.
+struct SParams {
+  const char *x, *up; ///< 16-bit inputs (up: gated kinds only)
+  int64_t x_rs, up_rs;
+  uint8_t *rd;    ///< packed codes: row r starts at byte r * rd_rb
+  int64_t rd_rb;
+  uint8_t *sc;    ///< scale bytes: compact rows of stride sc_rs, or swizzled
+  int64_t sc_rs, sc_pc;
+  bool swz;
+  gstream::Geometry geo;
+  fusion_rt_quant_scheme s;
+  ActParams act;
+  uint32_t *amax; ///< tensor amax bits (NaN ignored), or NULL (none needed)
+  float *scale_inv;
+  int32_t pass;
+};
+
+constexpr uint32_t kInfBits = 0x7f800000u;
+
+/// The NaN-ignoring amax key of 8 values (the slow path of a vector that
+/// holds a NaN).
+__device__ __forceinline__ uint32_t ignore_key(const float (&v)[8]) {
+  uint32_t k = 0;
+#pragma unroll
+  for (int j = 0; j < 8; ++j)
+    k = max(k, amax_key(v[j], false));
+  return k;
+}
+
+/// The 8 values of a lane: the input (KIND = kActIdentity) or the forward
+/// activation KIND of it (gated kinds: of gate x and up u), rounded to the
+/// intermediate type INTER. Returns their amax key with NaN patterns kept
+/// (above Inf).
+template <typename T, int KIND, int INTER>
+__device__ __forceinline__ uint32_t values8(const ActParams &act, const uint4 &x,
+                                            const uint4 &u, float (&v)[8]) {
+  if constexpr (KIND == kActIdentity) {
+    v[0] = T::lo(x.x), v[1] = T::hi(x.x), v[2] = T::lo(x.y), v[3] = T::hi(x.y);
+    v[4] = T::lo(x.z), v[5] = T::hi(x.z), v[6] = T::lo(x.w), v[7] = T::hi(x.w);
+    return stream::key_f32_bits<T>(stream::vec_key<T, true>(x));
+  } else if constexpr (KIND == kActSwiGLU) {
+    return stream::swiglu8<T, true, INTER>(act, x, u, v);
+  } else {
+    const uint32_t xw[4] = {x.x, x.y, x.z, x.w};
+    const uint32_t uw[4] = {u.x, u.y, u.z, u.w};
+    float a[8];
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      a[j] = (j & 1) ? T::hi(xw[j / 2]) : T::lo(xw[j / 2]);
+    if constexpr (KIND == kActSilu) {
+      // Every a > -87: 1 + expf(-a) < 2^126, and the reciprocal's bits come
+      // without the divide's range test and slow-path branch.
+      bool in_range = true;
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+        in_range = in_range && a[j] > -87.f;
+      if (in_range) {
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+          v[j] = a[j] * rcp_rn_1_2p126(1.f + expf(-a[j]));
+      } else {
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+          v[j] = act_forward(kActSilu, a[j], act);
+      }
+    } else if constexpr (KIND >= kActSwiGLU) {
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+        v[j] = gated_forward(KIND, a[j], (j & 1) ? T::hi(uw[j / 2]) : T::lo(uw[j / 2]),
+                             act);
+    } else {
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+        v[j] = act_forward(KIND, a[j], act);
+    }
+    return stream::round_key8<true, INTER>(v);
+  }
+}
+
+/// The 8 packed e2m1 codes (element j in nibble j) of v under factor `mul`:
+/// f32_to_e2m1_rne(v * mul) (TE's NVFP4 and MXFP4), or torchao's code for
+/// its NVFP4 recipes. `finite`: no NaN among v (the lane's amax key). Where
+/// no product can be NaN (v not NaN, 0 < mul <= FLT_MAX: the sign of v *
+/// mul is v's), the one-addition form e2m1_rne_of_magnitude.
+__device__ __forceinline__ uint32_t codes8(const fusion_rt_quant_scheme &s,
+                                           const float (&v)[8], float mul,
+                                           bool finite) {
+  uint32_t w = 0;
+  if (s.nvfp4_recipe != FUSION_RT_NVFP4_RECIPE_TE) {
+    const bool ignore = s.nan_policy == FUSION_RT_NAN_IGNORE;
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      w |= uint32_t(nvfp4_torchao_code(v[j], mul, ignore)) << (4 * j);
+  } else if (finite && mul > 0.f && mul <= kF32Max) {
+    // The magnitude codes, then v's sign bit (bit 31) into bit 3 of each
+    // nibble.
+    // (fabsf folds into the multiply; the nibbles do not overlap, so they
+    // are added, which folds the shift into the add.)
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      w += uint32_t(e2m1_rne_of_magnitude(fabsf(v[j]) * mul, 0)) << (4 * j);
+      w |= (__float_as_uint(v[j]) >> (28 - 4 * j)) & (8u << (4 * j));
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      w |= uint32_t(f32_to_e2m1_rne(v[j] * mul)) << (4 * j);
+  }
+  return w;
+}
+
+/// One step of U groups of this lane half: the amax pass folds the values'
+/// NaN-ignoring key into tmax; the codes pass writes codes and scales. BS:
+/// the block width, 16 (NVFP4) or 32 (MXFP4); `s` the scheme with its
+/// format made a constant (so that block_scale's format tests fold away).
+template <typename T, int KIND, int INTER, int U, int BS>
+__device__ __forceinline__ void step(const SParams &p,
+                                     const fusion_rt_quant_scheme &s,
+                                     const TensorGlobals &g, GPos pos, int l,
+                                     const uint4 (&x)[U], const uint4 (&u)[U],
+                                     uint32_t &tmax) {
+  constexpr int LPB = BS / 8; // lanes a block
+  const bool prop = s.nan_policy == FUSION_RT_NAN_PROPAGATE;
+#pragma unroll
+  for (int i = 0; i < U; ++i) {
+    float v[8];
+    uint32_t key = values8<T, KIND, INTER>(p.act, x[i], u[i], v);
+    const bool finite = key <= kInfBits; // no NaN among this lane's values
+    if (p.pass == kAmaxPass) {
+      // Groups past the end hold zeros (their values too: act(0) * 0, and
+      // every non-gated kind maps 0 to 0).
+      tmax = max(tmax, finite ? key : ignore_key(v));
+    } else {
+      // The block's amax: under PROPAGATE a NaN key marks a NaN block (its
+      // amax is then unused by every format); under IGNORE NaN is dropped.
+      if (!prop && !finite)
+        key = ignore_key(v);
+#pragma unroll
+      for (int o = 1; o < LPB; o <<= 1)
+        key = max(key, __shfl_xor_sync(0xffffffffu, key, o));
+      BlockAmax a;
+      a.nan = key > kInfBits;
+      a.amax = a.nan ? 0.f : __uint_as_float(key);
+      float mul;
+      const uint8_t sb = block_scale(s, g, a, mul);
+      const uint32_t codes = codes8(s, v, mul, finite);
+      // Scale bytes of 4 consecutive blocks into one word, held by the
+      // first lane of the 4.
+      uint32_t w = uint32_t(sb) << (8 * ((l / LPB) & 3));
+#pragma unroll
+      for (int o = LPB; o < 4 * LPB; o <<= 1)
+        w |= __shfl_xor_sync(0xffffffffu, w, o);
+      if (pos.g < p.geo.groups) {
+        *reinterpret_cast<uint32_t *>(p.rd + int64_t(pos.row) * p.rd_rb +
+                                      int64_t(pos.gc) * 64 + l * 4) = codes;
+        if (l % (4 * LPB) == 0) {
+          const int64_t col = int64_t(pos.gc) * (16 / LPB) + l / LPB;
+          const int64_t off = p.swz ? swizzled_scale_offset(pos.row, col, p.sc_pc)
+                                    : int64_t(pos.row) * p.sc_rs + col;
+          *reinterpret_cast<uint32_t *>(p.sc + off) = w;
+        }
+      }
+    }
+    pos = gstream::next2(p.geo, pos);
+  }
+}
+
+template <typename T, int KIND, int INTER, int U, int BS>
+__global__ void __launch_bounds__(128) fp4_stream_kernel(const SParams p) {
+  fusion_rt_quant_scheme s = p.s;
+  s.format = BS == 16 ? kNVFP4 : kMXFP4;
+  const bool codes = p.pass == kCodesPass;
+  const TensorGlobals g = tensor_globals(
+      s, codes && p.amax ? __uint_as_float(*p.amax) : 0.f, nullptr);
+  if (codes && p.scale_inv && blockIdx.x == 0 && threadIdx.x == 0)
+    *p.scale_inv = tensor_scale_inv(s, g);
+  uint32_t tmax = 0;
+  gstream::run<U, (KIND >= kActSwiGLU)>(
+      p.geo, p.x, p.x_rs, p.up, p.up_rs,
+      [&](GPos pos, int l, const uint4(&x)[U], const uint4(&u)[U]) {
+        step<T, KIND, INTER, U, BS>(p, s, g, pos, l, x, u, tmax);
+      });
+  if (codes)
+    return;
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1)
+    tmax = max(tmax, __shfl_xor_sync(0xffffffffu, tmax, o));
+  if ((threadIdx.x & 31) == 0 && tmax != 0)
+    atomicMax(p.amax, tmax);
+}
+
+/// Groups a step (plain: 2 x 2 groups; an activation: 1 x 2 groups, its
+/// arithmetic (and a gated kind's second input) filling the time between
+/// loads).
+constexpr int kPlainU = 2, kActU = 1;
+
+template <typename T, int KIND, int INTER>
+cudaError_t launch_kind(const SParams &p, cudaStream_t st) {
+  constexpr int U = KIND == kActIdentity ? kPlainU : kActU;
+  static int per_sm[2] = {0, 0};
+  if (p.s.format == kNVFP4)
+    return gstream::launch<U>(fp4_stream_kernel<T, KIND, INTER, U, 16>, p,
+                              per_sm[0], st);
+  return gstream::launch<U>(fp4_stream_kernel<T, KIND, INTER, U, 32>, p,
+                            per_sm[1], st);
+}
+
+/// The intermediate type: the input's own, or f32.
+template <typename T, int KIND>
+cudaError_t launch_inter(const SParams &p, int32_t inter, cudaStream_t st) {
+  constexpr int kOwn = std::is_same<T, BF16T>::value ? kInterBF16 : kInterF16;
+  return inter == kInterF32 ? launch_kind<T, KIND, kInterF32>(p, st)
+                            : launch_kind<T, KIND, kOwn>(p, st);
+}
+
+template <typename T>
+cudaError_t launch_typed(const SParams &p, int32_t kind, int32_t inter,
+                         cudaStream_t st) {
+  switch (kind) {
+#define FRT_KIND(K)                                                            \
+  case K:                                                                      \
+    return launch_inter<T, K>(p, inter, st);
+    FRT_KIND(kActRelu)
+    FRT_KIND(kActGelu)
+    FRT_KIND(kActGeluTanh)
+    FRT_KIND(kActSilu)
+    FRT_KIND(kActQGelu)
+    FRT_KIND(kActSRelu)
+    FRT_KIND(kActSwiGLU)
+    FRT_KIND(kActGeGLU)
+    FRT_KIND(kActReGLU)
+    FRT_KIND(kActQGeGLU)
+    FRT_KIND(kActSReGLU)
+    FRT_KIND(kActClampedSwiGLU)
+#undef FRT_KIND
+  default:
+    return launch_kind<T, kActIdentity, kInterF32>(p, st);
+  }
+}
+
+using gstream::aligned;
+using gstream::vec16_rows;
+
+} // namespace
+
+bool fp4_stream_applies(const Request &q) {
+  const fusion_rt_quant_scheme &s = q.scheme;
+  if (s.format != kNVFP4 && s.format != kMXFP4)
+    return false;
+  if (s.elem_rounding == FUSION_RT_ROUND_STOCHASTIC ||
+      (s.format == kNVFP4 && s.nvfp4_block != FUSION_RT_NVFP4_1D))
+    return false;
+  if (q.op != Op::Quantize && q.op != Op::ActQuantize &&
+      q.op != Op::GatedActQuantize)
+    return false;
+  if (q.op != Op::Quantize) {
+    // Forward only; the value rounded to the input's type or kept in f32.
+    const int32_t own = q.x.dtype == FUSION_RT_BF16 ? kInterBF16 : kInterF16;
+    if (q.backward || (q.inter != kInterF32 && q.inter != own) ||
+        q.act_kind == kActIdentity ||
+        (q.op == Op::GatedActQuantize) != act_is_gated(q.act_kind))
+      return false;
+  }
+  const bool gated = q.op == Op::GatedActQuantize;
+  const int64_t groups = q.cols / 128 * q.rows;
+  const bool scales_ok =
+      q.swizzled ? aligned(q.row_scales_swz, 4)
+                 : q.row_scales.cs == 1 && aligned(q.row_scales.data, 4) &&
+                       q.row_scales.rs % 4 == 0;
+  return q.row_wise && !q.col_wise && !q.dbias && q.rows > 0 && q.cols > 0 &&
+         q.cols % 128 == 0 && (q.seg_cols == 0 || q.seg_cols == q.cols) &&
+         groups < (int64_t(1) << 30) && vec16_rows(q.x) &&
+         (!gated || (vec16_rows(q.up) && q.up.dtype == q.x.dtype)) &&
+         q.row_data.cs == 1 && aligned(q.row_data.data, 4) &&
+         q.row_data.rs % 8 == 0 && scales_ok;
+}
+
+fusion_rt_status fp4_stream_execute(const Request &q, cudaStream_t st) {
+  SParams p{};
+  const bool gated = q.op == Op::GatedActQuantize;
+  p.x = q.x.data;
+  p.x_rs = q.x.rs;
+  p.up = gated ? q.up.data : nullptr;
+  p.up_rs = gated ? q.up.rs : 0;
+  p.rd = reinterpret_cast<uint8_t *>(q.row_data.data);
+  p.rd_rb = q.row_data.rs / 2; // nibbles -> bytes (rs is even)
+  p.swz = q.swizzled;
+  p.sc = reinterpret_cast<uint8_t *>(q.swizzled ? q.row_scales_swz
+                                                : q.row_scales.data);
+  p.sc_rs = q.row_scales.rs;
+  p.sc_pc = q.row_scales_padded_cols;
+  p.geo.gpr = uint32_t(q.cols / 128);
+  p.geo.groups = uint32_t(q.rows) * p.geo.gpr;
+  p.s = q.scheme;
+  p.act = q.params;
+  p.scale_inv = q.scale_inv;
+  const int32_t kind = q.op == Op::Quantize ? int32_t(kActIdentity) : q.act_kind;
+  auto run = [&](const SParams &sp) {
+    return q.x.dtype == FUSION_RT_BF16 ? launch_typed<BF16T>(sp, kind, q.inter, st)
+                                       : launch_typed<F16T>(sp, kind, q.inter, st);
+  };
+  cudaError_t e = cudaSuccess;
+  // Swizzled scales: the padding rows of the last 128-row tile are zero
+  // (the columns are whole: N / 16 and N / 32 are multiples of 4 here).
+  if (q.swizzled && q.rows % 128 != 0)
+    e = cudaMemsetAsync(q.row_scales_swz, 0,
+                        size_t(q.row_scales_padded_rows * q.row_scales_padded_cols),
+                        st);
+  // The tensor amax: NVFP4's globals depend on it (not the torchao block
+  // recipe's, whose per-tensor scale is 1), and the amax output asks for it.
+  const bool need_amax =
+      q.amax || (q.scheme.format == kNVFP4 &&
+                 q.scheme.nvfp4_recipe != FUSION_RT_NVFP4_RECIPE_TORCHAO_BLOCK);
+  void *scratch = nullptr;
+  if (e == cudaSuccess && need_amax) {
+    e = gstream::amax_word(q.amax, st, p.amax, scratch);
+    if (e == cudaSuccess) {
+      p.pass = kAmaxPass;
+      e = run(p);
+    }
+  }
+  if (e == cudaSuccess) {
+    p.pass = kCodesPass;
+    e = run(p);
+  }
+  if (scratch)
+    cudaFreeAsync(scratch, st);
+  return e == cudaSuccess ? FUSION_RT_STATUS_SUCCESS
+                          : cuda_fail(e, "the FP4 stream kernel launch");
+}
+
+} // namespace cuda
+} // namespace fusion_rt
