@@ -51,8 +51,12 @@ void mlir::fusion::buildFusionPipeline(OpPassManager &pm,
   // gated paired projection followed by the quantizer (docs/passes.md).
   if (options.fusePairedProjections)
     fpm.addPass(createFusePairedProjections());
-  if (options.fuseActQuantize)
-    fpm.addPass(createFuseActQuantize());
+  if (options.fuseActQuantize) {
+    FuseActQuantizeOptions fuseOpts;
+    fuseOpts.finiteInputs =
+        options.finiteInputs || options.frontend == Frontend::torch;
+    fpm.addPass(createFuseActQuantize(fuseOpts));
+  }
   if (!options.lowerToLLVM)
     return;
 

@@ -46,16 +46,19 @@
 #include "fusion/Transforms/VerifyQuietly.h"
 
 #include "fusion/Analysis/ActivationMatcher.h"
+#include "fusion/Analysis/FloatRange.h"
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 #include "fusion/Dialect/Fusion/IR/QuantShapes.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Remarks.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -74,6 +77,9 @@ struct Plan {
   ActivationMatch act;
   /// The reduction whose result becomes the fused op's dbias result.
   Operation *dbias = nullptr;
+  /// Checks on values computed from the activation that were proven and
+  /// dropped (said in the remark).
+  std::string checksNote;
 };
 
 /// Dimension algebra on OpFoldResults for QuantShapes.h: static dims fold
@@ -466,6 +472,72 @@ static bool feedsChecksOnly(Operation *op) {
   return check;
 }
 
+/// Whether `op` has no effect but the cf.assert ops it is or holds.
+static bool effectFreeBesidesAsserts(Operation *op) {
+  if (isa<cf::AssertOp>(op) || isMemoryEffectFree(op))
+    return true;
+  if (!op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+    return false;
+  WalkResult walk = op->walk([&](Operation *nested) {
+    if (nested == op || isa<cf::AssertOp>(nested) ||
+        nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
+        isMemoryEffectFree(nested))
+      return WalkResult::advance();
+    return WalkResult::interrupt();
+  });
+  return !walk.wasInterrupted();
+}
+
+/// The checks-only readers `readers` of an activation (feedsChecksOnly):
+/// when every cf.assert in what is computed from them is proven to hold
+/// (FloatRangeAnalysis, for finite function arguments with `finite`),
+/// erases those asserts and the computations that then go dead, and returns
+/// how many asserts went. Else returns 0 with `why` naming the first check
+/// that is not proven (or the op that is more than a check), and changes
+/// nothing.
+static unsigned dropProvenChecks(ArrayRef<Operation *> readers, bool finite,
+                                 std::string &why) {
+  llvm::SetVector<Operation *> reach;
+  SmallVector<Operation *> work(readers.begin(), readers.end());
+  while (!work.empty()) {
+    Operation *o = work.pop_back_val();
+    if (!reach.insert(o))
+      continue;
+    for (Value r : o->getResults())
+      for (Operation *u : r.getUsers())
+        work.push_back(u);
+  }
+  SmallVector<cf::AssertOp> asserts;
+  for (Operation *o : reach) {
+    if (!effectFreeBesidesAsserts(o)) {
+      why = "'" + o->getName().getStringRef().str() +
+            "' among them has effects other than cf.assert";
+      return 0;
+    }
+    o->walk([&](cf::AssertOp a) { asserts.push_back(a); });
+  }
+  FloatRangeAnalysis ranges(finite);
+  for (cf::AssertOp a : asserts) {
+    if (ranges.alwaysHolds(a))
+      continue;
+    why = "the check \"" + a.getMsg().str() +
+          "\" is not proven to hold for every " +
+          (finite ? "finite input" : "input");
+    if (!finite && FloatRangeAnalysis(true).alwaysHolds(a))
+      why += " (it is for finite inputs: finite-inputs, frontend=torch)";
+    return 0;
+  }
+  for (cf::AssertOp a : asserts)
+    a->erase();
+  // What went dead with the asserts, and the producers that die with it.
+  SmallVector<Operation *> sinks;
+  for (Operation *o : reach)
+    if (o->use_empty() && isOpTriviallyDead(o))
+      sinks.push_back(o);
+  eraseWithDeadProducers(sinks);
+  return asserts.size();
+}
+
 /// quantize(gated paired projection) -> one quantizing paired projection
 /// (the FFN front: gate/up projections, the gated activation, the
 /// quantizer). The same op as fusion-fuse-paired-projections builds from
@@ -625,6 +697,22 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
   ActivationMatchResult matched =
       fromHalves ? matchGatedBackward(value) : matchActivation(value);
   Plan plan;
+  std::string checksWhy;
+  if (matched.match && !others.empty() && !dbias && !dbiasAmongOthers &&
+      llvm::all_of(others, feedsChecksOnly)) {
+    // torch-mlir's checks on values computed from the activation (the amax
+    // of the IR's quantizer, which the raised op no longer reads): fused,
+    // the activation is not materialised for them, so they may go only
+    // where they are proven never to fail.
+    if (unsigned n = dropProvenChecks(others, finiteInputs, checksWhy)) {
+      plan.checksNote =
+          "; " + std::to_string(n) +
+          " check(s) (cf.assert) on values computed from the activation " +
+          "proven to hold for every " +
+          (finiteInputs ? "finite input" : "input") + " and dropped";
+      others.clear();
+    }
+  }
   if (matched.match) {
     plan.act = *matched.match;
     bool dbiasFusable =
@@ -644,14 +732,15 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
         detail = "a dbias reduction fuses only with a backward or identity "
                  "activation, not " +
                  activationName(plan.act.kind, plan.act.backward);
-      else if (!dbiasWhy.empty())
-        detail = "the reduction is not a dbias: " + dbiasWhy;
-      else if (llvm::all_of(others, feedsChecksOnly))
+      else if (!checksWhy.empty())
         detail = "'" + others[0]->getName().getStringRef().str() +
                  "' also uses it, for checks only (torch-mlir's cf.assert "
                  "on values computed from it, e.g. the amax that the raised "
                  "quantizer no longer reads): fused, the activation would "
-                 "still be written for them";
+                 "still be written for them; " +
+                 checksWhy;
+      else if (!dbiasWhy.empty())
+        detail = "the reduction is not a dbias: " + dbiasWhy;
       return decline(q, function, "activation has another user", detail);
     }
     plan.dbias = dbias;
@@ -925,6 +1014,7 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
   std::string what = activationName(act.kind, act.backward);
   if (partner)
     form += " (rowwise and colwise quantizers as direction both)";
+  form += plan.checksNote;
   std::string opName = fused->getName().getStringRef().str();
   {
     std::lock_guard<std::mutex> lock(getRemarkMutex());

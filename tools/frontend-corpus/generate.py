@@ -240,11 +240,14 @@ class ActAoGroups(torch.nn.Module):
     448 / amax in f64, x * scale, 1 / scale returned in column-major
     storage)."""
 
-    def __init__(self, act):
+    def __init__(self, act, gated=False):
         super().__init__()
-        self.act = act
+        self.act, self.gated = act, gated
 
     def forward(self, x):
+        if self.gated:
+            gate, up = x.chunk(2, dim=-1)
+            return torch_blockwise_scale_act_quant_lhs(self.act(gate) * up, 128)
         return torch_blockwise_scale_act_quant_lhs(self.act(x), 128)
 
 
@@ -494,6 +497,12 @@ def programs():
     yield "fp8_weight_tiles_f32", Fp8WeightTiles(), (x((256, 256), f32),)
     yield "ao_fp8_weight_tiles_bf16", Fp8WeightTiles(ao=True), (x((256, 256), bf),)
     yield "silu_ao_fp8_groups_bf16", ActAoGroups(F.silu), (x((4, 256), bf),)
+    # torchao's blockwise act quantizer after SwiGLU (bf16), GELU (f32) and
+    # SiLU on a 3-D input (its scales reshaped to [B, T * N / 128]).
+    yield "swiglu_ao_fp8_groups_bf16", ActAoGroups(F.silu, gated=True), \
+        (x((4, 512), bf),)
+    yield "gelu_ao_fp8_groups_f32", ActAoGroups(F.gelu), (x((4, 256), f32),)
+    yield "silu_ao_fp8_groups_bf16_3d", ActAoGroups(F.silu), (x((2, 2, 256), bf),)
 
 
 def large_programs():

@@ -142,7 +142,12 @@ def FuseActQuantize : Pass<"fusion-fuse-act-quantize", "func::FuncOp"> {
            "Decline activations whose body rounds an intermediate value to "
            "a float type narrower than f32 (a truncf inside the body, or "
            "arithmetic in bf16/f16), which the fused op, computing in f32 "
-           "and rounding once, would not reproduce bit for bit">
+           "and rounding once, would not reproduce bit for bit">,
+    Option<"finiteInputs", "finite-inputs", "bool", /*default=*/"false",
+           "The function's float arguments hold finite values (the "
+           "nnan/ninf contract of fusion-raise-quantize's option of that "
+           "name): checks (cf.assert) that read the activation are proven "
+           "for finite arguments only">
   ];
   let statistics = [
     Statistic<"numFused", "num-fused", "Candidates fused">,
