@@ -20,10 +20,10 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/APFloat.h"
-#include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 using namespace mlir;
@@ -76,7 +76,12 @@ bool FloatRange::operator==(const FloatRange &o) const {
   return !number || (lo == o.lo && hi == o.hi);
 }
 std::string FloatRange::str() const {
-  std::string s = number ? llvm::formatv("[{0}, {1}]", lo, hi).str() : "{}";
+  auto print = [](double d) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.9g", d);
+    return std::string(buf);
+  };
+  std::string s = number ? "[" + print(lo) + ", " + print(hi) + "]" : "{}";
   return nan ? s + " or NaN" : s;
 }
 
@@ -548,6 +553,21 @@ FloatRange FloatRangeAnalysis::select(Operation *op) {
     auto isPoint = [](const FloatRange &x) {
       return x.number && !x.nan && x.lo == x.hi;
     };
+    // A NaN test of the value itself: x != x (une), uno x, x; or its
+    // negation (oeq, ord).
+    if (cmp.getLhs() == cmp.getRhs() && v == cmp.getLhs()) {
+      using P = arith::CmpFPredicate;
+      P pred = cmp.getPredicate();
+      bool isNaNTest = pred == P::UNE || pred == P::UNO;
+      bool isNumberTest = pred == P::OEQ || pred == P::ORD;
+      if (isNaNTest || isNumberTest) {
+        if (holds == isNaNTest)
+          r.number = false;
+        else
+          r.nan = false;
+      }
+      return r;
+    }
     if (v == cmp.getLhs() && isPoint(rhs))
       return refine(r, cmp.getPredicate(), rhs.lo, holds);
     if (v == cmp.getRhs() && isPoint(lhs))

@@ -271,4 +271,26 @@ def VerifyLoweredToLLVM : Pass<"fusion-verify-lowered-to-llvm", "ModuleOp"> {
   }];
 }
 
+
+def TestFloatRange : Pass<"fusion-test-float-range", "func::FuncOp"> {
+  let summary = "Test: report FloatRangeAnalysis's ranges and check them";
+  let description = [{
+    For tests of `FloatRangeAnalysis` (lib/Analysis/FloatRange.cpp): emits a
+    remark (category `fusion`, name `FloatRange`) with the range of every
+    float value the function returns and whether each `cf.assert` is proven
+    to hold. Then checks the ranges: the function (static shapes) is
+    evaluated by the TensorEvaluator on `samples` random inputs (random bit
+    patterns mixed with zeros, infinities, NaN, the largest and smallest
+    values; finite only with `finite-inputs`), and an error is emitted for
+    any returned element outside its range and any proven assert whose
+    condition is false.
+  }];
+  let options = [
+    Option<"finiteInputs", "finite-inputs", "bool", /*default=*/"false",
+           "The function's float arguments hold finite values">,
+    Option<"samples", "samples", "unsigned", /*default=*/"64",
+           "Random inputs to evaluate the function on">
+  ];
+}
+
 #endif // FUSION_TRANSFORMS_PASSES_TD
