@@ -1156,8 +1156,15 @@ FailureOr<DimAtoms> splitAtoms(Atoms src, ArrayRef<int64_t> sizes) {
   return out;
 }
 
+/// `rowGranule` / `colGranule` > 1: the rows (the last dimension) shrink in
+/// whole granules of that many, for regions that split them into tiles
+/// (torchao's to_blocked: 128-row tiles, 4 blocks of scales per tile row).
+/// The copy keeps two granules of each, so that an order of the tiles is
+/// seen (one tile would hide a transposed tile order).
 FailureOr<SmallCopy> copyOnSmallInput(const Candidate &c, bool shrinkLast,
-                                      std::string &failure_) {
+                                      std::string &failure_,
+                                      int64_t rowGranule = 1,
+                                      int64_t colGranule = 1) {
   auto fail = [&](const Twine &why) {
     failure_ = why.str();
     return failure();
@@ -1166,15 +1173,23 @@ FailureOr<SmallCopy> copyOnSmallInput(const Candidate &c, bool shrinkLast,
   const int64_t rank = xType.getRank();
   if (rank < 1 || !xType.hasStaticShape())
     return fail("the input has no static shape");
+  SmallVector<int64_t> granule(rank, 1);
+  if (rank >= 2)
+    granule[rank - 2] = rowGranule;
+  if (shrinkLast)
+    granule[rank - 1] = colGranule;
+  for (int64_t d = 0; d < rank; ++d)
+    if (xType.getDimSize(d) % granule[d] != 0)
+      return fail("a dimension is not a whole number of tiles");
   SmallVector<int64_t> small(rank, 1);
   if (shrinkLast)
-    small[rank - 1] = 64;
+    small[rank - 1] = colGranule > 1 ? 2 : 64;
   else
     small[rank - 1] = xType.getShape().back();
   if (rank >= 2)
-    small[rank - 2] = 4;
+    small[rank - 2] = rowGranule > 1 ? 2 : 4;
   for (int64_t d = 0; d < rank; ++d)
-    small[d] = std::min(small[d], xType.getDimSize(d));
+    small[d] = std::min(small[d], xType.getDimSize(d) / granule[d]);
 
   // The ops to copy: the region and the constant-like ops it reads.
   llvm::SetVector<Operation *> ops(c.region.begin(), c.region.end());
@@ -1203,9 +1218,11 @@ FailureOr<SmallCopy> copyOnSmallInput(const Candidate &c, bool shrinkLast,
   {
     DimAtoms in;
     for (int64_t d = 0; d < rank; ++d) {
-      bool shrinks = (d < rank - 1 || shrinkLast) && xType.getDimSize(d) > 1;
-      in.push_back(canonical({shrinks ? Atom{d, xType.getDimSize(d)}
-                                      : Atom{-1, xType.getDimSize(d)}}));
+      int64_t size = xType.getDimSize(d);
+      bool shrinks = (d < rank - 1 || shrinkLast) && size > granule[d];
+      in.push_back(canonical({shrinks ? Atom{d, size / granule[d]}
+                                      : Atom{-1, size / granule[d]},
+                              Atom{-1, granule[d]}}));
     }
     atoms[c.x] = in;
   }
@@ -1658,12 +1675,25 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
   FailureOr<SmallCopy> small = failure();
   if (c.nvfp4 && rows * cols > kPerTensorLimit) {
     std::string noCopy;
+    auto elementsOf = [&](FailureOr<SmallCopy> &copy) {
+      return succeeded(copy)
+                 ? cast<RankedTensorType>(copy->map.lookup(c.x).getType())
+                       .getNumElements()
+                 : int64_t(0);
+    };
     small = copyOnSmallInput(c, /*shrinkLast=*/false, noCopy);
-    const int64_t copied =
-        succeeded(small)
-            ? cast<RankedTensorType>(small->map.lookup(c.x).getType())
-                  .getNumElements()
-            : 0;
+    // Scales swizzled into 128x4 tiles (to_blocked) split the rows by 128:
+    // two tiles of rows, and, if that is still too large, two tiles of
+    // columns (4 blocks of 16 each).
+    if (failed(small) && c.swizzledScales) {
+      std::string tiled;
+      small = copyOnSmallInput(c, /*shrinkLast=*/false, tiled, 128);
+      if (succeeded(small) && elementsOf(small) > kPerTensorLimit)
+        small = copyOnSmallInput(c, /*shrinkLast=*/true, tiled, 128, 64);
+      if (failed(small) && tiled != noCopy)
+        noCopy += "; in 128-row tiles: " + tiled;
+    }
+    const int64_t copied = elementsOf(small);
     if (copied > kPerTensorLimit)
       noCopy = llvm::formatv("its copy still has {0} elements", copied).str();
     if (failed(small) || copied > kPerTensorLimit) {
@@ -1681,6 +1711,8 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
     scalesV = small->map.lookup(c.scales);
     amaxV = c.amax ? small->map.lookup(c.amax) : Value();
     xType = cast<RankedTensorType>(xv.getType());
+    cols = xType.getShape().back();
+    nb = (cols + B - 1) / B;
     rows = xType.getNumElements() / cols;
   }
   auto dType = cast<RankedTensorType>(dataV.getType());

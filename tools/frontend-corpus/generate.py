@@ -503,6 +503,10 @@ def programs():
         (x((4, 512), bf),)
     yield "gelu_ao_fp8_groups_f32", ActAoGroups(F.gelu), (x((4, 256), f32),)
     yield "silu_ao_fp8_groups_bf16_3d", ActAoGroups(F.silu), (x((2, 2, 256), bf),)
+    # NVFP4 with swizzled scales past the check's 2^18 elements: checked on
+    # a copy of two 128-row tiles by two tiles of 64 columns.
+    yield "silu_nvfp4_bf16_blocked_256x1088", ActMxBlocked(F.silu, nvfp4=True), \
+        (x((256, 1088), bf),)
 
 
 def large_programs():
@@ -525,11 +529,11 @@ def large_programs():
     yield "silu_mxfp8_rceil_bf16_1024x4096", ActMx(F.silu), (x((1024, 4096), bf),)
     yield "silu_fp8_tensorwise_bf16_1024x4096", ActFp8Tensorwise(F.silu), \
         (x((1024, 4096), bf),)
-    # Swizzled scales: MX (rows sampled) raised; NVFP4 declined (to_blocked
-    # splits the rows into 128-row tiles: no copy with 4 rows).
+    # Swizzled scales: MX (rows sampled) raised; NVFP4 raised on a copy of
+    # two 128-row tiles (to_blocked splits the rows by 128).
     yield "silu_mxfp8_rceil_bf16_blocked_1024x4096", ActMxBlocked(F.silu), \
         (x((1024, 4096), bf),)
-    yield "negative_silu_nvfp4_bf16_blocked_1024x4096", \
+    yield "silu_nvfp4_bf16_blocked_1024x4096", \
         ActMxBlocked(F.silu, nvfp4=True), (x((1024, 4096), bf),)
 
 
