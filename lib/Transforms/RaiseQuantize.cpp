@@ -88,6 +88,10 @@ struct Candidate {
   /// (DeepSeek-V3 / vLLM per-token groups; group = cols: per-row scaling).
   bool blockFP8 = false;
   int64_t group = 0;
+  /// FP8 blocks, multiply recipe: the IR's scale tensor holds the multiplier
+  /// max / amax (torchao.float8's rowwise scale), the reciprocal of the
+  /// runtime's decode scale; exact where the multiplier is a power of two.
+  bool invertedScales = false;
   /// Rows of a 2D FP8 block (DeepSeek-V3's 128x128 weight tiles): > 1 when
   /// one f32 scale covers `blockRows` x `group` elements.
   int64_t blockRows = 1;
@@ -2156,16 +2160,26 @@ RaiseQuantizePass::identifyBlockFP8(Candidate &c, Decline &why) {
   // Recipes: DeepSeek-V3's x / (amax / max) (te, the default) and
   // x * (max / amax) (multiply: torchao's blockwise FP8 training, TE's
   // Float8BlockScaling).
+  // `inverted`: the IR returns the multiplier max / amax instead of the
+  // decode scale (torchao.float8's rowwise recipe); the raised op's scale
+  // then reaches it as RN(1 / scale), which is the multiplier exactly only
+  // where it is a power of two (pow2_scale): the probes decide.
+  SmallVector<bool> inverted;
   for (Nvfp4Recipe recipe : {Nvfp4Recipe::te, Nvfp4Recipe::multiply})
     for (float eps : floors)
       for (bool pow2 : {false, true})
         for (NanPolicy nan : {NanPolicy::propagate, NanPolicy::ignore})
-          schemes.push_back(QuantSchemeAttr::get(
-              ctx, format, QuantDirection::rowwise, br, g,
-              ScaleRounding::rceil, nan, ColwiseLayout::same,
-              ScaleLayout::compact, ElemRounding::rne, TensorScaling::current,
-              ZeroScale::exact, llvm::APFloat(static_cast<double>(eps)), pow2,
-              recipe));
+          for (bool inv : {false, true}) {
+            if (inv && recipe != Nvfp4Recipe::multiply)
+              continue;
+            schemes.push_back(QuantSchemeAttr::get(
+                ctx, format, QuantDirection::rowwise, br, g,
+                ScaleRounding::rceil, nan, ColwiseLayout::same,
+                ScaleLayout::compact, ElemRounding::rne,
+                TensorScaling::current, ZeroScale::exact,
+                llvm::APFloat(static_cast<double>(eps)), pow2, recipe));
+            inverted.push_back(inv);
+          }
   SmallVector<Mismatch> mismatch(schemes.size());
   SmallVector<bool> alive(schemes.size(), true);
   SmallVector<int64_t> index;
@@ -2274,18 +2288,33 @@ RaiseQuantizePass::identifyBlockFP8(Candidate &c, Decline &why) {
       for (int64_t j = 0; j < sbands; ++j)
         for (int64_t b : blocks) {
           const EvalScalar e = irScales[j * nb + b];
-          const float want = scales[j * nb + b];
+          const float want = inverted[k] ? 1.0f / scales[j * nb + b]
+                                         : scales[j * nb + b];
           const float ir = llvm::bit_cast<float>(uint32_t(e.bits));
           if (e.poison || !(llvm::bit_cast<uint32_t>(want) == uint32_t(e.bits) ||
                             (std::isnan(ir) && std::isnan(want))))
-            note(llvm::formatv("probe {0}, {1} {2} block {3}: scale {4} in "
-                               "the IR, {5:e} in the runtime",
-                               kind, br > 1 ? "band" : "row",
-                               br > 1 ? bands[j] : sampled[j], b,
-                               e.poison ? std::string("undefined (poison)")
-                                        : llvm::formatv("{0:e}", ir).str(),
-                               want)
-                     .str());
+            note(inverted[k]
+                     ? llvm::formatv(
+                           "probe {0}, {1} {2} block {3}: scale {4} in the "
+                           "IR, 1 / the runtime's decode scale = {5:e8} (the "
+                           "multiplier max / amax is its decode scale's "
+                           "reciprocal exactly only where it is a power of "
+                           "two)",
+                           kind, br > 1 ? "band" : "row",
+                           br > 1 ? bands[j] : sampled[j], b,
+                           e.poison ? std::string("undefined (poison)")
+                                    : llvm::formatv("{0:e8}", ir).str(),
+                           want)
+                           .str()
+                     : llvm::formatv("probe {0}, {1} {2} block {3}: scale {4} "
+                                     "in the IR, {5:e} in the runtime",
+                                     kind, br > 1 ? "band" : "row",
+                                     br > 1 ? bands[j] : sampled[j], b,
+                                     e.poison
+                                         ? std::string("undefined (poison)")
+                                         : llvm::formatv("{0:e}", ir).str(),
+                                     want)
+                           .str());
         }
       for (int64_t s = 0; s < srows; ++s)
         for (int64_t b : blocks) {
@@ -2311,7 +2340,10 @@ RaiseQuantizePass::identifyBlockFP8(Candidate &c, Decline &why) {
     if (llvm::none_of(alive, [](bool a) { return a; }) && kind >= 1)
       break;
   }
-  return firstAlive(schemes, alive, mismatch, why);
+  FailureOr<QuantSchemeAttr> chosen = firstAlive(schemes, alive, mismatch, why);
+  if (succeeded(chosen))
+    c.invertedScales = inverted[llvm::find(alive, true) - alive.begin()];
+  return chosen;
 }
 
 /// `v` reshaped (row-major) to the static shape of `to`.
@@ -2556,6 +2588,15 @@ void RaiseQuantizePass::rewrite(Candidate &c, QuantSchemeAttr scheme) {
   if (sType.getElementType() != elementTypeOf(scales))
     scales = elementwiseBitcast(b, loc, scales, sType.getElementType());
   scales = reshapeTo(b, loc, scales, sType);
+  // The IR's multiplier: RN(1 / decode scale), equal to it (the check).
+  if (c.invertedScales)
+    scales = elementwiseMap(
+        b, loc, scales, sType.getElementType(),
+        [&](OpBuilder &nb, Location l, Value v) {
+          Value one = arith::ConstantOp::create(
+              nb, l, nb.getFloatAttr(v.getType(), 1.0));
+          return arith::DivFOp::create(nb, l, one, v).getResult();
+        });
   c.data.replaceAllUsesWith(data);
   c.scales.replaceAllUsesWith(scales);
   // NVFP4: what the program reads of the per-tensor scale is computed from
@@ -3059,8 +3100,12 @@ void RaiseQuantizePass::runOnOperation() {
     ++numRaised;
     std::lock_guard<std::mutex> lock(getRemarkMutex());
     remark::passed(loc, remarkOpts(func.getSymName()))
-        << remark::add("raised to fusion.quantize {0}{1}{2}",
+        << remark::add("raised to fusion.quantize {0}{1}{2}{3}",
                        schemeName(found->scheme),
+                       taken.invertedScales
+                           ? "; the IR's scales are the multipliers max / "
+                             "amax, read as 1 / the raised op's scales"
+                           : "",
                        finiteInputs ? " (assuming finite inputs)" : "",
                        rt.hasStaticShape()
                            ? ""

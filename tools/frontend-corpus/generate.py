@@ -38,6 +38,7 @@ from torchao.prototype.mx_formats.utils import to_blocked
 from torchao.prototype.mx_formats.nvfp4_tensor import (nvfp4_quantize,
                                                        per_tensor_amax_to_scale)
 from torchao.float8.float8_utils import tensor_to_scale, to_fp8_saturated
+from torchao.float8.config import ScalingGranularity
 from torchao.prototype.blockwise_fp8_training.kernels import (
     torch_blockwise_scale_act_quant_lhs, torch_blockwise_scale_weight_quant)
 from torch._decomp import core_aten_decompositions
@@ -137,6 +138,26 @@ class ActFp8Tensorwise(torch.nn.Module):
     def forward(self, x):
         y = self.act(x)
         scale = tensor_to_scale(y, torch.float8_e4m3fn)
+        data = to_fp8_saturated(y.to(torch.float32) * scale, torch.float8_e4m3fn)
+        return data, scale
+
+
+class ActFp8Rowwise(torch.nn.Module):
+    """act(x) quantized to FP8 with one scale per row, as torchao.float8's
+    rowwise recipe does it (tensor_to_scale with AXISWISE granularity along
+    the last dim: max / clamp(amax, 1e-12) in f64, optionally rounded down to
+    a power of two; then to_fp8_saturated(x * scale))."""
+
+    def __init__(self, act, pow2=False):
+        super().__init__()
+        self.act, self.pow2 = act, pow2
+
+    def forward(self, x):
+        y = self.act(x)
+        scale = tensor_to_scale(y, torch.float8_e4m3fn,
+                                scaling_granularity=ScalingGranularity.AXISWISE,
+                                axiswise_dim=-1,
+                                round_scales_to_power_of_2=self.pow2)
         data = to_fp8_saturated(y.to(torch.float32) * scale, torch.float8_e4m3fn)
         return data, scale
 
@@ -507,6 +528,11 @@ def programs():
     # a copy of two 128-row tiles by two tiles of 64 columns.
     yield "silu_nvfp4_bf16_blocked_256x1088", ActMxBlocked(F.silu, nvfp4=True), \
         (x((256, 1088), bf),)
+    # torchao.float8's rowwise scaling (multiplier scale returned), with and
+    # without scales rounded down to powers of two (its "rowwise" recipe).
+    yield "silu_ao_fp8_rowwise_bf16", ActFp8Rowwise(F.silu), (x((4, 256), bf),)
+    yield "silu_ao_fp8_rowwise_pow2_bf16", ActFp8Rowwise(F.silu, pow2=True), \
+        (x((4, 256), bf),)
 
 
 def large_programs():
