@@ -118,6 +118,9 @@ EXACT = (0, 0, 0.0)
 # program instead).
 TORCH = {"swiglu_mxfp8_rceil_bf16": (1, 0, 0.0),
          "swiglu_bwd_mxfp8_rceil_bf16": (1, 0, 0.0),
+         "swiglu_fp8_group128_bf16": (1, 0, 0.0079),
+         "swiglu_fp8_group128_ue8m0_bf16": (1, 0, 0.0079),
+         "swiglu_ao_fp8_groups_bf16": (1, 0, 0.0),
          "gelu_tanh_mxfp8_rceil_bf16": None}
 
 
