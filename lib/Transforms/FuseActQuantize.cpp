@@ -538,6 +538,83 @@ static unsigned dropProvenChecks(ArrayRef<Operation *> readers, bool finite,
   return asserts.size();
 }
 
+/// quantize(reshape(act(x))) where the reshapes (collapse_shape /
+/// expand_shape, each used once) keep the last dimension, so that rows stay
+/// rows (torchao's to_blocked reads a 3-D activation as [B*T, N]): the
+/// reshapes move onto the elementwise generic's operands and the generic is
+/// rebuilt on the quantized shape, so the activation feeds the quantizer
+/// directly. Only where the generic is a recognised activation whose maps
+/// are all identities and whose body does not read its init; returns the
+/// new value, or null with the IR unchanged.
+static Value hoistRowReshapes(QuantizeOp q) {
+  SmallVector<Operation *> chain;
+  Value v = q.getInput();
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(def) ||
+        !v.hasOneUse())
+      break;
+    chain.push_back(def);
+    v = def->getOperand(0);
+  }
+  if (chain.empty() || !v.hasOneUse())
+    return Value();
+  auto inType = cast<RankedTensorType>(v.getType());
+  auto outType = cast<RankedTensorType>(q.getInput().getType());
+  if (inType.getRank() == 0 || outType.getRank() == 0 ||
+      inType.getShape().back() != outType.getShape().back() ||
+      ShapedType::isDynamic(inType.getShape().back()))
+    return Value();
+  auto generic = v.getDefiningOp<linalg::GenericOp>();
+  if (!generic || generic->getNumResults() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops() ||
+      !llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }) ||
+      generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0)) ||
+      !matchActivation(v).match)
+    return Value();
+  for (Value in : generic.getDpsInputs())
+    if (!isa<RankedTensorType>(in.getType()))
+      return Value();
+
+  OpBuilder b(q);
+  Location loc = generic.getLoc();
+  // The chain, innermost first, applied to one operand.
+  auto reshape = [&](Value x) {
+    for (Operation *op : llvm::reverse(chain)) {
+      Type elem = getElementTypeOrSelf(x.getType());
+      if (auto c = dyn_cast<tensor::CollapseShapeOp>(op)) {
+        x = tensor::CollapseShapeOp::create(b, loc, x,
+                                            c.getReassociationIndices());
+      } else {
+        auto e = cast<tensor::ExpandShapeOp>(op);
+        x = tensor::ExpandShapeOp::create(
+            b, loc, e.getResultType().clone(elem), x,
+            e.getReassociationIndices(), e.getMixedOutputShape());
+      }
+    }
+    return x;
+  };
+  SmallVector<Value> ins;
+  for (Value in : generic.getDpsInputs())
+    ins.push_back(reshape(in));
+  Value init = tensor::EmptyOp::create(
+      b, loc, tensor::getMixedSizes(b, loc, q.getInput()),
+      inType.getElementType());
+  const unsigned rank = outType.getRank();
+  SmallVector<AffineMap> maps(ins.size() + 1,
+                              b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  auto moved = linalg::GenericOp::create(b, loc, TypeRange{init.getType()},
+                                         ins, ValueRange{init}, maps, iters);
+  IRMapping map;
+  generic.getRegion().cloneInto(&moved.getRegion(), map);
+  q->setOperand(0, moved.getResult(0));
+  for (Operation *op : chain)
+    op->erase();
+  generic->erase();
+  return moved.getResult(0);
+}
+
 /// quantize(gated paired projection) -> one quantizing paired projection
 /// (the FFN front: gate/up projections, the gated activation, the
 /// quantizer). The same op as fusion-fuse-paired-projections builds from
@@ -631,6 +708,8 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
   tensor::ExpandShapeOp pairedExpand;
   if (PairedProjectionOp paired = gatedPairedProducer(value, pairedExpand))
     return fuseIntoPairedProjection(q, paired, pairedExpand, function);
+  if (Value hoisted = hoistRowReshapes(q))
+    value = hoisted;
   auto valueType = cast<RankedTensorType>(value.getType());
 
   // Other users of the quantized value; one of them may be a dbias

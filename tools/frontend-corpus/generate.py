@@ -533,6 +533,10 @@ def programs():
     yield "silu_ao_fp8_rowwise_bf16", ActFp8Rowwise(F.silu), (x((4, 256), bf),)
     yield "silu_ao_fp8_rowwise_pow2_bf16", ActFp8Rowwise(F.silu, pow2=True), \
         (x((4, 256), bf),)
+    # A 3-D activation whose quantizer reads it as [B*T, N] (to_blocked):
+    # the reshape moves onto the activation's input, which then fuses.
+    yield "silu_nvfp4_bf16_blocked_3d", ActMxBlocked(F.silu, nvfp4=True), \
+        (x((2, 2, 64), bf),)
 
 
 def large_programs():
