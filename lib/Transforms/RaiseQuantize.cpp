@@ -43,6 +43,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <array>
 #include <random>
 
 namespace mlir::fusion {
@@ -404,7 +405,8 @@ constexpr int64_t kPerTensorLimit = int64_t(1) << 18;
 /// the cases its scale rule is about (zero, an amax below or at an epsilon
 /// such as torchao's 1e-12, subnormals, the top of f32, elements that
 /// become FP8 subnormals, rounding ties), and NaN / Inf unless `finite`.
-std::vector<float> makeTensorProbe(unsigned kind, int64_t n, bool finite) {
+std::vector<float> makeTensorProbe(unsigned kind, int64_t n, bool finite,
+                                   float fmax) {
   std::mt19937 rng(104729 + kind);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   std::uniform_int_distribution<int64_t> pick(0, n - 1);
@@ -465,12 +467,30 @@ std::vector<float> makeTensorProbe(unsigned kind, int64_t n, bool finite) {
   case 12:
     v[at] = finite ? -2.0f : -std::numeric_limits<float>::infinity();
     break;
+  case 13:
+  case 14:
+  case 15:
+  case 16: {
+    // An amax (f32) whose scale max / amax is the float just below 2^k:
+    // there log2f rounds to k, so exp2(floor(log2(s))) (torchao's
+    // power-of-two rounding) is 2^k where an exact round-down (TE's, the
+    // runtime's) is 2^(k-1). (Values of a narrower type never get that
+    // close to a power of two.)
+    const int k = std::array<int, 4>{4, 7, 12, 20}[kind - 13];
+    const float below = std::nextafter(std::ldexp(1.0f, k), 0.0f);
+    float a = fmax / below;
+    for (int step = 0; step < 64 && fmax / a != below; ++step)
+      a = std::nextafter(a, fmax / a > below ? 1e30f : 0.0f);
+    scaleAll(a * 0.25f);
+    v[at] = a;
+    break;
+  }
   default:
     break;
   }
   return v;
 }
-constexpr unsigned kTensorProbes = 13;
+constexpr unsigned kTensorProbes = 17;
 
 /// The scheme a remark names, in the dialect's syntax.
 std::string schemeName(QuantSchemeAttr s) {
@@ -1580,7 +1600,9 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
   const auto dSem = &cast<FloatType>(dType.getElementType()).getFloatSemantics();
   const auto aSem = &cast<FloatType>(at).getFloatSemantics();
   for (unsigned kind = 0; kind < kTensorProbes; ++kind) {
-    std::vector<float> values = makeTensorProbe(kind, n, finiteInputs);
+    std::vector<float> values = makeTensorProbe(
+        kind, n, finiteInputs,
+        format == QuantFormat::fp8_e5m2 ? 57344.0f : 448.0f);
     probe.resize(n);
     for (int64_t i = 0; i < n; ++i) {
       probe[i] = floatBits(xt, values[i]);

@@ -131,13 +131,14 @@ class ActFp8Tensorwise(torch.nn.Module):
     """act(x) quantized to FP8 with one scale per tensor, as torchao.float8
     does it (tensor_to_scale, then to_fp8_saturated(x * scale))."""
 
-    def __init__(self, act):
+    def __init__(self, act, pow2=False):
         super().__init__()
-        self.act = act
+        self.act, self.pow2 = act, pow2
 
     def forward(self, x):
         y = self.act(x)
-        scale = tensor_to_scale(y, torch.float8_e4m3fn)
+        scale = tensor_to_scale(y, torch.float8_e4m3fn,
+                                round_scales_to_power_of_2=self.pow2)
         data = to_fp8_saturated(y.to(torch.float32) * scale, torch.float8_e4m3fn)
         return data, scale
 
@@ -537,6 +538,13 @@ def programs():
     # the reshape moves onto the activation's input, which then fuses.
     yield "silu_nvfp4_bf16_blocked_3d", ActMxBlocked(F.silu, nvfp4=True), \
         (x((2, 2, 64), bf),)
+    # torchao.float8 tensorwise with power-of-two scales (exp2(floor(log2
+    # (s)))): exact for bf16 values (raised); on f32 values log2f rounds a
+    # scale just below 2^k to k (declined, probe 13).
+    yield "silu_fp8_tensorwise_pow2_bf16", ActFp8Tensorwise(F.silu, pow2=True), \
+        (x((4, 64), bf),)
+    yield "silu_fp8_tensorwise_pow2_f32", ActFp8Tensorwise(F.silu, pow2=True), \
+        (x((4, 64), f32),)
 
 
 def large_programs():
