@@ -508,26 +508,25 @@ FloatRange FloatRangeAnalysis::computeOp(Operation *op, unsigned index) {
     double hi = down ? std::floor(a.hi) : up ? std::ceil(a.hi) : std::ceil(a.hi);
     return FloatRange::interval(lo, hi, a.nan);
   }
-  if (isa<math::ExpOp>(op))
-    return increasing(operand(0), t, [](double x) { return std::exp(x); },
-                      -kInf);
-  if (isa<math::Exp2Op>(op))
-    return increasing(operand(0), t, [](double x) { return std::exp2(x); },
-                      -kInf);
-  if (isa<math::TanhOp>(op))
-    return increasing(operand(0), t, [](double x) { return std::tanh(x); },
-                      -kInf);
-  if (isa<math::ErfOp>(op))
-    return increasing(operand(0), t, [](double x) { return std::erf(x); },
-                      -kInf);
-  if (isa<math::LogOp>(op))
-    return increasing(operand(0), t, [](double x) { return std::log(x); }, 0);
-  if (isa<math::Log2Op>(op))
-    return increasing(operand(0), t, [](double x) { return std::log2(x); },
-                      0);
-  if (isa<math::SqrtOp>(op))
-    return increasing(operand(0), t, [](double x) { return std::sqrt(x); },
-                      0);
+  // Increasing library functions, with the low end of their domain (below
+  // it: NaN).
+  struct Increasing {
+    TypeID op;
+    double (*f)(double);
+    double domainLo;
+  };
+  static const Increasing kIncreasing[] = {
+      {TypeID::get<math::ExpOp>(), [](double x) { return std::exp(x); }, -kInf},
+      {TypeID::get<math::Exp2Op>(), [](double x) { return std::exp2(x); }, -kInf},
+      {TypeID::get<math::TanhOp>(), [](double x) { return std::tanh(x); }, -kInf},
+      {TypeID::get<math::ErfOp>(), [](double x) { return std::erf(x); }, -kInf},
+      {TypeID::get<math::LogOp>(), [](double x) { return std::log(x); }, 0.0},
+      {TypeID::get<math::Log2Op>(), [](double x) { return std::log2(x); }, 0.0},
+      {TypeID::get<math::SqrtOp>(), [](double x) { return std::sqrt(x); }, 0.0},
+  };
+  for (const Increasing &e : kIncreasing)
+    if (op->getName().getTypeID() == e.op)
+      return increasing(operand(0), t, e.f, e.domainLo);
   if (auto pow = dyn_cast<math::PowFOp>(op)) {
     // 2^x, torch's exp2: a constant base above one.
     FloatRange base = operand(0);
