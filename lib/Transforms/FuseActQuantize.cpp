@@ -44,6 +44,7 @@
 #include "fusion/Transforms/Passes.h"
 #include "fusion/Transforms/RemarkLock.h"
 #include "fusion/Transforms/VerifyQuietly.h"
+#include "fusion/Transforms/CheckElision.h"
 
 #include "fusion/Analysis/ActivationMatcher.h"
 #include "fusion/Analysis/FloatRange.h"
@@ -212,31 +213,6 @@ Value materializeInput(OpBuilder &b, linalg::GenericOp generic,
   return newGeneric.getResult(0);
 }
 
-/// Erases `ops` and then every producer that became trivially dead.
-void eraseWithDeadProducers(ArrayRef<Operation *> ops) {
-  SmallVector<Operation *> worklist;
-  llvm::SmallPtrSet<Operation *, 8> erased;
-  auto erase = [&](Operation *op) {
-    for (Value v : op->getOperands())
-      if (Operation *def = v.getDefiningOp())
-        worklist.push_back(def);
-    // Constants captured by a generic's body die with it.
-    visitUsedValuesDefinedAbove(op->getRegions(), [&](OpOperand *use) {
-      if (Operation *def = use->get().getDefiningOp())
-        worklist.push_back(def);
-    });
-    erased.insert(op);
-    op->erase();
-  };
-  for (Operation *op : ops)
-    if (op)
-      erase(op);
-  while (!worklist.empty()) {
-    Operation *op = worklist.pop_back_val();
-    if (!erased.contains(op) && op->use_empty() && isOpTriviallyDead(op))
-      erase(op);
-  }
-}
 
 /// If `a` and `b` quantize one value with schemes that differ only in the
 /// direction (one rowwise, one colwise), returns the scheme with direction
@@ -446,96 +422,6 @@ void FuseActQuantizePass::runOnOperation() {
   for (QuantizeOp q : quantizers)
     if (!handled.contains(q.getOperation()))
       processQuantize(q, func.getSymName(), dom);
-}
-
-/// Whether everything computed from `op` ends in checks without results
-/// (torch-mlir's cf.assert inside a result-less linalg.generic), at least
-/// one of them.
-static bool feedsChecksOnly(Operation *op) {
-  llvm::SmallPtrSet<Operation *, 16> seen;
-  SmallVector<Operation *> work{op};
-  bool check = false;
-  while (!work.empty()) {
-    Operation *o = work.pop_back_val();
-    if (!seen.insert(o).second)
-      continue;
-    if (seen.size() > 256 || isa<func::ReturnOp>(o))
-      return false;
-    if (o->getNumResults() == 0) {
-      check = true;
-      continue;
-    }
-    for (Value r : o->getResults())
-      for (Operation *u : r.getUsers())
-        work.push_back(u);
-  }
-  return check;
-}
-
-/// Whether `op` has no effect but the cf.assert ops it is or holds.
-static bool effectFreeBesidesAsserts(Operation *op) {
-  if (isa<cf::AssertOp>(op) || isMemoryEffectFree(op))
-    return true;
-  if (!op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-    return false;
-  WalkResult walk = op->walk([&](Operation *nested) {
-    if (nested == op || isa<cf::AssertOp>(nested) ||
-        nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
-        isMemoryEffectFree(nested))
-      return WalkResult::advance();
-    return WalkResult::interrupt();
-  });
-  return !walk.wasInterrupted();
-}
-
-/// The checks-only readers `readers` of an activation (feedsChecksOnly):
-/// when every cf.assert in what is computed from them is proven to hold
-/// (FloatRangeAnalysis, for finite function arguments with `finite`),
-/// erases those asserts and the computations that then go dead, and returns
-/// how many asserts went. Else returns 0 with `why` naming the first check
-/// that is not proven (or the op that is more than a check), and changes
-/// nothing.
-static unsigned dropProvenChecks(ArrayRef<Operation *> readers, bool finite,
-                                 std::string &why) {
-  llvm::SetVector<Operation *> reach;
-  SmallVector<Operation *> work(readers.begin(), readers.end());
-  while (!work.empty()) {
-    Operation *o = work.pop_back_val();
-    if (!reach.insert(o))
-      continue;
-    for (Value r : o->getResults())
-      for (Operation *u : r.getUsers())
-        work.push_back(u);
-  }
-  SmallVector<cf::AssertOp> asserts;
-  for (Operation *o : reach) {
-    if (!effectFreeBesidesAsserts(o)) {
-      why = "'" + o->getName().getStringRef().str() +
-            "' among them has effects other than cf.assert";
-      return 0;
-    }
-    o->walk([&](cf::AssertOp a) { asserts.push_back(a); });
-  }
-  FloatRangeAnalysis ranges(finite);
-  for (cf::AssertOp a : asserts) {
-    if (ranges.alwaysHolds(a))
-      continue;
-    why = "the check \"" + a.getMsg().str() +
-          "\" is not proven to hold for every " +
-          (finite ? "finite input" : "input");
-    if (!finite && FloatRangeAnalysis(true).alwaysHolds(a))
-      why += " (it is for finite inputs: finite-inputs, frontend=torch)";
-    return 0;
-  }
-  for (cf::AssertOp a : asserts)
-    a->erase();
-  // What went dead with the asserts, and the producers that die with it.
-  SmallVector<Operation *> sinks;
-  for (Operation *o : reach)
-    if (o->use_empty() && isOpTriviallyDead(o))
-      sinks.push_back(o);
-  eraseWithDeadProducers(sinks);
-  return asserts.size();
 }
 
 /// quantize(reshape(act(x))) where the reshapes (collapse_shape /

@@ -15,6 +15,7 @@
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 #include "fusion/Transforms/Passes.h"
 #include "fusion/Transforms/RemarkLock.h"
+#include "fusion/Transforms/CheckElision.h"
 
 #include "common/layout.h"
 #include "fusion_rt.h"
@@ -93,6 +94,9 @@ struct Candidate {
   /// max / amax (torchao.float8's rowwise scale), the reciprocal of the
   /// runtime's decode scale; exact where the multiplier is a power of two.
   bool invertedScales = false;
+  /// Checks (cf.assert) left reading the input, proven and dropped after
+  /// the rewrite.
+  unsigned droppedChecks = 0;
   /// Rows of a 2D FP8 block (DeepSeek-V3's 128x128 weight tiles): > 1 when
   /// one f32 scale covers `blockRows` x `group` elements.
   int64_t blockRows = 1;
@@ -2596,6 +2600,19 @@ Value amaxAs(OpBuilder &b, Location loc, Value raised, Value like) {
   return amax;
 }
 
+/// The checks that the IR's quantizer left on its input (torch-mlir's
+/// cf.assert on the amax, whose computation then reads the input once more
+/// only for them): dropped where they are proven to hold.
+unsigned dropInputChecks(Value x, bool finite) {
+  SmallVector<Operation *> readers;
+  for (Operation *u : x.getUsers())
+    if (!isa<QuantizeOp>(u) && !llvm::is_contained(readers, u) &&
+        feedsChecksOnly(u))
+      readers.push_back(u);
+  std::string why;
+  return readers.empty() ? 0 : dropProvenChecks(readers, finite, why);
+}
+
 void RaiseQuantizePass::rewrite(Candidate &c, QuantSchemeAttr scheme) {
   OpBuilder b(c.data.getContext());
   Location loc = c.cast->getLoc();
@@ -2628,6 +2645,7 @@ void RaiseQuantizePass::rewrite(Candidate &c, QuantSchemeAttr scheme) {
     c.amax.replaceAllUsesWith(amaxAs(b, loc, q.getResult(2), c.amax));
   resolveSizes(c.region);
   eraseUnused(c.region);
+  c.droppedChecks = dropInputChecks(c.x, finiteInputs);
 }
 
 void RaiseQuantizePass::rewritePerTensor(Candidate &c, QuantSchemeAttr scheme) {
@@ -2642,6 +2660,7 @@ void RaiseQuantizePass::rewritePerTensor(Candidate &c, QuantSchemeAttr scheme) {
   // The ops computed from the amax alone stay where the program uses them.
   resolveSizes(c.region);
   eraseUnused(c.region);
+  c.droppedChecks = dropInputChecks(c.x, finiteInputs);
 }
 
 /// Dynamic shapes. The exactness check evaluates static shapes, so a
@@ -3122,12 +3141,21 @@ void RaiseQuantizePass::runOnOperation() {
     ++numRaised;
     std::lock_guard<std::mutex> lock(getRemarkMutex());
     remark::passed(loc, remarkOpts(func.getSymName()))
-        << remark::add("raised to fusion.quantize {0}{1}{2}{3}",
+        << remark::add("raised to fusion.quantize {0}{1}{2}{3}{4}",
                        schemeName(found->scheme),
                        taken.invertedScales
                            ? "; the IR's scales are the multipliers max / "
                              "amax, read as 1 / the raised op's scales"
                            : "",
+                       taken.droppedChecks
+                           ? llvm::formatv(
+                                 "; {0} check(s) (cf.assert) left on its "
+                                 "input proven to hold for every {1} and "
+                                 "dropped",
+                                 taken.droppedChecks,
+                                 finiteInputs ? "finite input" : "input")
+                                 .str()
+                           : std::string(),
                        finiteInputs ? " (assuming finite inputs)" : "",
                        rt.hasStaticShape()
                            ? ""

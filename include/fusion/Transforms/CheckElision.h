@@ -1,0 +1,41 @@
+//===- CheckElision.h - drop checks proven to hold --------------*- C++ -*-===//
+//
+// The checks frontends write on values a fusion no longer needs
+// (torch-mlir's cf.assert "unimplemented: tensor with zero element" on a
+// quantizer's amax) keep those values, and the tensor they are computed
+// from, alive. These helpers find such checks and drop them where
+// FloatRangeAnalysis proves that they never fail. Used by
+// fusion-raise-quantize (the raised region's leftover checks) and
+// fusion-fuse-act-quantize (checks on the activation).
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSION_TRANSFORMS_CHECKELISION_H
+#define FUSION_TRANSFORMS_CHECKELISION_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+
+namespace mlir::fusion {
+
+/// Erases `ops` and then every producer that became trivially dead.
+void eraseWithDeadProducers(ArrayRef<Operation *> ops);
+
+/// Whether everything computed from `op` ends in checks without results
+/// (torch-mlir's cf.assert inside a result-less linalg.generic), at least
+/// one of them.
+bool feedsChecksOnly(Operation *op);
+
+/// `readers` (each feedsChecksOnly): when every cf.assert in what is
+/// computed from them is proven to hold (FloatRangeAnalysis, for finite
+/// function arguments with `finite`), erases those asserts and the
+/// computations that then go dead, and returns how many asserts went. Else
+/// returns 0 with `why` naming the first check that is not proven (or the op
+/// that is more than a check), and changes nothing.
+unsigned dropProvenChecks(ArrayRef<Operation *> readers, bool finite,
+                          std::string &why);
+
+} // namespace mlir::fusion
+
+#endif // FUSION_TRANSFORMS_CHECKELISION_H
