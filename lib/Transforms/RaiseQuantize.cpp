@@ -15,6 +15,7 @@
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 #include "fusion/Transforms/Passes.h"
 #include "fusion/Transforms/RemarkLock.h"
+#include "fusion/Transforms/VerifyQuietly.h"
 #include "fusion/Transforms/CheckElision.h"
 
 #include "common/layout.h"
@@ -1515,11 +1516,11 @@ FailureOr<SmallCopy> copyOnSmallInput(const Candidate &c, bool shrinkLast,
   for (Value v : {c.data, c.scales, c.amax})
     if (v && !copy.map.contains(v))
       return fail("the quantizer's results are not in its region");
-  {
-    ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });
-    if (failed(verify(*copy.module)))
-      return fail("the copy on fewer rows does not verify");
-  }
+  // Quietly, and for this thread only: a handler that claimed every
+  // diagnostic would swallow the remarks of the functions other threads
+  // raise meanwhile.
+  if (failed(verifyQuietly(*copy.module)))
+    return fail("the copy on fewer rows does not verify");
   return copy;
 }
 
@@ -2859,11 +2860,8 @@ FailureOr<Specialized> specialize(func::FuncOp fn) {
                                          ret->getOperandTypes()));
   // Sizes that contradict the program (a reshape the fixed size does not
   // divide) leave no copy to check.
-  {
-    ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });
-    if (failed(verify(copy)))
-      return failure();
-  }
+  if (failed(verifyQuietly(copy)))
+    return failure();
   return sp;
 }
 
