@@ -738,7 +738,7 @@ KindMatch sigmoidFamily(double alpha, ActivationKind silu,
 
 /// Forward non-gated forms of `p` in terms of leaf `x`.
 std::optional<KindMatch> matchForward(Algebra &A, const Poly &p, AtomId x,
-                                      bool gated, bool &geluErfGate) {
+                                      bool gated) {
   RefBuilder R{A, A.atomPoly(x)};
   unsigned fnMask = A.kindMask(p) & ~kindBit(AtomKind::Leaf);
   if (fnMask == kindBit(AtomKind::Step)) {
@@ -749,13 +749,9 @@ std::optional<KindMatch> matchForward(Algebra &A, const Poly &p, AtomId x,
       return KindMatch{gated ? ActivationKind::sreglu : ActivationKind::srelu,
                        std::nullopt};
   }
-  if (fnMask == kindBit(AtomKind::Erf) && polyClose(p, R.geluErf())) {
-    if (gated) {
-      geluErfGate = true;
-      return std::nullopt;
-    }
-    return KindMatch{ActivationKind::gelu, std::nullopt};
-  }
+  if (fnMask == kindBit(AtomKind::Erf) && polyClose(p, R.geluErf()))
+    return KindMatch{gated ? ActivationKind::geglu_erf : ActivationKind::gelu,
+                     std::nullopt};
   ActivationKind geluTanh =
       gated ? ActivationKind::geglu : ActivationKind::gelu_tanh;
   if (fnMask == kindBit(AtomKind::Sigmoid)) {
@@ -980,6 +976,7 @@ double refForward(ActivationKind kind, double x, double alpha) {
   case ActivationKind::sreglu:
     return x > 0 ? x * x : 0;
   case ActivationKind::gelu:
+  case ActivationKind::geglu_erf:
     return 0.5 * x * (1 + std::erf(x * kInvSqrt2));
   case ActivationKind::gelu_tanh:
   case ActivationKind::geglu:
@@ -1227,6 +1224,8 @@ std::optional<ActivationKind> gatedKindOf(ActivationKind base) {
     return ActivationKind::swiglu;
   case ActivationKind::gelu_tanh:
     return ActivationKind::geglu;
+  case ActivationKind::gelu:
+    return ActivationKind::geglu_erf;
   case ActivationKind::relu:
     return ActivationKind::reglu;
   case ActivationKind::qgelu:
@@ -1245,6 +1244,8 @@ ActivationKind baseKindOf(ActivationKind gated) {
     return ActivationKind::silu;
   case ActivationKind::geglu:
     return ActivationKind::gelu_tanh;
+  case ActivationKind::geglu_erf:
+    return ActivationKind::gelu;
   case ActivationKind::reglu:
     return ActivationKind::relu;
   case ActivationKind::qgeglu:
@@ -1343,7 +1344,6 @@ ActivationMatchResult mlir::fusion::matchActivation(Value value) {
       break;
   }
 
-  bool geluErfGate = false;
   bool sawCrossCheckFailure = false;
   for (auto [i, hyp] : llvm::enumerate(hypotheses)) {
     bool tensorHyp = i < numTensorHypotheses;
@@ -1392,9 +1392,8 @@ ActivationMatchResult mlir::fusion::matchActivation(Value value) {
         accept({ActivationKind::identity, std::nullopt}, false))
       return result;
 
-    bool unusedGeluErf = false;
     if (std::optional<KindMatch> k =
-            matchForward(A, *p, *x, /*gated=*/false, unusedGeluErf))
+            matchForward(A, *p, *x, /*gated=*/false))
       if (accept(*k, false))
         return result;
 
@@ -1412,7 +1411,7 @@ ActivationMatchResult mlir::fusion::matchActivation(Value value) {
       if (!tensorHyp)
         continue;
       if (std::optional<KindMatch> k =
-              matchForward(A, q, *x, /*gated=*/true, geluErfGate)) {
+              matchForward(A, q, *x, /*gated=*/true)) {
         m.up = other;
         if (accept(*k, false))
           return result;
@@ -1442,12 +1441,6 @@ ActivationMatchResult mlir::fusion::matchActivation(Value value) {
   if (sawCrossCheckFailure) {
     result.detail = "a recognised form failed the numeric cross-check "
                     "(please report: the canonical form has a bug)";
-    return result;
-  }
-  if (geluErfGate) {
-    result.reason = "geglu with erf gelu is not supported by the runtime";
-    result.detail = "the gate uses the exact (erf) GELU; the runtime's geglu "
-                    "uses the tanh approximation";
     return result;
   }
   result.detail = "the body matches no supported activation form";
@@ -1567,6 +1560,8 @@ ActivationMatchResult mlir::fusion::matchGatedBackward(Value value) {
       cast<FloatType>(intermediate).getWidth())
     intermediate = roundingB;
 
+  // How far the best candidate gate got, for the remark when none matches.
+  std::string nearest;
   for (OpOperand *in : gA.getDpsInputOperands()) {
     Value gate = in->get();
     if (!gA.getMatchingIndexingMap(in).isIdentity() || getSplatValue(gate))
@@ -1593,21 +1588,21 @@ ActivationMatchResult mlir::fusion::matchGatedBackward(Value value) {
       Value grad = leafTensor(gB, A, gradLeaf);
       if (!grad)
         continue;
-      bool unusedGeluErf = false;
       std::optional<KindMatch> fwd = matchForward(
-          A, divideLeaf(A, *pB, gradLeaf), *x, /*gated=*/false, unusedGeluErf);
-      if (unusedGeluErf) {
-        result.reason = "geglu with erf gelu is not supported by the runtime";
-        result.detail = "the gate uses the exact (erf) GELU";
-        return result;
-      }
+          A, divideLeaf(A, *pB, gradLeaf), *x, /*gated=*/false);
       std::optional<ActivationKind> gated =
           fwd ? gatedKindOf(fwd->kind) : std::nullopt;
       if (!gated)
         continue;
+      std::string base = stringifyActivationKind(fwd->kind).str();
       // dgate = act'(gate) * grad * up.
-      if (!llvm::is_contained(commonLinearLeaves(A, *pA, *x), gradLeaf))
+      if (!llvm::is_contained(commonLinearLeaves(A, *pA, *x), gradLeaf)) {
+        nearest = "dup is " + base +
+                  "(gate) * grad, but grad is not a factor of dgate";
         continue;
+      }
+      nearest = "dup is " + base + "(gate) * grad, but dgate is not " + base +
+                "'(gate) * grad * up in a form the matcher recognises";
       Poly qA = divideLeaf(A, *pA, gradLeaf);
       for (AtomId upLeaf : commonLinearLeaves(A, qA, *x)) {
         Value up = leafTensor(gA, A, upLeaf);
@@ -1669,7 +1664,11 @@ ActivationMatchResult mlir::fusion::matchGatedBackward(Value value) {
         return result;
       }
   }
-  result.detail = "the halves match no supported gated backward form";
+  result.detail = nearest.empty()
+                      ? "the halves match no supported gated backward form "
+                        "(the second half, dup, is no supported activation "
+                        "of a gate times a gradient)"
+                      : nearest;
   return result;
 }
 

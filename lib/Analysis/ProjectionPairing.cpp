@@ -360,6 +360,9 @@ bool probeClose(double a, double b) {
 double refSigmoid(double t) { return 1.0 / (1.0 + std::exp(-t)); }
 double refSoftplus(double t) { return t > 20.0 ? t : std::log1p(std::exp(t)); }
 double refSilu(double t) { return t * refSigmoid(t); }
+double refGeluErf(double t) {
+  return 0.5 * t * (1.0 + std::erf(t * 0.7071067811865476));
+}
 double refGeluTanh(double t) {
   return 0.5 * t *
          (1.0 + std::tanh(0.7978845608028654 * (t + 0.044715 * t * t * t)));
@@ -920,7 +923,7 @@ linalg::GenericOp mlir::fusion::getGatedConsumer(Value a, Value b) {
 /// inside the body, act(y_g + b_g) * (y_u + b_u), which the ActivationMatcher
 /// does not take (it matches gated products of tensors): the biases are
 /// located structurally and the product is compared on probes with the
-/// runtime's swiglu and geglu (tanh GELU).
+/// runtime's swiglu, geglu (tanh GELU) and geglu_erf.
 static bool matchGatedBiases(EpilogueBody &body, GatedMatch &m) {
   Value root = body.root();
   if (auto def = root.getDefiningOp();
@@ -935,7 +938,8 @@ static bool matchGatedBiases(EpilogueBody &body, GatedMatch &m) {
     if (!bg && !bu)
       continue; // plain products are the ActivationMatcher's
     for (Form f : {Form{ActivationKind::swiglu, refSilu},
-                   Form{ActivationKind::geglu, refGeluTanh}}) {
+                   Form{ActivationKind::geglu, refGeluTanh},
+                   Form{ActivationKind::geglu_erf, refGeluErf}}) {
       if (!body.agreesGated(root, gate, bg, bu, f.act))
         continue;
       m.gateIndex = gate;

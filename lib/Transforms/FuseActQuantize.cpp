@@ -13,7 +13,6 @@
 //   "no activation to fuse"          the input is not an activation's result
 //                                    (and no dbias reduction sits next to it)
 //   "unsupported activation"         the body matches no supported form
-//   "geglu with erf gelu is not supported by the runtime"
 //   "activation has another user"    besides the quantizers (a dbias
 //                                    reduction only counts as fusable for
 //                                    backward or identity non-gated

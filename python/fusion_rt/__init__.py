@@ -167,7 +167,7 @@ def gated_act_quantize(x, act="swiglu", format="mxfp8_e4m3", *, up=None, grad=No
     (up=None) or x = gate [M, K] with `up` [M, K]. Forward quantizes
     act(gate) * up [M, K]; backward (`grad` [M, K]) quantizes [dact | dgate]
     [M, 2K] with separate scales for the two halves. Gated kinds: swiglu,
-    geglu, reglu, qgeglu, sreglu, clamped_swiglu."""
+    geglu (tanh GELU gate), geglu_erf, reglu, qgeglu, sreglu, clamped_swiglu."""
     a, p = _act(act, intermediate_dtype, limit, up_offset, alpha)
     s = _scheme(format, direction, colwise_layout, scale_layout, scale_rounding,
                 nan_policy, zero_scale, nvfp4_block, elem_rounding, force_pow2_scale,

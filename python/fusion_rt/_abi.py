@@ -32,8 +32,9 @@ ZERO_SCALE = {"exact": 0, "one": 1, "min_normal": 2}
 NVFP4_RECIPE = {"te": 0, "torchao": 1, "torchao_block": 2, "multiply": 3}
 ACT = {"identity": 0, "relu": 1, "gelu": 2, "gelu_tanh": 3, "silu": 4,
        "qgelu": 5, "srelu": 6, "swiglu": 7, "geglu": 8, "reglu": 9,
-       "qgeglu": 10, "sreglu": 11, "clamped_swiglu": 12}
-GATED_ACTS = ("swiglu", "geglu", "reglu", "qgeglu", "sreglu", "clamped_swiglu")
+       "qgeglu": 10, "sreglu": 11, "clamped_swiglu": 12, "geglu_erf": 13}
+GATED_ACTS = ("swiglu", "geglu", "reglu", "qgeglu", "sreglu", "clamped_swiglu",
+              "geglu_erf")
 EPILOGUE = {"none": 0, "bias": 1, "sigmoid": 2, "silu": 3,
             "softplus_bias_scale": 4}
 ACC_ROUND = {"none": 0, "bf16": 1, "f16": 2}

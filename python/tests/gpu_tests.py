@@ -46,7 +46,7 @@ def sync():
 
 def cur_stream():
     return ctypes.c_void_p(torch.cuda.current_stream().cuda_stream) if DEV == "cuda" else None
-TRANSCENDENTAL = {"gelu", "gelu_tanh", "silu", "qgelu", "swiglu", "geglu", "qgeglu",
+TRANSCENDENTAL = {"gelu", "gelu_tanh", "silu", "qgelu", "swiglu", "geglu", "geglu_erf", "qgeglu",
                   "clamped_swiglu"}
 RESULTS = []
 

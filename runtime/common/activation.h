@@ -35,22 +35,24 @@ enum ActKind : int32_t {
   kActReGLU = FUSION_RT_ACT_REGLU,
   kActQGeGLU = FUSION_RT_ACT_QGEGLU,
   kActSReGLU = FUSION_RT_ACT_SREGLU,
-  kActClampedSwiGLU = FUSION_RT_ACT_CLAMPED_SWIGLU
+  kActClampedSwiGLU = FUSION_RT_ACT_CLAMPED_SWIGLU,
+  kActGeGLUErf = FUSION_RT_ACT_GEGLU_ERF
 };
 
 FUSION_RT_HDI bool act_is_gated(int32_t kind) {
-  return kind >= kActSwiGLU && kind <= kActClampedSwiGLU;
+  return kind >= kActSwiGLU && kind <= kActGeGLUErf;
 }
 
 // The registry (fusion_rt_kinds.def) against fusion_rt.h and the gated
 // range above; the dialect's copy is checked in LowerToRuntime.cpp.
 #define FUSION_RT_ACTIVATION(U, name, value, gated)                            \
   static_assert(FUSION_RT_ACT_##U == (value) &&                               \
-                    ((value) >= kActSwiGLU && (value) <= kActClampedSwiGLU) == \
+                    ((value) >= kActSwiGLU && (value) <= kActGeGLUErf) ==      \
                         bool(gated),                                           \
                 "fusion_rt_kinds.def: activation " #name);
 #include "fusion_rt_kinds.def"
-static_assert(kActClampedSwiGLU == 12, "a new activation: extend the gated range");
+static_assert(int32_t(kActGeGLUErf) == int32_t(FUSION_RT_ACT_LAST),
+              "a new activation: extend the gated range");
 
 /// Parameters of the parametrised activations.
 struct ActParams {
@@ -177,6 +179,8 @@ FUSION_RT_HDI int32_t gated_base_kind(int32_t kind) {
     return kActSilu;
   case kActGeGLU:
     return kActGeluTanh;
+  case kActGeGLUErf:
+    return kActGelu;
   case kActReGLU:
     return kActRelu;
   case kActQGeGLU:

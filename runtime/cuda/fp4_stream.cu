@@ -285,6 +285,7 @@ cudaError_t launch_typed(const SParams &p, int32_t kind, int32_t inter,
     FRT_KIND(kActQGeGLU)
     FRT_KIND(kActSReGLU)
     FRT_KIND(kActClampedSwiGLU)
+    FRT_KIND(kActGeGLUErf)
 #undef FRT_KIND
   default:
     return launch_kind<T, kActIdentity, kInterF32>(p, st);

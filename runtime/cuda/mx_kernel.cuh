@@ -257,6 +257,7 @@ template <typename T> struct SrcGatedFwd {
     case kActReGLU: math<kActReGLU>(p, a, b, s); break;
     case kActQGeGLU: math<kActQGeGLU>(p, a, b, s); break;
     case kActSReGLU: math<kActSReGLU>(p, a, b, s); break;
+    case kActGeGLUErf: math<kActGeGLUErf>(p, a, b, s); break;
     default: math<kActClampedSwiGLU>(p, a, b, s); break;
     }
   }
@@ -300,6 +301,7 @@ template <typename T> struct SrcGatedBwd {
     case kActReGLU: math<kActReGLU>(p, a, b, g, s); break;
     case kActQGeGLU: math<kActQGeGLU>(p, a, b, g, s); break;
     case kActSReGLU: math<kActSReGLU>(p, a, b, g, s); break;
+    case kActGeGLUErf: math<kActGeGLUErf>(p, a, b, g, s); break;
     default: math<kActClampedSwiGLU>(p, a, b, g, s); break;
     }
   }

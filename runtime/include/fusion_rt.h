@@ -250,8 +250,13 @@ typedef enum fusion_rt_act_kind {
   FUSION_RT_ACT_QGEGLU = 10,
   FUSION_RT_ACT_SREGLU = 11,
   /** GPT-OSS: min(a,limit)*sigmoid(alpha*min(a,limit)) * (clamp(g,-limit,limit)+offset) */
-  FUSION_RT_ACT_CLAMPED_SWIGLU = 12
+  FUSION_RT_ACT_CLAMPED_SWIGLU = 12,
+  /** exact (erf) GELU gate: torch's F.gelu(gate) * up (diffusers' GEGLU) */
+  FUSION_RT_ACT_GEGLU_ERF = 13
 } fusion_rt_act_kind;
+
+/** The largest fusion_rt_act_kind. */
+#define FUSION_RT_ACT_LAST FUSION_RT_ACT_GEGLU_ERF
 
 /** Activation descriptor. Initialise with fusion_rt_activation_init(). */
 typedef struct fusion_rt_activation {

@@ -521,7 +521,7 @@ fusion_rt_status check_activation(const fusion_rt_activation *a, bool gated,
                                   Request &req) {
   if (!a)
     return fail(FUSION_RT_STATUS_NULL_POINTER, "act is NULL");
-  if (!in_range(a->kind, 0, FUSION_RT_ACT_CLAMPED_SWIGLU))
+  if (!in_range(a->kind, 0, FUSION_RT_ACT_LAST))
     return fail(FUSION_RT_STATUS_BAD_VALUE, "act->kind = %d is not a fusion_rt_act_kind",
                 int(a->kind));
   if (act_is_gated(a->kind) != gated)
@@ -663,7 +663,7 @@ fusion_rt_status check_paired(const fusion_rt_paired_projection *d,
                 "desc->gated_kind is -1: fusion_rt_paired_projection_quantize "
                 "quantizes the value of a gated pair (gate/up feeding a gated "
                 "activation)");
-  if (gated && !(in_range(d->gated_kind, 0, FUSION_RT_ACT_CLAMPED_SWIGLU) &&
+  if (gated && !(in_range(d->gated_kind, 0, FUSION_RT_ACT_LAST) &&
                  act_is_gated(d->gated_kind)))
     return fail(FUSION_RT_STATUS_BAD_VALUE,
                 "desc->gated_kind = %d is neither -1 nor a gated fusion_rt_act_kind",
@@ -954,7 +954,7 @@ fusion_rt_status fusion_rt_activation_apply(
   FUSION_RT_TRY(check_options(options, req.num_threads));
   if (!act)
     return fail(FUSION_RT_STATUS_NULL_POINTER, "act is NULL");
-  const bool gated = in_range(act->kind, 0, FUSION_RT_ACT_CLAMPED_SWIGLU) &&
+  const bool gated = in_range(act->kind, 0, FUSION_RT_ACT_LAST) &&
                      act_is_gated(act->kind);
   FUSION_RT_TRY(check_activation(act, gated, req));
   if (gated) {

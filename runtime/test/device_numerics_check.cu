@@ -88,7 +88,8 @@ void conversions_host(const uint32_t *in, int64_t n, uint32_t *out) {
     header_columns(in[i], i, out + i * kConvOutputs);
 }
 
-constexpr int kActs = 7 + 2 * 6; // non-gated fwd+bwd kinds 0..6, gated fwd/bwd
+constexpr int kGated = kActGeGLUErf - kActSwiGLU + 1;
+constexpr int kActs = 7 + 2 * kGated; // non-gated fwd+bwd kinds 0..6, gated fwd/bwd
 
 /// Every activation of bf16 input pattern h, rounded to bf16 (gated: up =
 /// 0.75, grad = -1.25); the same code runs on device and host.
@@ -99,7 +100,7 @@ FUSION_RT_HD void activation_columns(uint16_t h, uint16_t *o) {
     o[k] = f32_to_bf16(act_forward(k, x, p));
     o[kActs + k] = f32_to_bf16(act_backward(k, x, -1.25f, p));
   }
-  for (int g = 0; g < 6; ++g) {
+  for (int g = 0; g < kGated; ++g) {
     float da, dg;
     o[7 + 2 * g] = f32_to_bf16(gated_forward(kActSwiGLU + g, x, 0.75f, p));
     gated_backward(kActSwiGLU + g, x, 0.75f, -1.25f, p, da, dg);
@@ -215,7 +216,7 @@ int main() {
       "identity", "relu", "gelu", "gelu_tanh", "silu", "qgelu", "srelu",
       "swiglu", "dswiglu.dact", "geglu", "dgeglu.dact", "reglu", "dreglu.dact",
       "qgeglu", "dqgeglu.dact", "sreglu", "dsreglu.dact", "clamped_swiglu",
-      "dclamped_swiglu.dact", "d:identity", "d:relu", "d:gelu", "d:gelu_tanh",
+      "dclamped_swiglu.dact", "geglu_erf", "dgeglu_erf.dact", "d:identity", "d:relu", "d:gelu", "d:gelu_tanh",
       "d:silu", "d:qgelu", "d:srelu"};
   for (int k = 0; k < per; ++k) {
     int64_t diff = 0;

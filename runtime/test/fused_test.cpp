@@ -116,8 +116,7 @@ TEST(Fused, NonGatedEqualsUnfusedEveryActivationFormatDirection) {
 TEST(Fused, GatedEqualsUnfusedEveryActivationFormatDirection) {
   const int64_t m = 37, k = 45;
   int variant = 0, runs = 0;
-  for (int32_t kind = FUSION_RT_ACT_SWIGLU; kind <= FUSION_RT_ACT_CLAMPED_SWIGLU;
-       ++kind)
+  for (int32_t kind = FUSION_RT_ACT_SWIGLU; kind <= FUSION_RT_ACT_LAST; ++kind)
     for (int bwd = 0; bwd < 2; ++bwd) {
       const int32_t in_dt = kind % 2 ? FUSION_RT_BF16 : FUSION_RT_F32;
       const int32_t inter = bwd ? FUSION_RT_BF16 : (kind % 3 ? in_dt : FUSION_RT_F16);
@@ -214,7 +213,7 @@ TEST(Fused, GatedEqualsUnfusedEveryActivationFormatDirection) {
           ++runs;
         }
     }
-  EXPECT_EQ(runs, 6 * 2 * 6 * 3);
+  EXPECT_EQ(runs, (FUSION_RT_ACT_LAST - FUSION_RT_ACT_SWIGLU + 1) * 2 * 6 * 3);
 }
 
 // The fused dbias is the f32 column sum of the pre-rounding (fp32) values,

@@ -53,6 +53,8 @@ double gated_d(int kind, double a, double g) {
     return a * (0.5 + 0.5 * std::tanh(a * (0.7978845608028654 +
                                             0.035677408136300125 * a * a))) *
            g;
+  case FUSION_RT_ACT_GEGLU_ERF:
+    return 0.5 * a * (1.0 + std::erf(a * 0.7071067811865476)) * g;
   default:
     return NAN;
   }
@@ -331,7 +333,8 @@ TEST(PairedProjectionCpu, TransposedWeightViewGivesTheSameBits) {
 
 TEST(PairedProjectionCpu, GatedKindsMatchFp64) {
   for (int32_t dt : kDtypes)
-    for (int32_t kind : {FUSION_RT_ACT_SWIGLU, FUSION_RT_ACT_GEGLU, FUSION_RT_ACT_REGLU}) {
+    for (int32_t kind : {FUSION_RT_ACT_SWIGLU, FUSION_RT_ACT_GEGLU, FUSION_RT_ACT_REGLU,
+                         FUSION_RT_ACT_GEGLU_ERF}) {
       Pair p(4, 384, 24, 24, dt, 21 + kind);
       p.d.gated_kind = kind;
       p.d.epilogue0 = fusion_rt_epilogue{};

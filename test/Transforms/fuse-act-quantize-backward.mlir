@@ -495,7 +495,7 @@ func.func @negative_dreglu_insert_slice_swapped(%gate: !xf, %up: !xf, %dy: !xf) 
   %cat = tensor.insert_slice %dgate into %w[0, 64] [4, 64] [1, 1] : !xf into tensor<4x128xf32>
   %dst2 = tensor.empty() : tensor<4x128xf8E4M3FN>
   %dst3 = tensor.empty() : tensor<4x4xf8E8M0FNU>
-  // expected-remark @below {{Reason="unsupported activation", Remark="the halves match no supported gated backward form"}}
+  // expected-remark @below {{Reason="unsupported activation", Remark="the halves match no supported gated backward form (the second half, dup, is no supported activation of a gate times a gradient)"}}
   %q:2 = fusion.quantize %cat as quant<mxfp8_e4m3, rowwise> outs(%dst2, %dst3)
       : (tensor<4x128xf32>, tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>)
   return %q#0, %q#1 : tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>
@@ -645,7 +645,7 @@ func.func @negative_dclamped_swiglu_unmasked_dup(%gate: !xf, %up: !xf, %dy: !xf)
   %cat = tensor.concat dim(1) %dgate, %dup : (!xf, !xf) -> tensor<4x128xf32>
   %dst8 = tensor.empty() : tensor<4x128xf8E4M3FN>
   %dst9 = tensor.empty() : tensor<4x4xf8E8M0FNU>
-  // expected-remark @below {{Reason="unsupported activation", Remark="the halves match no supported gated backward form"}}
+  // expected-remark @below {{Reason="unsupported activation", Remark="the halves match no supported gated backward form (the second half, dup, is no supported activation of a gate times a gradient)"}}
   %q:2 = fusion.quantize %cat as quant<mxfp8_e4m3, rowwise> outs(%dst8, %dst9)
       : (tensor<4x128xf32>, tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>)
   return %q#0, %q#1 : tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>
@@ -678,4 +678,28 @@ func.func @negative_delayed_scale_after_dbias(%x: tensor<32x64xf32>, %dy: tensor
   %q:3 = fusion.quantize %y scale %scale as quant<fp8_e4m3, rowwise, block = tensor, scaling = delayed> outs(%d0, %d1, %d2)
       : (tensor<32x64xf32>, tensor<1xf32>, tensor<32x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<32x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
   return %q#0, %q#1, %q#2, %db : tensor<32x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>, tensor<64xf32>
+}
+
+/// ReGLU backward as autograd writes it: threshold_backward masks grad * up
+/// by relu(gate) <= 0 (a select on the activation's value, +0 where the gate
+/// is not positive and grad * up where relu(gate) is NaN), not
+/// drelu(gate) * grad * up. The remark names the half that did not match.
+// CHECK-LABEL: func.func @negative_dreglu_threshold_backward
+//       CHECK: fusion.quantize
+//   CHECK-NOT: fusion.gated_act_quantize
+func.func @negative_dreglu_threshold_backward(%gate: !xf, %up: !xf, %dy: !xf) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>) {
+  %z = arith.constant dense<0.0> : !xf
+  %pos = arith.cmpf ugt, %gate, %z : !xf
+  %r = arith.select %pos, %gate, %z : tensor<4x64xi1>, !xf
+  %dup = arith.mulf %dy, %r : !xf
+  %du0 = arith.mulf %dy, %up : !xf
+  %le = arith.cmpf ole, %r, %z : !xf
+  %dgate = arith.select %le, %z, %du0 : tensor<4x64xi1>, !xf
+  %cat = tensor.concat dim(1) %dgate, %dup : (!xf, !xf) -> tensor<4x128xf32>
+  %dst0 = tensor.empty() : tensor<4x128xf8E4M3FN>
+  %dst1 = tensor.empty() : tensor<4x4xf8E8M0FNU>
+  // expected-remark @below {{Reason="unsupported activation", Remark="dup is relu(gate) * grad, but dgate is not relu'(gate) * grad * up in a form the matcher recognises"}}
+  %q:2 = fusion.quantize %cat as quant<mxfp8_e4m3, rowwise> outs(%dst0, %dst1)
+      : (tensor<4x128xf32>, tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>)
+  return %q#0, %q#1 : tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>
 }

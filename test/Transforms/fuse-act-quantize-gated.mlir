@@ -222,12 +222,12 @@ func.func @qgeglu(%gate: !hf, %up: !hf) -> (!d, !s) {
   return %q#0, %q#1 : !d, !s
 }
 
-/// The gate uses the exact (erf) GELU, but the runtime's geglu uses the
-/// tanh approximation (as TransformerEngine): fusing would change numerics.
-// CHECK-LABEL: func.func @negative_geglu_erf
-//       CHECK: fusion.quantize
-//   CHECK-NOT: fusion.gated_act_quantize
-func.func @negative_geglu_erf(%gate: !hf, %up: !hf) -> (!d, !s) {
+/// The gate uses the exact (erf) GELU (torch's F.gelu(gate) * up, diffusers'
+/// GEGLU): geglu_erf, not the tanh geglu of TransformerEngine.
+// CHECK-LABEL: func.func @geglu_erf
+//       CHECK: fusion.gated_act_quantize #fusion.act<geglu_erf> %{{.*}}, %{{.*}} as quant<mxfp8_e4m3, rowwise>
+//   CHECK-NOT: fusion.quantize
+func.func @geglu_erf(%gate: !hf, %up: !hf) -> (!d, !s) {
   %k = arith.constant dense<0.70710678> : !hf
   %half = arith.constant dense<0.5> : !hf
   %one = arith.constant dense<1.0> : !hf
@@ -239,7 +239,7 @@ func.func @negative_geglu_erf(%gate: !hf, %up: !hf) -> (!d, !s) {
   %y = arith.mulf %gelu, %up : !hf
   %dst16 = tensor.empty() : !d
   %dst17 = tensor.empty() : !s
-  // expected-remark @below {{[Missed] FuseActQuantize | Category:fusion | Function=negative_geglu_erf | Reason="geglu with erf gelu is not supported by the runtime"}}
+  // expected-remark @below {{[Passed] FuseActQuantize | Category:fusion | Function=geglu_erf | Remark="fused geglu_erf and quantize into fusion.gated_act_quantize from gate and up tensors"}}
   %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst16, %dst17)
       : (!hf, !d, !s) -> (!d, !s)
   return %q#0, %q#1 : !d, !s

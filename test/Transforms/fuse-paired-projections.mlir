@@ -744,14 +744,14 @@ func.func @negative_rounded_init_bias(%x: tensor<4x64xbf16>, %w0: tensor<8x64xbf
   return %sb, %y1 : tensor<4x8xbf16>, tensor<4x8xf32>
 }
 
-/// GeGLU with the exact (erf) GELU: the runtime's geglu is the tanh form.
-// CHECK-LABEL: func.func @negative_geglu_erf
-//   CHECK-NOT: fusion.paired_projection
-func.func @negative_geglu_erf(%x: tensor<4x64xf32>, %wg: tensor<32x64xf32>, %wu: tensor<32x64xf32>) -> tensor<4x32xf32> {
+/// GeGLU with the exact (erf) GELU (torch's F.gelu(gate) * up): geglu_erf.
+// CHECK-LABEL: func.func @gate_up_geglu_erf
+//       CHECK: fusion.paired_projection {{.*}} gated(#fusion.act<geglu_erf>)
+func.func @gate_up_geglu_erf(%x: tensor<4x64xf32>, %wg: tensor<32x64xf32>, %wu: tensor<32x64xf32>) -> tensor<4x32xf32> {
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<4x32xf32>
   %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x32xf32>) -> tensor<4x32xf32>
-  // expected-remark @below {{Reason="unsupported epilogue", Remark="geglu with erf gelu is not supported by the runtime: the gate uses the exact (erf) GELU}}
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection gated geglu_erf"}}
   %g = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
       ins(%x, %wg : tensor<4x64xf32>, tensor<32x64xf32>) outs(%acc : tensor<4x32xf32>) -> tensor<4x32xf32>
   %u = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]

@@ -296,12 +296,15 @@ class HandFp8Tensor(torch.nn.Module):
 
 
 class SwigluMx(torch.nn.Module):
-    def __init__(self, mode=Mode.RCEIL):
+    """act(gate) * up quantized by torchao's to_mx (SwiGLU by default; GeGLU
+    with F.gelu, the exact GELU, as diffusers' GEGLU writes it)."""
+
+    def __init__(self, mode=Mode.RCEIL, act=F.silu):
         super().__init__()
-        self.mode = mode
+        self.mode, self.act = mode, act
 
     def forward(self, gate, up):
-        scale, data = to_mx(F.silu(gate) * up, torch.float8_e4m3fn, 32,
+        scale, data = to_mx(self.act(gate) * up, torch.float8_e4m3fn, 32,
                             self.mode)
         return data, scale
 
@@ -398,10 +401,37 @@ class Ffn(torch.nn.Module):
         return data, scale
 
 
-def _swiglu_grads(gate, up, grad):
-    gate = gate.detach().requires_grad_()
-    up = up.detach().requires_grad_()
-    return torch.autograd.grad(F.silu(gate) * up, (gate, up), grad)
+def _gated_grads(act):
+    def grads(gate, up, grad):
+        gate = gate.detach().requires_grad_()
+        up = up.detach().requires_grad_()
+        return torch.autograd.grad(act(gate) * up, (gate, up), grad)
+    return grads
+
+
+def _act_grad(act):
+    def grad_x(x, grad):
+        x = x.detach().requires_grad_()
+        return torch.autograd.grad(act(x), (x,), grad)[0]
+    return grad_x
+
+
+class ActBwdMx(torch.nn.Module):
+    """An activation's backward as autograd computes it (make_fx with torch's
+    core decompositions: gelu_backward / silu_backward become arithmetic),
+    quantized by torchao's to_mx; with `dbias`, also the column sum of the
+    gradient (the bias gradient of the Linear before the activation)."""
+
+    def __init__(self, act, args, dbias=False):
+        super().__init__()
+        self.grad = make_fx(_act_grad(act),
+                            decomposition_table=core_aten_decompositions())(*args)
+        self.dbias = dbias
+
+    def forward(self, x, grad):
+        dx = self.grad(x, grad)
+        scale, data = to_mx(dx, torch.float8_e4m3fn, 32, Mode.RCEIL)
+        return (data, scale, dx.sum(0)) if self.dbias else (data, scale)
 
 
 class SwigluBwdMx(torch.nn.Module):
@@ -410,15 +440,26 @@ class SwigluBwdMx(torch.nn.Module):
     sigmoid arithmetic, and torch-mlir's CSE leaves one sigmoid shared by
     the dgate and dup halves), [dgate | dup] quantized by torchao's to_mx."""
 
-    def __init__(self, args):
+    def __init__(self, args, act=F.silu):
         super().__init__()
-        self.grads = make_fx(_swiglu_grads,
+        self.grads = make_fx(_gated_grads(act),
                              decomposition_table=core_aten_decompositions())(*args)
 
     def forward(self, gate, up, grad):
         dgate, dup = self.grads(gate, up, grad)
         scale, data = to_mx(torch.cat([dgate, dup], dim=-1),
                             torch.float8_e4m3fn, 32, Mode.RCEIL)
+        return data, scale
+
+
+class SwigluChunkMx(torch.nn.Module):
+    """SwiGLU on one [gate | up] tensor split by chunk (a fused gate/up
+    projection's output), quantized by torchao's to_mx."""
+
+    def forward(self, gu):
+        gate, up = gu.chunk(2, dim=-1)
+        scale, data = to_mx(F.silu(gate) * up, torch.float8_e4m3fn, 32,
+                            Mode.RCEIL)
         return data, scale
 
 
@@ -545,6 +586,21 @@ def programs():
         (x((4, 64), bf),)
     yield "silu_fp8_tensorwise_pow2_f32", ActFp8Tensorwise(F.silu, pow2=True), \
         (x((4, 64), f32),)
+    # GeGLU with the exact GELU (F.gelu(gate) * up, diffusers' GEGLU) and its
+    # autograd backward (geglu_erf); SwiGLU on one [gate | up] tensor split
+    # by chunk; GELU and SiLU backward from autograd, with the bias gradient
+    # (f32: fused with dbias; bf16: torch-mlir sums in bf16, declined).
+    yield "geglu_mxfp8_rceil_bf16", SwigluMx(act=F.gelu), \
+        (x((4, 64), bf), x((4, 64), bf))
+    a = (x((4, 64), f32), x((4, 64), f32), x((4, 64), f32, 1.0))
+    yield "geglu_bwd_mxfp8_rceil_f32", SwigluBwdMx(a, act=F.gelu), a
+    yield "swiglu_chunk_mxfp8_rceil_bf16", \
+        SwigluChunkMx(), (x((4, 128), bf),)
+    a = (x((4, 64), f32), x((4, 64), f32, 1.0))
+    yield "gelu_bwd_dbias_mxfp8_rceil_f32", ActBwdMx(F.gelu, a, dbias=True), a
+    a = (x((4, 64), bf), x((4, 64), bf, 1.0))
+    yield "silu_bwd_mxfp8_rceil_bf16", ActBwdMx(F.silu, a), a
+    yield "silu_bwd_dbias_mxfp8_rceil_bf16", ActBwdMx(F.silu, a, dbias=True), a
 
 
 def large_programs():

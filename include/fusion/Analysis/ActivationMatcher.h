@@ -65,9 +65,7 @@ struct ActivationMatch {
 /// Outcome of `matchActivation`: a match, or the reason there is none.
 struct ActivationMatchResult {
   std::optional<ActivationMatch> match;
-  /// Admission-rule name when `match` is empty: "unsupported activation" or
-  /// a more specific rule such as "geglu with erf gelu is not supported by
-  /// the runtime".
+  /// Admission-rule name when `match` is empty: "unsupported activation".
   std::string reason;
   /// Detail for the remark (which op or form was not understood).
   std::string detail;

@@ -105,8 +105,8 @@ def FuseActQuantize : Pass<"fusion-fuse-act-quantize", "func::FuncOp"> {
     `lib/Analysis/ActivationMatcher.cpp` for the recognised forms), replaces
     the activation and the quantizer with one `fusion.act_quantize` (relu,
     gelu, gelu_tanh, silu, qgelu, srelu, identity, and their backward forms
-    grad * act'(x)) or `fusion.gated_act_quantize` (swiglu, geglu, reglu,
-    qgeglu, sreglu, clamped_swiglu; gate and up as two tensors or as the
+    grad * act'(x)) or `fusion.gated_act_quantize` (swiglu, geglu, geglu_erf,
+    reglu, qgeglu, sreglu, clamped_swiglu; gate and up as two tensors or as the
     halves of one packed [M, 2K] tensor; the backward forms from
     [dgate | dup] written by `tensor.concat` or two `tensor.insert_slice`).
     A column-sum reduction of the quantized value next to the quantizer is
@@ -120,8 +120,7 @@ def FuseActQuantize : Pass<"fusion-fuse-act-quantize", "func::FuncOp"> {
     Admission rules, each reported in a structured remark
     (category `fusion`, name `FuseActQuantize`; `passed`, or `missed` with
     the rule as the reason): "no activation to fuse", "unsupported
-    activation" (and "geglu with erf gelu is not supported by the
-    runtime"), "activation has another user", "unsupported input element
+    activation", "activation has another user", "unsupported input element
     type", "unsupported shape", "unsupported quantization format for fused
     activation", "more quantizers than one fused op writes", and with
     `strict-rounding` "activation body rounds internally". A declined

@@ -158,7 +158,8 @@ bool transcendental(int kind) {
   return kind == FUSION_RT_ACT_GELU || kind == FUSION_RT_ACT_GELU_TANH ||
          kind == FUSION_RT_ACT_SILU || kind == FUSION_RT_ACT_QGELU ||
          kind == FUSION_RT_ACT_SWIGLU || kind == FUSION_RT_ACT_GEGLU ||
-         kind == FUSION_RT_ACT_QGEGLU || kind == FUSION_RT_ACT_CLAMPED_SWIGLU;
+         kind == FUSION_RT_ACT_QGEGLU || kind == FUSION_RT_ACT_CLAMPED_SWIGLU ||
+         kind == FUSION_RT_ACT_GEGLU_ERF;
 }
 
 /// Random input [rows, cols] (+pad) with special values and blocks.
@@ -795,7 +796,7 @@ int main(int argc, char **argv) {
             c.amax = k++ % 3 == 1;
             cases.push_back(c);
           }
-    for (int kind = 1; kind <= 12; ++kind)
+    for (int kind = 1; kind <= FUSION_RT_ACT_LAST; ++kind)
       for (int fmt : {FUSION_RT_FORMAT_MXFP4, FUSION_RT_FORMAT_NVFP4})
         for (int inter = 0; inter < 2; ++inter) {
           Case c;
@@ -817,7 +818,7 @@ int main(int argc, char **argv) {
           cases.push_back(c);
         }
   }
-  for (int kind = 0; kind <= 12; ++kind)
+  for (int kind = 0; kind <= FUSION_RT_ACT_LAST; ++kind)
     for (int bwd = 0; bwd < 2; ++bwd) {
       Case c;
       c.op = kind >= 7 ? 2 : 1;
@@ -851,7 +852,7 @@ int main(int argc, char **argv) {
     }
   // Gated: every kind forward and backward, packed and two views, odd K
   // (the backward's second segment then starts on an odd nibble).
-  for (int kind = 7; kind <= 12; ++kind)
+  for (int kind = FUSION_RT_ACT_SWIGLU; kind <= FUSION_RT_ACT_LAST; ++kind)
     for (int bwd = 0; bwd < 2; ++bwd) {
       Case c;
       c.op = 2;

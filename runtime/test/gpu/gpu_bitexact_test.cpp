@@ -180,7 +180,8 @@ bool transcendental(int kind) {
   return kind == FUSION_RT_ACT_GELU || kind == FUSION_RT_ACT_GELU_TANH ||
          kind == FUSION_RT_ACT_SILU || kind == FUSION_RT_ACT_QGELU ||
          kind == FUSION_RT_ACT_SWIGLU || kind == FUSION_RT_ACT_GEGLU ||
-         kind == FUSION_RT_ACT_QGEGLU || kind == FUSION_RT_ACT_CLAMPED_SWIGLU;
+         kind == FUSION_RT_ACT_QGEGLU || kind == FUSION_RT_ACT_CLAMPED_SWIGLU ||
+         kind == FUSION_RT_ACT_GEGLU_ERF;
 }
 
 struct Buffers {
@@ -617,7 +618,7 @@ int main(int argc, char **argv) {
       cases.push_back(c);
     }
   // Gated: every kind, forward and backward, packed and two views.
-  for (int kind = 7; kind <= 12; ++kind)
+  for (int kind = FUSION_RT_ACT_SWIGLU; kind <= FUSION_RT_ACT_LAST; ++kind)
     for (int bwd = 0; bwd < 2; ++bwd) {
       Case c;
       c.op = 2;

@@ -418,6 +418,7 @@ static bool isGatedKind(ActivationKind k) {
   case ActivationKind::qgeglu:
   case ActivationKind::sreglu:
   case ActivationKind::clamped_swiglu:
+  case ActivationKind::geglu_erf:
     return true;
   default:
     return false;

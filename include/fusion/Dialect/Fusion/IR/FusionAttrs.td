@@ -70,7 +70,7 @@ def Fusion_ActivationKind : Fusion_I32Enum<"ActivationKind", "activation", [
   I32EnumAttrCase<"srelu", 6>, I32EnumAttrCase<"swiglu", 7>,
   I32EnumAttrCase<"geglu", 8>, I32EnumAttrCase<"reglu", 9>,
   I32EnumAttrCase<"qgeglu", 10>, I32EnumAttrCase<"sreglu", 11>,
-  I32EnumAttrCase<"clamped_swiglu", 12>]>;
+  I32EnumAttrCase<"clamped_swiglu", 12>, I32EnumAttrCase<"geglu_erf", 13>]>;
 
 def Fusion_EpilogueKind : I32EnumAttr<"EpilogueKind",
     "elementwise epilogue of one projection", [
@@ -212,7 +212,8 @@ def Fusion_ActivationAttr : Fusion_Attr<"Activation", "act"> {
 
     KIND is a forward activation (`identity`, `relu`, `gelu` (erf),
     `gelu_tanh`, `silu`, `qgelu`, `srelu`), a gated one taking [gate | up]
-    (`swiglu`, `geglu`, `reglu`, `qgeglu`, `sreglu`, `clamped_swiglu`), or
+    (`swiglu`, `geglu` (tanh GELU gate), `geglu_erf` (exact GELU gate), `reglu`,
+    `qgeglu`, `sreglu`, `clamped_swiglu`), or
     the backward form of either, spelled with a `d` prefix (`dsilu`,
     `dswiglu`, ...): grad · act'(x). `clamped_swiglu` takes `limit` (default
     7.0) and `offset` (default 1.0); `qgelu`, `qgeglu` and `clamped_swiglu`
