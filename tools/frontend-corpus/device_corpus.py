@@ -121,14 +121,22 @@ TORCH = {"swiglu_mxfp8_rceil_bf16": (1, 0, 0.0),
          "swiglu_fp8_group128_bf16": (1, 0, 0.0079),
          "swiglu_fp8_group128_ue8m0_bf16": (1, 0, 0.0079),
          "swiglu_ao_fp8_groups_bf16": (1, 0, 0.0),
-         "gelu_tanh_mxfp8_rceil_bf16": None}
+         "gelu_tanh_mxfp8_rceil_bf16": None,
+         "geglu_mxfp8_rceil_bf16": (1, 0, 0.0),
+         "swiglu_chunk_mxfp8_rceil_bf16": (1, 0, 0.0),
+         "gelu_bwd_dbias_mxfp8_rceil_f32": (0, 0, 1e-6),
+         "silu_bwd_dbias_mxfp8_rceil_bf16": (0, 4, 0.0)}
+# Programs with an f32 output computed from transcendental functions (the
+# fused dgelu's dbias column sum): the GPU's expf/FMAs against the CPU's,
+# within corpus.test's bound against torch.
+CPU_BOUND = {"gelu_bwd_dbias_mxfp8_rceil_f32": (0, 0, 1e-6)}
 
 
 def tolerance(name):
     """(GPU vs CPU, GPU vs torch) bounds of a program."""
     if name.startswith(PAIRED):
         return (1, 1, 1e-6), (1, 1, 1e-6)
-    return EXACT, TORCH.get(name, EXACT)
+    return CPU_BOUND.get(name, EXACT), TORCH.get(name, EXACT)
 
 
 def compare(got, want, io, tol):

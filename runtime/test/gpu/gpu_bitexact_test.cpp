@@ -399,28 +399,43 @@ void run_case(const Case &c) {
     }
   }
   size_t dbias_diff = 0;
-  double dbias_maxrel = 0;
+  double dbias_maxrel = 0, dbias_maxerr = 0, dbias_scale = 0;
+  bool dbias_nonfinite = false;
   // dbias and amax bitwise: a NaN column sum is written as 0x7FC00000 by
   // both backends (the CPU's own NaN from Inf - Inf is 0xFFC00000, CUDA's
   // 0x7FFFFFFF).
   auto same_f32 = [](float a, float b) { return f2u(a) == f2u(b); };
   if (c.dbias)
-    for (int64_t j = 0; j < vcols; ++j)
+    for (int64_t j = 0; j < vcols; ++j) {
+      double a = dbias_cpu[size_t(j)], g = dbias_gpu[size_t(j)];
+      if (std::isfinite(a))
+        dbias_scale = std::max(dbias_scale, std::fabs(a));
       if (!same_f32(dbias_cpu[size_t(j)], dbias_gpu[size_t(j)])) {
         ++dbias_diff;
-        double a = dbias_cpu[size_t(j)], g = dbias_gpu[size_t(j)];
+        if (!std::isfinite(a) || !std::isfinite(g))
+          dbias_nonfinite = true;
+        else
+          dbias_maxerr = std::max(dbias_maxerr, std::fabs(a - g));
         double rel = std::fabs(a - g) / std::max(1e-30, std::fabs(a));
         if (!(rel <= 1e300))
           rel = 1e300;
         dbias_maxrel = std::max(dbias_maxrel, rel);
       }
+    }
   const bool amax_diff = c.amax && !same_f32(amax_cpu, amax_gpu);
   const double rate = total ? double(diff) / double(total) : 0.0;
   bool ok;
   if (!tol)
     ok = diff == 0 && dbias_diff == 0 && !amax_diff;
   else
-    ok = rate <= 1e-3 && (dbias_diff == 0 || dbias_maxrel <= 1e-4);
+    // The GPU sums a column in another order than the CPU (tile partials):
+    // bounded against the largest column sum, not each column's own value,
+    // which cancellation can make arbitrarily small (a 4096-row dgelu column
+    // summing to near 0 differed by 4.4e-3 of itself, 7.9e-8 of the largest,
+    // on the H200).
+    ok = rate <= 1e-3 &&
+         (dbias_diff == 0 ||
+          (!dbias_nonfinite && dbias_maxerr <= 1e-4 * dbias_scale));
   if (tol)
     g_max_rate = std::max(g_max_rate, rate);
   std::printf("%s %s: %zu bytes, %zu differ (%.2e)%s%s%s\n", ok ? "ok  " : "FAIL",
@@ -429,8 +444,11 @@ void run_case(const Case &c) {
               c.amax ? (amax_diff ? ", amax differs" : ", amax exact") : "",
               diff ? (" first: " + first).c_str() : "");
   if (c.dbias && dbias_diff)
-    std::printf("      dbias: %zu of %lld columns differ, max rel %.2e\n",
-                dbias_diff, (long long)vcols, dbias_maxrel);
+    std::printf("      dbias: %zu of %lld columns differ, max rel %.2e, max "
+                "abs %.2e (%.2e of the largest |dbias|)%s\n",
+                dbias_diff, (long long)vcols, dbias_maxrel, dbias_maxerr,
+                dbias_scale > 0 ? dbias_maxerr / dbias_scale : 0.0,
+                dbias_nonfinite ? ", a non-finite column differs" : "");
   if (!ok)
     ++g_failures;
 
