@@ -105,12 +105,13 @@ def export(module, args, dynamic=None):
 class ActMx(torch.nn.Module):
     """act(x) quantized by torchao's to_mx (returns data, scales)."""
 
-    def __init__(self, act, elem=torch.float8_e4m3fn, mode=Mode.RCEIL):
+    def __init__(self, act, elem=torch.float8_e4m3fn, mode=Mode.RCEIL,
+                 block=32):
         super().__init__()
-        self.act, self.elem, self.mode = act, elem, mode
+        self.act, self.elem, self.mode, self.block = act, elem, mode, block
 
     def forward(self, x):
-        scale, data = to_mx(self.act(x), self.elem, 32, self.mode)
+        scale, data = to_mx(self.act(x), self.elem, self.block, self.mode)
         return data, scale
 
 
@@ -601,6 +602,10 @@ def programs():
     a = (x((4, 64), bf), x((4, 64), bf, 1.0))
     yield "silu_bwd_mxfp8_rceil_bf16", ActBwdMx(F.silu, a), a
     yield "silu_bwd_dbias_mxfp8_rceil_bf16", ActBwdMx(F.silu, a, dbias=True), a
+    # to_mx with blocks of 16: the quantizer reads [T, N] as [T, N/16, 16]
+    # (raised as MX blocks of 32 over a last dimension of 16); the activation
+    # moves onto that shape and fuses.
+    yield "silu_mxfp8_block16_bf16", ActMx(F.silu, block=16), (x((4, 64), bf),)
 
 
 def large_programs():
