@@ -125,7 +125,8 @@ TORCH = {"swiglu_mxfp8_rceil_bf16": (1, 0, 0.0),
          "geglu_mxfp8_rceil_bf16": (1, 0, 0.0),
          "swiglu_chunk_mxfp8_rceil_bf16": (1, 0, 0.0),
          "gelu_bwd_dbias_mxfp8_rceil_f32": (0, 0, 1e-6),
-         "silu_bwd_dbias_mxfp8_rceil_bf16": (0, 4, 0.0)}
+         "silu_bwd_dbias_mxfp8_rceil_bf16": (0, 4, 0.0),
+         "geglu_tanh_bwd_mxfp8_rceil_bf16": None}
 # Programs with an f32 output computed from transcendental functions (the
 # fused dgelu's dbias column sum): the GPU's expf/FMAs against the CPU's,
 # within corpus.test's bound against torch.

@@ -606,6 +606,13 @@ def programs():
     # (raised as MX blocks of 32 over a last dimension of 16); the activation
     # moves onto that shape and fuses.
     yield "silu_mxfp8_block16_bf16", ActMx(F.silu, block=16), (x((4, 64), bf),)
+    # Gated backward from autograd that stays unfused, each with its reason:
+    # GeGLU-tanh in bf16 (bf16-rounded constants) and ReGLU (dgate masks
+    # grad * up by relu(gate) <= 0: threshold_backward).
+    a = (x((4, 64), bf), x((4, 64), bf), x((4, 64), bf, 1.0))
+    yield "geglu_tanh_bwd_mxfp8_rceil_bf16", SwigluBwdMx(a, act=gelu_tanh), a
+    a = (x((4, 64), f32), x((4, 64), f32), x((4, 64), f32, 1.0))
+    yield "reglu_bwd_mxfp8_rceil_f32", SwigluBwdMx(a, act=F.relu), a
 
 
 def large_programs():
