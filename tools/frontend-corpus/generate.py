@@ -453,6 +453,23 @@ class SwigluBwdMx(torch.nn.Module):
         return data, scale
 
 
+class Fp8PerToken(torch.nn.Module):
+    """Plain-torch FP8 with one f32 scale per row (vLLM's dynamic per-token
+    quantization written in torch): amax by torch.max(abs, dim=-1), scale
+    amax / 448 floored at 1e-12, data x / scale (or x * (1 / scale))."""
+
+    def __init__(self, act, recip=False):
+        super().__init__()
+        self.act, self.recip = act, recip
+
+    def forward(self, v):
+        h = self.act(v)
+        amax = torch.max(torch.abs(h), dim=-1, keepdim=True).values.float()
+        scale = amax.clamp(min=1e-12) / 448.0
+        hq = h.float() * (1.0 / scale) if self.recip else h.float() / scale
+        return hq.clamp(-448, 448).to(torch.float8_e4m3fn), scale
+
+
 class SwigluChunkMx(torch.nn.Module):
     """SwiGLU on one [gate | up] tensor split by chunk (a fused gate/up
     projection's output), quantized by torchao's to_mx."""
@@ -613,6 +630,11 @@ def programs():
     yield "geglu_tanh_bwd_mxfp8_rceil_bf16", SwigluBwdMx(a, act=gelu_tanh), a
     a = (x((4, 64), f32), x((4, 64), f32), x((4, 64), f32, 1.0))
     yield "reglu_bwd_mxfp8_rceil_f32", SwigluBwdMx(a, act=F.relu), a
+    # Per-token FP8 in plain torch: f16 input; x * (1 / scale) on bf16.
+    yield "silu_fp8_pertoken_f16", Fp8PerToken(F.silu), \
+        (x((4, 64), torch.float16),)
+    yield "gelu_fp8_pertoken_recip_bf16", Fp8PerToken(F.gelu, recip=True), \
+        (x((4, 64), bf),)
 
 
 def large_programs():
