@@ -1294,6 +1294,27 @@ std::string mlir::fusion::activationName(ActivationKind kind, bool backward) {
   return ((backward ? "d" : "") + stringifyActivationKind(kind)).str();
 }
 
+/// A near miss: `match` succeeds on `value` only with constants up to 1 %
+/// off the runtime's (a frontend that computes in bf16 writes bf16-rounded
+/// constants, 0.796875 for sqrt(2/pi)). Says so in `result`'s detail; it
+/// still does not fuse.
+static void sayNearMiss(ActivationMatchResult &result, Value value,
+                        ActivationMatchResult (*match)(Value),
+                        StringRef what) {
+  if (gRelTol != kRelTol)
+    return;
+  gRelTol = kLooseRelTol;
+  ActivationMatchResult loose = match(value);
+  gRelTol = kRelTol;
+  if (loose.match)
+    result.detail =
+        what.str() +
+        activationName(loose.match->kind, loose.match->backward) +
+        " only with constants up to 1% off the runtime's (bf16-rounded "
+        "constants, as a frontend computing in bf16 writes them); the "
+        "fused op uses the exact constants and would not reproduce it";
+}
+
 ActivationMatchResult mlir::fusion::matchActivation(Value value) {
   ActivationMatchResult result;
   result.reason = "unsupported activation";
@@ -1444,21 +1465,7 @@ ActivationMatchResult mlir::fusion::matchActivation(Value value) {
     return result;
   }
   result.detail = "the body matches no supported activation form";
-  // A near miss: the form of a runtime activation with constants up to 1 %
-  // off (a frontend that computes in bf16 writes bf16-rounded constants,
-  // 0.796875 for sqrt(2/pi)). Say so; it still does not fuse.
-  if (gRelTol == kRelTol) {
-    gRelTol = kLooseRelTol;
-    ActivationMatchResult loose = matchActivation(value);
-    gRelTol = kRelTol;
-    if (loose.match)
-      result.detail =
-          "the body is " +
-          activationName(loose.match->kind, loose.match->backward) +
-          " only with constants up to 1% off the runtime's (bf16-rounded "
-          "constants, as a frontend computing in bf16 writes them); the "
-          "fused op uses the exact constants and would not reproduce it";
-  }
+  sayNearMiss(result, value, matchActivation, "the body is ");
   return result;
 }
 
@@ -1669,20 +1676,7 @@ ActivationMatchResult mlir::fusion::matchGatedBackward(Value value) {
                         "(the second half, dup, is no supported activation "
                         "of a gate times a gradient)"
                       : nearest;
-  // The near miss of matchActivation: a gated backward with bf16-rounded
-  // constants (autograd's dgeglu in bf16). Said, not fused.
-  if (gRelTol == kRelTol) {
-    gRelTol = kLooseRelTol;
-    ActivationMatchResult loose = matchGatedBackward(value);
-    gRelTol = kRelTol;
-    if (loose.match)
-      result.detail =
-          "the halves are " +
-          activationName(loose.match->kind, loose.match->backward) +
-          " only with constants up to 1% off the runtime's (bf16-rounded "
-          "constants, as a frontend computing in bf16 writes them); the "
-          "fused op uses the exact constants and would not reproduce it";
-  }
+  sayNearMiss(result, value, matchGatedBackward, "the halves are ");
   return result;
 }
 
