@@ -16,9 +16,9 @@
 using namespace mlir;
 using namespace mlir::fusion;
 
-void mlir::fusion::eraseWithDeadProducers(ArrayRef<Operation *> ops) {
+void mlir::fusion::eraseWithDeadProducers(ArrayRef<Operation *> ops,
+                                          DenseSet<Operation *> &erased) {
   SmallVector<Operation *> worklist;
-  llvm::SmallPtrSet<Operation *, 8> erased;
   auto erase = [&](Operation *op) {
     for (Value v : op->getOperands())
       if (Operation *def = v.getDefiningOp())
@@ -32,13 +32,18 @@ void mlir::fusion::eraseWithDeadProducers(ArrayRef<Operation *> ops) {
     op->erase();
   };
   for (Operation *op : ops)
-    if (op)
+    if (op && !erased.contains(op) && op->use_empty())
       erase(op);
   while (!worklist.empty()) {
     Operation *op = worklist.pop_back_val();
     if (!erased.contains(op) && op->use_empty() && isOpTriviallyDead(op))
       erase(op);
   }
+}
+
+void mlir::fusion::eraseWithDeadProducers(ArrayRef<Operation *> ops) {
+  DenseSet<Operation *> erased;
+  eraseWithDeadProducers(ops, erased);
 }
 
 bool mlir::fusion::feedsChecksOnly(Operation *op) {

@@ -37,6 +37,7 @@
 //                                    computes in a narrower type than f32
 //
 //===----------------------------------------------------------------------===//
+#include "fusion/Transforms/CheckElision.h"
 #include "fusion/Transforms/Passes.h"
 #include "fusion/Transforms/RemarkLock.h"
 #include "fusion/Transforms/VerifyQuietly.h"
@@ -54,7 +55,6 @@
 #include "mlir/IR/Remarks.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::fusion {
@@ -538,7 +538,10 @@ private:
   FailureOr<Operation *> placement(PairPlan &plan, DominanceInfo &dom,
                                    MatchFailure &why);
   Operation *rewrite(PairPlan &plan, Operation *anchor);
-  void eraseWithDeadProducers(ArrayRef<Operation *> ops);
+  /// Erases `ops` and the producers that went dead, recorded in `erased`.
+  void eraseWithDeadProducers(ArrayRef<Operation *> ops) {
+    fusion::eraseWithDeadProducers(ops, erased);
+  }
 };
 
 FailureOr<PairPlan> FusePairedProjectionsPass::checkPair(const Projection &a,
@@ -769,30 +772,6 @@ FailureOr<Operation *> FusePairedProjectionsPass::placement(PairPlan &plan,
   why.detail = "no point of the block sees every operand of the pair and "
                "precedes every use of its results";
   return failure();
-}
-
-void FusePairedProjectionsPass::eraseWithDeadProducers(
-    ArrayRef<Operation *> ops) {
-  SmallVector<Operation *> worklist;
-  auto erase = [&](Operation *op) {
-    for (Value v : op->getOperands())
-      if (Operation *def = v.getDefiningOp())
-        worklist.push_back(def);
-    visitUsedValuesDefinedAbove(op->getRegions(), [&](OpOperand *use) {
-      if (Operation *def = use->get().getDefiningOp())
-        worklist.push_back(def);
-    });
-    erased.insert(op);
-    op->erase();
-  };
-  for (Operation *op : ops)
-    if (!erased.contains(op) && op->use_empty())
-      erase(op);
-  while (!worklist.empty()) {
-    Operation *op = worklist.pop_back_val();
-    if (!erased.contains(op) && op->use_empty() && isOpTriviallyDead(op))
-      erase(op);
-  }
 }
 
 Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,

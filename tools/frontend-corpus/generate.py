@@ -132,6 +132,9 @@ class ActFp8Tensorwise(torch.nn.Module):
     """act(x) quantized to FP8 with one scale per tensor, as torchao.float8
     does it (tensor_to_scale, then to_fp8_saturated(x * scale))."""
 
+    # tensor_to_scale's granularity arguments (none: one scale per tensor).
+    granularity = {}
+
     def __init__(self, act, pow2=False):
         super().__init__()
         self.act, self.pow2 = act, pow2
@@ -139,29 +142,20 @@ class ActFp8Tensorwise(torch.nn.Module):
     def forward(self, x):
         y = self.act(x)
         scale = tensor_to_scale(y, torch.float8_e4m3fn,
-                                round_scales_to_power_of_2=self.pow2)
+                                round_scales_to_power_of_2=self.pow2,
+                                **self.granularity)
         data = to_fp8_saturated(y.to(torch.float32) * scale, torch.float8_e4m3fn)
         return data, scale
 
 
-class ActFp8Rowwise(torch.nn.Module):
+class ActFp8Rowwise(ActFp8Tensorwise):
     """act(x) quantized to FP8 with one scale per row, as torchao.float8's
     rowwise recipe does it (tensor_to_scale with AXISWISE granularity along
     the last dim: max / clamp(amax, 1e-12) in f64, optionally rounded down to
     a power of two; then to_fp8_saturated(x * scale))."""
 
-    def __init__(self, act, pow2=False):
-        super().__init__()
-        self.act, self.pow2 = act, pow2
-
-    def forward(self, x):
-        y = self.act(x)
-        scale = tensor_to_scale(y, torch.float8_e4m3fn,
-                                scaling_granularity=ScalingGranularity.AXISWISE,
-                                axiswise_dim=-1,
-                                round_scales_to_power_of_2=self.pow2)
-        data = to_fp8_saturated(y.to(torch.float32) * scale, torch.float8_e4m3fn)
-        return data, scale
+    granularity = {"scaling_granularity": ScalingGranularity.AXISWISE,
+                   "axiswise_dim": -1}
 
 
 class ActNvfp4(torch.nn.Module):

@@ -14,12 +14,17 @@
 
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <string>
 
 namespace mlir::fusion {
 
-/// Erases `ops` and then every producer that became trivially dead.
+/// Erases `ops` (those without uses, not in `erased` yet; nulls skipped) and
+/// then every producer that became trivially dead, adding each to `erased`.
+void eraseWithDeadProducers(ArrayRef<Operation *> ops,
+                            DenseSet<Operation *> &erased);
+/// The same when the caller keeps no record of what went.
 void eraseWithDeadProducers(ArrayRef<Operation *> ops);
 
 /// Whether everything computed from `op` ends in checks without results
