@@ -34,6 +34,8 @@ void mlir::fusion::buildFusionPipeline(OpPassManager &pm,
                                        const FusionPipelineOptions &options) {
   // Normalise and fuse, per function.
   OpPassManager &fpm = pm.nest<func::FuncOp>();
+  // TOSA's MX casts, which nothing upstream lowers, written out first.
+  fpm.addPass(createExpandTosaMX());
   fpm.addPass(createNormalizeElementwise());
   fpm.addPass(createCanonicalizerPass());
   fpm.addPass(createCSEPass());

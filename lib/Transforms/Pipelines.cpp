@@ -16,6 +16,8 @@ LogicalResult mlir::fusion::buildActQuantizePipeline(OpPassManager &pm) {
   OpPassManager &fpm = pm.getOpAnchorName() == func::FuncOp::getOperationName()
                            ? pm
                            : pm.nest<func::FuncOp>();
+  // TOSA's MX casts, which nothing upstream lowers, written out first.
+  fpm.addPass(createExpandTosaMX());
   fpm.addPass(createNormalizeElementwise());
   fpm.addPass(createCanonicalizerPass());
   fpm.addPass(createCSEPass());

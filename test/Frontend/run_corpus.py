@@ -24,6 +24,13 @@ MLIR = {"ui8": "i8"}
 
 
 def nan8(dtype, b):
+    """Whether the bits `b` of a float output element are a NaN."""
+    if dtype == "f32":
+        return (b & 0x7F800000) == 0x7F800000 and (b & 0x7FFFFF) != 0
+    if dtype == "bf16":
+        return (b & 0x7F80) == 0x7F80 and (b & 0x7F) != 0
+    if dtype == "f16":
+        return (b & 0x7C00) == 0x7C00 and (b & 0x3FF) != 0
     if dtype == "f8E4M3FN":
         return (b & 0x7F) == 0x7F
     if dtype == "f8E5M2":

@@ -37,6 +37,36 @@ def NormalizeElementwise : Pass<"fusion-normalize-elementwise", "func::FuncOp"> 
                            "arith::ArithDialect"];
 }
 
+def ExpandTosaMX : Pass<"fusion-expand-tosa-mx", "func::FuncOp"> {
+  let summary = "Write TOSA 1.1's MX casts out in linalg, as the TOSA "
+                "specification defines them";
+  let description = [{
+    LLVM 22 parses `tosa.cast_to_block_scaled` and
+    `tosa.cast_from_block_scaled` (TOSA 1.1, EXT_MXFP) but has no lowering
+    for them. This pass rewrites each into linalg / arith / tensor ops that
+    compute what the specification's pseudocode defines
+    (CAST_TO_BLOCK_SCALED with calc_block_scale, CAST_FROM_BLOCK_SCALED):
+    per block of 32 along the last dimension, max_abs from 0 (NaN
+    propagating); the scale 2^-127 for a zero block, NaN for NaN or Inf,
+    else 2^e clipped to e8m0's range, with e = ceil(log2(max_abs / max))
+    for f8E4M3FN and floor(log2(max_abs / max)) + 1 for the other element
+    types (computed exactly on max_abs's bits); the data rounded to nearest
+    from x / scale. The dequantizing cast is f32(x) * f32(scale), rounded to
+    the result type.
+
+    The expansion is then a written-out quantizer like any other:
+    `fusion-raise-quantize` raises it where a runtime quantizer equals it
+    (f8E4M3FN: the runtime's default MXFP8, RCEIL with NaN propagation) and
+    the rest lowers with the program. Element types other than f8E4M3FN /
+    f8E5M2 (f4, f6, mxint8: sub-byte tensors), unscaled types other than
+    f32 / bf16, and a dynamic last dimension are left as they are, with a
+    `missed` remark (category `fusion`, name `ExpandTosaMX`) that says why;
+    each expanded op gets a `passed` remark.
+  }];
+  let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect",
+                           "arith::ArithDialect", "math::MathDialect"];
+}
+
 def RaiseQuantize : Pass<"fusion-raise-quantize", "func::FuncOp"> {
   let summary = "Replace quantizers written out in upstream ops by fusion.quantize";
   let description = [{
