@@ -1825,7 +1825,8 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
     }
   for (ZeroScale zero : {ZeroScale::exact, ZeroScale::one,
                          ZeroScale::min_normal})
-    for (ScaleRounding rnd : {ScaleRounding::rceil, ScaleRounding::floor})
+    for (ScaleRounding rnd : {ScaleRounding::rceil, ScaleRounding::floor,
+                               ScaleRounding::ceil})
       for (NanPolicy nan : {NanPolicy::propagate, NanPolicy::ignore}) {
         if (c.nvfp4)
           break;

@@ -240,7 +240,8 @@ def paired_projection_quantize(x, w0, w1, gated="swiglu", format="mxfp8_e4m3", *
                                scale_rounding="rceil", nan_policy="propagate",
                                zero_scale="exact", nvfp4_block="1d", elem_rounding="rne",
                                amax_epsilon=0.0, force_pow2_scale=False, seed=0, offset=0,
-                               scale=None, amax=False, nvfp4_recipe="te"):
+                               scale=None, amax=False, nvfp4_recipe="te",
+                               block_cols=128):
     """fusion_rt_paired_projection_quantize, the FFN front in one call:
     v = act(x @ w0.T + b0) * (x @ w1.T + b1) (a gated pair, round_i as in
     paired_projection), rounded to intermediate_dtype (default x's dtype),

@@ -83,17 +83,19 @@ class CBuffers:
             v.strides[0], v.strides[1] = pitch, 1
             setattr(self.o, name, v)
 
-        dcode = 5 if fp4 else (3 if fmt in (0, 4) else 4)
-        scode = 3 if fmt == 3 else 6
+        dcode = 5 if fp4 else (3 if fmt in (0, 4, 6) else 4)
+        # e8m0 bytes (MX), e4m3 (NVFP4), f32 decode scales (FP8 blocks).
+        scode = 3 if fmt == 3 else 2 if fmt in _ops.FP8_BLOCK_FORMATS else 6
+        swidth = 4 if scode == 2 else 1
         for copy, on in (("rowwise", direction != 1), ("colwise", direction != 0)):
             if not on:
                 continue
             d0, d1 = self.sh[copy + "_data"]
             pitch = d1 + (d1 & 1) if fp4 else d1
             view2(copy + "_data", dcode, d0, d1, pitch, d0 * pitch // 2 if fp4 else d0 * pitch)
-            if fmt <= 3:
+            if _ops.has_block_scales(fmt):
                 r, c = self.sh[copy + "_scales"]
-                view2(copy + "_scales", scode, r, c, c, r * c)
+                view2(copy + "_scales", scode, r, c, c, r * c * swidth)
 
         def vec(name, n):
             v = _abi.Tensor()
@@ -103,7 +105,7 @@ class CBuffers:
 
         if fmt == 3 or amax:
             vec("amax", 1)
-        if fmt >= 3:
+        if _ops.has_scale_inv(fmt):
             vec("scale_inv", 1)
         if dbias:
             vec("dbias", cols)

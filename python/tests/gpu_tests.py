@@ -186,7 +186,8 @@ def test_quantize_mxfp8():
             MX, (("rowwise", "same"), ("colwise", "same"), ("colwise", "transposed"),
                  ("both", "same"), ("both", "transposed")),
             ("compact", "swizzled"),
-            (("rceil", "exact"), ("floor", "exact"), ("rceil", "one"), ("floor", "min_normal")),
+            (("rceil", "exact"), ("floor", "exact"), ("rceil", "one"), ("floor", "min_normal"),
+             ("ceil", "min_normal")),
             ("propagate", "ignore"), (torch.bfloat16, torch.float32, torch.float16)):
         n += 1
         if QUICK and (n % 5):

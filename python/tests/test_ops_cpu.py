@@ -38,6 +38,7 @@ VARIANTS = [  # policies on top of a layout, each valid for the formats named
     (("mxfp8_e4m3", "mxfp8_e5m2", "mxfp4"), dict(nan_policy="ignore")),
     (("mxfp8_e4m3", "mxfp8_e5m2", "mxfp4"), dict(zero_scale="one")),
     (("mxfp8_e4m3", "mxfp4"), dict(scale_rounding="floor", zero_scale="min_normal")),
+    (("mxfp8_e4m3", "mxfp8_e5m2", "mxfp4"), dict(scale_rounding="ceil", zero_scale="min_normal")),
     (("nvfp4",), dict(nvfp4_block="2d")),
     (("nvfp4", "mxfp4"), dict(elem_rounding="stochastic", seed=12345, offset=7)),
     (("fp8_e4m3", "fp8_e5m2"), dict(force_pow2_scale=True, amax_epsilon=1e-3)),

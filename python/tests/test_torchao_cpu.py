@@ -18,11 +18,13 @@ except ImportError as e:  # noqa
     raise unittest.SkipTest("torchao is not installed (%s): skipped" % e)
 
 RCEIL, FLOOR = ScaleCalculationMode.RCEIL, ScaleCalculationMode.FLOOR
+CEIL = ScaleCalculationMode.CEIL
 ELEM = {"mxfp8_e4m3": torch.float8_e4m3fn, "mxfp8_e5m2": torch.float8_e5m2,
         "mxfp4": torch.float4_e2m1fn_x2}
 # torchao's to_mx policies -> the runtime's scheme (docs/numerics.md §2, §7)
 POLICY = {RCEIL: dict(scale_rounding="rceil", zero_scale="one"),
-          FLOOR: dict(scale_rounding="floor", zero_scale="min_normal")}
+          FLOOR: dict(scale_rounding="floor", zero_scale="min_normal"),
+          CEIL: dict(scale_rounding="ceil", zero_scale="min_normal")}
 
 
 def special_input(rows, cols, dtype, seed):
@@ -48,7 +50,8 @@ def u8(t):
 
 class MxToTorchaoTest(unittest.TestCase):
     """quantize(format, rceil, zero_scale=one) == to_mx(..., RCEIL);
-    quantize(format, floor, zero_scale=min_normal) == to_mx(..., FLOOR)."""
+    quantize(format, floor, zero_scale=min_normal) == to_mx(..., FLOOR);
+    quantize(format, ceil, zero_scale=min_normal) == to_mx(..., CEIL)."""
 
     def test_rowwise_equals_to_mx(self):
         n = 0
@@ -62,7 +65,7 @@ class MxToTorchaoTest(unittest.TestCase):
                     self.assertTrue(torch.equal(u8(q.rowwise_scales), u8(scale)), what)
                     self.assertTrue(torch.equal(u8(q.rowwise_data), u8(data)), what)
                     n += 1
-        self.assertEqual(n, 12)
+        self.assertEqual(n, 18)
 
     def test_colwise_equals_to_mx_of_the_transpose(self):
         x = special_input(96, 128, torch.bfloat16, seed=7).t().contiguous()  # [128, 96]
@@ -129,6 +132,7 @@ class Fp8BlockwiseTrainingTest(unittest.TestCase):
                 torch_blockwise_scale_act_quant_lhs, torch_blockwise_scale_weight_quant)
         except ImportError as e:  # noqa
             self.skipTest("torchao without blockwise_fp8_training (%s)" % e)
+        differing = 0
         for dtype in (torch.bfloat16, torch.float32):
             x = special_input(256, 384, dtype, seed=5)[:256]
             x[128:, 256:] = 0.0  # a zero tile: the 1e-12 floor sets its scale
@@ -141,11 +145,14 @@ class Fp8BlockwiseTrainingTest(unittest.TestCase):
                 self.assertTrue(torch.equal(u8(q.rowwise_data), u8(rq)), what)
                 self.assertTrue(torch.equal(q.rowwise_scales.contiguous().view(torch.int32),
                                             rs.contiguous().view(torch.int32)), what)
-            # The default recipe (x / (amax / 448)) is not torchao's here.
+            # The default recipe (x / (amax / 448)) is not torchao's: on this
+            # input its bf16 tiles differ in a few codes (its f32 tiles
+            # happen to agree), counted over both.
             q = fusion_rt.quantize(x, "fp8_block_e4m3", block_cols=128, block_rows=128,
                                    amax_epsilon=1e-12)
-            self.assertFalse(torch.equal(u8(q.rowwise_data),
-                                         u8(torch_blockwise_scale_weight_quant(x, 128)[0])))
+            differing += int((u8(q.rowwise_data)
+                              != u8(torch_blockwise_scale_weight_quant(x, 128)[0])).sum())
+        self.assertGreater(differing, 0)
 
 
 class Nvfp4FormulaTest(unittest.TestCase):

@@ -72,7 +72,8 @@ FUSION_RT_HDI uint8_t e8m0_roundup(float v, bool saturate) {
 
 /// The MX scale byte of a block. `amax` is the largest |x| over the block's
 /// valid non-NaN elements (0 if none); `has_nan` says whether any valid
-/// element was NaN. `rounding`: 0 RCEIL, 1 FLOOR. `propagate`: NaN policy.
+/// element was NaN. `rounding`: 0 RCEIL, 1 FLOOR, 2 CEIL (FLOOR of amax
+/// rounded up to a power of two). `propagate`: NaN policy.
 ///  - propagate: a NaN or Inf in the block gives 255 (torchao);
 ///  - ignore: NaN is dropped, an Inf amax saturates to 254 (TE).
 FUSION_RT_HDI uint8_t mx_scale_byte(float amax, bool has_nan, int32_t format,
@@ -83,7 +84,10 @@ FUSION_RT_HDI uint8_t mx_scale_byte(float amax, bool has_nan, int32_t format,
     return e8m0_roundup(amax * mx_max_rcp(format), /*saturate=*/true);
   if (f32_is_inf(amax))
     return 254;
-  int e = int(f32_bits(amax) >> 23) & 0xff;
+  const uint32_t bits = f32_bits(amax);
+  int e = int(bits >> 23) & 0xff;
+  if (rounding == 2 && (bits & 0x7fffffu) != 0)
+    ++e; // at most 255 (amax below 2^128): the byte stays below 254
   int p = mx_floor_p(format);
   return uint8_t(e > p ? e - p : 0);
 }

@@ -120,7 +120,10 @@ typedef enum fusion_rt_scale_rounding {
   /** byte = roundup_e8m0(fp32(amax * fp32(1/max_elem))) (NVIDIA, TE, torchao RCEIL). */
   FUSION_RT_SCALE_RCEIL = 0,
   /** byte = max(E(amax) - P, 0), P = 8 / 15 / 2 (OCP, torchao FLOOR). */
-  FUSION_RT_SCALE_FLOOR = 1
+  FUSION_RT_SCALE_FLOOR = 1,
+  /** byte = max(E(amax) + (mantissa(amax) != 0) - P, 0): amax rounded up to
+   *  a power of two before the OCP rule (torchao CEIL). */
+  FUSION_RT_SCALE_CEIL = 2
 } fusion_rt_scale_rounding;
 
 typedef enum fusion_rt_nan_policy {

@@ -222,7 +222,7 @@ public:
                                                           : int32_t(pick(2));
     const bool blocks = s.format <= FUSION_RT_FORMAT_NVFP4;
     s.scale_layout = blocks ? int32_t(pick(2)) : FUSION_RT_SCALES_COMPACT;
-    s.scale_rounding = int32_t(pick(2));
+    s.scale_rounding = int32_t(pick(3));
     s.nan_policy = int32_t(pick(2));
     if (s.format <= FUSION_RT_FORMAT_MXFP4)
       s.zero_scale = int32_t(pick(3));

@@ -126,7 +126,8 @@ TEST(Formats, MxMatchesFormulaReference) {
   HostMatrix x = make_matrix(v, m, n, FUSION_RT_F32);
   for (int32_t f : {FUSION_RT_FORMAT_MXFP8_E4M3, FUSION_RT_FORMAT_MXFP8_E5M2,
                     FUSION_RT_FORMAT_MXFP4})
-    for (int32_t rounding : {FUSION_RT_SCALE_RCEIL, FUSION_RT_SCALE_FLOOR})
+    for (int32_t rounding : {FUSION_RT_SCALE_RCEIL, FUSION_RT_SCALE_FLOOR,
+                             FUSION_RT_SCALE_CEIL})
       for (int32_t pol : {FUSION_RT_NAN_PROPAGATE, FUSION_RT_NAN_IGNORE}) {
         fusion_rt_quant_scheme s = scheme_of(f, FUSION_RT_ROWWISE);
         s.scale_rounding = rounding;
@@ -165,6 +166,11 @@ TEST(Formats, MxMatchesFormulaReference) {
               }
             } else {
               int e = amax == 0.f ? -127 : std::ilogb(amax);
+              // CEIL: amax rounded up to a power of two first.
+              int ex = 0;
+              if (rounding == FUSION_RT_SCALE_CEIL && amax != 0.f &&
+                  std::frexp(amax, &ex) != 0.5f)
+                ++e;
               byte = std::max(e + 127 - p, 0);
               if (amax != 0.f && !std::isnormal(amax))
                 byte = 0;
@@ -437,7 +443,8 @@ TEST(Formats, ZeroScalePolicies) {
   for (int i = 32; i < 64; ++i)
     v[size_t(i)] = float(i - 40) * 0.75f;
   HostMatrix x = make_matrix(v, 1, 64, FUSION_RT_F32);
-  for (int32_t rounding : {FUSION_RT_SCALE_RCEIL, FUSION_RT_SCALE_FLOOR}) {
+  for (int32_t rounding : {FUSION_RT_SCALE_RCEIL, FUSION_RT_SCALE_FLOOR,
+                           FUSION_RT_SCALE_CEIL}) {
     const std::pair<int32_t, float> policies[] = {
         {FUSION_RT_ZERO_SCALE_EXACT, 0x1p127f},
         {FUSION_RT_ZERO_SCALE_ONE, 1.0f},

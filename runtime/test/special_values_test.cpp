@@ -53,7 +53,8 @@ void fill(float (&x)[32], float v) {
 const float kNaN = std::numeric_limits<float>::quiet_NaN();
 const float kInf = std::numeric_limits<float>::infinity();
 
-constexpr int32_t kModes[] = {FUSION_RT_SCALE_RCEIL, FUSION_RT_SCALE_FLOOR};
+constexpr int32_t kModes[] = {FUSION_RT_SCALE_RCEIL, FUSION_RT_SCALE_FLOOR,
+                              FUSION_RT_SCALE_CEIL};
 constexpr int32_t kPolicies[] = {FUSION_RT_NAN_PROPAGATE, FUSION_RT_NAN_IGNORE};
 
 } // namespace
@@ -143,7 +144,8 @@ TEST(SpecialValues, AllNaN) {
 TEST(SpecialValues, All448) {
   float x[32];
   fill(x, 448.f);
-  for (int32_t m : kModes)
+  // RCEIL and FLOOR; CEIL rounds 448 up (CeilRoundsTheAmaxUp).
+  for (int32_t m : {FUSION_RT_SCALE_RCEIL, FUSION_RT_SCALE_FLOOR})
     for (int32_t p : kPolicies) {
       BlockResult r = quantize_block(x, m, p);
       EXPECT_EQ(r.scale, 127);
@@ -173,6 +175,37 @@ TEST(SpecialValues, All480TorchaoExample) {
   BlockResult fl = quantize_block(x, FUSION_RT_SCALE_FLOOR, FUSION_RT_NAN_PROPAGATE);
   EXPECT_EQ(fl.scale, 127);
   EXPECT_EQ(fl.data[0], 0x7e); // 448
+}
+
+// CEIL (torchao): the OCP rule on the amax rounded up to a power of two.
+// 448 is not a power of two: one above RCEIL and FLOOR; 256 is: all agree;
+// 300: one above both, its codes halved.
+TEST(SpecialValues, CeilRoundsTheAmaxUp) {
+  float x[32];
+  struct Case {
+    float v;
+    uint8_t rceil, rceilCode, floor, floorCode, ceil, ceilCode;
+  } cases[] = {{448.f, 127, 0x7e, 127, 0x7e, 128, 0x76},
+               {256.f, 127, 0x78, 127, 0x78, 127, 0x78},
+               {300.f, 127, 0x79, 127, 0x79, 128, 0x71}};
+  for (const Case &c : cases)
+    for (int32_t p : kPolicies) {
+      fill(x, c.v);
+      BlockResult rc = quantize_block(x, FUSION_RT_SCALE_RCEIL, p);
+      BlockResult fl = quantize_block(x, FUSION_RT_SCALE_FLOOR, p);
+      BlockResult ce = quantize_block(x, FUSION_RT_SCALE_CEIL, p);
+      EXPECT_EQ(rc.scale, c.rceil) << c.v;
+      EXPECT_EQ(rc.data[0], c.rceilCode) << c.v;
+      EXPECT_EQ(fl.scale, c.floor) << c.v;
+      EXPECT_EQ(fl.data[0], c.floorCode) << c.v;
+      EXPECT_EQ(ce.scale, c.ceil) << c.v;
+      EXPECT_EQ(ce.data[0], c.ceilCode) << c.v;
+    }
+  // FLT_MAX: CEIL's E + 1 = 255 stays one below the NaN byte after - 8.
+  fill(x, FLT_MAX);
+  BlockResult ce = quantize_block(x, FUSION_RT_SCALE_CEIL, FUSION_RT_NAN_PROPAGATE);
+  EXPECT_EQ(ce.scale, 247);
+  EXPECT_EQ(ce.data[0], 0x78);
 }
 
 TEST(SpecialValues, Fp32Max) {

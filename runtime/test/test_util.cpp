@@ -255,7 +255,8 @@ std::string describe(const fusion_rt_quant_scheme &s) {
     os << "direction " << s.direction;
   os
      << (s.colwise_layout ? "/T" : "") << (s.scale_layout ? "/swz" : "")
-     << (s.scale_rounding ? "/floor" : "") << (s.nan_policy ? "/ignore" : "")
+     << (s.scale_rounding == 1 ? "/floor" : s.scale_rounding == 2 ? "/ceil" : "")
+     << (s.nan_policy ? "/ignore" : "")
      << (s.nvfp4_block ? "/2d" : "") << (s.elem_rounding ? "/sr" : "")
      << (s.tensor_scaling ? "/delayed" : "");
   if (s.format >= FUSION_RT_FORMAT_FP8_BLOCK_E4M3)

@@ -141,7 +141,7 @@ TEST(Validation, EveryBrokenArgumentIsReportedAndNothingWritten) {
        "act->"},
       {"format range", [](Call &c) { c.scheme.format = 8; },
        FUSION_RT_STATUS_BAD_VALUE, "scheme->format"},
-      {"rounding range", [](Call &c) { c.scheme.scale_rounding = 2; },
+      {"rounding range", [](Call &c) { c.scheme.scale_rounding = 3; },
        FUSION_RT_STATUS_BAD_VALUE, "scheme->scale_rounding"},
       {"nan range", [](Call &c) { c.scheme.nan_policy = -1; },
        FUSION_RT_STATUS_BAD_VALUE, "scheme->nan_policy"},
@@ -174,6 +174,13 @@ TEST(Validation, EveryBrokenArgumentIsReportedAndNothingWritten) {
          c.scheme.scale_rounding = FUSION_RT_SCALE_FLOOR;
        },
        FUSION_RT_STATUS_UNSUPPORTED, "scheme->scale_rounding"},
+      {"ceil fp8",
+       [](Call &c) {
+         c.scheme.format = FUSION_RT_FORMAT_FP8_E4M3;
+         c.scheme.colwise_layout = FUSION_RT_COLWISE_TRANSPOSED;
+         c.scheme.scale_rounding = FUSION_RT_SCALE_CEIL;
+       },
+       FUSION_RT_STATUS_UNSUPPORTED, "scheme->scale_rounding CEIL"},
       {"nvfp4 colwise same",
        [](Call &c) { c.scheme.format = FUSION_RT_FORMAT_NVFP4; },
        FUSION_RT_STATUS_UNSUPPORTED, "scheme->colwise_layout"},

@@ -629,6 +629,11 @@ def programs():
         (x((4, 64), torch.float16),)
     yield "gelu_fp8_pertoken_recip_bf16", Fp8PerToken(F.gelu, recip=True), \
         (x((4, 64), bf),)
+    # torchao's CEIL scale mode (the OCP rule on the amax rounded up to a
+    # power of two): the runtime's ceil rounding, MXFP8 and MXFP4.
+    yield "silu_mxfp8_ceil_f32", ActMx(F.silu, mode=Mode.CEIL), (x((4, 64), f32),)
+    yield "silu_mxfp8_ceil_bf16", ActMx(F.silu, mode=Mode.CEIL), (x((4, 64), bf),)
+    yield "relu_mxfp4_ceil_f32", ActMx4(F.relu, Mode.CEIL), (x((4, 64), f32),)
 
 
 def large_programs():

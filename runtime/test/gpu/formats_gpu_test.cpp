@@ -486,7 +486,7 @@ fusion_rt_quant_scheme make_scheme(int fmt, int dir, int v) {
   fusion_rt_quant_scheme s = fusion_rt_test::scheme_of(fmt, dir, layout, swz);
   s.nan_policy = (v / 5) % 2;
   if (fmt == FUSION_RT_FORMAT_MXFP4) {
-    s.scale_rounding = v % 2;
+    s.scale_rounding = v % 3; // RCEIL, FLOOR, CEIL
     s.zero_scale = (v / 7) % 3;
   }
   if (fmt == FUSION_RT_FORMAT_NVFP4) {

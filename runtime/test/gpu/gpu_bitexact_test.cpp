@@ -488,7 +488,8 @@ std::string describe(const Case &c) {
   std::snprintf(b, sizeof b, "%s %s %lldx%lld %s %s %s %s%s%s%s",
                 c.op == 0 ? "quantize" : c.op == 1 ? "act" : "gated", dt_name(c.dt),
                 (long long)c.M, (long long)c.N, dir_name(c.s.direction, c.s.colwise_layout),
-                c.s.format == 0 ? "e4m3" : "e5m2", c.s.scale_rounding ? "floor" : "rceil",
+                c.s.format == 0 ? "e4m3" : "e5m2",
+                c.s.scale_rounding == 2 ? "ceil" : c.s.scale_rounding ? "floor" : "rceil",
                 c.s.nan_policy ? "ignore" : "propagate",
                 c.s.scale_layout ? " swizzled" : "", c.pitch_pad ? " strided" : "",
                 c.col_strided ? " colview" : "");
@@ -876,6 +877,15 @@ int main(int argc, char **argv) {
     c.s.zero_scale = (i / 3) % 2 ? FUSION_RT_ZERO_SCALE_MIN_NORMAL
                                  : FUSION_RT_ZERO_SCALE_ONE;
     c.spread = c.dt == FUSION_RT_F16 ? 1.f : 0x1p-100f;
+    cases.push_back(c);
+  }
+  // CEIL scale rounding (torchao's CEIL): every fourth small case again with
+  // rounding 2 (min_normal zero scales, as torchao pairs them), appended
+  // after the others so that their inputs stay as they were.
+  for (size_t i = 1; i < n_small; i += 4) {
+    Case c = cases[i];
+    c.s.scale_rounding = FUSION_RT_SCALE_CEIL;
+    c.s.zero_scale = FUSION_RT_ZERO_SCALE_MIN_NORMAL;
     cases.push_back(c);
   }
   for (Case &c : cases) {

@@ -25,6 +25,16 @@ func.func @quantize_defaults_elided(%x: tensor<4x64xf32>) -> (tensor<4x64xf8E5M2
   return %d, %s : tensor<4x64xf8E5M2>, tensor<4x2xf8E8M0FNU>
 }
 
+// CHECK-LABEL: func @quantize_ceil_mxfp4
+// CHECK: as quant<mxfp4, rowwise, rounding = ceil, zero_scale = min_normal> outs
+func.func @quantize_ceil_mxfp4(%x: tensor<2x64xbf16>) -> (tensor<2x64xf4E2M1FN>, tensor<2x2xf8E8M0FNU>) {
+  %dst4 = tensor.empty() : tensor<2x64xf4E2M1FN>
+  %dst5 = tensor.empty() : tensor<2x2xf8E8M0FNU>
+  %d, %s = fusion.quantize %x as quant<mxfp4, rowwise, zero_scale = min_normal, rounding = ceil> outs(%dst4, %dst5)
+      : (tensor<2x64xbf16>, tensor<2x64xf4E2M1FN>, tensor<2x2xf8E8M0FNU>) -> (tensor<2x64xf4E2M1FN>, tensor<2x2xf8E8M0FNU>)
+  return %d, %s : tensor<2x64xf4E2M1FN>, tensor<2x2xf8E8M0FNU>
+}
+
 // CHECK-LABEL: func @quantize_floor_ignore_partial
 // CHECK: as quant<mxfp8_e4m3, rowwise, rounding = floor, nan = ignore> outs({{.*}}) : (tensor<3x33xf16>, tensor<3x33xf8E4M3FN>, tensor<3x2xf8E8M0FNU>) -> (tensor<3x33xf8E4M3FN>, tensor<3x2xf8E8M0FNU>)
 func.func @quantize_floor_ignore_partial(%x: tensor<3x33xf16>) -> (tensor<3x33xf8E4M3FN>, tensor<3x2xf8E8M0FNU>) {

@@ -169,9 +169,8 @@ QuantSchemeAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
                        << "' has one scale per tensor; its block must be "
                           "'tensor'";
   if (!mx && rounding != ScaleRounding::rceil)
-    return emitError() << "scale rounding 'floor' applies only to MX formats, "
-                          "not '"
-                       << name << "'";
+    return emitError() << "scale rounding '" << stringifyScaleRounding(rounding)
+                       << "' applies only to MX formats, not '" << name << "'";
   if (!nvfp4 && elemRounding == ElemRounding::stochastic)
     return emitError() << "stochastic rounding is only supported for 'nvfp4', "
                           "not '"
