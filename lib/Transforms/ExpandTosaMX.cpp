@@ -13,12 +13,20 @@
 #include "fusion/Transforms/Passes.h"
 #include "fusion/Transforms/RemarkLock.h"
 
+#include "mlir/Conversion/TosaToArith/TosaToArith.h"
+#include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
+#include "mlir/Conversion/TosaToTensor/TosaToTensor.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/Dialect/Tosa/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 #include "mlir/IR/Remarks.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -98,9 +106,48 @@ std::pair<AffineMap, AffineMap> blockMaps(MLIRContext *ctx, int64_t rank) {
   return {id, id.dropResult(rank)};
 }
 
+/// Upstream's TOSA-to-linalg lowering (the passes of its
+/// tosa-to-linalg-pipeline, without the validation, then tosa-to-arith and
+/// tosa-to-tensor), for one function.
+void addTosaToLinalg(OpPassManager &pm) {
+  pm.addPass(tosa::createTosaOptionalDecompositionsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(tosa::createTosaInferShapesPass());
+  pm.addPass(tosa::createTosaMakeBroadcastablePass());
+  pm.addPass(tosa::createTosaToLinalgNamed());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(tosa::createTosaMakeBroadcastablePass());
+  pm.addPass(tosa::createTosaToLinalg());
+  pm.addPass(createTosaToArithPass());
+  pm.addPass(createTosaToTensorPass());
+}
+
 struct ExpandTosaMXPass
     : public fusion::impl::ExpandTosaMXBase<ExpandTosaMXPass> {
+  using ExpandTosaMXBase::ExpandTosaMXBase;
+
   void runOnOperation() override {
+    expandMX();
+    // The function's other TOSA ops (an activation before the cast, ...)
+    // through upstream's lowering, where it has any and no MX cast is left
+    // (one not expanded keeps its remark and stops the pipeline later).
+    func::FuncOp func = getOperation();
+    bool tosa = false, mxLeft = false;
+    func.walk([&](Operation *op) {
+      if (isa<tosa::CastToBlockScaledOp, tosa::CastFromBlockScaledOp>(op))
+        mxLeft = true;
+      else if (isa_and_nonnull<tosa::TosaDialect>(op->getDialect()))
+        tosa = true;
+    });
+    if (!lowerTosa || !tosa || mxLeft)
+      return;
+    OpPassManager pm(func::FuncOp::getOperationName());
+    addTosaToLinalg(pm);
+    if (failed(runPipeline(pm, func)))
+      signalPassFailure();
+  }
+
+  void expandMX() {
     func::FuncOp func = getOperation();
     SmallVector<Operation *> ops;
     func.walk([&](Operation *op) {

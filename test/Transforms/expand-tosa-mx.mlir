@@ -1,4 +1,5 @@
 // RUN: fusion-opt %s --fusion-expand-tosa-mx | FileCheck %s
+// RUN: fusion-opt %s --fusion-expand-tosa-mx=lower-tosa=false | FileCheck %s --check-prefix=KEEP
 // RUN: fusion-opt %s --fusion-expand-tosa-mx --fusion-raise-quantize --remarks-filter=fusion -verify-diagnostics -o /dev/null
 // RUN: fusion-opt %s --fusion-act-quantize-pipeline | FileCheck %s --check-prefix=FUSED
 
@@ -92,3 +93,25 @@ func.func @silu_to_e4m3(%x: tensor<4x64xf32>) -> (tensor<4x64xf8E4M3FN>, tensor<
   %0:2 = tosa.cast_to_block_scaled %a {block_size = #tosa.block_size<BLOCK_SIZE_32>} : (tensor<4x64xf32>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>)
   return %0#0, %0#1 : tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>
 }
+
+// A program in TOSA throughout: the function's other TOSA ops (sigmoid, mul,
+// const) go through upstream's TOSA-to-linalg lowering after the cast is
+// written out; the SiLU then fuses with the raised quantizer.
+// CHECK-LABEL: func.func @tosa_silu_to_e4m3
+// CHECK-NOT: tosa.
+// FUSED-LABEL: func.func @tosa_silu_to_e4m3
+// FUSED: fusion.act_quantize #fusion.act<silu> %arg0 as quant<mxfp8_e4m3, rowwise>
+// FUSED-NOT: linalg.generic
+func.func @tosa_silu_to_e4m3(%x: tensor<4x64xf32>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>) {
+  %s = tosa.sigmoid %x : (tensor<4x64xf32>) -> tensor<4x64xf32>
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %y = tosa.mul %x, %s, %shift : (tensor<4x64xf32>, tensor<4x64xf32>, tensor<1xi8>) -> tensor<4x64xf32>
+  // expected-remark @+2 {{Remark="expanded tosa.cast_to_block_scaled as the TOSA 1.1 specification defines it"}}
+  // expected-remark @below {{Remark="raised to fusion.quantize #fusion.quant<mxfp8_e4m3, rowwise>"}}
+  %q:2 = tosa.cast_to_block_scaled %y {block_size = #tosa.block_size<BLOCK_SIZE_32>} : (tensor<4x64xf32>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>)
+  return %q#0, %q#1 : tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>
+}
+// KEEP-LABEL: func.func @tosa_silu_to_e4m3
+// KEEP: tosa.sigmoid
+// KEEP: tosa.mul
+// KEEP-NOT: tosa.cast_to_block_scaled

@@ -62,9 +62,23 @@ def ExpandTosaMX : Pass<"fusion-expand-tosa-mx", "func::FuncOp"> {
     f32 / bf16, and a dynamic last dimension are left as they are, with a
     `missed` remark (category `fusion`, name `ExpandTosaMX`) that says why;
     each expanded op gets a `passed` remark.
+
+    Then, with `lower-tosa` (default), a function that holds other TOSA ops
+    (an activation before the cast, ...) and no MX cast left is lowered by
+    upstream's TOSA-to-linalg passes (those of `tosa-to-linalg-pipeline`
+    without its validation, then `tosa-to-arith` and `tosa-to-tensor`), so
+    that a TOSA program reaches the fusion passes in linalg. Functions
+    without TOSA ops are not touched.
   }];
   let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect",
-                           "arith::ArithDialect", "math::MathDialect"];
+                           "arith::ArithDialect", "math::MathDialect",
+                           "scf::SCFDialect", "affine::AffineDialect",
+                           "tosa::TosaDialect"];
+  let options = [
+    Option<"lowerTosa", "lower-tosa", "bool", /*default=*/"true",
+           "Lower the other TOSA ops of a function that has any with "
+           "upstream's TOSA-to-linalg passes">
+  ];
 }
 
 def RaiseQuantize : Pass<"fusion-raise-quantize", "func::FuncOp"> {
