@@ -292,6 +292,7 @@ def main():
     quant_program(outdir, "tosa_mxfp8_bf16_3d", [2, 4, 128], "bf16",
                   "f8E4M3FN", 2)
     quant_program(outdir, "tosa_mxfp8e5m2_f32", [8, 256], "f32", "f8E5M2", 3)
+    quant_program(outdir, "tosa_mxfp8_f32_1d", [512], "f32", "f8E4M3FN", 7)
     dequant_program(outdir, "tosa_dequant_mxfp8_f32", [4, 128], "f8E4M3FN",
                     "f32", 5)
     dequant_program(outdir, "tosa_dequant_mxfp8e5m2_bf16", [4, 128], "f8E5M2",
