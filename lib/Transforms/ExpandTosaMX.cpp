@@ -16,12 +16,10 @@
 #include "mlir/Conversion/TosaToArith/TosaToArith.h"
 #include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
 #include "mlir/Conversion/TosaToTensor/TosaToTensor.h"
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/Dialect/Tosa/Transforms/Passes.h"
@@ -106,6 +104,38 @@ std::pair<AffineMap, AffineMap> blockMaps(MLIRContext *ctx, int64_t rank) {
   return {id, id.dropResult(rank)};
 }
 
+/// The per-element half of both casts: over `blocks` ([..., nb, block]),
+/// `fn(f32 value, f32 scale of its block)` with the scale from the block's
+/// e8m0 byte in `bytes` ([..., nb], i8); the result, of element type
+/// `resultType`'s, collapsed back to `resultType` ([..., nb * block]).
+Value mapBlockElements(
+    OpBuilder &b, Location loc, Value blocks, Value bytes,
+    RankedTensorType resultType,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> fn) {
+  auto blocksType = cast<RankedTensorType>(blocks.getType());
+  int64_t rank = resultType.getRank();
+  auto [id, perBlock] = blockMaps(b.getContext(), rank);
+  auto valuesType =
+      RankedTensorType::get(blocksType.getShape(), resultType.getElementType());
+  Value values =
+      linalg::GenericOp::create(
+          b, loc, valuesType, ValueRange{blocks, bytes},
+          emptyLike(b, loc, valuesType, blocks),
+          ArrayRef<AffineMap>{id, perBlock, id}, parallel(rank + 1),
+          [&](OpBuilder &nb, Location l, ValueRange args) {
+            Value v = args[0];
+            if (!v.getType().isF32())
+              v = arith::ExtFOp::create(nb, l, nb.getF32Type(), v);
+            Value s = scaleOfByte(
+                nb, l, arith::ExtUIOp::create(nb, l, nb.getI32Type(), args[1]));
+            Value r = fn(nb, l, v, s);
+            linalg::YieldOp::create(nb, l, r);
+          })
+          .getResult(0);
+  return tensor::CollapseShapeOp::create(b, loc, resultType, values,
+                                         splitLast(rank));
+}
+
 /// Upstream's TOSA-to-linalg lowering (the passes of its
 /// tosa-to-linalg-pipeline, without the validation, then tosa-to-arith and
 /// tosa-to-tensor), for one function.
@@ -126,34 +156,26 @@ struct ExpandTosaMXPass
     : public fusion::impl::ExpandTosaMXBase<ExpandTosaMXPass> {
   using ExpandTosaMXBase::ExpandTosaMXBase;
 
-  void runOnOperation() override {
-    expandMX();
-    // The function's other TOSA ops (an activation before the cast, ...)
-    // through upstream's lowering, where it has any and no MX cast is left
-    // (one not expanded keeps its remark and stops the pipeline later).
-    func::FuncOp func = getOperation();
-    bool tosa = false, mxLeft = false;
-    func.walk([&](Operation *op) {
-      if (isa<tosa::CastToBlockScaledOp, tosa::CastFromBlockScaledOp>(op))
-        mxLeft = true;
-      else if (isa_and_nonnull<tosa::TosaDialect>(op->getDialect()))
-        tosa = true;
-    });
-    if (!lowerTosa || !tosa || mxLeft)
-      return;
+  /// The dialects of the TOSA lowering run from this pass, declared up
+  /// front as a dynamic pipeline's must be.
+  void getDependentDialects(DialectRegistry &registry) const override {
+    ExpandTosaMXBase::getDependentDialects(registry);
     OpPassManager pm(func::FuncOp::getOperationName());
     addTosaToLinalg(pm);
-    if (failed(runPipeline(pm, func)))
-      signalPassFailure();
+    pm.getDependentDialects(registry);
   }
 
-  void expandMX() {
+  void runOnOperation() override {
     func::FuncOp func = getOperation();
     SmallVector<Operation *> ops;
+    bool otherTosa = false;
     func.walk([&](Operation *op) {
       if (isa<tosa::CastToBlockScaledOp, tosa::CastFromBlockScaledOp>(op))
         ops.push_back(op);
+      else if (isa_and_nonnull<tosa::TosaDialect>(op->getDialect()))
+        otherTosa = true;
     });
+    bool mxLeft = false;
     for (Operation *op : ops) {
       // The op is gone once expanded: its location and name first.
       Location loc = op->getLoc();
@@ -165,7 +187,17 @@ struct ExpandTosaMXPass
       else
         done = expandFrom(cast<tosa::CastFromBlockScaledOp>(op), why);
       report(loc, name, func.getSymName(), done, why);
+      mxLeft |= !done;
     }
+    // The function's other TOSA ops (an activation before the cast, ...)
+    // through upstream's lowering, where it has any and no MX cast is left
+    // (one not expanded keeps its remark and stops the pipeline later).
+    if (!lowerTosa || !otherTosa || mxLeft)
+      return;
+    OpPassManager pm(func::FuncOp::getOperationName());
+    addTosaToLinalg(pm);
+    if (failed(runPipeline(pm, func)))
+      signalPassFailure();
   }
 
   void report(Location loc, StringRef name, StringRef fn, bool done,
@@ -324,27 +356,12 @@ struct ExpandTosaMXPass
     // The data: round_to_nearest_float(x / scale), in f32 (exact: the
     // scale is a power of two, and a quotient below f32's normals is below
     // every 8-bit element's too).
-    SmallVector<int64_t> blockShape(
-        cast<RankedTensorType>(blocks.getType()).getShape());
-    auto codesType = RankedTensorType::get(blockShape, elem);
-    Value codes =
-        linalg::GenericOp::create(
-            b, loc, codesType, ValueRange{blocks, bytes},
-            emptyLike(b, loc, codesType, blocks),
-            ArrayRef<AffineMap>{id, perBlock, id}, parallel(rank + 1),
-            [&](OpBuilder &nb, Location l, ValueRange args) {
-              Value v = args[0];
-              if (!v.getType().isF32())
-                v = arith::ExtFOp::create(nb, l, nb.getF32Type(), v);
-              Value s = scaleOfByte(
-                  nb, l, arith::ExtUIOp::create(nb, l, nb.getI32Type(), args[1]));
-              Value q = arith::DivFOp::create(nb, l, v, s);
-              Value code = arith::TruncFOp::create(nb, l, elem, q);
-              linalg::YieldOp::create(nb, l, code);
-            })
-            .getResult(0);
-    Value data = tensor::CollapseShapeOp::create(b, loc, dataType, codes,
-                                                 splitLast(rank));
+    Value data = mapBlockElements(
+        b, loc, blocks, bytes, dataType,
+        [&](OpBuilder &nb, Location l, Value v, Value s) -> Value {
+          Value q = arith::DivFOp::create(nb, l, v, s);
+          return arith::TruncFOp::create(nb, l, elem, q);
+        });
     Value scales = tensor::BitcastOp::create(b, loc, scaleType, bytes);
     op.getOutputData().replaceAllUsesWith(data);
     op.getOutputScale().replaceAllUsesWith(scales);
@@ -367,33 +384,19 @@ struct ExpandTosaMXPass
       return false;
     OpBuilder b(op);
     Location loc = op.getLoc();
-    int64_t rank = dataType.getRank();
     Value blocks = expandBlocks(b, loc, op.getInputData(), block);
     auto bytesType = RankedTensorType::get(scaleType.getShape(), b.getI8Type());
     Value bytes =
         tensor::BitcastOp::create(b, loc, bytesType, op.getInputScale());
-    auto [id, perBlock] = blockMaps(b.getContext(), rank);
-    SmallVector<int64_t> blockShape(
-        cast<RankedTensorType>(blocks.getType()).getShape());
     Type outElem = outType.getElementType();
-    auto valuesType = RankedTensorType::get(blockShape, outElem);
-    Value values =
-        linalg::GenericOp::create(
-            b, loc, valuesType, ValueRange{blocks, bytes},
-            emptyLike(b, loc, valuesType, blocks),
-            ArrayRef<AffineMap>{id, perBlock, id}, parallel(rank + 1),
-            [&](OpBuilder &nb, Location l, ValueRange args) {
-              Value v = arith::ExtFOp::create(nb, l, nb.getF32Type(), args[0]);
-              Value s = scaleOfByte(
-                  nb, l, arith::ExtUIOp::create(nb, l, nb.getI32Type(), args[1]));
-              Value r = arith::MulFOp::create(nb, l, v, s);
-              if (!outElem.isF32())
-                r = arith::TruncFOp::create(nb, l, outElem, r);
-              linalg::YieldOp::create(nb, l, r);
-            })
-            .getResult(0);
-    Value out = tensor::CollapseShapeOp::create(b, loc, outType, values,
-                                                splitLast(rank));
+    Value out = mapBlockElements(
+        b, loc, blocks, bytes, outType,
+        [&](OpBuilder &nb, Location l, Value v, Value s) -> Value {
+          Value r = arith::MulFOp::create(nb, l, v, s);
+          if (!outElem.isF32())
+            r = arith::TruncFOp::create(nb, l, outElem, r);
+          return r;
+        });
     op.getOutputData().replaceAllUsesWith(out);
     op->erase();
     return true;

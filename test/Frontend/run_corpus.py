@@ -23,7 +23,7 @@ WIDTH = {"f32": 32, "bf16": 16, "f16": 16, "f8E4M3FN": 8, "f8E5M2": 8,
 MLIR = {"ui8": "i8"}
 
 
-def nan8(dtype, b):
+def is_nan(dtype, b):
     """Whether the bits `b` of a float output element are a NaN."""
     if dtype == "f32":
         return (b & 0x7F800000) == 0x7F800000 and (b & 0x7FFFFF) != 0
@@ -150,7 +150,7 @@ def close(dtype, g, e, steps, ulps=0, atol=0.0):
     """Equal bytes, both NaN, (steps) FP8 codes of one sign at most `steps`
     apart, or (ulps) bf16 / f16 / f32 values at most `ulps` units in the last
     place apart."""
-    if g == e or (nan8(dtype, g) and nan8(dtype, e)):
+    if g == e or (is_nan(dtype, g) and is_nan(dtype, e)):
         return True
     if dtype in ("f32", "bf16", "f16"):
         if ulps > 0 and abs(ordered(dtype, g) - ordered(dtype, e)) <= ulps:
@@ -187,7 +187,7 @@ def check(args, program):
             if not close(rec["dtype"], g, e, args.data_steps, args.float_ulps, atol):
                 return (f"output {k} ({rec['dtype']}) element {j}: 0x{g:x}, "
                         f"{what} 0x{e:x}")
-            if g != e and not (nan8(rec["dtype"], g) and nan8(rec["dtype"], e)):
+            if g != e and not (is_nan(rec["dtype"], g) and is_nan(rec["dtype"], e)):
                 differ += 1
     return None if not differ else f"ok within the tolerance ({differ} elements differ)"
 

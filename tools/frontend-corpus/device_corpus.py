@@ -151,8 +151,8 @@ def compare(got, want, io, tol):
             vals = [abs(run_corpus.value(rec["dtype"], e)) for e in w_out]
             atol = rtol * max([v for v in vals if v == v and v != float("inf")] or [0.0])
         for g, e in zip(g_out, w_out):
-            same = g == e or (run_corpus.nan8(rec["dtype"], g) and
-                              run_corpus.nan8(rec["dtype"], e))
+            same = g == e or (run_corpus.is_nan(rec["dtype"], g) and
+                              run_corpus.is_nan(rec["dtype"], e))
             differ += not same
             bad += not run_corpus.close(rec["dtype"], g, e, steps, ulps, atol)
     return bad, differ

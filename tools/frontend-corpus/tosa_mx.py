@@ -237,16 +237,13 @@ def quant_program(outdir, name, shape, wide, elem, seed):
     n = math.prod(shape)
     cols = shape[-1]
     bits = probe_values(n, seed, wide)
-    vals = [f32_of_bits(u if wide == "f32" else u) for u in bits]
-    x = "%arg0"
-    body = ""
+    vals = [f32_of_bits(u) for u in bits]  # bf16 bits sit in the top half
     codes, scales = quantize(vals, cols, elem)
     sshape = shape[:-1] + [cols // BLOCK]
     text = ("module {\n"
             f"  func.func @main(%arg0: {tensor(shape, wide)}) -> "
             f"({tensor(shape, elem)}, {tensor(sshape, 'f8E8M0FNU')}) {{\n"
-            + body +
-            f"    %q:2 = tosa.cast_to_block_scaled {x} {{block_size = "
+            f"    %q:2 = tosa.cast_to_block_scaled %arg0 {{block_size = "
             f"#tosa.block_size<BLOCK_SIZE_32>}} : ({tensor(shape, wide)}) -> "
             f"({tensor(shape, elem)}, {tensor(sshape, 'f8E8M0FNU')})\n"
             f"    return %q#0, %q#1 : {tensor(shape, elem)}, "

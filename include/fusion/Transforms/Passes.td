@@ -70,10 +70,9 @@ def ExpandTosaMX : Pass<"fusion-expand-tosa-mx", "func::FuncOp"> {
     that a TOSA program reaches the fusion passes in linalg. Functions
     without TOSA ops are not touched.
   }];
+  // The TOSA lowering's dialects: its passes' own (getDependentDialects).
   let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect",
-                           "arith::ArithDialect", "math::MathDialect",
-                           "scf::SCFDialect", "affine::AffineDialect",
-                           "tosa::TosaDialect"];
+                           "arith::ArithDialect", "math::MathDialect"];
   let options = [
     Option<"lowerTosa", "lower-tosa", "bool", /*default=*/"true",
            "Lower the other TOSA ops of a function that has any with "
