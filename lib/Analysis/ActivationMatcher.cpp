@@ -231,8 +231,47 @@ public:
   Poly step(const Poly &p) {
     if (std::optional<double> c = getConstant(p))
       return constant(*c > 0 ? 1.0 : 0.0);
+    // step(k q step(q)), a comparison of max(q, 0) scaled by k (torch's
+    // threshold_backward masks on relu(x) <= 0): q step(q) > 0 exactly
+    // where q > 0, and it is never negative.
+    if (std::optional<std::pair<AtomId, double>> s = stepFactor(p))
+      return s->second > 0 ? atomPoly(s->first) : constant(0.0);
     double lead = std::fabs(leadCoef(p));
     return atomPoly(intern(AtomKind::Step, nullptr, scale(p, 1.0 / lead)));
+  }
+
+  /// (S, k) if `p` = k * arg(S) * S for a step atom S.
+  std::optional<std::pair<AtomId, double>> stepFactor(const Poly &p) {
+    if (p.empty())
+      return std::nullopt;
+    for (auto [id, e] : p.front().mono) {
+      if (atoms[id].kind != AtomKind::Step || e != 1)
+        continue;
+      Poly rest;
+      bool everyTerm = true;
+      for (const Term &t : p) {
+        Monomial m;
+        bool has = false;
+        for (auto f : t.mono) {
+          if (f.first == id && f.second == 1)
+            has = true;
+          else
+            m.push_back(f);
+        }
+        everyTerm &= has;
+        rest.push_back(Term{m, t.coef});
+      }
+      if (!everyTerm)
+        continue;
+      normalize(rest);
+      Poly q = atoms[id].arg;
+      double lq = leadCoef(q), lr = leadCoef(rest);
+      if (lq == 0.0 || lr == 0.0)
+        continue;
+      if (polyClose(rest, scale(q, lr / lq)))
+        return std::make_pair(id, lr / lq);
+    }
+    return std::nullopt;
   }
 
   Poly exp(const Poly &p) {
@@ -909,10 +948,14 @@ private:
       return a[0] / a[1];
     if (isa<arith::NegFOp>(op))
       return -a[0];
+    // IEEE maximum / minimum: +0 is above -0 (the sign of a zero result
+    // matters to the quantized bytes).
     if (isa<arith::MaximumFOp, arith::MaxNumFOp>(op))
-      return std::max(a[0], a[1]);
+      return a[0] == a[1] ? (std::signbit(a[0]) ? a[1] : a[0])
+                          : std::max(a[0], a[1]);
     if (isa<arith::MinimumFOp, arith::MinNumFOp>(op))
-      return std::min(a[0], a[1]);
+      return a[0] == a[1] ? (std::signbit(a[0]) ? a[0] : a[1])
+                          : std::min(a[0], a[1]);
     if (isa<arith::SelectOp>(op))
       return a[0] != 0.0 ? a[1] : a[2];
     if (auto cmp = dyn_cast<arith::CmpFOp>(op)) {
@@ -1018,14 +1061,65 @@ double refDerivative(ActivationKind kind, double x, double alpha) {
   }
 }
 
-/// True if the body computes, at a set of sample points, what the runtime
+/// The kinds whose derivative is zero by a mask (x <= 0) in the runtime: a
+/// backward body may select +0 there (`mask = select`).
+bool hasReluMask(ActivationKind kind) {
+  return kind == ActivationKind::relu || kind == ActivationKind::srelu ||
+         kind == ActivationKind::reglu || kind == ActivationKind::sreglu;
+}
+
+/// How a body compares with the runtime's formula on the sample points.
+enum class Agreement {
+  Agree,
+  /// Beyond the tolerance somewhere.
+  Differ,
+  /// Within the tolerance, but a zero has the other sign: the runtime's
+  /// -0 (grad * 0) where the body selects +0, or the reverse. The quantized
+  /// codes of the two differ (0x80 and 0x00).
+  ZeroSign
+};
+
+/// Compares a body value with the runtime's at one sample point; for a zero
+/// of the other sign, records the point in `note` (first one only).
+Agreement compareAt(std::optional<double> got, double want,
+                    const std::string &where, std::string *note) {
+  if (!got || !(std::fabs(*got - want) <=
+                1e-2 * std::max(std::fabs(*got), std::fabs(want)) + 1e-4))
+    return Agreement::Differ;
+  if (*got == 0.0 && want == 0.0 && std::signbit(*got) != std::signbit(want)) {
+    if (note && note->empty())
+      *note = where + " the body gives " + (std::signbit(*got) ? "-0" : "+0") +
+              " where the runtime gives " + (std::signbit(want) ? "-0" : "+0");
+    return Agreement::ZeroSign;
+  }
+  return Agreement::Agree;
+}
+
+/// The worse of two agreements (Differ over ZeroSign over Agree).
+Agreement worse(Agreement a, Agreement b) {
+  return a == Agreement::Differ || b == Agreement::Differ ? Agreement::Differ
+         : a == Agreement::ZeroSign || b == Agreement::ZeroSign
+             ? Agreement::ZeroSign
+             : Agreement::Agree;
+}
+
+std::string formatPoint(StringRef name, double v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%s = %g", name.str().c_str(), v);
+  return buf;
+}
+
+/// Whether the body computes, at a set of sample points, what the runtime
 /// computes for `m` (within a tolerance that covers the accepted constant
-/// differences and intermediate roundings).
-bool agreesNumerically(const ActivationMatch &m, Value root, Value xLeaf) {
+/// differences and intermediate roundings, and with the same sign wherever
+/// both are zero).
+Agreement agreesNumerically(const ActivationMatch &m, Value root, Value xLeaf,
+                            std::string *note = nullptr) {
   static const double xs[] = {-6.0, -3.1, -2.2, -1.3, -0.7, -0.15, 0.2,
                               0.45, 0.9,  1.6,  2.4,  3.3,  5.1};
   static const double gs[] = {0.7, -1.3};
   double alpha = m.alpha ? *m.alpha : kQGeluAlpha;
+  Agreement result = Agreement::Agree;
   for (double x : xs)
     for (double other : gs) {
       DenseMap<Value, double> leaves;
@@ -1036,17 +1130,24 @@ bool agreesNumerically(const ActivationMatch &m, Value root, Value xLeaf) {
         leaves[m.up] = other;
       BodyEvaluator evaluator(m.generic, leaves);
       std::optional<double> got = evaluator.eval(root);
-      if (!got)
-        return false;
-      double want = m.backward ? other * refDerivative(m.kind, x, alpha)
-                               : refForward(m.kind, x, alpha);
+      double want = !m.backward ? refForward(m.kind, x, alpha)
+                    : m.maskSelect && x <= 0
+                        ? 0.0 // a selected +0
+                        : other * refDerivative(m.kind, x, alpha);
       if (m.up)
         want *= other;
-      if (!(std::fabs(*got - want) <=
-            1e-2 * std::max(std::fabs(*got), std::fabs(want)) + 1e-4))
-        return false;
+      result = worse(result,
+                     compareAt(got, want,
+                               "at " + formatPoint("x", x) +
+                                   (m.grad ? ", " + formatPoint("grad", other)
+                                    : m.up ? ", " + formatPoint("up", other)
+                                           : std::string()) +
+                                   ",",
+                               note));
+      if (result == Agreement::Differ)
+        return result;
     }
-  return true;
+  return result;
 }
 
 /// GPT-OSS's clamped SwiGLU (runtime/common/activation.h gated_forward):
@@ -1057,6 +1158,8 @@ bool agreesNumerically(const ActivationMatch &m, Value root, Value xLeaf) {
 /// function is then confirmed numerically on a grid that crosses the clamps.
 struct ClampedParams {
   double limit, offset, alpha;
+  /// Backward: the body selects +0 where the gate's derivative is masked.
+  bool maskSelect = false;
 };
 
 /// Records a clamped SwiGLU's parameters on `m`: limit, offset, and alpha
@@ -1067,6 +1170,7 @@ void setClamped(ActivationMatch &m, const ClampedParams &c) {
   m.offset = c.offset;
   if (std::fabs(c.alpha - kQGeluAlpha) > 1e-6 * kQGeluAlpha)
     m.alpha = c.alpha;
+  m.maskSelect = c.maskSelect;
 }
 
 /// The clamp limit L (a step of min(g, L)) and alpha (a sigmoid of alpha g)
@@ -1169,6 +1273,14 @@ matchClampedSwigluBackward(const Algebra &A, AtomId g, linalg::GenericOp gA,
     return got && std::fabs(*got - want) <=
                       1e-3 * std::max(std::fabs(*got), std::fabs(want)) + 1e-6;
   };
+  // Zeros must also have the runtime's sign: dgate's masked derivative is
+  // grad * 0 (`mask = multiply`) or a selected +0 (`mask = select`); dup's
+  // masked value is +0 either way.
+  bool zerosAs[2] = {true, true}; // multiply, select
+  auto sameZero = [](std::optional<double> got, double want) {
+    return !(*got == 0.0 && want == 0.0) ||
+           std::signbit(*got) == std::signbit(want);
+  };
   for (double gv : gs)
     for (double uv : us)
       for (double dv : {0.7, -1.3}) {
@@ -1176,11 +1288,17 @@ matchClampedSwigluBackward(const Algebra &A, AtomId g, linalg::GenericOp gA,
         double uc = (uv < -L ? -L : std::min(uv, L)) + offset;
         double wantA = dact(gv) * dv * uc;
         double wantB = (uv >= -L && uv <= L) ? xv * sv * dv : 0.0;
-        if (!near(evalAt(gv, uv, dv, gA, rootA), wantA) ||
-            !near(evalAt(gv, uv, dv, gB, rootB), wantB))
+        std::optional<double> gotA = evalAt(gv, uv, dv, gA, rootA),
+                              gotB = evalAt(gv, uv, dv, gB, rootB);
+        if (!near(gotA, wantA) || !near(gotB, wantB))
           return std::nullopt;
+        zerosAs[0] &= sameZero(gotA, wantA) && sameZero(gotB, wantB);
+        zerosAs[1] &= sameZero(gotA, gv <= L ? wantA : 0.0) &&
+                      sameZero(gotB, wantB);
       }
-  return ClampedParams{L, offset, al};
+  if (!zerosAs[0] && !zerosAs[1])
+    return std::nullopt;
+  return ClampedParams{L, offset, al, /*maskSelect=*/!zerosAs[0]};
 }
 
 /// The scalar a generic's body yields for result `res`.
@@ -1257,13 +1375,16 @@ ActivationKind baseKindOf(ActivationKind gated) {
   }
 }
 
-/// Numeric cross-check of a gated backward match: dgate = act'(g) grad up,
+/// Numeric cross-check of a gated backward match: dgate = act'(g) grad up
+/// (a selected +0 where the derivative is masked, with `mask = select`),
 /// dup = act(g) grad.
-bool gatedBackwardAgrees(const ActivationMatch &m, linalg::GenericOp gA,
-                         Value rootA, linalg::GenericOp gB, Value rootB) {
+Agreement gatedBackwardAgrees(const ActivationMatch &m, linalg::GenericOp gA,
+                              Value rootA, linalg::GenericOp gB, Value rootB,
+                              std::string *note = nullptr) {
   static const double xs[] = {-6.0, -2.2, -0.7, -0.15, 0.2, 0.9, 2.4, 5.1};
   double alpha = m.alpha ? *m.alpha : kQGeluAlpha;
   ActivationKind base = baseKindOf(m.kind);
+  Agreement result = Agreement::Agree;
   for (double x : xs)
     for (auto [g, u] : {std::pair{0.7, -1.1}, std::pair{-1.3, 0.6}}) {
       DenseMap<Value, double> leaves;
@@ -1271,17 +1392,20 @@ bool gatedBackwardAgrees(const ActivationMatch &m, linalg::GenericOp gA,
       leaves[m.grad] = g;
       leaves[m.up] = u;
       BodyEvaluator evalA(gA, leaves), evalB(gB, leaves);
-      std::optional<double> a = evalA.eval(rootA), b = evalB.eval(rootB);
-      double wantA = refDerivative(base, x, alpha) * g * u;
+      double wantA = m.maskSelect && x <= 0
+                         ? 0.0
+                         : refDerivative(base, x, alpha) * g * u;
       double wantB = refForward(base, x, alpha) * g;
-      auto near = [](double got, double want) {
-        return std::fabs(got - want) <=
-               1e-2 * std::max(std::fabs(got), std::fabs(want)) + 1e-4;
-      };
-      if (!a || !b || !near(*a, wantA) || !near(*b, wantB))
-        return false;
+      std::string where = "at " + formatPoint("gate", x) + ", " +
+                          formatPoint("grad", g) + ", " + formatPoint("up", u);
+      result = worse(result, compareAt(evalA.eval(rootA), wantA,
+                                       where + ", dgate:", note));
+      result = worse(result, compareAt(evalB.eval(rootB), wantB,
+                                       where + ", dup:", note));
+      if (result == Agreement::Differ)
+        return result;
     }
-  return true;
+  return result;
 }
 
 } // namespace
@@ -1366,6 +1490,8 @@ ActivationMatchResult mlir::fusion::matchActivation(Value value) {
   }
 
   bool sawCrossCheckFailure = false;
+  // The first form that matched but for the sign of a zero, for the remark.
+  std::string zeroSignForm, zeroSignNote;
   for (auto [i, hyp] : llvm::enumerate(hypotheses)) {
     bool tensorHyp = i < numTensorHypotheses;
     Algebra A;
@@ -1398,8 +1524,25 @@ ActivationMatchResult mlir::fusion::matchActivation(Value value) {
       m.kind = k.kind;
       m.alpha = k.alpha;
       m.backward = backward;
-      if (!agreesNumerically(m, root, hyp)) {
+      m.maskSelect = false;
+      std::string note;
+      Agreement agreement = agreesNumerically(m, root, hyp, &note);
+      // A masked derivative the body selects as +0 (torch's
+      // threshold_backward): the runtime's `mask = select`.
+      if (agreement == Agreement::ZeroSign && backward && hasReluMask(k.kind)) {
+        m.maskSelect = true;
+        agreement = agreesNumerically(m, root, hyp);
+        m.maskSelect = agreement == Agreement::Agree;
+      }
+      if (agreement == Agreement::Differ) {
         crossCheckFailed = true;
+        return false;
+      }
+      if (agreement == Agreement::ZeroSign) {
+        if (zeroSignForm.empty()) {
+          zeroSignForm = activationName(k.kind, backward);
+          zeroSignNote = note;
+        }
         return false;
       }
       result.match = m;
@@ -1458,6 +1601,12 @@ ActivationMatchResult mlir::fusion::matchActivation(Value value) {
     }
     if (crossCheckFailed)
       sawCrossCheckFailure = true;
+  }
+  if (!zeroSignForm.empty()) {
+    result.detail = "the body is " + zeroSignForm +
+                    " but for the sign of a zero (" + zeroSignNote +
+                    "; the quantized codes would differ)";
+    return result;
   }
   if (sawCrossCheckFailure) {
     result.detail = "a recognised form failed the numeric cross-check "
@@ -1631,9 +1780,23 @@ ActivationMatchResult mlir::fusion::matchGatedBackward(Value value) {
         m.intermediate = intermediate;
         m.packOps = packOps;
         m.halves = {dGate, dUp};
-        if (!gatedBackwardAgrees(m, gA, rootA, gB, rootB)) {
+        std::string note;
+        Agreement agreement =
+            gatedBackwardAgrees(m, gA, rootA, gB, rootB, &note);
+        if (agreement == Agreement::ZeroSign && hasReluMask(*gated)) {
+          m.maskSelect = true;
+          agreement = gatedBackwardAgrees(m, gA, rootA, gB, rootB);
+          m.maskSelect = agreement == Agreement::Agree;
+        }
+        if (agreement == Agreement::Differ) {
           result.detail = "a recognised form failed the numeric cross-check "
                           "(please report: the canonical form has a bug)";
+          return result;
+        }
+        if (agreement == Agreement::ZeroSign) {
+          result.detail = "the halves are " + activationName(*gated, true) +
+                          " but for the sign of a zero (" + note +
+                          "; the quantized codes would differ)";
           return result;
         }
         result.match = m;

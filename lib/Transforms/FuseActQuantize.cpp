@@ -865,11 +865,12 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
     return v ? llvm::APFloat(static_cast<double>(static_cast<float>(*v))) : def;
   };
   ActivationAttr actAttr = ActivationAttr::get(ctx, act.kind, act.backward);
-  if (act.alpha || act.limit || act.offset)
+  if (act.alpha || act.limit || act.offset || act.maskSelect)
     actAttr = ActivationAttr::get(ctx, act.kind, act.backward,
                                   param(act.limit, actAttr.getLimit()),
                                   param(act.offset, actAttr.getOffset()),
-                                  param(act.alpha, actAttr.getAlpha()));
+                                  param(act.alpha, actAttr.getAlpha()),
+                                  act.maskSelect);
   TypeAttr intermediateAttr = TypeAttr::get(intermediate);
   // Result types by kind, taken from the quantizers being replaced.
   SmallVector<QuantResultKind, 6> fusedKinds =

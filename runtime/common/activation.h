@@ -59,6 +59,13 @@ struct ActParams {
   float limit = 7.0f;   ///< clamped SwiGLU clamp
   float offset = 1.0f;  ///< clamped SwiGLU linear offset on the up half
   float alpha = 1.702f; ///< qgelu / clamped SwiGLU sigmoid slope
+  /// Backward (FUSION_RT_BACKWARD_MASK_SELECT): where a derivative is zero by
+  /// a mask (relu, srelu, reglu, sreglu: x <= 0; clamped SwiGLU: the gate
+  /// above the limit or NaN), the result is +0, as autograd's
+  /// threshold_backward and clamp backward select it, instead of TE's
+  /// grad * 0 (-0 for a negative grad, NaN for an infinite one); a NaN
+  /// relu-family input is not masked (relu(NaN) is NaN).
+  bool mask_select = false;
 };
 
 //===--- scalar building blocks (TE util/math.h) ---------------------------===//
@@ -167,6 +174,13 @@ FUSION_RT_HDI float act_derivative(int32_t kind, float x, const ActParams &p) {
 /// Backward value grad * act'(x) (TE: elt = grad * dOP(x)).
 FUSION_RT_HDI float act_backward(int32_t kind, float x, float grad,
                                  const ActParams &p) {
+  if (p.mask_select && (kind == kActRelu || kind == kActSRelu)) {
+    // threshold_backward(grad * d, relu(x), 0): d = 1 or 2x where relu(x)
+    // is not <= 0 (x > 0 or NaN), a selected +0 elsewhere.
+    if (x <= 0.f)
+      return 0.f;
+    return kind == kActRelu ? grad : grad * (2.f * x);
+  }
   return grad * act_derivative(kind, x, p);
 }
 
@@ -204,8 +218,10 @@ FUSION_RT_HDI float gated_forward(int32_t kind, float a, float g,
 }
 
 /// Gated backward as TE's gated_mxfp8.cuh: dA = dact(a) * grad * g',
-/// dG = dgate ? act(a) * grad : 0. SwiGLU and the clamped SwiGLU take the
-/// shared-sigmoid form s = sigmoid(x), act = x*s, dact = x*s*(1-s) + s.
+/// dG = dgate ? act(a) * grad : 0 (with p.mask_select, dA is a selected +0
+/// where the gate's derivative is masked: ActParams). SwiGLU and the clamped
+/// SwiGLU take the shared-sigmoid form s = sigmoid(x), act = x*s,
+/// dact = x*s*(1-s) + s.
 FUSION_RT_HDI void gated_backward(int32_t kind, float a, float g, float grad,
                                   const ActParams &p, float &d_act,
                                   float &d_gate) {
@@ -231,6 +247,12 @@ FUSION_RT_HDI void gated_backward(int32_t kind, float a, float g, float grad,
   }
   d_act = dact_x * grad * g;
   d_gate = dgate ? act_x * grad : 0.f;
+  if (p.mask_select) {
+    if (kind == kActReGLU || kind == kActSReGLU)
+      d_act = a <= 0.f ? 0.f : (kind == kActReGLU ? 1.f : 2.f * a) * grad * g;
+    else if (kind == kActClampedSwiGLU && !(a <= p.limit))
+      d_act = 0.f;
+  }
 }
 
 } // namespace fusion_rt

@@ -261,10 +261,26 @@ typedef enum fusion_rt_act_kind {
 /** The largest fusion_rt_act_kind. */
 #define FUSION_RT_ACT_LAST FUSION_RT_ACT_GEGLU_ERF
 
+/** fusion_rt_activation.backward. */
+typedef enum fusion_rt_backward_mode {
+  FUSION_RT_FORWARD = 0,
+  /** grad * act'(x) (gated: [dact | dgate]) as TransformerEngine computes
+   *  it: where a derivative is zero by a mask, grad * 0 (-0 for a negative
+   *  grad, NaN for an infinite one). */
+  FUSION_RT_BACKWARD = 1,
+  /** As FUSION_RT_BACKWARD, except where a derivative is zero by a mask
+   *  (relu, srelu, reglu, sreglu: x <= 0; clamped_swiglu: the gate above
+   *  limit or NaN): +0 there, as PyTorch autograd's threshold_backward and
+   *  clamp backward select it; a NaN relu-family input is not masked
+   *  (relu(NaN) is NaN: relu gives grad, srelu NaN). Other kinds compute
+   *  the same as FUSION_RT_BACKWARD. */
+  FUSION_RT_BACKWARD_MASK_SELECT = 2
+} fusion_rt_backward_mode;
+
 /** Activation descriptor. Initialise with fusion_rt_activation_init(). */
 typedef struct fusion_rt_activation {
   int32_t kind;     /**< fusion_rt_act_kind */
-  int32_t backward; /**< nonzero: grad * act'(x) (gated: [dact | dgate]) */
+  int32_t backward; /**< fusion_rt_backward_mode: 0 forward, 1 or 2 backward */
   /** Element type the activation result is rounded to before amax and
    *  quantization (BF16, F16 or F32), as the unfused graph stores it. */
   int32_t intermediate_dtype;

@@ -539,8 +539,15 @@ fusion_rt_status check_activation(const fusion_rt_activation *a, bool gated,
       !std::isfinite(a->alpha))
     return fail(FUSION_RT_STATUS_BAD_VALUE,
                 "act->limit, offset and alpha must be finite (limit >= 0)");
+  if (a->backward < FUSION_RT_FORWARD ||
+      a->backward > FUSION_RT_BACKWARD_MASK_SELECT)
+    return fail(FUSION_RT_STATUS_BAD_VALUE,
+                "act->backward = %d is not a fusion_rt_backward_mode (0 "
+                "forward, 1 backward, 2 backward with masks selected)",
+                int(a->backward));
   req.act_kind = a->kind;
-  req.backward = a->backward != 0;
+  req.backward = a->backward != FUSION_RT_FORWARD;
+  req.params.mask_select = a->backward == FUSION_RT_BACKWARD_MASK_SELECT;
   req.inter = a->intermediate_dtype;
   req.params.limit = a->limit;
   req.params.offset = a->offset;

@@ -294,7 +294,7 @@ fusion_rt_activation randomActivation(Fuzzer &f, bool gated) {
   fusion_rt_activation a;
   fusion_rt_activation_init(&a);
   a.kind = gated ? int32_t(FUSION_RT_ACT_SWIGLU + f.pick(6)) : int32_t(f.pick(7));
-  a.backward = int32_t(f.pick(2));
+  a.backward = int32_t(f.pick(3)); // forward, backward, masks selected
   a.intermediate_dtype = int32_t(f.pick(3));
   return a;
 }

@@ -62,7 +62,7 @@ TEST(Fused, NonGatedEqualsUnfusedEveryActivationFormatDirection) {
   const int64_t m = 40, n = 70;
   int variant = 0, runs = 0;
   for (int32_t kind = FUSION_RT_ACT_IDENTITY; kind <= FUSION_RT_ACT_SRELU; ++kind)
-    for (int bwd = 0; bwd < 2; ++bwd) {
+    for (int bwd = 0; bwd <= FUSION_RT_BACKWARD_MASK_SELECT; ++bwd) {
       const int32_t in_dt = (kind + bwd) % 3 == 0   ? FUSION_RT_F32
                             : (kind + bwd) % 3 == 1 ? FUSION_RT_BF16
                                                     : FUSION_RT_F16;
@@ -110,14 +110,14 @@ TEST(Fused, NonGatedEqualsUnfusedEveryActivationFormatDirection) {
           ++runs;
         }
     }
-  EXPECT_EQ(runs, 7 * 2 * 6 * 3);
+  EXPECT_EQ(runs, 7 * 3 * 6 * 3);
 }
 
 TEST(Fused, GatedEqualsUnfusedEveryActivationFormatDirection) {
   const int64_t m = 37, k = 45;
   int variant = 0, runs = 0;
   for (int32_t kind = FUSION_RT_ACT_SWIGLU; kind <= FUSION_RT_ACT_LAST; ++kind)
-    for (int bwd = 0; bwd < 2; ++bwd) {
+    for (int bwd = 0; bwd <= FUSION_RT_BACKWARD_MASK_SELECT; ++bwd) {
       const int32_t in_dt = kind % 2 ? FUSION_RT_BF16 : FUSION_RT_F32;
       const int32_t inter = bwd ? FUSION_RT_BF16 : (kind % 3 ? in_dt : FUSION_RT_F16);
       HostMatrix packed =
@@ -213,7 +213,79 @@ TEST(Fused, GatedEqualsUnfusedEveryActivationFormatDirection) {
           ++runs;
         }
     }
-  EXPECT_EQ(runs, (FUSION_RT_ACT_LAST - FUSION_RT_ACT_SWIGLU + 1) * 2 * 6 * 3);
+  EXPECT_EQ(runs, (FUSION_RT_ACT_LAST - FUSION_RT_ACT_SWIGLU + 1) * 3 * 6 * 3);
+}
+
+// FUSION_RT_BACKWARD_MASK_SELECT: a masked derivative gives a selected +0
+// (autograd's threshold_backward / clamp backward), FUSION_RT_BACKWARD the
+// product grad * 0 (-0 for a negative grad, NaN for an infinite one); a NaN
+// relu-family input is not masked; unmasked values are the same in both.
+TEST(Fused, MaskSelectGivesPositiveZeroWhereMasked) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  auto bits = [](float v) {
+    uint32_t b;
+    std::memcpy(&b, &v, 4);
+    return b;
+  };
+  // Columns: x, grad (and up = 0.5 for the gated kinds).
+  const float xs[] = {-2.f, -0.f, 0.f, -2.f, 3.f, 3.f, nan, -1.f};
+  const float gs[] = {-1.5f, -1.f, -1.f, inf, -1.5f, 2.f, -1.25f, nan};
+  const int64_t n = 8;
+  for (int32_t kind : {FUSION_RT_ACT_RELU, FUSION_RT_ACT_SRELU, FUSION_RT_ACT_REGLU,
+                       FUSION_RT_ACT_SREGLU})
+    for (int32_t mode : {FUSION_RT_BACKWARD, FUSION_RT_BACKWARD_MASK_SELECT}) {
+      SCOPED_TRACE("kind " + std::to_string(kind) + " mode " + std::to_string(mode));
+      const bool gated = kind >= FUSION_RT_ACT_SWIGLU;
+      std::vector<float> in(xs, xs + n);
+      if (gated)
+        in.insert(in.end(), size_t(n), 0.5f); // [gate | up]
+      HostMatrix x = make_matrix(in, 1, gated ? 2 * n : n, FUSION_RT_F32);
+      HostMatrix g = make_matrix(std::vector<float>(gs, gs + n), 1, n, FUSION_RT_F32);
+      HostMatrix y = make_matrix(std::vector<float>(size_t(gated ? 2 * n : n), 7.f), 1,
+                                 gated ? 2 * n : n, FUSION_RT_F32);
+      fusion_rt_activation act;
+      fusion_rt_activation_init(&act);
+      act.kind = kind;
+      act.backward = mode;
+      fusion_rt_tensor xv = x.view(), gv = g.view(), yv = y.view();
+      ASSERT_EQ(fusion_rt_activation_apply(&xv, nullptr, &gv, &act, &yv, nullptr,
+                                           nullptr, nullptr),
+                FUSION_RT_STATUS_SUCCESS)
+          << fusion_rt_last_error_message();
+      const bool sq = kind == FUSION_RT_ACT_SRELU || kind == FUSION_RT_ACT_SREGLU;
+      const float up = gated ? 0.5f : 1.f;
+      for (int64_t j = 0; j < n; ++j) {
+        const float got = y.at(0, j), xj = xs[j], gj = gs[j];
+        SCOPED_TRACE("x " + std::to_string(xj) + " grad " + std::to_string(gj));
+        if (xj > 0.f) { // not masked: d * grad (* up) in both modes
+          EXPECT_EQ(bits(got), bits((sq ? 2.f * xj : 1.f) * gj * up));
+        } else if (xj != xj) { // NaN input
+          if (mode == FUSION_RT_BACKWARD)
+            EXPECT_EQ(bits(got), bits(0.f * gj * up)); // drelu(NaN) = 0
+          else if (sq)
+            EXPECT_TRUE(got != got); // threshold passes 2 * NaN * grad
+          else
+            EXPECT_EQ(bits(got), bits(gj * up)); // threshold passes grad
+        } else if (mode == FUSION_RT_BACKWARD_MASK_SELECT) {
+          EXPECT_EQ(bits(got), 0u); // +0, whatever the grad
+        } else {
+          EXPECT_EQ(bits(got), bits(0.f * gj * up)); // -0, or NaN for Inf
+        }
+      }
+    }
+  // The clamped SwiGLU: the gate's derivative is masked above the limit
+  // (and for a NaN gate).
+  for (int32_t mode : {FUSION_RT_BACKWARD, FUSION_RT_BACKWARD_MASK_SELECT}) {
+    fusion_rt::ActParams p;
+    p.mask_select = mode == FUSION_RT_BACKWARD_MASK_SELECT;
+    for (float a : {9.f, nan}) {
+      float da, dg;
+      fusion_rt::gated_backward(fusion_rt::kActClampedSwiGLU, a, 0.5f, -1.f, p, da,
+                                dg);
+      EXPECT_EQ(bits(da), p.mask_select ? 0u : bits(0.f * -1.f * 1.5f)) << a;
+    }
+  }
 }
 
 // The fused dbias is the f32 column sum of the pre-rounding (fp32) values,

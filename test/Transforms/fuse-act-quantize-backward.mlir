@@ -14,10 +14,11 @@
 !d = tensor<4x64xf8E4M3FN>
 !s = tensor<4x2xf8E8M0FNU>
 
-/// torch's threshold_backward: select(x <= 0, 0, grad).
+/// torch's threshold_backward: select(x <= 0, 0, grad) is +0 where x <= 0,
+/// where TE's grad * drelu(x) gives -0 for a negative grad: `mask = select`.
 // CHECK-LABEL: func.func @drelu_threshold_backward
 //  CHECK-SAME: (%[[X:.*]]: tensor<4x64xbf16>, %[[DY:.*]]: tensor<4x64xbf16>)
-//       CHECK: fusion.act_quantize #fusion.act<drelu> %[[X]] grad %[[DY]] as quant<mxfp8_e4m3, rowwise> via bf16
+//       CHECK: fusion.act_quantize #fusion.act<drelu, mask = select> %[[X]] grad %[[DY]] as quant<mxfp8_e4m3, rowwise> via bf16
 func.func @drelu_threshold_backward(%x: !x, %dy: !x) -> (!d, !s) {
   %z = arith.constant dense<0.0> : !x
   %p = arith.cmpf ole, %x, %z : !x
@@ -138,9 +139,10 @@ func.func @dsilu_dynamic(%x: tensor<?x64xf32>, %dy: tensor<?x64xf32>) -> (tensor
   return %q#0, %q#1 : tensor<?x64xf8E4M3FN>, tensor<?x2xf8E8M0FNU>
 }
 
-/// Squared relu backward: grad * 2 * relu(x).
+/// Squared relu backward: grad * 2 * relu(x) (a product: -0 for a negative
+/// grad where x <= 0, as the runtime's default mask).
 // CHECK-LABEL: func.func @dsrelu
-//       CHECK: fusion.act_quantize #fusion.act<dsrelu>
+//       CHECK: fusion.act_quantize #fusion.act<dsrelu> %
 func.func @dsrelu(%x: !xf, %dy: !xf) -> (!d, !s) {
   %z = arith.constant dense<0.0> : !xf
   %two = arith.constant dense<2.0> : !xf
@@ -376,7 +378,7 @@ func.func @dswiglu_packed(%gu: tensor<4x128xbf16>, %dy: !x) -> (tensor<4x128xf8E
 /// ReGLU backward from two tensors, on tensors, both directions.
 // CHECK-LABEL: func.func @dreglu_two_tensors
 //  CHECK-SAME: (%[[G:.*]]: tensor<64x64xf32>, %[[U:.*]]: tensor<64x64xf32>, %[[DY:.*]]: tensor<64x64xf32>)
-//       CHECK: fusion.gated_act_quantize #fusion.act<dreglu> %[[G]], %[[U]] grad %[[DY]] as quant<mxfp8_e4m3, both> via f32
+//       CHECK: fusion.gated_act_quantize #fusion.act<dreglu, mask = select> %[[G]], %[[U]] grad %[[DY]] as quant<mxfp8_e4m3, both> via f32
 func.func @dreglu_two_tensors(%gate: tensor<64x64xf32>, %up: tensor<64x64xf32>, %dy: tensor<64x64xf32>)
     -> (tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>, tensor<64x128xf8E4M3FN>, tensor<2x128xf8E8M0FNU>) {
   %z = arith.constant dense<0.0> : tensor<64x64xf32>
@@ -456,7 +458,7 @@ func.func @dsilu_dbias_rank3(%x: tensor<2x4x64xf32>, %dy: tensor<2x4x64xf32>) ->
 /// into one [M, 2K] tensor instead of a tensor.concat; dup is written first.
 // CHECK-LABEL: func.func @dreglu_insert_slice
 //  CHECK-SAME: (%[[G:.*]]: tensor<4x64xf32>, %[[U:.*]]: tensor<4x64xf32>, %[[DY:.*]]: tensor<4x64xf32>)
-//       CHECK: %[[Q:.*]]:2 = fusion.gated_act_quantize #fusion.act<dreglu> %[[G]], %[[U]] grad %[[DY]] as quant<mxfp8_e4m3, rowwise> via f32
+//       CHECK: %[[Q:.*]]:2 = fusion.gated_act_quantize #fusion.act<dreglu, mask = select> %[[G]], %[[U]] grad %[[DY]] as quant<mxfp8_e4m3, rowwise> via f32
 //   CHECK-NOT: tensor.insert_slice
 //       CHECK: return %[[Q]]#0, %[[Q]]#1
 func.func @dreglu_insert_slice(%gate: !xf, %up: !xf, %dy: !xf) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>) {
@@ -681,13 +683,14 @@ func.func @negative_delayed_scale_after_dbias(%x: tensor<32x64xf32>, %dy: tensor
 }
 
 /// ReGLU backward as autograd writes it: threshold_backward masks grad * up
-/// by relu(gate) <= 0 (a select on the activation's value, +0 where the gate
-/// is not positive and grad * up where relu(gate) is NaN), not
-/// drelu(gate) * grad * up. The remark names the half that did not match.
-// CHECK-LABEL: func.func @negative_dreglu_threshold_backward
-//       CHECK: fusion.quantize
-//   CHECK-NOT: fusion.gated_act_quantize
-func.func @negative_dreglu_threshold_backward(%gate: !xf, %up: !xf, %dy: !xf) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>) {
+/// by relu(gate) <= 0 (a select on the activation's value: +0 where the gate
+/// is not positive, grad * up where relu(gate) is NaN), the runtime's
+/// `mask = select`; relu(gate) <= 0 is read as gate <= 0.
+// CHECK-LABEL: func.func @dreglu_threshold_backward
+//  CHECK-SAME: (%[[G:.*]]: tensor<4x64xf32>, %[[U:.*]]: tensor<4x64xf32>, %[[DY:.*]]: tensor<4x64xf32>)
+//       CHECK: fusion.gated_act_quantize #fusion.act<dreglu, mask = select> %[[G]], %[[U]] grad %[[DY]]
+//   CHECK-NOT: fusion.quantize
+func.func @dreglu_threshold_backward(%gate: !xf, %up: !xf, %dy: !xf) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>) {
   %z = arith.constant dense<0.0> : !xf
   %pos = arith.cmpf ugt, %gate, %z : !xf
   %r = arith.select %pos, %gate, %z : tensor<4x64xi1>, !xf
@@ -698,8 +701,63 @@ func.func @negative_dreglu_threshold_backward(%gate: !xf, %up: !xf, %dy: !xf) ->
   %cat = tensor.concat dim(1) %dgate, %dup : (!xf, !xf) -> tensor<4x128xf32>
   %dst0 = tensor.empty() : tensor<4x128xf8E4M3FN>
   %dst1 = tensor.empty() : tensor<4x4xf8E8M0FNU>
-  // expected-remark @below {{Reason="unsupported activation", Remark="dup is relu(gate) * grad, but dgate is not relu'(gate) * grad * up in a form the matcher recognises"}}
+  // expected-remark @below {{Remark="fused dreglu and quantize into fusion.gated_act_quantize from gate and up tensors"}}
   %q:2 = fusion.quantize %cat as quant<mxfp8_e4m3, rowwise> outs(%dst0, %dst1)
       : (tensor<4x128xf32>, tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>)
   return %q#0, %q#1 : tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>
+}
+
+/// relu written as x * (x > 0): -0 for a negative x, where the runtime's
+/// relu gives +0 (the quantized code 0x80 against 0x00): declined.
+// CHECK-LABEL: func.func @negative_relu_times_step
+//       CHECK: fusion.quantize
+//   CHECK-NOT: fusion.act_quantize
+func.func @negative_relu_times_step(%x: !xf) -> (!d, !s) {
+  %z = arith.constant dense<0.0> : !xf
+  %one = arith.constant dense<1.0> : !xf
+  %p = arith.cmpf ogt, %x, %z : !xf
+  %m = arith.select %p, %one, %z : tensor<4x64xi1>, !xf
+  %y = arith.mulf %x, %m : !xf
+  %dst0 = tensor.empty() : !d
+  %dst1 = tensor.empty() : !s
+  // expected-remark @below {{Reason="unsupported activation", Remark="the body is relu but for the sign of a zero (at x = -6, the body gives -0 where the runtime gives +0; the quantized codes would differ)"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst0, %dst1)
+      : (!xf, !d, !s) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// ReLU backward written as grad * (x > 0) (TransformerEngine's product):
+/// -0 for a negative grad where x <= 0, the runtime's default mask.
+// CHECK-LABEL: func.func @drelu_product
+//       CHECK: fusion.act_quantize #fusion.act<drelu> %
+func.func @drelu_product(%x: !xf, %dy: !xf) -> (!d, !s) {
+  %z = arith.constant dense<0.0> : !xf
+  %one = arith.constant dense<1.0> : !xf
+  %p = arith.cmpf ogt, %x, %z : !xf
+  %m = arith.select %p, %one, %z : tensor<4x64xi1>, !xf
+  %y = arith.mulf %dy, %m : !xf
+  %dst0 = tensor.empty() : !d
+  %dst1 = tensor.empty() : !s
+  // expected-remark @below {{Remark="fused drelu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst0, %dst1)
+      : (!xf, !d, !s) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
+}
+
+/// A masked derivative that is -0 whatever the grad's sign (a select of
+/// -0.0) is neither of the runtime's masks (grad * 0, or +0): declined.
+// CHECK-LABEL: func.func @negative_drelu_negative_zero
+//       CHECK: fusion.quantize
+//   CHECK-NOT: fusion.act_quantize
+func.func @negative_drelu_negative_zero(%x: !xf, %dy: !xf) -> (!d, !s) {
+  %z = arith.constant dense<0.0> : !xf
+  %nz = arith.constant dense<-0.0> : !xf
+  %p = arith.cmpf ogt, %x, %z : !xf
+  %y = arith.select %p, %dy, %nz : tensor<4x64xi1>, !xf
+  %dst0 = tensor.empty() : !d
+  %dst1 = tensor.empty() : !s
+  // expected-remark @below {{Reason="unsupported activation", Remark="the body is drelu but for the sign of a zero (at x = -6, grad = 0.7, the body gives -0 where the runtime gives +0; the quantized codes would differ)"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst0, %dst1)
+      : (!xf, !d, !s) -> (!d, !s)
+  return %q#0, %q#1 : !d, !s
 }

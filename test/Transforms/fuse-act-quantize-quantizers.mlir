@@ -156,7 +156,7 @@ func.func @negative_dbias_not_only_other_user(%x: !x, %dy: !x) -> (!d, !rs, tens
 /// The same drelu with the dbias reduction as the only other user fuses
 /// (the positive twin of the case above).
 // CHECK-LABEL: func.func @drelu_dbias_only_other_user
-//       CHECK: fusion.act_quantize #fusion.act<drelu> %{{.*}} grad %{{.*}} as quant<mxfp8_e4m3, rowwise> via f32 dbias
+//       CHECK: fusion.act_quantize #fusion.act<drelu, mask = select> %{{.*}} grad %{{.*}} as quant<mxfp8_e4m3, rowwise> via f32 dbias
 //   CHECK-NOT: linalg.reduce
 func.func @drelu_dbias_only_other_user(%x: !x, %dy: !x) -> (!d, !rs, tensor<64xf32>) {
   %init = tensor.empty() : !x

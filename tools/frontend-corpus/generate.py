@@ -634,6 +634,12 @@ def programs():
     yield "silu_mxfp8_ceil_f32", ActMx(F.silu, mode=Mode.CEIL), (x((4, 64), f32),)
     yield "silu_mxfp8_ceil_bf16", ActMx(F.silu, mode=Mode.CEIL), (x((4, 64), bf),)
     yield "relu_mxfp4_ceil_f32", ActMx4(F.relu, Mode.CEIL), (x((4, 64), f32),)
+    # ReLU backward from autograd (threshold_backward: select(relu(x) <= 0,
+    # 0, grad)), f32 and bf16.
+    a = (x((4, 64), f32), x((4, 64), f32, 1.0))
+    yield "relu_bwd_mxfp8_rceil_f32", ActBwdMx(F.relu, a), a
+    a = (x((4, 64), bf), x((4, 64), bf, 1.0))
+    yield "relu_bwd_mxfp8_rceil_bf16", ActBwdMx(F.relu, a), a
 
 
 def large_programs():

@@ -41,6 +41,10 @@ struct ActivationMatch {
   std::optional<double> alpha;
   /// clamped_swiglu: the clamp limit and the offset added to the up half.
   std::optional<double> limit, offset;
+  /// Backward kinds with a mask (relu family, clamped_swiglu): the body
+  /// gives +0 where the derivative is masked (a select, as autograd's
+  /// threshold_backward), not grad * 0 (`#fusion.act<..., mask = select>`).
+  bool maskSelect = false;
 
   /// The activation input x (non-gated) or the gate (gated) as a tensor of
   /// the iteration space. Null when x is computed inside `generic` itself

@@ -115,7 +115,10 @@ static_assert(FUSION_RT_MLIR_ACT_I32_PARAMS == 3 &&
 static void appendActivation(OpBuilder &b, Location loc, ActivationAttr a,
                              Type intermediate, SmallVectorImpl<Value> &args) {
   args.push_back(i32(b, loc, int64_t(a.getKind())));
-  args.push_back(i32(b, loc, a.getBackward() ? 1 : 0));
+  args.push_back(i32(b, loc,
+                    !a.getBackward()    ? FUSION_RT_FORWARD
+                    : a.getMaskSelect() ? FUSION_RT_BACKWARD_MASK_SELECT
+                                        : FUSION_RT_BACKWARD));
   args.push_back(i32(b, loc, *runtimeDtype(intermediate)));
   args.push_back(f32(b, loc, a.getLimit()));
   args.push_back(f32(b, loc, a.getOffset()));

@@ -497,7 +497,10 @@ std::string describe(const Case &c) {
   if (c.op) {
     char a[96];
     std::snprintf(a, sizeof a, " kind=%d%s inter=%s%s%s", c.kind,
-                  c.backward ? " bwd" : "", dt_name(c.inter), c.dbias ? " dbias" : "",
+                  c.backward == FUSION_RT_BACKWARD_MASK_SELECT ? " bwd-select"
+                  : c.backward                                 ? " bwd"
+                                                               : "",
+                  dt_name(c.inter), c.dbias ? " dbias" : "",
                   c.op == 2 ? (c.packed ? " packed" : " two-views") : "");
     s += a;
   }
@@ -886,6 +889,19 @@ int main(int argc, char **argv) {
     Case c = cases[i];
     c.s.scale_rounding = FUSION_RT_SCALE_CEIL;
     c.s.zero_scale = FUSION_RT_ZERO_SCALE_MIN_NORMAL;
+    cases.push_back(c);
+  }
+  // Backward with masked derivatives selected (FUSION_RT_BACKWARD_MASK_SELECT,
+  // autograd's threshold_backward): the kinds that have a mask, every small
+  // backward case of theirs again, appended last.
+  for (size_t i = 0; i < n_small; ++i) {
+    Case c = cases[i];
+    const bool masked = c.kind == FUSION_RT_ACT_RELU || c.kind == FUSION_RT_ACT_SRELU ||
+                        c.kind == FUSION_RT_ACT_REGLU || c.kind == FUSION_RT_ACT_SREGLU ||
+                        c.kind == FUSION_RT_ACT_CLAMPED_SWIGLU;
+    if (c.op == 0 || c.backward != FUSION_RT_BACKWARD || !masked)
+      continue;
+    c.backward = FUSION_RT_BACKWARD_MASK_SELECT;
     cases.push_back(c);
   }
   for (Case &c : cases) {

@@ -103,8 +103,23 @@ func.func private @f() attributes {a = #fusion.act<qgelu, alpha = 1.0, alpha = 2
 
 // -----
 
-// expected-error @+1 {{unknown activation parameter 'beta' (expected limit, offset or alpha)}}
+// expected-error @+1 {{unknown activation parameter 'beta' (expected limit, offset, alpha or mask)}}
 func.func private @f() attributes {a = #fusion.act<qgelu, beta = 1.0>}
+
+// -----
+
+// expected-error @+1 {{'mask' applies only to a backward activation}}
+func.func private @f() attributes {a = #fusion.act<relu, mask = select>}
+
+// -----
+
+// expected-error @+1 {{'mask = select' applies only to relu, srelu, reglu, sreglu and clamped_swiglu, whose derivatives have a mask, not 'gelu'}}
+func.func private @f() attributes {a = #fusion.act<dgelu, mask = select>}
+
+// -----
+
+// expected-error @+1 {{unknown mask 'zero' (expected multiply or select)}}
+func.func private @f() attributes {a = #fusion.act<dreglu, mask = zero>}
 
 // -----
 

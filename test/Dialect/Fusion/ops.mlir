@@ -168,6 +168,21 @@ func.func @act_quantize_qgelu_alpha(%x: tensor<32x32xf32>) -> (tensor<32x32xf8E4
   return %d, %s : tensor<32x32xf8E4M3FN>, tensor<32x1xf8E8M0FNU>
 }
 
+// `mask = select` (torch's threshold_backward); `mask = multiply`, the
+// default, is not printed.
+// CHECK-LABEL: func @act_quantize_drelu_mask
+// CHECK: #fusion.act<drelu, mask = select>
+// CHECK: #fusion.act<dsrelu> %
+func.func @act_quantize_drelu_mask(%x: tensor<32x32xf32>, %dy: tensor<32x32xf32>) -> (tensor<32x32xf8E4M3FN>, tensor<32x1xf8E8M0FNU>, tensor<32x32xf8E4M3FN>, tensor<32x1xf8E8M0FNU>) {
+  %e0 = tensor.empty() : tensor<32x32xf8E4M3FN>
+  %e1 = tensor.empty() : tensor<32x1xf8E8M0FNU>
+  %d, %s = fusion.act_quantize #fusion.act<drelu, mask = select> %x grad %dy as quant<mxfp8_e4m3, rowwise> via f32 outs(%e0, %e1)
+      : (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf8E4M3FN>, tensor<32x1xf8E8M0FNU>) -> (tensor<32x32xf8E4M3FN>, tensor<32x1xf8E8M0FNU>)
+  %d2, %s2 = fusion.act_quantize #fusion.act<dsrelu, mask = multiply> %x grad %dy as quant<mxfp8_e4m3, rowwise> via f32 outs(%e0, %e1)
+      : (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf8E4M3FN>, tensor<32x1xf8E8M0FNU>) -> (tensor<32x32xf8E4M3FN>, tensor<32x1xf8E8M0FNU>)
+  return %d, %s, %d2, %s2 : tensor<32x32xf8E4M3FN>, tensor<32x1xf8E8M0FNU>, tensor<32x32xf8E4M3FN>, tensor<32x1xf8E8M0FNU>
+}
+
 // CHECK-LABEL: func @act_quantize_backward_dbias
 // CHECK: fusion.act_quantize #fusion.act<dgelu> %{{.*}} grad %{{.*}} as quant<mxfp8_e4m3, both> via bf16 dbias outs({{.*}}) : (tensor<64x256xbf16>, tensor<64x256xbf16>, tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<64x256xf8E4M3FN>, tensor<2x256xf8E8M0FNU>, tensor<256xf32>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<64x256xf8E4M3FN>, tensor<2x256xf8E8M0FNU>, tensor<256xf32>)
 func.func @act_quantize_backward_dbias(%x: tensor<64x256xbf16>, %dy: tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<64x256xf8E4M3FN>, tensor<2x256xf8E8M0FNU>, tensor<256xf32>) {

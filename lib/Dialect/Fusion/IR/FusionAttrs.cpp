@@ -399,14 +399,16 @@ static llvm::APFloat toAPFloat(double v) { return llvm::APFloat(v); }
 ActivationAttr ActivationAttr::get(MLIRContext *ctx, ActivationKind kind,
                                    bool backward) {
   return get(ctx, kind, backward, toAPFloat(kDefaultLimit),
-             toAPFloat(kDefaultOffset), toAPFloat(kDefaultAlpha));
+             toAPFloat(kDefaultOffset), toAPFloat(kDefaultAlpha),
+             /*maskSelect=*/false);
 }
 
 ActivationAttr ActivationAttr::getChecked(
     llvm::function_ref<InFlightDiagnostic()> emitError, MLIRContext *ctx,
     ActivationKind kind, bool backward) {
   return getChecked(emitError, ctx, kind, backward, toAPFloat(kDefaultLimit),
-                    toAPFloat(kDefaultOffset), toAPFloat(kDefaultAlpha));
+                    toAPFloat(kDefaultOffset), toAPFloat(kDefaultAlpha),
+                    /*maskSelect=*/false);
 }
 
 static bool isGatedKind(ActivationKind k) {
@@ -435,6 +437,14 @@ bool ActivationAttr::hasClamp() const {
   return getKind() == ActivationKind::clamped_swiglu;
 }
 
+static bool kindHasMask(ActivationKind k) {
+  return k == ActivationKind::relu || k == ActivationKind::srelu ||
+         k == ActivationKind::reglu || k == ActivationKind::sreglu ||
+         k == ActivationKind::clamped_swiglu;
+}
+
+bool ActivationAttr::hasMask() const { return kindHasMask(getKind()); }
+
 static bool isDefault(const llvm::APFloat &v, double d) {
   return v.bitwiseIsEqual(llvm::APFloat(d));
 }
@@ -442,8 +452,15 @@ static bool isDefault(const llvm::APFloat &v, double d) {
 LogicalResult
 ActivationAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
                        ActivationKind kind, bool backward, llvm::APFloat limit,
-                       llvm::APFloat offset, llvm::APFloat alpha) {
-  (void)backward;
+                       llvm::APFloat offset, llvm::APFloat alpha,
+                       bool maskSelect) {
+  if (maskSelect && !backward)
+    return emitError() << "'mask' applies only to a backward activation";
+  if (maskSelect && !kindHasMask(kind))
+    return emitError() << "'mask = select' applies only to relu, srelu, "
+                          "reglu, sreglu and clamped_swiglu, whose "
+                          "derivatives have a mask, not '"
+                       << stringifyActivationKind(kind) << "'";
   bool clamp = kind == ActivationKind::clamped_swiglu;
   if (!clamp && (!isDefault(limit, kDefaultLimit) ||
                  !isDefault(offset, kDefaultOffset)))
@@ -477,7 +494,19 @@ Attribute ActivationAttr::parse(AsmParser &parser, Type) {
     return {};
   }
   double limit = kDefaultLimit, offset = kDefaultOffset, alpha = kDefaultAlpha;
+  bool maskSelect = false;
   auto parseParam = [&](StringRef key, SMLoc keyLoc) -> ParseResult {
+    if (key == "mask") {
+      StringRef value;
+      SMLoc valueLoc = parser.getCurrentLocation();
+      if (parser.parseKeyword(&value))
+        return failure();
+      if (value != "multiply" && value != "select")
+        return parser.emitError(valueLoc)
+               << "unknown mask '" << value << "' (expected multiply or select)";
+      maskSelect = value == "select";
+      return success();
+    }
     double *slot = key == "limit"    ? &limit
                    : key == "offset" ? &offset
                    : key == "alpha"  ? &alpha
@@ -485,7 +514,8 @@ Attribute ActivationAttr::parse(AsmParser &parser, Type) {
     if (!slot)
       return parser.emitError(keyLoc) << "unknown activation parameter '"
                                       << key
-                                      << "' (expected limit, offset or alpha)";
+                                      << "' (expected limit, offset, alpha or "
+                                         "mask)";
     return parser.parseFloat(*slot);
   };
   if (parseKeyValues(parser, "parameter", parseParam))
@@ -494,7 +524,7 @@ Attribute ActivationAttr::parse(AsmParser &parser, Type) {
     return {};
   return getChecked([&] { return parser.emitError(startLoc); },
                     parser.getContext(), *kind, backward, toAPFloat(limit),
-                    toAPFloat(offset), toAPFloat(alpha));
+                    toAPFloat(offset), toAPFloat(alpha), maskSelect);
 }
 
 void ActivationAttr::print(AsmPrinter &p) const {
@@ -508,5 +538,7 @@ void ActivationAttr::print(AsmPrinter &p) const {
   printParam("limit", getLimit(), kDefaultLimit);
   printParam("offset", getOffset(), kDefaultOffset);
   printParam("alpha", getAlpha(), kDefaultAlpha);
+  if (getMaskSelect())
+    p << ", mask = select";
   p << ">";
 }

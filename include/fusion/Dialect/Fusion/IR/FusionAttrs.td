@@ -209,7 +209,8 @@ def Fusion_ActivationAttr : Fusion_Attr<"Activation", "act"> {
   let summary = "An activation, forward or backward, plain or gated";
   let description = [{
     ```
-    #fusion.act<KIND [, limit = F] [, offset = F] [, alpha = F]>
+    #fusion.act<KIND [, limit = F] [, offset = F] [, alpha = F]
+                [, mask = multiply | select]>
     ```
 
     KIND is a forward activation (`identity`, `relu`, `gelu` (erf),
@@ -219,15 +220,21 @@ def Fusion_ActivationAttr : Fusion_Attr<"Activation", "act"> {
     the backward form of either, spelled with a `d` prefix (`dsilu`,
     `dswiglu`, ...): grad · act'(x). `clamped_swiglu` takes `limit` (default
     7.0) and `offset` (default 1.0); `qgelu`, `qgeglu` and `clamped_swiglu`
-    take `alpha` (default 1.702). Parameters at their default are not
-    printed.
+    take `alpha` (default 1.702). `mask` (backward only) says what a
+    derivative that is zero by a mask gives (relu, srelu, reglu, sreglu:
+    x <= 0; clamped_swiglu: the gate above `limit`): `multiply` (default,
+    TransformerEngine's grad * 0, -0 for a negative grad) or `select` (+0,
+    as PyTorch autograd's threshold_backward and clamp backward select it;
+    a NaN relu-family input is not masked); only the kinds with a mask take
+    `select`. Parameters at their default are not printed.
   }];
   let parameters = (ins
     "::mlir::fusion::ActivationKind":$kind,
     "bool":$backward,
     APFloatParameter<"clamp limit">:$limit,
     APFloatParameter<"gate offset">:$offset,
-    APFloatParameter<"sigmoid scale">:$alpha
+    APFloatParameter<"sigmoid scale">:$alpha,
+    "bool":$maskSelect
   );
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
@@ -241,6 +248,8 @@ def Fusion_ActivationAttr : Fusion_Attr<"Activation", "act"> {
     /// True if `alpha` / `limit` and `offset` mean something for this kind.
     bool hasAlpha() const;
     bool hasClamp() const;
+    /// True for the kinds whose derivative has a mask (`mask = select`).
+    bool hasMask() const;
     static constexpr double kDefaultLimit = 7.0;
     static constexpr double kDefaultOffset = 1.0;
     static constexpr double kDefaultAlpha = 1.702;
