@@ -125,13 +125,15 @@ def quantize(x, format="mxfp8_e4m3", *, direction="rowwise", colwise_layout="sam
     return _present(s, outs, amax, dbias)
 
 
-def _act(act, intermediate_dtype, limit, up_offset, alpha):
+def _act(act, intermediate_dtype, limit, up_offset, alpha, mask="multiply"):
     kind = _abi.enum_value(_abi.ACT, act, "act")
     if intermediate_dtype not in _INTERMEDIATE:
         raise ValueError("fusion_rt: intermediate_dtype = %s is not torch.bfloat16, "
                          "torch.float16 or torch.float32" % (intermediate_dtype,))
-    return [kind, _INTERMEDIATE[intermediate_dtype]], [float(limit), float(up_offset),
-                                                       float(alpha)]
+    if mask not in ("multiply", "select"):
+        raise ValueError("fusion_rt: mask = %r is not 'multiply' or 'select'" % (mask,))
+    return [kind, _INTERMEDIATE[intermediate_dtype], int(mask == "select")], \
+        [float(limit), float(up_offset), float(alpha)]
 
 
 def act_quantize(x, act="identity", format="mxfp8_e4m3", *, grad=None,
@@ -140,13 +142,15 @@ def act_quantize(x, act="identity", format="mxfp8_e4m3", *, grad=None,
                  scale_rounding="rceil", nan_policy="propagate", zero_scale="exact",
                  nvfp4_block="1d", elem_rounding="rne", amax_epsilon=0.0,
                  force_pow2_scale=False, seed=0, offset=0, scale=None, amax=False,
-                 dbias=False, nvfp4_recipe="te", block_cols=128):
+                 dbias=False, nvfp4_recipe="te", block_cols=128, mask="multiply"):
     """fusion_rt_act_quantize: quantizes round(act(x)) (forward) or, with
     `grad`, round(grad * act'(x)) (backward), rounded to intermediate_dtype
     first, as the unfused graph stores it. Non-gated kinds: identity, relu,
     gelu, gelu_tanh, silu, qgelu, srelu. limit / up_offset / alpha are the
-    fusion_rt_activation parameters. Scheme keywords as in quantize()."""
-    a, p = _act(act, intermediate_dtype, limit, up_offset, alpha)
+    fusion_rt_activation parameters; mask="select" gives a masked
+    derivative (relu, srelu: x <= 0) as autograd's +0 instead of TE's
+    grad * 0. Scheme keywords as in quantize()."""
+    a, p = _act(act, intermediate_dtype, limit, up_offset, alpha, mask)
     s = _scheme(format, direction, colwise_layout, scale_layout, scale_rounding,
                 nan_policy, zero_scale, nvfp4_block, elem_rounding, force_pow2_scale,
                 seed, offset, scale is not None, nvfp4_recipe, block_cols)
@@ -162,13 +166,14 @@ def gated_act_quantize(x, act="swiglu", format="mxfp8_e4m3", *, up=None, grad=No
                        nan_policy="propagate", zero_scale="exact", nvfp4_block="1d",
                        elem_rounding="rne", amax_epsilon=0.0, force_pow2_scale=False,
                        seed=0, offset=0, scale=None, amax=False, nvfp4_recipe="te",
-                       block_cols=128):
+                       block_cols=128, mask="multiply"):
     """fusion_rt_gated_act_quantize. Input: x = [gate | up] packed [M, 2K]
     (up=None) or x = gate [M, K] with `up` [M, K]. Forward quantizes
     act(gate) * up [M, K]; backward (`grad` [M, K]) quantizes [dact | dgate]
     [M, 2K] with separate scales for the two halves. Gated kinds: swiglu,
-    geglu (tanh GELU gate), geglu_erf, reglu, qgeglu, sreglu, clamped_swiglu."""
-    a, p = _act(act, intermediate_dtype, limit, up_offset, alpha)
+    geglu (tanh GELU gate), geglu_erf, reglu, qgeglu, sreglu, clamped_swiglu.
+    mask="select": as act_quantize (reglu, sreglu, clamped_swiglu)."""
+    a, p = _act(act, intermediate_dtype, limit, up_offset, alpha, mask)
     s = _scheme(format, direction, colwise_layout, scale_layout, scale_rounding,
                 nan_policy, zero_scale, nvfp4_block, elem_rounding, force_pow2_scale,
                 seed, offset, scale is not None, nvfp4_recipe, block_cols)
@@ -178,12 +183,12 @@ def gated_act_quantize(x, act="swiglu", format="mxfp8_e4m3", *, up=None, grad=No
 
 
 def activation(x, act="identity", *, up=None, grad=None, intermediate_dtype=torch.float32,
-               limit=7.0, up_offset=1.0, alpha=1.702, dbias=False):
+               limit=7.0, up_offset=1.0, alpha=1.702, dbias=False, mask="multiply"):
     """fusion_rt_activation_apply: the unfused activation (what the fused
     quantizers equal when followed by quantize()), rounded to
     intermediate_dtype. Gated kinds take `up` as gated_act_quantize. Returns
     the activation, or (activation, dbias) with dbias=True."""
-    a, p = _act(act, intermediate_dtype, limit, up_offset, alpha)
+    a, p = _act(act, intermediate_dtype, limit, up_offset, alpha, mask)
     out, db = torch.ops.fusion_rt.activation(x, up, grad, a, p, bool(dbias))
     return (out, db) if dbias else out
 

@@ -201,9 +201,11 @@ def make_scheme(s, amax_epsilon):
 
 
 def make_activation(act, act_params, backward):
+    """act = [kind, intermediate dtype code, mask] (mask 1: masked
+    derivatives selected as +0, FUSION_RT_BACKWARD_MASK_SELECT)."""
     a = _abi.Activation()
     a.kind, a.intermediate_dtype = act[0], act[1]
-    a.backward = 1 if backward else 0
+    a.backward = (2 if len(act) > 2 and act[2] else 1) if backward else 0
     a.limit, a.offset, a.alpha = act_params
     return a
 

@@ -254,6 +254,30 @@ class ActivationTest(unittest.TestCase):
                                          **POLICY[RCEIL])
         self.assertTrue(torch.equal(u8(q.rowwise_data), u8(data)))
 
+    def test_relu_backward_mask_select_equals_autograd(self):
+        # autograd's ReLU / ReGLU backward (threshold_backward: +0 where the
+        # input is <= 0) quantized by to_mx equals mask="select" byte for
+        # byte; the default mask (TE's grad * 0) gives -0 codes there.
+        g = torch.Generator().manual_seed(5)
+        x, dy = torch.randn(64, 256, generator=g), torch.randn(64, 256, generator=g)
+        xr = x.clone().requires_grad_()
+        dx = torch.autograd.grad(F.relu(xr), xr, dy)[0]
+        scale, data = to_mx(dx, torch.float8_e4m3fn, 32, RCEIL)
+        q = fusion_rt.act_quantize(x, "relu", grad=dy, mask="select", **POLICY[RCEIL])
+        self.assertTrue(torch.equal(u8(q.rowwise_data), u8(data)))
+        self.assertTrue(torch.equal(u8(q.rowwise_scales), u8(scale)))
+        te = fusion_rt.act_quantize(x, "relu", grad=dy, **POLICY[RCEIL])
+        self.assertFalse(torch.equal(u8(te.rowwise_data), u8(data)))
+        gate, up = torch.randn(64, 256, generator=g), torch.randn(64, 256, generator=g)
+        gr, ur = gate.clone().requires_grad_(), up.clone().requires_grad_()
+        dgate, dup = torch.autograd.grad(F.relu(gr) * ur, (gr, ur), dy)
+        scale, data = to_mx(torch.cat([dgate, dup], -1), torch.float8_e4m3fn, 32, RCEIL)
+        q = fusion_rt.gated_act_quantize(gate, "reglu", up=up, grad=dy, mask="select",
+                                         **POLICY[RCEIL])
+        self.assertTrue(torch.equal(u8(q.rowwise_data), u8(data)))
+        with self.assertRaises(ValueError):
+            fusion_rt.act_quantize(x, "relu", grad=dy, mask="zero")
+
     def test_transcendental_activations_within_one_ulp_of_torch(self):
         x = torch.randn(256, 256, generator=torch.Generator().manual_seed(3)).bfloat16()
         for name, f in self.CLOSE.items():

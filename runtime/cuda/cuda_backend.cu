@@ -217,7 +217,7 @@ fusion_rt_status cuda_execute(const Request &q, void *stream_ptr) {
   }
   p.kind = q.act_kind;
   p.inter = q.inter;
-  p.act = q.params;
+  p.set_act(q.params);
   p.format = f;
   p.rounding = q.scheme.scale_rounding;
   p.propagate = q.scheme.nan_policy == FUSION_RT_NAN_PROPAGATE;

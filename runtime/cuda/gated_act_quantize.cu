@@ -62,7 +62,7 @@ __device__ __forceinline__ void swiglu_row_tile(const KParams &p, int64_t rb,
 #pragma unroll
     for (int ii = 0; ii < 4; ++ii) {
       const int i = 4 * h + ii;
-      key[ii] = stream::block_max4(stream::swiglu8<T, PROPAGATE, INTER>(p.act, ga[i], ua[i], v[ii]));
+      key[ii] = stream::block_max4(stream::swiglu8<T, PROPAGATE, INTER>(p.act(), ga[i], ua[i], v[ii]));
     }
     const uint32_t kq = q == 0 ? key[0] : q == 1 ? key[1] : q == 2 ? key[2] : key[3];
     const uint32_t sb_mine = block_scale_byte(kq, fmt, p.rounding, PROPAGATE);

@@ -46,9 +46,14 @@ struct KParams {
   bool vec_all; ///< every view allows the fast tile's vector accesses
   bool vec16;   ///< inputs allow 16-byte loads of 8 x 16-bit elements and the
                 ///< outputs 8-byte stores (experimental v2 gated kernel)
+  /// ActParams::mask_select, kept in the padding before M and the three
+  /// floats below in ActParams' old 12 bytes: with a 16-byte ActParams
+  /// member the plain both-directions kernel (mx_both16_cta_kernel, at its
+  /// 128-register bound) spills.
+  bool act_mask_select;
   int64_t M, K;              ///< input matrix [M, K]; value cols = NV * K
   int32_t kind, inter;
-  ActParams act;
+  float act_limit, act_offset, act_alpha;
   int32_t format, rounding;
   bool propagate;
   // Rowwise outputs.
@@ -68,6 +73,21 @@ struct KParams {
   uint32_t *amax_bits;  ///< tensor amax (NaN ignored) as fp32 bits
   float *dbias_ws;      ///< [ceil(M/32), K] partial column sums
   int64_t tiles_x, tiles;
+
+  __host__ __device__ ActParams act() const {
+    ActParams a;
+    a.limit = act_limit;
+    a.offset = act_offset;
+    a.alpha = act_alpha;
+    a.mask_select = act_mask_select;
+    return a;
+  }
+  void set_act(const ActParams &a) {
+    act_limit = a.limit;
+    act_offset = a.offset;
+    act_alpha = a.alpha;
+    act_mask_select = a.mask_select;
+  }
 };
 
 enum Dir : int { kRow = 1, kCol = 2, kBoth = 3 };
@@ -195,8 +215,8 @@ template <typename T, bool BWD> struct SrcAct {
                               const float (&g)[VEC], Store &s) {
 #pragma unroll
     for (int j = 0; j < VEC; ++j)
-      s.f[0][j] = BWD ? act_backward(KIND, x[j], g[j], p.act)
-                      : act_forward(KIND, x[j], p.act);
+      s.f[0][j] = BWD ? act_backward(KIND, x[j], g[j], p.act())
+                      : act_forward(KIND, x[j], p.act());
   }
   __device__ static void load(const KParams &p, int64_t r, int64_t c, Store &s) {
     float x[VEC], g[VEC];
@@ -230,8 +250,8 @@ template <typename T, bool BWD> struct SrcAct {
     const float x = load_one<T>(p.x, p.x_rs, p.x_cs, r, col, p.M, p.K);
     pre[0] = BWD ? act_backward(p.kind, x,
                                 load_one<T>(p.grad, p.g_rs, p.g_cs, r, col, p.M, p.K),
-                                p.act)
-                 : act_forward(p.kind, x, p.act);
+                                p.act())
+                 : act_forward(p.kind, x, p.act());
     v[0] = round_inter(pre[0], p.inter);
   }
 };
@@ -245,7 +265,7 @@ template <typename T> struct SrcGatedFwd {
                               const float (&b)[VEC], Store &s) {
 #pragma unroll
     for (int j = 0; j < VEC; ++j)
-      s.f[0][j] = gated_forward(KIND, a[j], b[j], p.act);
+      s.f[0][j] = gated_forward(KIND, a[j], b[j], p.act());
   }
   __device__ static void load(const KParams &p, int64_t r, int64_t c, Store &s) {
     float a[VEC], b[VEC];
@@ -273,7 +293,7 @@ template <typename T> struct SrcGatedFwd {
     }
     pre[0] = gated_forward(p.kind, load_one<T>(p.x, p.x_rs, p.x_cs, r, col, p.M, p.K),
                            load_one<T>(p.up, p.up_rs, p.up_cs, r, col, p.M, p.K),
-                           p.act);
+                           p.act());
     v[0] = round_inter(pre[0], p.inter);
   }
 };
@@ -288,7 +308,7 @@ template <typename T> struct SrcGatedBwd {
                               Store &s) {
 #pragma unroll
     for (int j = 0; j < VEC; ++j)
-      gated_backward(KIND, a[j], b[j], g[j], p.act, s.f[0][j], s.f[1][j]);
+      gated_backward(KIND, a[j], b[j], g[j], p.act(), s.f[0][j], s.f[1][j]);
   }
   __device__ static void load(const KParams &p, int64_t r, int64_t c, Store &s) {
     float a[VEC], b[VEC], g[VEC];
@@ -317,7 +337,7 @@ template <typename T> struct SrcGatedBwd {
     }
     gated_backward(p.kind, load_one<T>(p.x, p.x_rs, p.x_cs, r, col, p.M, p.K),
                    load_one<T>(p.up, p.up_rs, p.up_cs, r, col, p.M, p.K),
-                   load_one<T>(p.grad, p.g_rs, p.g_cs, r, col, p.M, p.K), p.act,
+                   load_one<T>(p.grad, p.g_rs, p.g_cs, r, col, p.M, p.K), p.act(),
                    pre[0], pre[1]);
     v[0] = round_inter(pre[0], p.inter);
     v[1] = round_inter(pre[1], p.inter);

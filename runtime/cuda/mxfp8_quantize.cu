@@ -729,7 +729,7 @@ __device__ __forceinline__ void swiglu_bwd8(const KParams &p, const uint4 &gv,
     for (int h = 0; h < 2; ++h)
       gated_backward(kActSwiGLU, h ? T::hi(gw[j]) : T::lo(gw[j]),
                      h ? T::hi(uw[j]) : T::lo(uw[j]), h ? T::hi(dw[j]) : T::lo(dw[j]),
-                     p.act, da[h], dg[h]);
+                     p.act(), da[h], dg[h]);
     asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(pa[j]) : "f"(da[1]), "f"(da[0]));
     asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(pg[j]) : "f"(dg[1]), "f"(dg[0]));
   }

@@ -414,7 +414,7 @@ __device__ __forceinline__ void step_swiglu(const KParams &p, ChunkPos pos,
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       float v[8];
-      const uint32_t k = block_max4(swiglu8<T, PROPAGATE, INTER>(p.act, g[u], up[u], v));
+      const uint32_t k = block_max4(swiglu8<T, PROPAGATE, INTER>(p.act(), g[u], up[u], v));
       const uint32_t sb = block_scale_byte(k, fmt, p.rounding, PROPAGATE);
       if (c0 + u < nch)
         put_row(p, row, cc, lane, codes8<E4M3>(v, rcp_of(sb)), sb);
@@ -429,7 +429,7 @@ __device__ __forceinline__ void step_swiglu(const KParams &p, ChunkPos pos,
     uint32_t key[4];
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      key[i] = block_max4(swiglu8<T, PROPAGATE, INTER>(p.act, g[4 * h + i], up[4 * h + i], v[i]));
+      key[i] = block_max4(swiglu8<T, PROPAGATE, INTER>(p.act(), g[4 * h + i], up[4 * h + i], v[i]));
     }
     const uint32_t kq = q == 0 ? key[0] : q == 1 ? key[1] : q == 2 ? key[2] : key[3];
     const uint32_t sbm = block_scale_byte(kq, fmt, p.rounding, PROPAGATE);

@@ -527,7 +527,10 @@ std::string describe(const Case &c) {
   if (c.op) {
     char a[96];
     std::snprintf(a, sizeof a, " kind=%d%s inter=%s%s%s", c.kind,
-                  c.backward ? " bwd" : "", dts[c.inter], c.dbias ? " dbias" : "",
+                  c.backward == FUSION_RT_BACKWARD_MASK_SELECT ? " bwd-select"
+                  : c.backward                                 ? " bwd"
+                                                               : "",
+                  dts[c.inter], c.dbias ? " dbias" : "",
                   c.op == 2 ? (c.packed ? " packed" : " two-views") : "");
     s += a;
   }
@@ -937,6 +940,19 @@ int main(int argc, char **argv) {
     c.N = 7168;
     c.specials = false;
     c.s = fusion_rt_test::scheme_of(FUSION_RT_FORMAT_NVFP4, FUSION_RT_ROWWISE);
+    cases.push_back(c);
+  }
+  // Backward with masked derivatives selected (FUSION_RT_BACKWARD_MASK_SELECT):
+  // the backward cases of the kinds with a mask again, appended last so that
+  // the cases above keep their inputs.
+  for (size_t i = 0, n = cases.size(); i < n; ++i) {
+    Case c = cases[i];
+    const bool masked = c.kind == FUSION_RT_ACT_RELU || c.kind == FUSION_RT_ACT_SRELU ||
+                        c.kind == FUSION_RT_ACT_REGLU || c.kind == FUSION_RT_ACT_SREGLU ||
+                        c.kind == FUSION_RT_ACT_CLAMPED_SWIGLU;
+    if (c.op == 0 || c.backward != FUSION_RT_BACKWARD || !masked || c.M * c.N > (1 << 20))
+      continue;
+    c.backward = FUSION_RT_BACKWARD_MASK_SELECT;
     cases.push_back(c);
   }
   for (Case &c : cases) {
