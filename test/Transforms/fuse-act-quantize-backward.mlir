@@ -594,6 +594,70 @@ func.func @dclamped_swiglu(%gate: !xf, %up: !xf, %dy: !xf) -> (tensor<4x128xf8E4
   return %q#0, %q#1 : tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>
 }
 
+/// The same with dgate's clamp mask applied by a select after the product
+/// (autograd's clamp backward on the gate): +0 above the limit whatever the
+/// sign of grad * up, the runtime's `mask = select`.
+// CHECK-LABEL: func.func @dclamped_swiglu_select
+//       CHECK: fusion.gated_act_quantize #fusion.act<dclamped_swiglu, mask = select> %
+func.func @dclamped_swiglu_select(%gate: !xf, %up: !xf, %dy: !xf) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>) {
+  %init = tensor.empty() : !xf
+  %dgate = linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%gate, %up, %dy : !xf, !xf, !xf) outs(%init : !xf) {
+  ^bb0(%g: f32, %u: f32, %d: f32, %out: f32):
+    %lim = arith.constant 7.0 : f32
+    %nlim = arith.constant -7.0 : f32
+    %alpha = arith.constant 1.702 : f32
+    %c0 = arith.constant 0.0 : f32
+    %c1 = arith.constant 1.0 : f32
+    %x = arith.minimumf %g, %lim : f32
+    %ax = arith.mulf %alpha, %x : f32
+    %n = arith.negf %ax : f32
+    %e = math.exp %n : f32
+    %den = arith.addf %c1, %e : f32
+    %s = arith.divf %c1, %den : f32
+    %oms = arith.subf %c1, %s : f32
+    %t0 = arith.mulf %ax, %oms : f32
+    %t1 = arith.addf %c1, %t0 : f32
+    %dq = arith.mulf %s, %t1 : f32
+    %in = arith.cmpf ole, %g, %lim : f32
+    %uc0 = arith.minimumf %u, %lim : f32
+    %uc = arith.maximumf %uc0, %nlim : f32
+    %u1 = arith.addf %uc, %c1 : f32
+    %p = arith.mulf %d, %u1 : f32
+    %pq = arith.mulf %p, %dq : f32
+    %r = arith.select %in, %pq, %c0 : f32
+    linalg.yield %r : f32
+  } -> !xf
+  %dup = linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%gate, %up, %dy : !xf, !xf, !xf) outs(%init : !xf) {
+  ^bb0(%g: f32, %u: f32, %d: f32, %out: f32):
+    %lim = arith.constant 7.0 : f32
+    %nlim = arith.constant -7.0 : f32
+    %alpha = arith.constant 1.702 : f32
+    %c0 = arith.constant 0.0 : f32
+    %c1 = arith.constant 1.0 : f32
+    %x = arith.minimumf %g, %lim : f32
+    %ax = arith.mulf %alpha, %x : f32
+    %n = arith.negf %ax : f32
+    %e = math.exp %n : f32
+    %den = arith.addf %c1, %e : f32
+    %act = arith.divf %x, %den : f32
+    %hi = arith.cmpf ole, %u, %lim : f32
+    %lo = arith.cmpf oge, %u, %nlim : f32
+    %gd = arith.mulf %act, %d : f32
+    %m0 = arith.select %hi, %gd, %c0 : f32
+    %r = arith.select %lo, %m0, %c0 : f32
+    linalg.yield %r : f32
+  } -> !xf
+  %cat = tensor.concat dim(1) %dgate, %dup : (!xf, !xf) -> tensor<4x128xf32>
+  %dst8 = tensor.empty() : tensor<4x128xf8E4M3FN>
+  %dst9 = tensor.empty() : tensor<4x4xf8E8M0FNU>
+  // expected-remark @below {{Remark="fused dclamped_swiglu and quantize into fusion.gated_act_quantize from gate and up tensors"}}
+  %q:2 = fusion.quantize %cat as quant<mxfp8_e4m3, rowwise> outs(%dst8, %dst9)
+      : (tensor<4x128xf32>, tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>) -> (tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>)
+  return %q#0, %q#1 : tensor<4x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>
+}
+
 /// Near miss: dup does not mask the gradient where up was clamped (the
 /// clamp's backward is missing), which is not the runtime's dclamped_swiglu.
 // CHECK-LABEL: func.func @negative_dclamped_swiglu_unmasked_dup

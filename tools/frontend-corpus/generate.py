@@ -617,9 +617,9 @@ def programs():
     # (raised as MX blocks of 32 over a last dimension of 16); the activation
     # moves onto that shape and fuses.
     yield "silu_mxfp8_block16_bf16", ActMx(F.silu, block=16), (x((4, 64), bf),)
-    # Gated backward from autograd that stays unfused, each with its reason:
-    # GeGLU-tanh in bf16 (bf16-rounded constants) and ReGLU (dgate masks
-    # grad * up by relu(gate) <= 0: threshold_backward).
+    # Gated backward from autograd: GeGLU-tanh in bf16 stays unfused
+    # (bf16-rounded constants); ReGLU (dgate masks grad * up by
+    # relu(gate) <= 0: threshold_backward) fuses with mask = select.
     a = (x((4, 64), bf), x((4, 64), bf), x((4, 64), bf, 1.0))
     yield "geglu_tanh_bwd_mxfp8_rceil_bf16", SwigluBwdMx(a, act=gelu_tanh), a
     a = (x((4, 64), f32), x((4, 64), f32), x((4, 64), f32, 1.0))
