@@ -640,6 +640,10 @@ def programs():
     yield "relu_bwd_mxfp8_rceil_f32", ActBwdMx(F.relu, a), a
     a = (x((4, 64), bf), x((4, 64), bf, 1.0))
     yield "relu_bwd_mxfp8_rceil_bf16", ActBwdMx(F.relu, a), a
+    # Squared ReLU backward from autograd (pow_backward, then
+    # threshold_backward on relu(x)), f32.
+    a = (x((4, 64), f32), x((4, 64), f32, 1.0))
+    yield "relu2_bwd_mxfp8_rceil_f32", ActBwdMx(lambda v: F.relu(v) ** 2, a), a
 
 
 def large_programs():
