@@ -1103,6 +1103,30 @@ Agreement worse(Agreement a, Agreement b) {
              : Agreement::Agree;
 }
 
+/// Runs `check` (an agreement of `m` with the runtime, noting the first
+/// zero of the other sign) with the product mask, then, where only the sign
+/// of a zero differed and `maskable`, with the selected one; `m.maskSelect`
+/// says which agreed.
+Agreement agreesWithEitherMask(
+    ActivationMatch &m, bool maskable, std::string &note,
+    llvm::function_ref<Agreement(std::string *)> check) {
+  m.maskSelect = false;
+  Agreement agreement = check(&note);
+  if (agreement == Agreement::ZeroSign && maskable) {
+    m.maskSelect = true;
+    agreement = check(nullptr);
+    m.maskSelect = agreement == Agreement::Agree;
+  }
+  return agreement;
+}
+
+/// The remark detail of a form that matched but for the sign of a zero.
+std::string zeroSignDetail(StringRef what, StringRef form, StringRef note) {
+  return (what + " " + form + " but for the sign of a zero (" + note +
+          "; the quantized codes would differ)")
+      .str();
+}
+
 std::string formatPoint(StringRef name, double v) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "%s = %g", name.str().c_str(), v);
@@ -1524,16 +1548,13 @@ ActivationMatchResult mlir::fusion::matchActivation(Value value) {
       m.kind = k.kind;
       m.alpha = k.alpha;
       m.backward = backward;
-      m.maskSelect = false;
-      std::string note;
-      Agreement agreement = agreesNumerically(m, root, hyp, &note);
       // A masked derivative the body selects as +0 (torch's
       // threshold_backward): the runtime's `mask = select`.
-      if (agreement == Agreement::ZeroSign && backward && hasReluMask(k.kind)) {
-        m.maskSelect = true;
-        agreement = agreesNumerically(m, root, hyp);
-        m.maskSelect = agreement == Agreement::Agree;
-      }
+      std::string note;
+      Agreement agreement = agreesWithEitherMask(
+          m, backward && hasReluMask(k.kind), note, [&](std::string *n) {
+            return agreesNumerically(m, root, hyp, n);
+          });
       if (agreement == Agreement::Differ) {
         crossCheckFailed = true;
         return false;
@@ -1603,9 +1624,7 @@ ActivationMatchResult mlir::fusion::matchActivation(Value value) {
       sawCrossCheckFailure = true;
   }
   if (!zeroSignForm.empty()) {
-    result.detail = "the body is " + zeroSignForm +
-                    " but for the sign of a zero (" + zeroSignNote +
-                    "; the quantized codes would differ)";
+    result.detail = zeroSignDetail("the body is", zeroSignForm, zeroSignNote);
     return result;
   }
   if (sawCrossCheckFailure) {
@@ -1781,22 +1800,18 @@ ActivationMatchResult mlir::fusion::matchGatedBackward(Value value) {
         m.packOps = packOps;
         m.halves = {dGate, dUp};
         std::string note;
-        Agreement agreement =
-            gatedBackwardAgrees(m, gA, rootA, gB, rootB, &note);
-        if (agreement == Agreement::ZeroSign && hasReluMask(*gated)) {
-          m.maskSelect = true;
-          agreement = gatedBackwardAgrees(m, gA, rootA, gB, rootB);
-          m.maskSelect = agreement == Agreement::Agree;
-        }
+        Agreement agreement = agreesWithEitherMask(
+            m, hasReluMask(*gated), note, [&](std::string *n) {
+              return gatedBackwardAgrees(m, gA, rootA, gB, rootB, n);
+            });
         if (agreement == Agreement::Differ) {
           result.detail = "a recognised form failed the numeric cross-check "
                           "(please report: the canonical form has a bug)";
           return result;
         }
         if (agreement == Agreement::ZeroSign) {
-          result.detail = "the halves are " + activationName(*gated, true) +
-                          " but for the sign of a zero (" + note +
-                          "; the quantized codes would differ)";
+          result.detail = zeroSignDetail("the halves are",
+                                         activationName(*gated, true), note);
           return result;
         }
         result.match = m;
