@@ -215,7 +215,7 @@ def main():
     ap.add_argument("--no-ab-colt", dest="ab_colt", action="store_false",
                     help="skip the A/B arms of the colwise transposed and both kernels "
                          "(FUSION_RT_CUDA_COL_T=0 FUSION_RT_CUDA_BOTH=0: previous v2 tile "
-                         "kernels, _prev rows; COL_T=sp: prefetching colT kernel, _sp rows)")
+                         "kernels, _prev rows)")
     ap.add_argument("--no-torch-op", dest="torch_op", action="store_false",
                     help="skip the fusion_rt_torch arm (our kernels called as the "
                          "python/fusion_rt torch ops, timed like the peers)")
@@ -243,8 +243,7 @@ def main():
         for tag, env in (("default", {}), ("FUSION_RT_CUDA_QUANT_V2=0", {"FUSION_RT_CUDA_QUANT_V2": "0"}),
                          ("FUSION_RT_CUDA_ROW_STREAM=0", {"FUSION_RT_CUDA_ROW_STREAM": "0"}),
                          ("FUSION_RT_CUDA_COL_T=0 FUSION_RT_CUDA_BOTH=0",
-                          {"FUSION_RT_CUDA_COL_T": "0", "FUSION_RT_CUDA_BOTH": "0"}),
-                         ("FUSION_RT_CUDA_COL_T=sp", {"FUSION_RT_CUDA_COL_T": "sp"})):
+                          {"FUSION_RT_CUDA_COL_T": "0", "FUSION_RT_CUDA_BOTH": "0"})):
             if tag != "default" and not (args.ab_colt if "COL_T" in tag else args.ab_v2):
                 continue
             p = subprocess.run([exe] + (["--quick"] if args.quick or tag != "default" else []),
@@ -283,14 +282,13 @@ def main():
                     rows.append(r)
     if args.ab_colt:
         # The colwise transposed and both kernels: previous defaults (v2 tile
-        # kernels, FUSION_RT_CUDA_COL_T=0 FUSION_RT_CUDA_BOTH=0, _prev rows)
-        # and the prefetching colT kernel (COL_T=sp, _sp rows); same binary,
-        # same method: A/B. (The 22:xx run of 2026-11-29 also timed COL_T=o,
-        # the v2 tile kernel in strip order, since removed: _ord rows.)
+        # kernels, FUSION_RT_CUDA_COL_T=0 FUSION_RT_CUDA_BOTH=0, _prev rows);
+        # same binary, same method: A/B. (Earlier runs also timed COL_T=sp,
+        # _sp rows, and COL_T=o, _ord rows: variants since retired,
+        # docs/kernels.md.)
         for env, only, suffix in (
                 ({"FUSION_RT_CUDA_COL_T": "0", "FUSION_RT_CUDA_BOTH": "0"},
-                 "mxfp8_colwise_transposed,=mxfp8_both,mxfp8_both_transposed", "_prev"),
-                ({"FUSION_RT_CUDA_COL_T": "sp"}, "mxfp8_colwise_transposed", "_sp")):
+                 "mxfp8_colwise_transposed,=mxfp8_both,mxfp8_both_transposed", "_prev"),):
             p = subprocess.run([exe, "--csv", ours_csv, "--only", only] +
                                (["--quick"] if args.quick else []), capture_output=True,
                                text=True, env={**os.environ, **env})

@@ -96,8 +96,33 @@ def load_lib(path):
         ctypes.POINTER(Paired), ctypes.c_void_p, ctypes.c_void_p]
     lib.fusion_rt_paired_projection_run.restype = ctypes.c_int
     lib.fusion_rt_last_error_message.restype = ctypes.c_char_p
+    lib.fusion_rt_set_tuning.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+    lib.fusion_rt_get_tuning.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int64)]
     assert lib.fusion_rt_has_cuda() == 1, "libfusion_rt built without CUDA"
+    global _LIB
+    _LIB = lib
     return lib
+
+
+_LIB = None  # the runtime load_lib loaded: with_env sets its tuning knobs
+# Values of the knobs that take names (runtime/common/tuning.def), by position.
+_KNOB_NAMES = {"FUSION_RT_PAIRED_PATH": ["auto", "gemv", "mma", "blas", "generic"]}
+
+
+def set_knob(name, value):
+    """fusion_rt_set_tuning: the runtime reads the environment only once."""
+    st = _LIB.fusion_rt_set_tuning(name.encode(), None if value is None else str(value).encode())
+    if st != 0:
+        raise RuntimeError("fusion_rt_set_tuning(%s, %s): %s"
+                           % (name, value, _LIB.fusion_rt_last_error_message().decode()))
+
+
+def get_knob(name):
+    v = ctypes.c_int64()
+    if _LIB.fusion_rt_get_tuning(name.encode(), ctypes.byref(v)) != 0:
+        raise RuntimeError(_LIB.fusion_rt_last_error_message().decode())
+    names = _KNOB_NAMES.get(name)
+    return names[v.value] if names else str(v.value)
 
 
 def gdn_desc(x, wb, wa, dt_bias, A, beta, g):
@@ -271,16 +296,16 @@ def runtime_call(lib, d):
 
 
 def with_env(env, fn):
-    old = {k: os.environ.get(k) for k in env}
-    os.environ.update({k: str(v) for k, v in env.items()})
+    """Runs fn with the runtime's tuning knobs set as `env` says, then puts
+    back the values they had."""
+    old = {k: get_knob(k) for k in env}
+    for k, v in env.items():
+        set_knob(k, v)
     try:
         return fn()
     finally:
         for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+            set_knob(k, v)
 
 
 def bench_ours(lib, su, env, hot=False):

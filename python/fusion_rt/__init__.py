@@ -22,7 +22,7 @@ from ._abi import FusionRtError, LibraryNotFound
 __all__ = ["quantize", "act_quantize", "gated_act_quantize", "activation", "dequantize",
            "paired_projection", "paired_projection_quantize", "quant_shapes", "Quantized",
            "FusionRtError",
-           "LibraryNotFound", "library_path", "has_cuda", "FORMATS", "ACTIVATIONS",
+           "LibraryNotFound", "library_path", "has_cuda", "set_tuning", "get_tuning", "FORMATS", "ACTIVATIONS",
            "EPILOGUES"]
 
 FORMATS = tuple(_abi.FORMAT)
@@ -52,6 +52,29 @@ class Quantized(NamedTuple):
     amax: Optional[torch.Tensor]
     scale_inv: Optional[torch.Tensor]
     dbias: Optional[torch.Tensor]
+
+
+def set_tuning(name, value=None):
+    """Sets a runtime tuning knob (runtime/common/tuning.def; docs/kernels.md,
+    "tuning knobs") for the later calls of this process: `name` is its
+    environment variable (e.g. "FUSION_RT_CUDA_COL_T") or field name, `value`
+    one of its values ("0", "gemv", an integer) or None for the default.
+    Every value gives the same results; for benchmarks and tests. Raises
+    FusionRtError (BAD_VALUE) for an unknown knob or value."""
+    lib = _abi.library()
+    _abi.check(lib.fusion_rt_set_tuning(name.encode(),
+                                        None if value is None else str(value).encode()),
+               "fusion_rt_set_tuning")
+
+
+def get_tuning(name):
+    """The current value of a tuning knob: the position of its value in the
+    knob's list ("0|1": 0 or 1), or the integer."""
+    import ctypes
+    v = ctypes.c_int64()
+    _abi.check(_abi.library().fusion_rt_get_tuning(name.encode(), ctypes.byref(v)),
+               "fusion_rt_get_tuning")
+    return v.value
 
 
 def library_path():

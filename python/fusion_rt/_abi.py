@@ -163,6 +163,8 @@ def _declare(lib):
         "fusion_rt_dequantize": (c_int, [P(QuantScheme), P(QuantOutputs), ctypes.c_int32,
                                          P(Tensor), vp, vp]),
         "fusion_rt_paired_projection_run": (c_int, [P(PairedProjection), vp, vp]),
+        "fusion_rt_set_tuning": (c_int, [ctypes.c_char_p, ctypes.c_char_p]),
+        "fusion_rt_get_tuning": (c_int, [ctypes.c_char_p, P(ctypes.c_int64)]),
         "fusion_rt_paired_projection_quantize": (c_int, [P(PairedProjection), ctypes.c_int32,
                                                          P(QuantScheme), P(QuantOutputs),
                                                          vp, vp]),

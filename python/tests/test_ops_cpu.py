@@ -567,6 +567,20 @@ class ErrorTest(unittest.TestCase):
         self.assertIn("/nonexistent/libfusion_rt.so: no such file", out)
 
 
+    def test_tuning_knobs(self):
+        before = fusion_rt.get_tuning("FUSION_RT_PAIRED_PATH")
+        fusion_rt.set_tuning("FUSION_RT_PAIRED_PATH", "blas")
+        self.assertEqual(fusion_rt.get_tuning("paired_path"), 3)
+        fusion_rt.set_tuning("paired_mt", 4)
+        self.assertEqual(fusion_rt.get_tuning("FUSION_RT_PAIRED_MT"), 4)
+        fusion_rt.set_tuning("paired_mt")
+        fusion_rt.set_tuning("FUSION_RT_PAIRED_PATH", None)
+        self.assertEqual(fusion_rt.get_tuning("FUSION_RT_PAIRED_PATH"), before)
+        with self.assertRaisesRegex(fusion_rt.FusionRtError, "takes 0[|]1"):
+            fusion_rt.set_tuning("FUSION_RT_CUDA_COL_T", "sph")
+        with self.assertRaisesRegex(fusion_rt.FusionRtError, "not a tuning knob"):
+            fusion_rt.get_tuning("FUSION_RT_NOPE")
+
 class CompileTest(unittest.TestCase):
     """torch.compile(fullgraph=True) traces the ops and gives eager's bytes."""
 

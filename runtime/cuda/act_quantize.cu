@@ -17,10 +17,10 @@ namespace cuda {
 template <typename T> using SrcActFwd = SrcAct<T, false>;
 template <typename T> using SrcActBwd = SrcAct<T, true>;
 
-cudaError_t launch_act(const KParams &p, bool backward, int dir, int dtype,
+cudaError_t launch_act(const KParams &p, const mx_plan::Plan &plan, int dtype,
                        cudaStream_t s) {
-  return backward ? launch_typed<SrcActBwd>(p, dir, dtype, s)
-                  : launch_typed<SrcActFwd>(p, dir, dtype, s);
+  return plan.src == mx_plan::Source::ActBwd ? launch_typed<SrcActBwd>(p, plan, dtype, s)
+                                             : launch_typed<SrcActFwd>(p, plan, dtype, s);
 }
 
 } // namespace cuda

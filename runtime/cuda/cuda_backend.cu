@@ -17,8 +17,12 @@
 #include "cuda/launch.cuh"
 #include "src/backend.h"
 
+#include <cxxabi.h>
+
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 
 namespace fusion_rt {
 namespace cuda {
@@ -35,7 +39,37 @@ bool vec_ok(const Mat &m, int64_t esize, int64_t bytes) {
          ((m.rs * esize) % bytes == 0 || m.rows <= 1);
 }
 
+/// The kernel recorded by note_launch (check_plan knob), and its name as
+/// the inventory and mx_plan::kernel_name spell it.
+thread_local const void *g_launched = nullptr;
+
+std::string launched_kernel_name() {
+  if (!g_launched)
+    return "no kernel";
+  const char *name = nullptr;
+  if (cudaFuncGetName(&name, g_launched) != cudaSuccess || !name)
+    return "an unnamed kernel";
+  int status = 0;
+  char *demangled = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  std::string out = status == 0 && demangled ? demangled : name;
+  std::free(demangled);
+  return out;
+}
+
+std::string without_spaces(const std::string &s) {
+  std::string out;
+  for (char c : s)
+    if (c != ' ')
+      out += c;
+  return out;
+}
+
 } // namespace
+
+void note_launch(const void *kernel) {
+  if (!g_launched && tuning().check_plan != 0)
+    g_launched = kernel;
+}
 
 static thread_local char g_detail[512] = "";
 
@@ -292,10 +326,45 @@ fusion_rt_status cuda_execute(const Request &q, void *stream_ptr) {
   }
 
   if (p.tiles > 0) {
-    const int dir = q.row_wise && q.col_wise ? kBoth : q.col_wise ? kCol : kRow;
-    e = gated ? launch_gated(p, q.backward, dir, in_dt, stream)
-        : act ? launch_act(p, q.backward, dir, in_dt, stream)
-              : launch_quantize(p, dir, in_dt, stream);
+    // The kernel and its grid: the plan that the kernel report prints too.
+    mx_plan::Request r;
+    r.src = gated ? (q.backward ? mx_plan::Source::GatedBwd : mx_plan::Source::GatedFwd)
+            : act ? (q.backward ? mx_plan::Source::ActBwd : mx_plan::Source::ActFwd)
+                  : mx_plan::Source::Plain;
+    r.kind = p.kind;
+    r.inter = p.inter;
+    r.dir = q.row_wise && q.col_wise ? kBoth : q.col_wise ? kCol : kRow;
+    r.esize = int(esize);
+    r.amax = p.amax_bits != nullptr;
+    r.M = p.M;
+    r.K = p.K;
+    r.col_t = p.col_t;
+    r.vec_all = p.vec_all;
+    r.vec16 = p.vec16;
+    r.flat = stream_flat(p);
+    const mx_plan::Plan plan = mx_plan::plan_mx(r, tuning());
+    const bool check = tuning().check_plan != 0;
+    if (check)
+      g_launched = nullptr;
+    e = gated ? launch_gated(p, plan, in_dt, stream)
+        : act ? launch_act(p, plan, in_dt, stream)
+              : launch_quantize(p, plan, in_dt, stream);
+    if (check && e == cudaSuccess) {
+      const std::string want = mx_plan::kernel_name(
+          plan,
+          in_dt == FUSION_RT_BF16  ? "fusion_rt::cuda::BF16T"
+          : in_dt == FUSION_RT_F16 ? "fusion_rt::cuda::F16T"
+                                   : "fusion_rt::cuda::F32T",
+          f == kMXFP8E4M3, p.propagate);
+      const std::string got = launched_kernel_name();
+      if (without_spaces(got) != without_spaces(want)) {
+        if (ws)
+          cudaFreeAsync(ws, stream);
+        return fail(FUSION_RT_STATUS_BACKEND_ERROR,
+                    "the plan names %.200s but %.200s was launched", want.c_str(),
+                    got.c_str());
+      }
+    }
     if (e == cudaSuccess && q.scheme.zero_scale == FUSION_RT_ZERO_SCALE_ONE)
       e = launch_zero_scale_one(p, nv, q.row_wise, q.col_wise, stream);
     if (e == cudaSuccess &&

@@ -8,13 +8,14 @@
 // Bytes that must move: forward 2*M*K*in_bytes read + M*K codes (+ scales)
 // per direction; backward 3*M*K*in_bytes read + 2*M*K codes per direction.
 //
-// The v2 kernels (default; FUSION_RT_CUDA_QUANT_V2=0 in the environment
-// turns them off): the SwiGLU forward rowwise quantize of 16-bit inputs (no
+// The v2 kernels (common/mx_plan.h; tuning knob quant_v2 = 0 turns them
+// off): the SwiGLU forward rowwise quantize of 16-bit inputs (no
 // amax) uses swiglu_row16_v2_kernel: 16-byte loads of 8 elements a lane
 // instead of 8-byte loads of 4, the activation kind and the intermediate
 // type at compile time, one scale computation per block shared by shuffles,
 // per-tile base pointers. Same formulas (common/activation.h). Slow tiles
-// are the engine's (through a VEC = 8 view of the same source).
+// are the engine's (through a VEC = 8 view of the same source). Rows of a
+// multiple of 256 take the stream kernel (row_stream.cuh) instead.
 //
 //===----------------------------------------------------------------------===//
 #include "cuda/launch.cuh"
@@ -104,55 +105,45 @@ __global__ void __launch_bounds__(128, 4) swiglu_row16_v2_kernel(const KParams p
 }
 
 template <typename T, bool E4M3, bool PROPAGATE>
-cudaError_t launch_swiglu_v2(const KParams &p_in, cudaStream_t stream) {
-  static int per_sm = [] {
-    int n = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &n, swiglu_row16_v2_kernel<T, E4M3, PROPAGATE>, kThreads, 0) !=
-            cudaSuccess ||
-        n < 1)
-      n = 1;
-    return n;
-  }();
-  KParams p = p_in;
-  p.tiles_x = (p.K + 63) / 64;
-  p.tiles = (p.M + 31) / 32 * p.tiles_x;
-  const int64_t want = (p.tiles + 3) / 4;
-  const int64_t cap = int64_t(device_sm_count()) * per_sm;
-  const int grid = int(want < cap ? want : cap);
-  if (grid <= 0)
-    return cudaSuccess;
-  swiglu_row16_v2_kernel<T, E4M3, PROPAGATE><<<grid, kThreads, 0, stream>>>(p);
-  return cudaGetLastError();
+cudaError_t launch_swiglu_v2(const KParams &p, const mx_plan::Plan &plan,
+                             cudaStream_t stream) {
+  static int per_sm = 0;
+  return launch_planned(swiglu_row16_v2_kernel<T, E4M3, PROPAGATE>, p, plan, per_sm,
+                        stream);
 }
 
 template <typename T>
-cudaError_t launch_swiglu_v2_typed(const KParams &p, cudaStream_t s) {
+cudaError_t launch_swiglu_v2_typed(const KParams &p, const mx_plan::Plan &plan,
+                                   cudaStream_t s) {
   if (p.format == kMXFP8E4M3)
-    return p.propagate ? launch_swiglu_v2<T, true, true>(p, s)
-                       : launch_swiglu_v2<T, true, false>(p, s);
-  return p.propagate ? launch_swiglu_v2<T, false, true>(p, s)
-                     : launch_swiglu_v2<T, false, false>(p, s);
+    return p.propagate ? launch_swiglu_v2<T, true, true>(p, plan, s)
+                       : launch_swiglu_v2<T, true, false>(p, plan, s);
+  return p.propagate ? launch_swiglu_v2<T, false, true>(p, plan, s)
+                     : launch_swiglu_v2<T, false, false>(p, plan, s);
 }
 
 
 } // namespace
 
-cudaError_t launch_gated(const KParams &p, bool backward, int dir, int dtype,
+cudaError_t launch_gated(const KParams &p, const mx_plan::Plan &plan, int dtype,
                          cudaStream_t s) {
-  if (!backward && dir == kRow && p.kind == kActSwiGLU && dtype != FUSION_RT_F32 &&
-      !p.amax_bits && quant_v2_enabled()) {
-    const int v = row_stream_ok(p, true) ? row_stream_variant(true) : 0;
-    if (v > 0)
-      return dtype == FUSION_RT_BF16 ? launch_stream_typed<true, BF16T>(p, v, s)
-                                     : launch_stream_typed<true, F16T>(p, v, s);
-    return dtype == FUSION_RT_BF16 ? launch_swiglu_v2_typed<BF16T>(p, s)
-                                   : launch_swiglu_v2_typed<F16T>(p, s);
+  const bool bf16 = dtype == FUSION_RT_BF16;
+  switch (plan.family) {
+  case mx_plan::Family::SwigluStream:
+    return bf16 ? launch_stream_typed<true, BF16T>(p, plan, s)
+                : launch_stream_typed<true, F16T>(p, plan, s);
+  case mx_plan::Family::SwigluRowV2:
+    return bf16 ? launch_swiglu_v2_typed<BF16T>(p, plan, s)
+                : launch_swiglu_v2_typed<F16T>(p, plan, s);
+  case mx_plan::Family::SwigluBwdV2:
+    return launch_swiglu_bwd_v2(p, plan, dtype, s);
+  case mx_plan::Family::Tiles:
+    return plan.src == mx_plan::Source::GatedBwd
+               ? launch_typed<SrcGatedBwd>(p, plan, dtype, s)
+               : launch_typed<SrcGatedFwd>(p, plan, dtype, s);
+  default:
+    return cudaErrorInvalidConfiguration; // not a gated family
   }
-  if (backward && swiglu_bwd_v2_applies(p, dtype))
-    return launch_swiglu_bwd_v2(p, dir, dtype, s);
-  return backward ? launch_typed<SrcGatedBwd>(p, dir, dtype, s)
-                  : launch_typed<SrcGatedFwd>(p, dir, dtype, s);
 }
 
 } // namespace cuda

@@ -9,6 +9,7 @@
 #ifndef FUSION_RT_CUDA_LAUNCH_CUH
 #define FUSION_RT_CUDA_LAUNCH_CUH
 
+#include "common/mx_plan.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/mx_kernel.cuh"
 
@@ -24,9 +25,15 @@ constexpr int kThreads = 128;
 /// min(want, SMs x resident blocks) blocks; the resident blocks are read off
 /// the device once and cached in `per_sm`. Nothing to do (want <= 0) is
 /// success.
+/// Under the check_plan knob, the first kernel launched after
+/// begin_plan_check (cuda_backend.cu) is recorded for the comparison with
+/// the plan's kernel name.
+void note_launch(const void *kernel);
+
 template <typename Kernel>
 cudaError_t launch_persistent(Kernel kernel, const KParams &p, int64_t want,
                               int &per_sm, cudaStream_t stream) {
+  note_launch(reinterpret_cast<const void *>(kernel));
   if (per_sm == 0) {
     int n = 0;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreads, 0) !=
@@ -43,53 +50,55 @@ cudaError_t launch_persistent(Kernel kernel, const KParams &p, int64_t want,
   return cudaGetLastError();
 }
 
-/// Launches mx_quantize_kernel<Src, DIR> over p.tiles warp tiles.
-template <typename Src, int DIR>
-cudaError_t launch_tiles(const KParams &p_in, cudaStream_t stream) {
+/// Launches `kernel` on the grid of `plan` (common/mx_plan.h): p.tiles_x
+/// and p.tiles from the plan's units, min(plan.want, resident blocks)
+/// blocks.
+template <typename Kernel>
+cudaError_t launch_planned(Kernel kernel, const KParams &p_in,
+                           const mx_plan::Plan &plan, int &per_sm,
+                           cudaStream_t stream) {
   KParams p = p_in;
-  p.tiles_x = (p.K + (32 / Src::G) * Src::VEC - 1) / ((32 / Src::G) * Src::VEC);
-  p.tiles = (p.M + 31) / 32 * p.tiles_x;
-  static int per_sm = [] {
-    int n = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &n, mx_quantize_kernel<Src, DIR>, kThreads, 0) != cudaSuccess ||
-        n < 1)
-      n = 1;
-    return n;
-  }();
-  const int64_t want = (p.tiles + kThreads / 32 - 1) / (kThreads / 32);
-  const int64_t cap = int64_t(device_sm_count()) * per_sm;
-  const int grid = int(want < cap ? want : cap);
-  if (grid <= 0)
-    return cudaSuccess;
-  mx_quantize_kernel<Src, DIR><<<grid, kThreads, 0, stream>>>(p);
-  return cudaGetLastError();
+  p.tiles_x = plan.tiles_x;
+  p.tiles = plan.units;
+  return launch_persistent(kernel, p, plan.want, per_sm, stream);
 }
 
-/// Dispatches on the direction (kRow, kCol, kBoth).
+/// Launches mx_quantize_kernel<Src, DIR> over the plan's warp tiles (a
+/// plan whose tile width is not this source's is refused).
+template <typename Src, int DIR>
+cudaError_t launch_tiles(const KParams &p, const mx_plan::Plan &plan,
+                         cudaStream_t stream) {
+  if (plan.unit_rows != 32 || plan.unit_cols != (32 / Src::G) * Src::VEC)
+    return cudaErrorInvalidConfiguration;
+  static int per_sm = 0;
+  return launch_planned(mx_quantize_kernel<Src, DIR>, p, plan, per_sm, stream);
+}
+
+/// Dispatches on the plan's direction (kRow, kCol, kBoth).
 template <typename Src>
-cudaError_t launch_dir(const KParams &p, int dir, cudaStream_t stream) {
-  switch (dir) {
+cudaError_t launch_dir(const KParams &p, const mx_plan::Plan &plan,
+                       cudaStream_t stream) {
+  switch (plan.dir) {
   case kRow:
-    return launch_tiles<Src, kRow>(p, stream);
+    return launch_tiles<Src, kRow>(p, plan, stream);
   case kCol:
-    return launch_tiles<Src, kCol>(p, stream);
+    return launch_tiles<Src, kCol>(p, plan, stream);
   default:
-    return launch_tiles<Src, kBoth>(p, stream);
+    return launch_tiles<Src, kBoth>(p, plan, stream);
   }
 }
 
 /// Dispatches on the input element type (FUSION_RT_BF16 / F16 / F32).
 template <template <typename> class SrcT>
-cudaError_t launch_typed(const KParams &p, int dir, int dtype,
+cudaError_t launch_typed(const KParams &p, const mx_plan::Plan &plan, int dtype,
                          cudaStream_t stream) {
   switch (dtype) {
   case FUSION_RT_BF16:
-    return launch_dir<SrcT<BF16T>>(p, dir, stream);
+    return launch_dir<SrcT<BF16T>>(p, plan, stream);
   case FUSION_RT_F16:
-    return launch_dir<SrcT<F16T>>(p, dir, stream);
+    return launch_dir<SrcT<F16T>>(p, plan, stream);
   default:
-    return launch_dir<SrcT<F32T>>(p, dir, stream);
+    return launch_dir<SrcT<F32T>>(p, plan, stream);
   }
 }
 
@@ -99,15 +108,20 @@ constexpr int kActVec = 4;
 constexpr int kGatedFwdVec = 4;
 constexpr int kGatedBwdVec = 2;
 
-/// True unless FUSION_RT_CUDA_QUANT_V2=0: the v2 kernels of
-/// mxfp8_quantize.cu and gated_act_quantize.cu are used where they apply.
-bool quant_v2_enabled();
+/// True for the FLAT form's layout (mx_plan::Request::flat): contiguous
+/// rows, compact contiguous rowwise scales in a 4-byte aligned buffer.
+inline bool stream_flat(const KParams &p) {
+  return p.x_rs == p.K && p.rd_rs == p.K && !p.swz && p.rsc_cs == 1 &&
+         p.rsc_rs == p.K / 32 && reinterpret_cast<uintptr_t>(p.rsc) % 4 == 0;
+}
 
-/// Family launchers, one per .cu file.
-cudaError_t launch_quantize(const KParams &p, int dir, int dtype, cudaStream_t s);
-cudaError_t launch_act(const KParams &p, bool backward, int dir, int dtype,
+/// Family launchers, one per .cu file: each launches what `plan`
+/// (common/mx_plan.h plan_mx) names for its sources.
+cudaError_t launch_quantize(const KParams &p, const mx_plan::Plan &plan, int dtype,
+                            cudaStream_t s);
+cudaError_t launch_act(const KParams &p, const mx_plan::Plan &plan, int dtype,
                        cudaStream_t s);
-cudaError_t launch_gated(const KParams &p, bool backward, int dir, int dtype,
+cudaError_t launch_gated(const KParams &p, const mx_plan::Plan &plan, int dtype,
                          cudaStream_t s);
 /// FUSION_RT_ZERO_SCALE_ONE after any of them (mx_zero_scale.cu): rewrites
 /// the codes of the blocks whose scale byte is 0. `nv` is 2 for the gated
@@ -120,11 +134,9 @@ cudaError_t launch_zero_scale_min_normal(const KParams &p, int op, bool backward
                                          int dtype, bool rowwise, bool colwise,
                                          cudaStream_t s);
 
-/// The SwiGLU backward kernel of mxfp8_quantize.cu (bf16 intermediate,
-/// 16-bit inputs, M % 32 == 0, K % 64 == 0, 16-byte views; off with
-/// FUSION_RT_CUDA_GATED_BWD=0) and its launcher.
-bool swiglu_bwd_v2_applies(const KParams &p, int dtype);
-cudaError_t launch_swiglu_bwd_v2(const KParams &p, int dir, int dtype, cudaStream_t s);
+/// The SwiGLU backward kernel of mxfp8_quantize.cu (Family::SwigluBwdV2).
+cudaError_t launch_swiglu_bwd_v2(const KParams &p, const mx_plan::Plan &plan,
+                                 int dtype, cudaStream_t s);
 
 /// dbias[j * stride] = canonical_nan(sum over b < nbands of ws[b * K + j]),
 /// in band order (cuda_backend.cu; ws may be NULL when nbands is 0).

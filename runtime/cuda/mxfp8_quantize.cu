@@ -7,8 +7,7 @@
 // Bytes that must move: M*N*in_bytes read, M*N (+ M*N/32 scales) written per
 // direction. Launch: see launch.cuh.
 //
-// The v2 kernels (default; FUSION_RT_CUDA_QUANT_V2=0 in the environment
-// turns them off): 16-bit quantize without `amax` (rowwise, colwise same or
+// The v2 kernels: 16-bit quantize without `amax` (rowwise, colwise same or
 // transposed, both) uses the v2 kernels: leaner fast tiles (packed 16-bit
 // abs-max, one scale computation per block shared by shuffles instead of one
 // per lane, compile-time element format and NaN policy, per-tile base
@@ -18,16 +17,15 @@
 //
 // Within v2, the colwise transposed layout (colwise only, and both
 // directions) runs the colT kernel (shared-memory transpose, 128 x 64 CTA
-// tiles; FUSION_RT_CUDA_COL_T=0|s|sp|sph) and both directions with the same
-// layout the both CTA kernel (rowwise scales staged in shared memory;
-// FUSION_RT_CUDA_BOTH=0|c); =0 selects the v2 tile kernel for A/B runs.
+// tiles) and both directions with the same layout the both CTA kernel
+// (rowwise scales staged in shared memory). Which kernel runs is decided by
+// common/mx_plan.h (plan_mx), whose knobs (common/tuning.def: quant_v2,
+// col_t, both, row_stream, gated_bwd) select the baselines for A/B runs.
 //
 //===----------------------------------------------------------------------===//
 #include "cuda/launch.cuh"
 #include "cuda/row_stream.cuh"
 
-#include <cstdlib>
-#include <cstring>
 
 namespace fusion_rt {
 namespace cuda {
@@ -594,119 +592,47 @@ __global__ void __launch_bounds__(128, 4) mx_rowwise16_v2_kernel(const KParams p
       });
 }
 
-/// Grid of a v2 kernel: persistent, like launch_tiles (launch.cuh).
-template <typename Kernel>
-cudaError_t launch_v2_kernel(Kernel kernel, const KParams &p_in, int &per_sm,
-                             cudaStream_t stream) {
-  KParams p = p_in;
-  p.tiles_x = (p.K + 63) / 64;
-  p.tiles = (p.M + 31) / 32 * p.tiles_x;
-  const int64_t want = (p.tiles + 3) / 4;
-  return launch_persistent(kernel, p, want, per_sm, stream);
-}
-
-/// FUSION_RT_CUDA_COL_T=0|s|sp|sph: the kernel of the 16-bit colwise transposed
-/// quantize (and of both directions with the transposed layout): 0 = the v2
-/// tile kernel (the default before 2026-11-29 22:00 UTC), s = the colT kernel
-/// (shared-memory transpose), sp = the colT kernel with the next tile's
-/// loads issued before the barrier and the stores of the current one
-/// (colwise only; both directions take s), sph = sp with L2 hints
-/// (evict-first input loads, streaming code stores). Default: sph (A/B on
-/// the H200, 2026-11-29: sp was 0.7 % faster than s at 16384^2 and 5-9 % at
-/// the 4096-row shapes; sph 8 % faster than sp at 16384^2, 5-9 % elsewhere;
-/// docs/kernels.md).
-int colT_variant() {
-  static const int v = [] {
-    int x = 4; // default: sph
-    if (const char *e = std::getenv("FUSION_RT_CUDA_COL_T"))
-      x = !std::strcmp(e, "0")     ? 0
-          : !std::strcmp(e, "s")   ? 2
-          : !std::strcmp(e, "sp")  ? 3
-          : !std::strcmp(e, "sph") ? 4
-                                   : x;
-    return x;
-  }();
-  return v;
-}
-
-/// Grid of the colT kernel: persistent, over 128 x 64 CTA tiles.
-template <typename Kernel>
-cudaError_t launch_colT_kernel(Kernel kernel, const KParams &p_in, int &per_sm,
-                               cudaStream_t stream) {
-  KParams p = p_in;
-  p.tiles_x = (p.K + 63) / 64;
-  p.tiles = (p.M + 127) / 128 * p.tiles_x;
-  return launch_persistent(kernel, p, p.tiles, per_sm, stream);
-}
-
-/// FUSION_RT_CUDA_BOTH=0|c: the kernel of the 16-bit both-directions
-/// quantize with the same colwise layout: 0 = the v2 tile kernel (the
-/// default before 2026-11-29), c = the CTA kernel with the rowwise scales
-/// staged in shared memory. (A prefetching form of c, like colT's sp, needs
-/// more than the 128 registers of 4 CTAs an SM: 184 bytes of spills.)
-int both_variant() {
-  static const int v = [] {
-    int x = 1; // default: c
-    if (const char *e = std::getenv("FUSION_RT_CUDA_BOTH"))
-      x = !std::strcmp(e, "0") ? 0 : !std::strcmp(e, "c") ? 1 : x;
-    return x;
-  }();
-  return v;
-}
-
-/// Grid of the both CTA kernel: persistent, over 32 x 256 CTA tiles.
-template <typename Kernel>
-cudaError_t launch_both_cta_kernel(Kernel kernel, const KParams &p_in, int &per_sm,
-                                   cudaStream_t stream) {
-  KParams p = p_in;
-  p.tiles_x = (p.K + 255) / 256;
-  p.tiles = (p.M + 31) / 32 * p.tiles_x;
-  return launch_persistent(kernel, p, p.tiles, per_sm, stream);
-}
-
+/// The 16-bit plain kernels of plan_mx (common/mx_plan.h): the v2 warp-tile
+/// kernels, the both-directions CTA kernel and the transposed colT kernel
+/// (colwise: the prefetching form with L2 hints, "sph"; both: the plain
+/// form, whose prefetch would spill under 128 registers). The variants that
+/// lost their A/B runs (colT s and sp colwise; docs/kernels.md) are retired.
 template <typename T, bool E4M3, bool PROPAGATE>
-cudaError_t launch_v2(const KParams &p, int dir, cudaStream_t s) {
-  static int per_sm[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  if (dir == kBoth && !p.col_t && both_variant() == 1)
-    return launch_both_cta_kernel(mx_both16_cta_kernel<T, E4M3, PROPAGATE>, p,
-                                  per_sm[7], s);
-  // Transposed colwise: tile counts must fit 32 bits for the strip order.
-  const int ct = p.col_t && dir != kRow &&
-                         (p.M + 31) / 32 * ((p.K + 63) / 64) < (int64_t(1) << 31)
-                     ? colT_variant()
-                     : 0;
-  if (ct == 2)
-    return dir == kCol
-               ? launch_colT_kernel(mx_colT16_kernel<T, E4M3, PROPAGATE, kCol>, p,
-                                    per_sm[3], s)
-               : launch_colT_kernel(mx_colT16_kernel<T, E4M3, PROPAGATE, kBoth>, p,
-                                    per_sm[4], s);
-  // sp: prefetching colT for the colwise-only direction; both directions
-  // keep s (with the rowwise part the prefetch spills under 128 registers).
-  if (ct == 3 && dir == kCol)
-    return launch_colT_kernel(mx_colT16_kernel<T, E4M3, PROPAGATE, kCol, true>, p,
-                              per_sm[5], s);
-  if (ct == 4 && dir == kCol)
-    return launch_colT_kernel(mx_colT16_kernel<T, E4M3, PROPAGATE, kCol, true, true>,
-                              p, per_sm[6], s);
-  if (ct >= 3)
-    return launch_colT_kernel(mx_colT16_kernel<T, E4M3, PROPAGATE, kBoth>, p,
-                              per_sm[4], s);
-  if (dir == kRow)
-    return launch_v2_kernel(mx_rowwise16_v2_kernel<T, E4M3, PROPAGATE>, p, per_sm[0], s);
-  if (dir == kCol)
-    return launch_v2_kernel(mx_col16_v2_kernel<T, E4M3, PROPAGATE, kCol>, p, per_sm[1], s);
-  return launch_v2_kernel(mx_col16_v2_kernel<T, E4M3, PROPAGATE, kBoth>, p, per_sm[2], s);
+cudaError_t launch_v2(const KParams &p, const mx_plan::Plan &plan, cudaStream_t s) {
+  static int per_sm[6] = {0, 0, 0, 0, 0, 0};
+  switch (plan.family) {
+  case mx_plan::Family::BothCta:
+    return launch_planned(mx_both16_cta_kernel<T, E4M3, PROPAGATE>, p, plan,
+                          per_sm[5], s);
+  case mx_plan::Family::ColT:
+    return plan.dir == kCol
+               ? launch_planned(
+                     mx_colT16_kernel<T, E4M3, PROPAGATE, kCol, true, true>, p,
+                     plan, per_sm[3], s)
+               : launch_planned(mx_colT16_kernel<T, E4M3, PROPAGATE, kBoth>, p,
+                                plan, per_sm[4], s);
+  default:
+    break;
+  }
+  if (plan.dir == kRow)
+    return launch_planned(mx_rowwise16_v2_kernel<T, E4M3, PROPAGATE>, p, plan,
+                          per_sm[0], s);
+  if (plan.dir == kCol)
+    return launch_planned(mx_col16_v2_kernel<T, E4M3, PROPAGATE, kCol>, p, plan,
+                          per_sm[1], s);
+  return launch_planned(mx_col16_v2_kernel<T, E4M3, PROPAGATE, kBoth>, p, plan,
+                        per_sm[2], s);
 }
 
 template <typename T>
-cudaError_t launch_v2_typed(const KParams &p, int dir, cudaStream_t s) {
+cudaError_t launch_v2_typed(const KParams &p, const mx_plan::Plan &plan,
+                            cudaStream_t s) {
   const bool e4m3 = p.format == kMXFP8E4M3;
   if (e4m3)
-    return p.propagate ? launch_v2<T, true, true>(p, dir, s)
-                       : launch_v2<T, true, false>(p, dir, s);
-  return p.propagate ? launch_v2<T, false, true>(p, dir, s)
-                     : launch_v2<T, false, false>(p, dir, s);
+    return p.propagate ? launch_v2<T, true, true>(p, plan, s)
+                       : launch_v2<T, true, false>(p, plan, s);
+  return p.propagate ? launch_v2<T, false, true>(p, plan, s)
+                     : launch_v2<T, false, false>(p, plan, s);
 }
 
 //===--- gated backward (SwiGLU) ---------------------------------------------===//
@@ -776,96 +702,53 @@ __global__ void __launch_bounds__(128, DIR == kBoth ? 3 : 4) swiglu_bwd16_kernel
 }
 
 template <typename T, bool E4M3, bool PROPAGATE>
-cudaError_t launch_swiglu_bwd(const KParams &p, int dir, cudaStream_t s) {
+cudaError_t launch_swiglu_bwd(const KParams &p, const mx_plan::Plan &plan,
+                              cudaStream_t s) {
   static int per_sm[3] = {0, 0, 0};
-  if (dir == kRow)
-    return launch_v2_kernel(swiglu_bwd16_kernel<T, E4M3, PROPAGATE, kRow>, p, per_sm[0], s);
-  if (dir == kCol)
-    return launch_v2_kernel(swiglu_bwd16_kernel<T, E4M3, PROPAGATE, kCol>, p, per_sm[1], s);
-  return launch_v2_kernel(swiglu_bwd16_kernel<T, E4M3, PROPAGATE, kBoth>, p, per_sm[2], s);
+  if (plan.dir == kRow)
+    return launch_planned(swiglu_bwd16_kernel<T, E4M3, PROPAGATE, kRow>, p, plan,
+                          per_sm[0], s);
+  if (plan.dir == kCol)
+    return launch_planned(swiglu_bwd16_kernel<T, E4M3, PROPAGATE, kCol>, p, plan,
+                          per_sm[1], s);
+  return launch_planned(swiglu_bwd16_kernel<T, E4M3, PROPAGATE, kBoth>, p, plan,
+                        per_sm[2], s);
 }
 
 template <typename T>
-cudaError_t launch_swiglu_bwd_typed(const KParams &p, int dir, cudaStream_t s) {
+cudaError_t launch_swiglu_bwd_typed(const KParams &p, const mx_plan::Plan &plan,
+                                    cudaStream_t s) {
   if (p.format == kMXFP8E4M3)
-    return p.propagate ? launch_swiglu_bwd<T, true, true>(p, dir, s)
-                       : launch_swiglu_bwd<T, true, false>(p, dir, s);
-  return p.propagate ? launch_swiglu_bwd<T, false, true>(p, dir, s)
-                     : launch_swiglu_bwd<T, false, false>(p, dir, s);
+    return p.propagate ? launch_swiglu_bwd<T, true, true>(p, plan, s)
+                       : launch_swiglu_bwd<T, true, false>(p, plan, s);
+  return p.propagate ? launch_swiglu_bwd<T, false, true>(p, plan, s)
+                     : launch_swiglu_bwd<T, false, false>(p, plan, s);
 }
 
 } // namespace
 
-bool swiglu_bwd_v2_applies(const KParams &p, int dtype) {
-  if (!(quant_v2_enabled() && p.kind == kActSwiGLU && dtype != FUSION_RT_F32 &&
-        p.inter == kInterBF16 && !p.amax_bits && p.vec16 && p.M > 0 && p.K > 0 &&
-        p.M % 32 == 0 && p.K % 64 == 0))
-    return false;
-  // Read at every such call (not cached): the GPU tests switch it to compare
-  // this kernel with the engine's in one process.
-  const char *e = std::getenv("FUSION_RT_CUDA_GATED_BWD");
-  return !(e && std::strcmp(e, "0") == 0);
+cudaError_t launch_swiglu_bwd_v2(const KParams &p, const mx_plan::Plan &plan,
+                                 int dtype, cudaStream_t s) {
+  return dtype == FUSION_RT_BF16 ? launch_swiglu_bwd_typed<BF16T>(p, plan, s)
+                                 : launch_swiglu_bwd_typed<F16T>(p, plan, s);
 }
 
-cudaError_t launch_swiglu_bwd_v2(const KParams &p, int dir, int dtype, cudaStream_t s) {
-  return dtype == FUSION_RT_BF16 ? launch_swiglu_bwd_typed<BF16T>(p, dir, s)
-                                 : launch_swiglu_bwd_typed<F16T>(p, dir, s);
-}
-
-
-bool quant_v2_enabled() {
-  // The default since the 2026-11-29 19:52 H200 run (bit-exact on all GPU
-  // test cases, faster everywhere); FUSION_RT_CUDA_QUANT_V2=0 selects the
-  // engine's kernels instead, for A/B runs.
-  static const bool on = [] {
-    const char *e = std::getenv("FUSION_RT_CUDA_QUANT_V2");
-    return !(e && std::strcmp(e, "0") == 0);
-  }();
-  return on;
-}
-
-int row_stream_variant(bool gated) {
-  // FUSION_RT_CUDA_ROW_STREAM=0|4p|8p|8|16|4ph|8h|2p selects one variant for
-  // both families (A/B runs; 0 = the v2 tile kernels); unset: the defaults.
-  static const int plain_swiglu = [] {
-    // Defaults from the A/B runs on the H200 (docs/kernels.md): plain: 4
-    // chunks + prefetch + L2 hints (4ph, 2026-11-29); SwiGLU: 2 chunks +
-    // prefetch at 32 warps an SM (2p, 2026-11-30: 4-12 % faster than the v2
-    // tile kernel, which had beaten the other stream variants).
-    int plain = 5, swiglu = 7;
-    if (const char *e = std::getenv("FUSION_RT_CUDA_ROW_STREAM")) {
-      const int x = !std::strcmp(e, "0")    ? 0
-                    : !std::strcmp(e, "4p") ? 1
-                    : !std::strcmp(e, "8p") ? 2
-                    : !std::strcmp(e, "8")  ? 3
-                    : !std::strcmp(e, "16") ? 4
-                    : !std::strcmp(e, "4ph") ? 5
-                    : !std::strcmp(e, "8h") ? 6
-                    : !std::strcmp(e, "2p") ? 7
-                                            : -1;
-      if (x >= 0)
-        plain = swiglu = x;
-      if (x == 7) // SwiGLU only; the plain kernels keep their default
-        plain = 5;
-    }
-    return plain | (swiglu << 8);
-  }();
-  return gated ? plain_swiglu >> 8 : plain_swiglu & 0xff;
-}
-
-cudaError_t launch_quantize(const KParams &p, int dir, int dtype,
+cudaError_t launch_quantize(const KParams &p, const mx_plan::Plan &plan, int dtype,
                             cudaStream_t s) {
-  if (dir == kRow && dtype != FUSION_RT_F32 && !p.amax_bits && quant_v2_enabled() &&
-      row_stream_ok(p, false)) {
-    const int v = row_stream_variant(false);
-    if (v > 0)
-      return dtype == FUSION_RT_BF16 ? launch_stream_typed<false, BF16T>(p, v, s)
-                                     : launch_stream_typed<false, F16T>(p, v, s);
+  const bool bf16 = dtype == FUSION_RT_BF16;
+  switch (plan.family) {
+  case mx_plan::Family::RowStream:
+    return bf16 ? launch_stream_typed<false, BF16T>(p, plan, s)
+                : launch_stream_typed<false, F16T>(p, plan, s);
+  case mx_plan::Family::V2:
+  case mx_plan::Family::BothCta:
+  case mx_plan::Family::ColT:
+    return bf16 ? launch_v2_typed<BF16T>(p, plan, s) : launch_v2_typed<F16T>(p, plan, s);
+  case mx_plan::Family::Tiles:
+    return launch_typed<SrcPlain>(p, plan, dtype, s);
+  default:
+    return cudaErrorInvalidConfiguration; // not a plain quantizer's family
   }
-  if (dtype != FUSION_RT_F32 && !p.amax_bits && quant_v2_enabled())
-    return dtype == FUSION_RT_BF16 ? launch_v2_typed<BF16T>(p, dir, s)
-                                   : launch_v2_typed<F16T>(p, dir, s);
-  return launch_typed<SrcPlain>(p, dir, dtype, s);
 }
 
 } // namespace cuda

@@ -35,7 +35,8 @@
 // Everything is stream-ordered and capturable in CUDA graphs, except that the
 // first call on a device creates the cuBLAS handle (do it before capturing).
 //
-// Debug / benchmark overrides (environment, read per call):
+// Debug / benchmark overrides (runtime/common/tuning.def: the environment,
+// read once per process, or fusion_rt_set_tuning):
 //   FUSION_RT_PAIRED_PATH        auto | gemv | mma | blas | generic
 //   FUSION_RT_PAIRED_GEMV_MAX_M  largest M that takes the gemv path
 //   FUSION_RT_PAIRED_SPLIT       cluster size S (1..8) of the gemv and mma paths
@@ -57,6 +58,7 @@
 #include "common/convert.h"
 #include "common/epilogue.h"
 #include "common/paired_plan.h"
+#include "common/tuning.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_status.h"
 #include "src/backend.h"
@@ -989,15 +991,6 @@ __global__ void paired_generic_kernel(const __grid_constant__ Params p) {
 
 //===--- host side ----------------------------------------------------------------===//
 
-int64_t env_int(const char *name, int64_t dflt) {
-  const char *s = std::getenv(name);
-  if (!s || !*s)
-    return dflt;
-  char *end = nullptr;
-  const long long v = std::strtoll(s, &end, 10);
-  return end && *end == '\0' ? int64_t(v) : dflt;
-}
-
 int64_t esize_of(int32_t dt) { return dt == FUSION_RT_F32 ? 4 : 2; }
 
 bool aligned16(const void *ptr) {
@@ -1071,7 +1064,7 @@ cudaError_t launch_gemv_mt(const Params &p, int rpw, dim3 grid, size_t smem,
   // every lane's chunks in one batch (gemv_is_lean in paired_plan.h).
   if constexpr (MT <= 2) {
     if (gemv_is_lean(p.split, MT, p.chunks_per_warp) &&
-        env_int("FUSION_RT_PAIRED_LEAN", 1) != 0)
+        tuning().paired_lean != 0)
       return launch_gemv_lean<T, MT, true>(p, rpw, grid, smem, stream);
   }
   return launch_gemv_lean<T, MT, false>(p, rpw, grid, smem, stream);
@@ -1102,11 +1095,11 @@ cudaError_t launch_gemv_t(const Params &p, int64_t nb, int mt, int rpw, dim3 gri
 /// not fit (the caller then takes another path).
 cudaError_t launch_gemv(Params p, int32_t dt, cudaStream_t stream) {
   GemvOverrides o;
-  o.rpw = env_int("FUSION_RT_PAIRED_RPW", -1);
-  o.mt = env_int("FUSION_RT_PAIRED_MT", -1);
-  o.S = env_int("FUSION_RT_PAIRED_SPLIT", -1);
-  o.wr = env_int("FUSION_RT_PAIRED_WR", -1);
-  o.wk = env_int("FUSION_RT_PAIRED_WK", -1);
+  o.rpw = tuning().paired_rpw;
+  o.mt = tuning().paired_mt;
+  o.S = tuning().paired_split;
+  o.wr = tuning().paired_wr;
+  o.wk = tuning().paired_wk;
   const GemvPlan plan = plan_gemv(p.M, p.K, p.H[0], p.H[1],
                                   p.gated_kind >= 0, esize_of(dt), o);
   if (!plan.ok)
@@ -1128,7 +1121,7 @@ cudaError_t launch_gemv(Params p, int32_t dt, cudaStream_t stream) {
   for (const OutParams &o : p.out)
     f32_operands = f32_operands && (!o.bias || o.bias_dtype == FUSION_RT_F32) &&
                    (!o.scale || o.scale_dtype == FUSION_RT_F32);
-  const int64_t nb = env_int("FUSION_RT_PAIRED_DECODE", 1) != 0
+  const int64_t nb = tuning().paired_decode != 0
                          ? decode_nb(plan, p.gated_kind >= 0, f32_operands, p.pdl != 0)
                          : 0;
   switch (dt) {
@@ -1165,10 +1158,10 @@ cudaError_t launch_mma_tiles(const Params &p, const MmaPlan &plan, dim3 grid,
 /// grid does not fit (the caller then takes another path).
 cudaError_t launch_mma(Params p, int32_t dt, cudaStream_t stream) {
   MmaOverrides o;
-  o.S = env_int("FUSION_RT_PAIRED_SPLIT", -1);
-  o.tokens = env_int("FUSION_RT_PAIRED_MT", -1);
-  o.rows = env_int("FUSION_RT_PAIRED_RPW", -1);
-  o.wk = env_int("FUSION_RT_PAIRED_WK", -1);
+  o.S = tuning().paired_split;
+  o.tokens = tuning().paired_mt;
+  o.rows = tuning().paired_rpw;
+  o.wk = tuning().paired_wk;
   const MmaPlan plan = plan_mma(p.M, p.K, p.H[0], p.H[1], p.gated_kind >= 0, o);
   if (!plan.ok || dt == FUSION_RT_F32)
     return cudaErrorNotSupported;
@@ -1415,18 +1408,19 @@ namespace {
 Path start_path(const PairedRequest &q, bool &generic) {
   const int64_t es = esize_of(q.lhs.dtype), vec = 16 / es;
   const int64_t K = q.lhs.cols;
-  const char *path = std::getenv("FUSION_RT_PAIRED_PATH");
-  auto forced = [&](const char *name) { return path && !std::strcmp(path, name); };
-  generic = forced("generic");
+  // tuning.def's paired_path: 0 auto, 1 gemv, 2 mma, 3 blas, 4 generic.
+  const int64_t path = tuning().paired_path;
+  auto forced = [&](int64_t which) { return path == which; };
+  generic = forced(4);
   const bool vec_ok = K > 0 && K % vec == 0 && vec_rows(q.lhs, es) &&
                       vec_rows(q.w[0], es) && vec_rows(q.w[1], es);
   Path sel = select_path(q.lhs.rows, K, q.w[0].rows, q.w[1].rows, es, vec_ok,
-                         env_int("FUSION_RT_PAIRED_GEMV_MAX_M", -1));
-  if (forced("gemv") && vec_ok)
+                         tuning().paired_gemv_max_m);
+  if (forced(1) && vec_ok)
     sel = Path::Gemv;
-  if (forced("mma") && vec_ok && es == 2)
+  if (forced(2) && vec_ok && es == 2)
     sel = Path::Mma;
-  if (forced("blas"))
+  if (forced(3))
     sel = Path::Blas;
   return sel;
 }
@@ -1512,7 +1506,7 @@ fusion_rt_status cuda_paired_execute(const PairedRequest &q, void *stream_ptr) {
   // "Overlap"): measured about 1 us faster per call when the kernel before
   // is ours (or any kernel that triggers its dependents), 0.25-0.6 us slower
   // behind one that does not, so it is off by default.
-  p.pdl = env_int("FUSION_RT_PAIRED_PDL", 0) != 0 ? 1 : 0;
+  p.pdl = tuning().paired_pdl != 0 ? 1 : 0;
 
   bool force_generic = false;
   const Path sel = start_path(q, force_generic);

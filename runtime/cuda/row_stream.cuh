@@ -495,81 +495,39 @@ __global__ void __launch_bounds__(128, U >= 16 ? 3 : U <= 2 ? 8 : 4)
 
 } // namespace stream
 
-/// Variant of the stream kernels, from FUSION_RT_CUDA_ROW_STREAM (for A/B
-/// runs): "0" off (the v2 tile kernels), "4p", "8p" (U chunks a step with
-/// prefetch), "8", "16" (without). Default: see row_stream_default().
-int row_stream_variant(bool gated);
-
-/// True when the stream kernels apply: 16-byte input vectors and 8-byte
-/// code stores allowed (vec_all of the plain family, vec16 of the gated
-/// one), K % 256 == 0, and the chunk count fits the 32-bit step arithmetic.
-inline bool row_stream_ok(const KParams &p, bool gated) {
-  return (gated ? p.vec16 : p.vec_all) && p.K % 256 == 0 && p.M > 0 &&
-         p.M * (p.K / 256) < (int64_t(1) << 30);
-}
-
-/// Launches a stream kernel of U chunks a step: a persistent grid of up to
-/// (SMs x resident blocks) blocks of 128 threads, capped by the steps.
-template <int U, typename Kernel>
-cudaError_t launch_stream(Kernel kernel, const KParams &p_in, int &per_sm,
-                          cudaStream_t stream) {
-  KParams p = p_in;
-  p.tiles_x = p.K / 256;
-  p.tiles = p.M * p.tiles_x;
-  const int64_t steps = (p.tiles + U - 1) / U;
-  const int64_t want = (steps + kThreads / 32 - 1) / (kThreads / 32);
-  return launch_persistent(kernel, p, want, per_sm, stream);
-}
-
 /// Runs the plain (GATED false) or SwiGLU (GATED true) stream kernel of
-/// variant `v` (row_stream_variant: 1 = 4p, 2 = 8p, 3 = 8, 4 = 16, 5 = 4ph,
-/// 6 = 8h, 7 = 2p). The plain kernel has the FLAT form (contiguous rows,
-/// compact contiguous scales) in variants 4p, 8p, 8, 4ph, 8h (16 runs as 8),
-/// and the general form in 8 only. SwiGLU runs 2p (the default) or, for
-/// every other variant, 4p: its 8-chunk steps would spill.
+/// `plan` (mx_plan::Family::RowStream / SwigluStream): plain FLAT rows take
+/// 4 chunks a step with prefetch and L2 hints ("4ph"), other layouts the
+/// general form of 8 chunks a step; SwiGLU 2 chunks a step with prefetch at
+/// 8 CTAs an SM ("2p"). The variants that lost their A/B runs (4p, 8p, 8,
+/// 16, 8h; SwiGLU 4p) are retired (docs/kernels.md keeps their numbers).
 template <bool GATED, typename T, bool E4M3, bool PROPAGATE>
-cudaError_t launch_stream_variant(const KParams &p, int v, cudaStream_t s) {
-  static int per_sm[8] = {0, 0, 0, 0, 0, 0, 0, 0}; // by variant
+cudaError_t launch_stream_variant(const KParams &p, const mx_plan::Plan &plan,
+                                  cudaStream_t s) {
+  static int per_sm[2] = {0, 0};
   if constexpr (GATED) {
-    if (v == 7) // 2 chunks a step, prefetch, 8 CTAs (32 warps) an SM
-      return launch_stream<2>(stream::swiglu_stream_kernel<T, E4M3, PROPAGATE, 2, true>,
-                              p, per_sm[7], s);
-    return launch_stream<4>(stream::swiglu_stream_kernel<T, E4M3, PROPAGATE, 4, true>,
-                            p, per_sm[1], s);
+    return launch_planned(stream::swiglu_stream_kernel<T, E4M3, PROPAGATE, 2, true>, p,
+                          plan, per_sm[0], s);
   } else {
-    const bool flat = p.x_rs == p.K && p.rd_rs == p.K && !p.swz && p.rsc_cs == 1 &&
-                      p.rsc_rs == p.K / 32 &&
-                      reinterpret_cast<uintptr_t>(p.rsc) % 4 == 0;
-    if (!flat)
-      return launch_stream<8>(stream::row_stream_kernel<T, E4M3, PROPAGATE, 8, false, false>,
-                              p, per_sm[0], s);
-    if (v == 1)
-      return launch_stream<4>(stream::row_stream_kernel<T, E4M3, PROPAGATE, 4, true, true>,
-                              p, per_sm[1], s);
-    if (v == 5)
-      return launch_stream<4>(
-          stream::row_stream_kernel<T, E4M3, PROPAGATE, 4, true, true, true>, p,
-          per_sm[5], s);
-    if (v == 6)
-      return launch_stream<8>(
-          stream::row_stream_kernel<T, E4M3, PROPAGATE, 8, false, true, true>, p,
-          per_sm[6], s);
-    if (v == 2)
-      return launch_stream<8>(stream::row_stream_kernel<T, E4M3, PROPAGATE, 8, true, true>,
-                              p, per_sm[2], s);
-    return launch_stream<8>(stream::row_stream_kernel<T, E4M3, PROPAGATE, 8, false, true>,
-                            p, per_sm[3], s);
+    if (!plan.flat)
+      return launch_planned(
+          stream::row_stream_kernel<T, E4M3, PROPAGATE, 8, false, false>, p, plan,
+          per_sm[0], s);
+    return launch_planned(
+        stream::row_stream_kernel<T, E4M3, PROPAGATE, 4, true, true, true>, p, plan,
+        per_sm[1], s);
   }
 }
 
 /// Dispatches the stream kernels on format and NaN policy.
 template <bool GATED, typename T>
-cudaError_t launch_stream_typed(const KParams &p, int v, cudaStream_t s) {
+cudaError_t launch_stream_typed(const KParams &p, const mx_plan::Plan &plan,
+                                cudaStream_t s) {
   if (p.format == kMXFP8E4M3)
-    return p.propagate ? launch_stream_variant<GATED, T, true, true>(p, v, s)
-                       : launch_stream_variant<GATED, T, true, false>(p, v, s);
-  return p.propagate ? launch_stream_variant<GATED, T, false, true>(p, v, s)
-                     : launch_stream_variant<GATED, T, false, false>(p, v, s);
+    return p.propagate ? launch_stream_variant<GATED, T, true, true>(p, plan, s)
+                       : launch_stream_variant<GATED, T, true, false>(p, plan, s);
+  return p.propagate ? launch_stream_variant<GATED, T, false, true>(p, plan, s)
+                     : launch_stream_variant<GATED, T, false, false>(p, plan, s);
 }
 
 } // namespace cuda

@@ -422,6 +422,24 @@ FUSION_RT_API fusion_rt_status fusion_rt_synchronize(void *stream);
 /** Nonzero when the library was built with the CUDA backend. */
 FUSION_RT_API int32_t fusion_rt_has_cuda(void);
 
+/** Tuning knobs (runtime/common/tuning.def; docs/kernels.md, "Tuning
+ *  knobs"): which kernel variant runs and its launch shape, for benchmarks
+ *  and tests. Every value gives the same results. `name` is the knob's
+ *  environment variable (e.g. "FUSION_RT_CUDA_COL_T") or field name;
+ *  `value` one of its values ("0", "sph", "gemv", a decimal for integer
+ *  knobs), or NULL, "" or "default" for the default. The environment sets
+ *  the knobs once, at the library's first call that reads them; this
+ *  changes one for the later calls of the whole process. BAD_VALUE (with
+ *  a message naming the knob's values) for an unknown name or value. */
+FUSION_RT_API fusion_rt_status fusion_rt_set_tuning(const char *name,
+                                                    const char *value);
+
+/** The current value of a tuning knob: the position of its value in the
+ *  knob's list ("0|1": 0 or 1), or the integer. BAD_VALUE for an unknown
+ *  name, NULL_POINTER for a NULL `value`. */
+FUSION_RT_API fusion_rt_status fusion_rt_get_tuning(const char *name,
+                                                    int64_t *value);
+
 /** Defaults: MXFP8_E4M3, RCEIL, PROPAGATE, ROWWISE, SAME, COMPACT, 1D, RNE,
  *  CURRENT, epsilon 0, no pow2, blocks 1 x 128, seed 0, offset 0. */
 FUSION_RT_API void fusion_rt_quant_scheme_init(fusion_rt_quant_scheme *scheme);

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "fusion_rt.h"
 #include "src/backend.h"
+#include "src/tuning_store.h"
 #ifdef FUSION_RT_HAVE_CUDA
 #include "cuda/cuda_backend.h"
 #endif
@@ -830,6 +831,36 @@ fusion_rt_status fusion_rt_synchronize(void *stream) {
 #else
   (void)stream;
 #endif
+  return FUSION_RT_STATUS_SUCCESS;
+}
+
+fusion_rt_status fusion_rt_set_tuning(const char *name, const char *value) {
+  clear_error();
+  if (!name)
+    return fail(FUSION_RT_STATUS_NULL_POINTER, "name is NULL");
+  const TuningKnob *k = find_tuning_knob(name);
+  if (!k)
+    return fail(FUSION_RT_STATUS_BAD_VALUE,
+                "'%s' is not a tuning knob (runtime/common/tuning.def)", name);
+  int64_t v = 0;
+  if (!parse_tuning_value(*k, value, v))
+    return fail(FUSION_RT_STATUS_BAD_VALUE,
+                "%s takes %s, \"default\" or \"\"; got '%s'", k->env,
+                *k->values ? k->values : "a decimal integer", value);
+  set_tuning_value(k->member, v);
+  return FUSION_RT_STATUS_SUCCESS;
+}
+
+fusion_rt_status fusion_rt_get_tuning(const char *name, int64_t *value) {
+  clear_error();
+  if (!name || !value)
+    return fail(FUSION_RT_STATUS_NULL_POINTER, "%s is NULL",
+                !name ? "name" : "value");
+  const TuningKnob *k = find_tuning_knob(name);
+  if (!k)
+    return fail(FUSION_RT_STATUS_BAD_VALUE,
+                "'%s' is not a tuning knob (runtime/common/tuning.def)", name);
+  *value = tuning().*(k->member);
   return FUSION_RT_STATUS_SUCCESS;
 }
 

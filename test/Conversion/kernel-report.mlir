@@ -41,7 +41,7 @@ func.func @act_backward_dbias(%x: tensor<64x256xf16>, %dy: tensor<64x256xf16>) -
 }
 
 // CHECK: op #2 fusion.gated_act_quantize
-// CHECK: CUDA launch: block 128; grid depends on the runtime shape
+// CHECK: CUDA launch: block 128, persistent grid over warp tiles; size depends on the runtime shape
 // CHECK: CUDA kernel: void fusion_rt::cuda::mx_quantize_kernel<fusion_rt::cuda::SrcGatedFwd<fusion_rt::cuda::F32T>, 2>(fusion_rt::cuda::KParams)
 func.func @gated(%x: tensor<?x512xf32>) -> (tensor<?x256xf8E5M2>, tensor<?x256xf8E8M0FNU>) {
   %dst_c0 = arith.constant 0 : index
@@ -54,8 +54,11 @@ func.func @gated(%x: tensor<?x512xf32>) -> (tensor<?x256xf8E5M2>, tensor<?x256xf
   return %d, %s : tensor<?x256xf8E5M2>, tensor<?x256xf8E8M0FNU>
 }
 
+// The SwiGLU backward with a bf16 intermediate, full 32x64 tiles: its own
+// kernel (the report named the engine's before it shared the launcher's plan).
 // CHECK: op #3 fusion.gated_act_quantize
-// CHECK: CUDA kernel: void fusion_rt::cuda::mx_quantize_kernel<fusion_rt::cuda::SrcGatedBwd<fusion_rt::cuda::BF16T>, 1>(fusion_rt::cuda::KParams)
+// CHECK: CUDA launch: block 128, 1 warp tiles, grid 1 = min(1,
+// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::swiglu_bwd16_kernel<fusion_rt::cuda::BF16T, true, true, 1>(fusion_rt::cuda::KParams)
 func.func @gated_backward(%x: tensor<32x128xbf16>, %dy: tensor<32x64xbf16>) -> (tensor<32x128xf8E4M3FN>, tensor<32x4xf8E8M0FNU>) {
   %dst9 = tensor.empty() : tensor<32x128xf8E4M3FN>
   %dst10 = tensor.empty() : tensor<32x4xf8E8M0FNU>
@@ -116,10 +119,12 @@ func.func @ffn(%x: tensor<2048x256xbf16>, %wg: tensor<512x256xbf16>, %wu: tensor
   return %y : tensor<2048x512xbf16>
 }
 
-// The SwiGLU forward rowwise quantize of 16-bit inputs takes the v2 kernel.
+// The SwiGLU forward rowwise quantize of 16-bit rows of a multiple of 256
+// takes the stream kernel, 2 chunks a step (the report named the v2 kernel
+// before it shared the launcher's plan).
 // CHECK: op #8 fusion.gated_act_quantize
-// CHECK: CUDA launch: block 128, 128 warp tiles, grid 32 = min(32,
-// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::swiglu_row16_v2_kernel<fusion_rt::cuda::BF16T, false, false>(fusion_rt::cuda::KParams)
+// CHECK: CUDA launch: block 128, 1024 chunks of 256 values, 2 a warp step, grid {{[0-9]+}} = min(128,
+// CHECK: CUDA kernel: void fusion_rt::cuda::stream::swiglu_stream_kernel<fusion_rt::cuda::BF16T, false, false, 2, true>(fusion_rt::cuda::KParams)
 func.func @swiglu_v2(%x: tensor<256x2048xbf16>) -> (tensor<256x1024xf8E5M2>, tensor<256x32xf8E8M0FNU>) {
   %dst17 = tensor.empty() : tensor<256x1024xf8E5M2>
   %dst18 = tensor.empty() : tensor<256x32xf8E8M0FNU>
@@ -335,4 +340,38 @@ func.func @fp4_stream(%x: tensor<64x256xbf16>, %gu: tensor<8x768xf16>, %y: tenso
   %f:2 = fusion.quantize %w as quant<mxfp4, rowwise> outs(%d4, %s4)
       : (tensor<8x96xbf16>, tensor<8x96xf4E2M1FN>, tensor<8x3xf8E8M0FNU>) -> (tensor<8x96xf4E2M1FN>, tensor<8x3xf8E8M0FNU>)
   return %a#0, %a#1, %b#0, %b#1, %c#0, %c#1, %e#0, %e#1, %f#0, %f#1 : tensor<64x256xf4E2M1FN>, tensor<64x16xf8E4M3FN>, tensor<8x384xf4E2M1FN>, tensor<8x12xf8E8M0FNU>, tensor<16x128xf4E2M1FN>, tensor<16x4xf8E8M0FNU>, tensor<64x256xf4E2M1FN>, tensor<64x16xf8E4M3FN>, tensor<8x96xf4E2M1FN>, tensor<8x3xf8E8M0FNU>
+}
+
+// Every family of the MXFP8 plan (runtime/common/mx_plan.h) that the ops
+// above do not reach: SwiGLU forward rowwise of a width that is no multiple
+// of 256 (the v2 kernel), plain rowwise 16-bit of such a width (v2), plain
+// colwise same layout (v2), and the general stream form for swizzled scales.
+// CHECK: op #{{[0-9]+}} fusion.gated_act_quantize
+// CHECK: CUDA launch: block 128, 20 warp tiles, grid 5 = min(5,
+// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::swiglu_row16_v2_kernel<fusion_rt::cuda::BF16T, true, true>(fusion_rt::cuda::KParams)
+// CHECK: op #{{[0-9]+}} fusion.quantize
+// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::mx_rowwise16_v2_kernel<fusion_rt::cuda::F16T, true, true>(fusion_rt::cuda::KParams)
+// CHECK: op #{{[0-9]+}} fusion.quantize
+// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::mx_col16_v2_kernel<fusion_rt::cuda::BF16T, false, true, 2>(fusion_rt::cuda::KParams)
+// CHECK: op #{{[0-9]+}} fusion.quantize
+// CHECK: CUDA launch: block 128, 512 chunks of 256 values, 8 a warp step, grid {{[0-9]+}} = min(16,
+// CHECK: CUDA kernel: void fusion_rt::cuda::stream::row_stream_kernel<fusion_rt::cuda::BF16T, true, true, 8, false, false, false>(fusion_rt::cuda::KParams)
+func.func @mx_plan_families(%g: tensor<128x640xbf16>, %h: tensor<64x320xf16>, %c: tensor<64x320xbf16>, %z: tensor<128x1024xbf16>) -> (tensor<128x320xf8E4M3FN>, tensor<128x10xf8E8M0FNU>, tensor<64x320xf8E4M3FN>, tensor<64x10xf8E8M0FNU>, tensor<64x320xf8E5M2>, tensor<2x320xf8E8M0FNU>, tensor<128x1024xf8E4M3FN>, tensor<128x32xf8E8M0FNU>) {
+  %e0 = tensor.empty() : tensor<128x320xf8E4M3FN>
+  %e1 = tensor.empty() : tensor<128x10xf8E8M0FNU>
+  %a:2 = fusion.gated_act_quantize #fusion.act<swiglu> %g as quant<mxfp8_e4m3, rowwise> via bf16 outs(%e0, %e1)
+      : (tensor<128x640xbf16>, tensor<128x320xf8E4M3FN>, tensor<128x10xf8E8M0FNU>) -> (tensor<128x320xf8E4M3FN>, tensor<128x10xf8E8M0FNU>)
+  %e2 = tensor.empty() : tensor<64x320xf8E4M3FN>
+  %e3 = tensor.empty() : tensor<64x10xf8E8M0FNU>
+  %b:2 = fusion.quantize %h as quant<mxfp8_e4m3, rowwise> outs(%e2, %e3)
+      : (tensor<64x320xf16>, tensor<64x320xf8E4M3FN>, tensor<64x10xf8E8M0FNU>) -> (tensor<64x320xf8E4M3FN>, tensor<64x10xf8E8M0FNU>)
+  %e4 = tensor.empty() : tensor<64x320xf8E5M2>
+  %e5 = tensor.empty() : tensor<2x320xf8E8M0FNU>
+  %d:2 = fusion.quantize %c as quant<mxfp8_e5m2, colwise> outs(%e4, %e5)
+      : (tensor<64x320xbf16>, tensor<64x320xf8E5M2>, tensor<2x320xf8E8M0FNU>) -> (tensor<64x320xf8E5M2>, tensor<2x320xf8E8M0FNU>)
+  %e6 = tensor.empty() : tensor<128x1024xf8E4M3FN>
+  %e7 = tensor.empty() : tensor<128x32xf8E8M0FNU>
+  %f:2 = fusion.quantize %z as quant<mxfp8_e4m3, rowwise, scales = swizzled> outs(%e6, %e7)
+      : (tensor<128x1024xbf16>, tensor<128x1024xf8E4M3FN>, tensor<128x32xf8E8M0FNU>) -> (tensor<128x1024xf8E4M3FN>, tensor<128x32xf8E8M0FNU>)
+  return %a#0, %a#1, %b#0, %b#1, %d#0, %d#1, %f#0, %f#1 : tensor<128x320xf8E4M3FN>, tensor<128x10xf8E8M0FNU>, tensor<64x320xf8E4M3FN>, tensor<64x10xf8E8M0FNU>, tensor<64x320xf8E5M2>, tensor<2x320xf8E8M0FNU>, tensor<128x1024xf8E4M3FN>, tensor<128x32xf8E8M0FNU>
 }

@@ -10,14 +10,17 @@
 //
 // The paired projection's path and launch plan come from the runtime's own
 // plan (runtime/common/paired_plan.h, which paired_projection.cu launches
-// from). The quantizers' kernel choice mirrors the dispatch in
-// runtime/cuda/cuda_backend.cu; every name the report produces must exist in
-// the inventory, which test/Conversion/kernel-report.mlir checks, so that
-// mirror cannot drift silently.
+// from), and so do the MXFP8 quantizers' kernel, template arguments and
+// grid (runtime/common/mx_plan.h, which cuda_backend.cu launches from, with
+// the default tuning knobs). The other formats' kernel choice mirrors
+// formats.cu, fp4_stream.cu and fp8_block.cu; every name the report
+// produces must exist in the inventory, which
+// test/Conversion/kernel-report.mlir checks.
 //
 //===----------------------------------------------------------------------===//
 #include "fusion/Conversion/FusionToRuntime/FusionToRuntime.h"
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "common/mx_plan.h"
 #include "common/paired_plan.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
@@ -37,6 +40,7 @@ namespace mlir::fusion {
 
 using namespace mlir;
 using namespace mlir::fusion;
+namespace mx_plan = fusion_rt::mx_plan;
 
 namespace {
 
@@ -113,25 +117,6 @@ std::string persistentGrid(const std::string &what, int64_t want,
          " resident blocks, est. from registers)";
 }
 
-/// Fills the launch line of a persistent warp-tile kernel (launch.cuh and
-/// the v2 launchers): `perTileX` columns per warp tile, 32-row bands.
-void planTiles(ArrayRef<int64_t> shape, int64_t perTileX, StringRef kernel,
-               const llvm::StringMap<KernelInfo> &inv, Plan &plan) {
-  int64_t m = rowsOf(shape), k = shape.back();
-  if (ShapedType::isDynamic(m) || ShapedType::isDynamic(k)) {
-    plan.launch = "block 128; grid depends on the runtime shape";
-    return;
-  }
-  int64_t tiles = (m + 31) / 32 * ((k + perTileX - 1) / perTileX);
-  int64_t want = (tiles + kThreads / 32 - 1) / (kThreads / 32);
-  plan.launch =
-      persistentGrid(std::to_string(tiles) + " warp tiles", want, kernel, inv);
-}
-
-/// The MXFP8 kernels: mirrors runtime/cuda/cuda_backend.cu, launch.cuh and
-/// the stream / v2 selection in mxfp8_quantize.cu / gated_act_quantize.cu
-/// (the defaults; FUSION_RT_CUDA_ROW_STREAM and FUSION_RT_CUDA_QUANT_V2
-/// change them at run time).
 /// The demangled name of a value source (mx_kernel.cuh): `src` is SrcPlain,
 /// SrcActFwd / SrcActBwd (the alias templates of SrcAct<T, BWD>),
 /// SrcGatedFwd or SrcGatedBwd; `t` the input type's tag.
@@ -306,111 +291,100 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
                 "odd K)";
 }
 
-void planMX(QuantSchemeAttr scheme, Type inElt, StringRef src, int vec, int g,
-            ArrayRef<int64_t> shape, bool dbias, bool v2Eligible,
+/// The plan request of an MXFP8 op (common/mx_plan.h) with the lowering's
+/// buffers: contiguous rows, 16-byte aligned bases. The vector-access flags
+/// follow cuda_backend.cu's checks on those strides: `vec` values a lane
+/// (the family's), inputs whose rows are `xRowMul` * K wide (2 for a packed
+/// [gate | up] input) and the code matrices' row lengths.
+mx_plan::Request mxRequest(QuantSchemeAttr scheme, Type inElt, StringRef src,
+                           ArrayRef<int64_t> shape, StreamSource ss,
+                           int64_t xRowMul, bool &dynamic) {
+  mx_plan::Request r;
+  r.src = src == "SrcPlain"      ? mx_plan::Source::Plain
+          : src == "SrcActFwd"   ? mx_plan::Source::ActFwd
+          : src == "SrcActBwd"   ? mx_plan::Source::ActBwd
+          : src == "SrcGatedFwd" ? mx_plan::Source::GatedFwd
+                                 : mx_plan::Source::GatedBwd;
+  r.kind = ss.kind;
+  r.inter = ss.inter;
+  r.dir = scheme.getDirection() == QuantDirection::rowwise   ? mx_plan::kRow
+          : scheme.getDirection() == QuantDirection::colwise ? mx_plan::kCol
+                                                             : mx_plan::kBoth;
+  r.esize = elemBytes(inElt);
+  r.col_t = r.dir != mx_plan::kRow &&
+            scheme.getColwiseLayout() == ColwiseLayout::transposed;
+  // Sizes the plan needs as numbers: a dynamic row count as 32 rows (a full
+  // band), a dynamic width as 64 columns (no stream kernel).
+  int64_t m = rowsOf(shape), k = shape.back();
+  dynamic = ShapedType::isDynamic(m) || ShapedType::isDynamic(k);
+  r.M = ShapedType::isDynamic(m) ? 32 : m;
+  r.K = ShapedType::isDynamic(k) ? 64 : k;
+  const int64_t es = r.esize, vec = mx_plan::source_vec(r.src, r.esize);
+  const int64_t nv = r.src == mx_plan::Source::GatedBwd ? 2 : 1;
+  auto rowsVec = [&](int64_t rowElems, int64_t esz, int64_t bytes) {
+    return r.M <= 1 || (rowElems * esz) % bytes == 0;
+  };
+  const int64_t xRow = xRowMul * r.K, codeRow = nv * r.K;
+  const bool rowwise = r.dir != mx_plan::kCol, colwise = r.dir != mx_plan::kRow;
+  // The colwise codes: [M, cols] rows, or transposed [cols, M] rows.
+  auto colVec = [&](int64_t bytes) {
+    return r.col_t ? (r.K <= 1 || r.M % bytes == 0) : rowsVec(codeRow, 1, bytes);
+  };
+  r.vec_all = rowsVec(xRow, es, vec * es) && (nv == 1 || r.K % vec == 0) &&
+              (!rowwise || rowsVec(codeRow, 1, vec)) &&
+              (!colwise || colVec(r.col_t ? 16 : vec));
+  r.vec16 = es == 2 && rowsVec(xRow, es, 16) && (!rowwise || rowsVec(codeRow, 1, 8)) &&
+            (!colwise || colVec(r.col_t ? 16 : 8));
+  r.flat = xRowMul == 1 && scheme.getScaleLayout() == ScaleLayout::compact;
+  return r;
+}
+
+/// The launch line of an MXFP8 plan: its work units and grid.
+std::string mxLaunch(const mx_plan::Plan &p, bool dynamic, StringRef kernel,
+                     const llvm::StringMap<KernelInfo> &inv) {
+  using mx_plan::Family;
+  std::string units;
+  if (p.family == Family::RowStream || p.family == Family::SwigluStream)
+    units = " chunks of 256 values, " +
+            std::to_string(p.family == Family::SwigluStream ? 2
+                           : p.flat                         ? 4
+                                                            : 8) +
+            " a warp step";
+  else if (p.family == Family::BothCta || p.family == Family::ColT)
+    units = " CTA tiles of " + std::to_string(p.unit_rows) + "x" +
+            std::to_string(p.unit_cols);
+  else
+    units = " warp tiles";
+  if (dynamic)
+    return "block 128, persistent grid over" + units +
+           "; size depends on the runtime shape";
+  return persistentGrid(std::to_string(p.units) + units, p.want, kernel, inv);
+}
+
+void planMX(QuantSchemeAttr scheme, Type inElt, StringRef src,
+            ArrayRef<int64_t> shape, bool dbias, bool streamEligible,
             const llvm::StringMap<KernelInfo> &inv, Plan &plan,
-            StreamSource ss = {}) {
+            StreamSource ss = {}, int64_t xRowMul = 1) {
   if (scheme.getFormat() != QuantFormat::mxfp8_e4m3 &&
       scheme.getFormat() != QuantFormat::mxfp8_e5m2) {
-    planFormats(scheme, inElt, src, dbias, shape, v2Eligible, ss, plan);
+    planFormats(scheme, inElt, src, dbias, shape, streamEligible, ss, plan);
     return;
   }
-  int dir = scheme.getDirection() == QuantDirection::rowwise   ? 1
-            : scheme.getDirection() == QuantDirection::colwise ? 2
-                                                               : 3;
-  std::string t = typeTag(inElt, false);
-  std::string flags =
-      std::string(scheme.getFormat() == QuantFormat::mxfp8_e4m3 ? "true"
-                                                                : "false") +
-      ", " + (scheme.getNanPolicy() == NanPolicy::propagate ? "true" : "false");
-  // The rowwise stream kernel (mxfp8_quantize.cu launch_quantize,
-  // row_stream.cuh): plain 16-bit rowwise quantize with K % 256 == 0, its
-  // default variant 4ph (4 chunks a step, prefetch, L2 hints) when rows and
-  // compact scales are contiguous (identity layouts), else the general form.
-  int64_t k = shape.back();
-  if (v2Eligible && src == "SrcPlain" && dir == 1 && !inElt.isF32() &&
-      !ShapedType::isDynamic(k) && k % 256 == 0) {
-    bool flat = scheme.getScaleLayout() == ScaleLayout::compact;
-    int u = flat ? 4 : 8;
-    std::string name = "void fusion_rt::cuda::stream::row_stream_kernel<" + t +
-                       ", " + flags +
-                       (flat ? ", 4, true, true, true>" : ", 8, false, false, false>") +
-                       "(fusion_rt::cuda::KParams)";
-    plan.kernels.push_back(name);
-    int64_t m = rowsOf(shape);
-    if (ShapedType::isDynamic(m)) {
-      plan.launch = "block 128, persistent grid; size depends on the runtime "
-                    "shape";
-      return;
-    }
-    int64_t chunks = m * (k / 256), steps = (chunks + u - 1) / u;
-    int64_t want = (steps + kThreads / 32 - 1) / (kThreads / 32);
-    plan.launch = persistentGrid(std::to_string(chunks) +
-                                     " chunks of 256 values, " +
-                                     std::to_string(u) + " a warp step",
-                                 want, name, inv);
-    return;
-  }
-  // Colwise transposed (colwise or both) and both directions with the same
-  // layout: the CTA-tile kernels of mxfp8_quantize.cu launch_v2, defaults
-  // of FUSION_RT_CUDA_COL_T (sph) and FUSION_RT_CUDA_BOTH (c).
-  if (v2Eligible && src == "SrcPlain" && dir != 1 && !inElt.isF32()) {
-    std::string prefix = "void fusion_rt::cuda::(anonymous namespace)::";
-    bool transposed =
-        scheme.getColwiseLayout() == ColwiseLayout::transposed;
-    std::string name;
-    int64_t tileRows = 128, tileCols = 64;
-    if (!transposed && dir == 3) {
-      name = prefix + "mx_both16_cta_kernel<" + t + ", " + flags + ">";
-      tileRows = 32;
-      tileCols = 256;
-    } else if (transposed) {
-      name = prefix + "mx_colT16_kernel<" + t + ", " + flags + ", " +
-             std::to_string(dir) +
-             (dir == 2 ? ", true, true>" : ", false, false>");
-    }
-    if (!name.empty()) {
-      name += "(fusion_rt::cuda::KParams)";
-      plan.kernels.push_back(name);
-      int64_t m = rowsOf(shape);
-      if (ShapedType::isDynamic(m) || ShapedType::isDynamic(k)) {
-        plan.launch = "block 128, persistent grid over " +
-                      std::to_string(tileRows) + "x" +
-                      std::to_string(tileCols) +
-                      " CTA tiles; size depends on the runtime shape";
-        return;
-      }
-      int64_t tiles = (m + tileRows - 1) / tileRows *
-                      ((k + tileCols - 1) / tileCols);
-      plan.launch = persistentGrid(std::to_string(tiles) + " CTA tiles of " +
-                                       std::to_string(tileRows) + "x" +
-                                       std::to_string(tileCols),
-                                   tiles, name, inv);
-      return;
-    }
-  }
-  if (v2Eligible && !inElt.isF32()) {
-    std::string prefix = "void fusion_rt::cuda::(anonymous namespace)::";
-    std::string name =
-        src == "SrcGatedFwd"
-            ? prefix + "swiglu_row16_v2_kernel<" + t + ", " + flags + ">"
-        : dir == 1 ? prefix + "mx_rowwise16_v2_kernel<" + t + ", " + flags + ">"
-                   : prefix + "mx_col16_v2_kernel<" + t + ", " + flags + ", " +
-                         std::to_string(dir) + ">";
-    name += "(fusion_rt::cuda::KParams)";
-    plan.kernels.push_back(name);
-    planTiles(shape, 64, name, inv, plan);
-    return;
-  }
-  std::string srcT = sourceTypeName(src, t);
-  std::string name = "void fusion_rt::cuda::mx_quantize_kernel<" + srcT +
-                     ", " + std::to_string(dir) +
-                     ">(fusion_rt::cuda::KParams)";
+  // The runtime's own plan with the default knobs (tuning.def).
+  bool dynamic = false;
+  mx_plan::Request r = mxRequest(scheme, inElt, src, shape, ss, xRowMul, dynamic);
+  mx_plan::Plan p = mx_plan::plan_mx(r, fusion_rt::Tuning{});
+  std::string name = mx_plan::kernel_name(
+      p, typeTag(inElt, false), scheme.getFormat() == QuantFormat::mxfp8_e4m3,
+      scheme.getNanPolicy() == NanPolicy::propagate);
   plan.kernels.push_back(name);
   if (dbias)
     plan.kernels.push_back("fusion_rt::cuda::dbias_reduce_kernel(float const*, "
                            "long, long, float*, long)");
-  planTiles(shape, (32 / g) * vec, name, inv, plan);
+  plan.launch = mxLaunch(p, dynamic, name, inv);
+  if (dynamic && p.family == mx_plan::Family::SwigluBwdV2)
+    plan.launch += " (this kernel where the rows are a multiple of 32; the "
+                   "tile engine's otherwise)";
 }
 
 /// The zero_scale policy on the GPU (mx_zero_scale.cu): after the
@@ -439,15 +413,15 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
   if (auto q = dyn_cast<QuantizeOp>(op)) {
     Type t = cast<ShapedType>(q.getInput().getType()).getElementType();
     // v2: 16-bit plain quantize without amax (MX schemes have none).
-    planMX(q.getScheme(), t, "SrcPlain", 16 / elemBytes(t), 4,
-           cast<ShapedType>(q.getInput().getType()).getShape(), false, /*v2Eligible=*/true, inv,
-           plan);
+    planMX(q.getScheme(), t, "SrcPlain",
+           cast<ShapedType>(q.getInput().getType()).getShape(), false,
+           /*streamEligible=*/true, inv, plan);
     planZeroScale(q.getScheme(), "SrcPlain", t, plan);
   } else if (auto q = dyn_cast<ActQuantizeOp>(op)) {
     planMX(q.getScheme(), cast<ShapedType>(q.getInput().getType()).getElementType(),
-           q.getActivation().getBackward() ? "SrcActBwd" : "SrcActFwd", 4, 4,
+           q.getActivation().getBackward() ? "SrcActBwd" : "SrcActFwd",
            cast<ShapedType>(q.getInput().getType()).getShape(), q.getDbias(),
-           /*v2Eligible=*/false, inv, plan,
+           /*streamEligible=*/false, inv, plan,
            streamSourceOf(q.getActivation(), q.getIntermediate()));
     planZeroScale(q.getScheme(),
                   q.getActivation().getBackward() ? "SrcActBwd" : "SrcActFwd",
@@ -459,13 +433,13 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
     if (q.getInputs().size() == 1 && !ShapedType::isDynamic(half.back()))
       half.back() /= 2;
     bool bwd = q.getActivation().getBackward();
-    // v2: SwiGLU forward rowwise of 16-bit inputs.
-    bool v2 = !bwd && q.getActivation().getKind() == ActivationKind::swiglu &&
-              q.getScheme().getDirection() == QuantDirection::rowwise;
+    // The other formats' stream kernels: SwiGLU forward rowwise.
+    bool stream = !bwd && q.getActivation().getKind() == ActivationKind::swiglu &&
+                  q.getScheme().getDirection() == QuantDirection::rowwise;
     planMX(q.getScheme(), in.getElementType(),
-           bwd ? "SrcGatedBwd" : "SrcGatedFwd", bwd ? 2 : 4, bwd ? 2 : 4, half,
-           false, v2, inv, plan,
-           streamSourceOf(q.getActivation(), q.getIntermediate()));
+           bwd ? "SrcGatedBwd" : "SrcGatedFwd", half, false, stream, inv, plan,
+           streamSourceOf(q.getActivation(), q.getIntermediate()),
+           q.getInputs().size() == 1 ? 2 : 1);
     planZeroScale(q.getScheme(), bwd ? "SrcGatedBwd" : "SrcGatedFwd",
                   in.getElementType(), plan);
   } else {
@@ -480,8 +454,8 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
                                     w0.getDimSize(p.getKn() ? 1 : 0)};
       Type t = *p.getIntermediate();
       Plan q;
-      planMX(*quant, t, "SrcPlain", 16 / elemBytes(t), 4, shape, false,
-             /*v2Eligible=*/true, inv, q);
+      planMX(*quant, t, "SrcPlain", shape, false, /*streamEligible=*/true, inv,
+             q);
       planZeroScale(*quant, "SrcPlain", t, q);
       llvm::append_range(plan.kernels, q.kernels);
       plan.cudaNote = q.cudaNote;

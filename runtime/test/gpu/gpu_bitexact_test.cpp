@@ -33,6 +33,16 @@
 
 namespace {
 
+/// Sets a tuning knob (runtime/common/tuning.def) for the later calls;
+/// nullptr: its default. A knob the library refuses stops the test.
+void set_knob(const std::string &name, const char *value) {
+  if (fusion_rt_set_tuning(name.c_str(), value) != FUSION_RT_STATUS_SUCCESS) {
+    std::fprintf(stderr, "fusion_rt_set_tuning(%s, %s): %s\n", name.c_str(),
+                 value ? value : "NULL", fusion_rt_last_error_message());
+    std::exit(2);
+  }
+}
+
 #define CUDA_OK(expr)                                                          \
   do {                                                                         \
     cudaError_t e_ = (expr);                                                   \
@@ -353,12 +363,12 @@ void run_case(const Case &c) {
     std::vector<std::vector<uint8_t>> first(4);
     for (int b = 0; b < 4; ++b)
       first[size_t(b)] = gpu.host[b];
-    setenv("FUSION_RT_CUDA_GATED_BWD", "0", 1);
+    set_knob("FUSION_RT_CUDA_GATED_BWD", "0");
     for (int b = 0; b < 4; ++b)
       if (gpu.bytes[b])
         CUDA_OK(cudaMemset(gpu.dev[b], 0xCD, gpu.bytes[b]));
     const fusion_rt_status st_eng = run(true);
-    unsetenv("FUSION_RT_CUDA_GATED_BWD");
+    set_knob("FUSION_RT_CUDA_GATED_BWD", nullptr);
     CUDA_OK(cudaDeviceSynchronize());
     for (int b = 0; b < 4; ++b) {
       if (!gpu.bytes[b])
@@ -573,6 +583,10 @@ int main(int argc, char **argv) {
   std::printf("device: %s (sm_%d%d, %d SMs), seed 0x%llx\n", prop.name, prop.major,
               prop.minor, prop.multiProcessorCount, (unsigned long long)g_rng);
   auto t0 = std::chrono::steady_clock::now();
+  // Every call also checks that the kernel it launched is the one its plan
+  // names (runtime/common/mx_plan.h), the name the kernel report prints: a
+  // mismatch fails the call, and so the case.
+  set_knob("FUSION_RT_CHECK_PLAN", "1");
 
   std::vector<Case> cases;
   int variant = 0;

@@ -43,6 +43,16 @@
 
 namespace {
 
+/// Sets a tuning knob (runtime/common/tuning.def) for the later calls;
+/// nullptr: its default. A knob the library refuses stops the test.
+void set_knob(const std::string &name, const char *value) {
+  if (fusion_rt_set_tuning(name.c_str(), value) != FUSION_RT_STATUS_SUCCESS) {
+    std::fprintf(stderr, "fusion_rt_set_tuning(%s, %s): %s\n", name.c_str(),
+                 value ? value : "NULL", fusion_rt_last_error_message());
+    std::exit(2);
+  }
+}
+
 #define CUDA_OK(expr)                                                          \
   do {                                                                         \
     cudaError_t e_ = (expr);                                                   \
@@ -265,7 +275,7 @@ void run_case(const Case &c, const char *path, uint32_t seed) {
         std::string(name) + ": CPU run: " + fusion_rt_last_error_message());
 
   // CUDA.
-  setenv("FUSION_RT_PAIRED_PATH", path, 1);
+  set_knob("FUSION_RT_PAIRED_PATH", path);
   fusion_rt_paired_projection dd = make(true, nullptr, nullptr);
   st = fusion_rt_paired_projection_run(&dd, nullptr, nullptr);
   CUDA_OK(cudaDeviceSynchronize());
@@ -283,17 +293,17 @@ void run_case(const Case &c, const char *path, uint32_t seed) {
   // The decode instance of the gemv path (where the plan takes it) against
   // the general instance: the same order of operations, the same bits.
   if (!std::strcmp(path, "gemv") || !std::strcmp(path, "auto")) {
-    setenv("FUSION_RT_PAIRED_DECODE", "0", 1);
+    set_knob("FUSION_RT_PAIRED_DECODE", "0");
     st = fusion_rt_paired_projection_run(&dd, nullptr, nullptr);
     CUDA_OK(cudaDeviceSynchronize());
-    unsetenv("FUSION_RT_PAIRED_DECODE");
+    set_knob("FUSION_RT_PAIRED_DECODE", nullptr);
     std::vector<uint8_t> g0c, g1c;
     o0.download(g0c);
     o1.download(g1c);
     check(st == FUSION_RT_STATUS_SUCCESS && g0c == g0 && g1c == g1,
           std::string(name) + ": the gemv decode instance differs from the general one");
   }
-  unsetenv("FUSION_RT_PAIRED_PATH");
+  set_knob("FUSION_RT_PAIRED_PATH", nullptr);
   check(g0 == g0b && g1 == g1b, std::string(name) + ": not deterministic");
 
   // Guards untouched, every element written (no NaN: inputs are finite).
@@ -483,7 +493,7 @@ void quantizing_front(const char *path) {
                           {128, 1024, 64, FUSION_RT_BF16, FUSION_RT_ROUND_BF16},
                           {300, 512, 96, FUSION_RT_BF16, FUSION_RT_ROUND_NONE}};
   if (std::strcmp(path, "auto"))
-    setenv("FUSION_RT_PAIRED_PATH", path, 1);
+    set_knob("FUSION_RT_PAIRED_PATH", path);
   std::mt19937 gen(99);
   std::normal_distribution<float> nd(0.f, 1.f);
   for (const QCase &c : qcases) {
@@ -601,7 +611,7 @@ void quantizing_front(const char *path) {
     for (Buf *b : {&x, &w, &value})
       b->release();
   }
-  unsetenv("FUSION_RT_PAIRED_PATH");
+  set_knob("FUSION_RT_PAIRED_PATH", nullptr);
 }
 
 } // namespace
@@ -617,7 +627,7 @@ void run_forced(const Case (&cases)[NC], const char *path,
       static char tag[128];
       std::string t = "[";
       for (size_t i = 0; i < NV; ++i) {
-        setenv(("FUSION_RT_PAIRED_" + std::string(vars[i])).c_str(), sh[i], 1);
+        set_knob(("FUSION_RT_PAIRED_" + std::string(vars[i])).c_str(), sh[i]);
         t += std::string(i ? " " : "") + vars[i] + "=" + sh[i];
       }
       std::snprintf(tag, sizeof tag, "%s]", t.c_str());
@@ -625,7 +635,7 @@ void run_forced(const Case (&cases)[NC], const char *path,
       run_case(c, path, seed++);
     }
   for (size_t i = 0; i < NV; ++i)
-    unsetenv(("FUSION_RT_PAIRED_" + std::string(vars[i])).c_str());
+    set_knob(("FUSION_RT_PAIRED_" + std::string(vars[i])).c_str(), nullptr);
   g_tag = "";
 }
 

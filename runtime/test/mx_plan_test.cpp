@@ -1,0 +1,282 @@
+//===- mx_plan_test.cpp - which kernel runs an MXFP8 quantizer ------------===//
+//
+// runtime/common/mx_plan.h is plain C++: the CUDA backend launches what
+// plan_mx returns and the kernel report names it with kernel_name. These
+// tests check, without a GPU, the choice the measurements made
+// (docs/kernels.md) and the knobs of common/tuning.def that select the
+// baselines, the grid arithmetic every launcher now takes from the plan,
+// and the tuning knobs' parser and C entry points.
+//
+//===----------------------------------------------------------------------===//
+#include "common/mx_plan.h"
+#include "fusion_rt.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+using namespace fusion_rt;
+using namespace fusion_rt::mx_plan;
+
+Request plain(int dir, int64_t M, int64_t K) {
+  Request r;
+  r.dir = dir;
+  r.M = M;
+  r.K = K;
+  return r;
+}
+
+Request gated(bool backward, int64_t M, int64_t K) {
+  Request r;
+  r.src = backward ? Source::GatedBwd : Source::GatedFwd;
+  r.kind = kSwiGLU;
+  r.inter = kInterBF16;
+  r.M = M;
+  r.K = K;
+  return r;
+}
+
+const std::string kBF16 = "fusion_rt::cuda::BF16T";
+
+TEST(MxPlan, PlainRowwiseTakesTheStreamKernel) {
+  Plan p = plan_mx(plain(kRow, 1024, 2048), Tuning{});
+  EXPECT_EQ(p.family, Family::RowStream);
+  EXPECT_TRUE(p.flat);
+  // 1024 rows x 8 chunks of 256; 4 chunks a warp step, 4 warps a block.
+  EXPECT_EQ(p.units, 8192);
+  EXPECT_EQ(p.want, 512);
+  EXPECT_EQ(kernel_name(p, kBF16, true, true),
+            "void fusion_rt::cuda::stream::row_stream_kernel<fusion_rt::cuda::BF16T, "
+            "true, true, 4, true, true, true>(fusion_rt::cuda::KParams)");
+  Request general = plain(kRow, 1024, 2048);
+  general.flat = false; // strided rows or swizzled scales
+  p = plan_mx(general, Tuning{});
+  EXPECT_EQ(p.family, Family::RowStream);
+  EXPECT_EQ(p.want, 256); // 8 chunks a step
+  EXPECT_NE(kernel_name(p, kBF16, true, true).find(", 8, false, false, false>"),
+            std::string::npos);
+}
+
+TEST(MxPlan, StreamKernelConditions) {
+  // Width not a multiple of 256, unaligned views, an amax, f32 input, or the
+  // knob off: the v2 tile kernel (16-bit) or the engine (f32, amax).
+  EXPECT_EQ(plan_mx(plain(kRow, 64, 320), Tuning{}).family, Family::V2);
+  Request r = plain(kRow, 64, 512);
+  r.vec_all = false;
+  EXPECT_EQ(plan_mx(r, Tuning{}).family, Family::V2);
+  Tuning off;
+  off.row_stream = 0;
+  EXPECT_EQ(plan_mx(plain(kRow, 64, 512), off).family, Family::V2);
+  r = plain(kRow, 64, 512);
+  r.esize = 4;
+  EXPECT_EQ(plan_mx(r, Tuning{}).family, Family::Tiles);
+  r = plain(kRow, 64, 512);
+  r.amax = true;
+  EXPECT_EQ(plan_mx(r, Tuning{}).family, Family::Tiles);
+  // The chunk count must stay within 2^30 (32-bit step arithmetic).
+  EXPECT_EQ(plan_mx(plain(kRow, int64_t(1) << 24, 256 * 64), Tuning{}).family,
+            Family::V2);
+  EXPECT_EQ(plan_mx(plain(kRow, 0, 512), Tuning{}).family, Family::V2);
+}
+
+TEST(MxPlan, ColwiseAndBoth) {
+  Request r = plain(kCol, 256, 512);
+  r.col_t = true;
+  Plan p = plan_mx(r, Tuning{});
+  EXPECT_EQ(p.family, Family::ColT);
+  EXPECT_EQ(p.units, 2 * 8); // 128 x 64 CTA tiles
+  EXPECT_EQ(p.want, 16);
+  EXPECT_NE(kernel_name(p, kBF16, true, true).find("mx_colT16_kernel<fusion_rt::cuda::BF16T, "
+                                                   "true, true, 2, true, true>"),
+            std::string::npos);
+  r.dir = kBoth;
+  p = plan_mx(r, Tuning{});
+  EXPECT_EQ(p.family, Family::ColT);
+  EXPECT_NE(kernel_name(p, kBF16, false, true).find(", 3, false, false>"),
+            std::string::npos);
+  Tuning off;
+  off.col_t = 0;
+  EXPECT_EQ(plan_mx(r, off).family, Family::V2);
+  // Same layout: both directions on the CTA kernel, colwise on v2.
+  p = plan_mx(plain(kBoth, 100, 1000), Tuning{});
+  EXPECT_EQ(p.family, Family::BothCta);
+  EXPECT_EQ(p.units, 4 * 4); // 32 x 256 CTA tiles
+  off = Tuning{};
+  off.both = 0;
+  p = plan_mx(plain(kBoth, 100, 1000), off);
+  EXPECT_EQ(p.family, Family::V2);
+  EXPECT_EQ(p.units, 4 * 16); // 32 x 64 warp tiles
+  EXPECT_EQ(p.want, 16);
+  EXPECT_EQ(plan_mx(plain(kCol, 100, 1000), Tuning{}).family, Family::V2);
+  // The transposed kernel's strip order needs 32-bit tile counts.
+  r = plain(kCol, int64_t(1) << 30, int64_t(1) << 12);
+  r.col_t = true;
+  EXPECT_EQ(plan_mx(r, Tuning{}).family, Family::V2);
+}
+
+TEST(MxPlan, SwigluForward) {
+  Plan p = plan_mx(gated(false, 256, 1024), Tuning{});
+  EXPECT_EQ(p.family, Family::SwigluStream);
+  EXPECT_EQ(p.units, 256 * 4);
+  EXPECT_EQ(p.want, 128); // 2 chunks a step
+  EXPECT_EQ(kernel_name(p, kBF16, false, false),
+            "void fusion_rt::cuda::stream::swiglu_stream_kernel<fusion_rt::cuda::BF16T, "
+            "false, false, 2, true>(fusion_rt::cuda::KParams)");
+  EXPECT_EQ(plan_mx(gated(false, 256, 64), Tuning{}).family, Family::SwigluRowV2);
+  Request r = gated(false, 256, 1024);
+  r.vec16 = false;
+  EXPECT_EQ(plan_mx(r, Tuning{}).family, Family::SwigluRowV2);
+  Tuning off;
+  off.row_stream = 0;
+  EXPECT_EQ(plan_mx(gated(false, 256, 1024), off).family, Family::SwigluRowV2);
+  off = Tuning{};
+  off.quant_v2 = 0;
+  EXPECT_EQ(plan_mx(gated(false, 256, 1024), off).family, Family::Tiles);
+  // Other kinds, directions and f32 inputs: the engine.
+  r = gated(false, 256, 1024);
+  r.kind = kSwiGLU + 1; // GeGLU
+  EXPECT_EQ(plan_mx(r, Tuning{}).family, Family::Tiles);
+  r = gated(false, 256, 1024);
+  r.dir = kCol;
+  EXPECT_EQ(plan_mx(r, Tuning{}).family, Family::Tiles);
+  r = gated(false, 256, 1024);
+  r.esize = 4;
+  p = plan_mx(r, Tuning{});
+  EXPECT_EQ(p.family, Family::Tiles);
+  EXPECT_EQ(p.unit_cols, 32); // 8 lanes x 4 values
+  EXPECT_EQ(kernel_name(p, "fusion_rt::cuda::F32T", true, true),
+            "void fusion_rt::cuda::mx_quantize_kernel<fusion_rt::cuda::SrcGatedFwd<"
+            "fusion_rt::cuda::F32T>, 1>(fusion_rt::cuda::KParams)");
+}
+
+TEST(MxPlan, SwigluBackward) {
+  Plan p = plan_mx(gated(true, 32, 64), Tuning{});
+  EXPECT_EQ(p.family, Family::SwigluBwdV2);
+  EXPECT_EQ(kernel_name(p, kBF16, true, true),
+            "void fusion_rt::cuda::(anonymous namespace)::swiglu_bwd16_kernel<"
+            "fusion_rt::cuda::BF16T, true, true, 1>(fusion_rt::cuda::KParams)");
+  // Full tiles only, a bf16 intermediate, 16-byte views, the knob.
+  EXPECT_EQ(plan_mx(gated(true, 33, 64), Tuning{}).family, Family::Tiles);
+  EXPECT_EQ(plan_mx(gated(true, 32, 96), Tuning{}).family, Family::Tiles);
+  Request r = gated(true, 32, 64);
+  r.inter = 2;
+  EXPECT_EQ(plan_mx(r, Tuning{}).family, Family::Tiles);
+  r = gated(true, 32, 64);
+  r.vec16 = false;
+  EXPECT_EQ(plan_mx(r, Tuning{}).family, Family::Tiles);
+  Tuning off;
+  off.gated_bwd = 0;
+  p = plan_mx(gated(true, 32, 64), off);
+  EXPECT_EQ(p.family, Family::Tiles);
+  EXPECT_EQ(p.unit_cols, 32); // 16 lanes x 2 values
+  EXPECT_EQ(kernel_name(p, kBF16, true, true),
+            "void fusion_rt::cuda::mx_quantize_kernel<fusion_rt::cuda::SrcGatedBwd<"
+            "fusion_rt::cuda::BF16T>, 1>(fusion_rt::cuda::KParams)");
+}
+
+TEST(MxPlan, ActivationsTakeTheEngine) {
+  for (Source s : {Source::ActFwd, Source::ActBwd})
+    for (int dir : {kRow, kCol, kBoth}) {
+      Request r = plain(dir, 64, 256);
+      r.src = s;
+      Plan p = plan_mx(r, Tuning{});
+      EXPECT_EQ(p.family, Family::Tiles);
+      EXPECT_EQ(p.unit_cols, 32);
+      EXPECT_EQ(p.units, 2 * 8);
+      EXPECT_EQ(p.want, 4);
+      EXPECT_EQ(kernel_name(p, "fusion_rt::cuda::F16T", true, true),
+                "void fusion_rt::cuda::mx_quantize_kernel<fusion_rt::cuda::SrcAct<"
+                "fusion_rt::cuda::F16T, " +
+                    std::string(s == Source::ActBwd ? "true" : "false") + ">, " +
+                    std::to_string(dir) + ">(fusion_rt::cuda::KParams)");
+    }
+}
+
+TEST(MxPlan, GridCoversEveryValue) {
+  // Every family's units cover the [M, K] matrix exactly once.
+  for (int64_t M : {1, 31, 32, 33, 128, 1000})
+    for (int64_t K : {32, 64, 256, 300, 2048})
+      for (int dir : {kRow, kCol, kBoth})
+        for (bool col_t : {false, true}) {
+          Request r = plain(dir, M, K);
+          r.col_t = col_t && dir != kRow;
+          Plan p = plan_mx(r, Tuning{});
+          EXPECT_GE(p.tiles_x * p.unit_cols, K);
+          EXPECT_LT((p.tiles_x - 1) * p.unit_cols, K);
+          EXPECT_EQ(p.units, (M + p.unit_rows - 1) / p.unit_rows * p.tiles_x);
+          EXPECT_GE(p.want, 1);
+        }
+}
+
+TEST(Tuning, KnobsParseTheirValues) {
+  const TuningKnob *k = find_tuning_knob("FUSION_RT_PAIRED_PATH");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(find_tuning_knob("paired_path"), k);
+  int64_t v = -7;
+  EXPECT_TRUE(parse_tuning_value(*k, "mma", v));
+  EXPECT_EQ(v, 2);
+  EXPECT_TRUE(parse_tuning_value(*k, "generic", v));
+  EXPECT_EQ(v, 4);
+  EXPECT_TRUE(parse_tuning_value(*k, "default", v));
+  EXPECT_EQ(v, 0);
+  v = -7;
+  EXPECT_FALSE(parse_tuning_value(*k, "gem", v));
+  EXPECT_FALSE(parse_tuning_value(*k, "gemvv", v));
+  EXPECT_EQ(v, -7);
+  k = find_tuning_knob("FUSION_RT_PAIRED_MT");
+  ASSERT_NE(k, nullptr);
+  EXPECT_TRUE(parse_tuning_value(*k, "16", v));
+  EXPECT_EQ(v, 16);
+  EXPECT_TRUE(parse_tuning_value(*k, "", v));
+  EXPECT_EQ(v, -1);
+  EXPECT_FALSE(parse_tuning_value(*k, "4x", v));
+  EXPECT_EQ(find_tuning_knob("FUSION_RT_NO_SUCH_KNOB"), nullptr);
+  EXPECT_EQ(find_tuning_knob(nullptr), nullptr);
+  // Every knob's default is one of its values.
+  size_t n = 0;
+  const TuningKnob *all = tuning_knobs(n);
+  EXPECT_GE(n, 15u);
+  for (size_t i = 0; i < n; ++i) {
+    const Tuning t;
+    EXPECT_EQ(t.*(all[i].member), all[i].dflt) << all[i].env;
+    if (*all[i].values) {
+      EXPECT_GE(all[i].dflt, 0) << all[i].env;
+    }
+  }
+}
+
+TEST(Tuning, SetAndGetThroughTheCApi) {
+  int64_t v = -1;
+  ASSERT_EQ(fusion_rt_get_tuning("FUSION_RT_CUDA_COL_T", &v), FUSION_RT_STATUS_SUCCESS);
+  const int64_t before = v;
+  ASSERT_EQ(fusion_rt_set_tuning("FUSION_RT_CUDA_COL_T", "0"), FUSION_RT_STATUS_SUCCESS);
+  ASSERT_EQ(fusion_rt_get_tuning("col_t", &v), FUSION_RT_STATUS_SUCCESS);
+  EXPECT_EQ(v, 0);
+  ASSERT_EQ(fusion_rt_set_tuning("col_t", nullptr), FUSION_RT_STATUS_SUCCESS);
+  ASSERT_EQ(fusion_rt_get_tuning("FUSION_RT_CUDA_COL_T", &v), FUSION_RT_STATUS_SUCCESS);
+  EXPECT_EQ(v, 1);
+  ASSERT_EQ(fusion_rt_set_tuning("FUSION_RT_PAIRED_PATH", "blas"), FUSION_RT_STATUS_SUCCESS);
+  ASSERT_EQ(fusion_rt_get_tuning("FUSION_RT_PAIRED_PATH", &v), FUSION_RT_STATUS_SUCCESS);
+  EXPECT_EQ(v, 3);
+  ASSERT_EQ(fusion_rt_set_tuning("FUSION_RT_PAIRED_PATH", "default"),
+            FUSION_RT_STATUS_SUCCESS);
+  // Bad names and values: BAD_VALUE with a message naming what it takes;
+  // the knob keeps its value.
+  EXPECT_EQ(fusion_rt_set_tuning("FUSION_RT_CUDA_COL_T", "sp"), FUSION_RT_STATUS_BAD_VALUE);
+  EXPECT_NE(std::string(fusion_rt_last_error_message()).find("0|1"), std::string::npos);
+  EXPECT_EQ(fusion_rt_set_tuning("FUSION_RT_PAIRED_MT", "x"), FUSION_RT_STATUS_BAD_VALUE);
+  EXPECT_NE(std::string(fusion_rt_last_error_message()).find("decimal"), std::string::npos);
+  EXPECT_EQ(fusion_rt_set_tuning("FUSION_RT_NO_SUCH_KNOB", "1"), FUSION_RT_STATUS_BAD_VALUE);
+  EXPECT_NE(std::string(fusion_rt_last_error_message()).find("not a tuning knob"),
+            std::string::npos);
+  EXPECT_EQ(fusion_rt_set_tuning(nullptr, "1"), FUSION_RT_STATUS_NULL_POINTER);
+  EXPECT_EQ(fusion_rt_get_tuning("FUSION_RT_CUDA_COL_T", nullptr),
+            FUSION_RT_STATUS_NULL_POINTER);
+  EXPECT_EQ(fusion_rt_get_tuning("nope", &v), FUSION_RT_STATUS_BAD_VALUE);
+  ASSERT_EQ(fusion_rt_get_tuning("FUSION_RT_CUDA_COL_T", &v), FUSION_RT_STATUS_SUCCESS);
+  EXPECT_EQ(v, before);
+}
+
+} // namespace
