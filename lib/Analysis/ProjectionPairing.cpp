@@ -208,9 +208,9 @@ std::optional<Projection> mlir::fusion::matchProjection(linalg::LinalgOp op) {
   p.lhs = op.getDpsInputOperand(lhsIdx)->get();
   p.weight = op.getDpsInputOperand(wIdx)->get();
   p.accType = getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType());
-  auto setUnsupported = [&](StringRef rule, const Twine &detail) {
-    if (p.unsupportedRule.empty()) {
-      p.unsupportedRule = rule.str();
+  auto setUnsupported = [&](DeclineRule rule, const Twine &detail) {
+    if (p.unsupportedRule == DeclineRule::None) {
+      p.unsupportedRule = rule;
       p.unsupportedDetail = detail.str();
     }
   };
@@ -268,12 +268,12 @@ std::optional<Projection> mlir::fusion::matchProjection(linalg::LinalgOp op) {
   int64_t lhsRank = lhsMap.getNumResults();
   p.tokenRank = lhsRank - 1;
   if (batchedWeight)
-    setUnsupported("unsupported projection",
+    setUnsupported(DeclineRule::UnsupportedProjection,
                    "the weight has rank " + Twine(wMap.getNumResults()) +
                        " (batched weights); the paired op takes one [H, K] "
                        "or [K, H] matrix per projection");
   if (lhsRank != static_cast<int64_t>(outRank))
-    setUnsupported("unsupported projection",
+    setUnsupported(DeclineRule::UnsupportedProjection,
                    "the LHS and the result have different ranks");
   bool tokensInOrder = p.lhsKDim == lhsRank - 1;
   for (int64_t i = 0; tokensInOrder && i + 1 < lhsRank &&
@@ -281,7 +281,7 @@ std::optional<Projection> mlir::fusion::matchProjection(linalg::LinalgOp op) {
        ++i)
     tokensInOrder = lhsMap.getDimPosition(i) == outMap.getDimPosition(i);
   if (!tokensInOrder)
-    setUnsupported("unsupported projection",
+    setUnsupported(DeclineRule::UnsupportedProjection,
                    lhsRank == 2
                        ? Twine("the LHS is read as [K, N]; the paired op "
                                "takes [N, K]")
@@ -292,18 +292,18 @@ std::optional<Projection> mlir::fusion::matchProjection(linalg::LinalgOp op) {
   Type prodType = productType(op);
   if (auto acc = dyn_cast<FloatType>(p.accType)) {
     if (acc.getWidth() < 32)
-      setUnsupported("accumulation narrower than f32",
+      setUnsupported(DeclineRule::NarrowAccumulation,
                      "the contraction accumulates in " + typeString(p.accType) +
                          "; the paired op accumulates in f32");
     else if (!p.accType.isF32())
-      setUnsupported("unsupported projection",
+      setUnsupported(DeclineRule::UnsupportedProjection,
                      "the contraction accumulates in " + typeString(p.accType) +
                          "; the paired op accumulates in f32");
     else if (prodType && prodType != p.accType)
-      setUnsupported("accumulation narrower than f32",
+      setUnsupported(DeclineRule::NarrowAccumulation,
                      "the contraction multiplies in " + typeString(prodType));
   } else {
-    setUnsupported("unsupported projection",
+    setUnsupported(DeclineRule::UnsupportedProjection,
                    "the contraction accumulates in " + typeString(p.accType));
   }
   // The accumulator starts from zero, or from an [H] bias broadcast over the
@@ -313,12 +313,12 @@ std::optional<Projection> mlir::fusion::matchProjection(linalg::LinalgOp op) {
   if (!initValue && outRank >= 2)
     p.initBias = getColumnBroadcastSource(init);
   if (!p.initBias && (!initValue || *initValue != 0.0))
-    setUnsupported("unsupported projection",
+    setUnsupported(DeclineRule::UnsupportedProjection,
                    "the accumulator does not start from zero or from a "
                    "broadcast [H] bias");
   for (Type t : {p.lhsElementType(), p.weightElementType()})
     if (!t.isBF16() && !t.isF16() && !t.isF32())
-      setUnsupported("unsupported projection",
+      setUnsupported(DeclineRule::UnsupportedProjection,
                      "element type " + typeString(t) +
                          " (the runtime reads bf16, f16 or f32)");
   return p;
@@ -794,7 +794,7 @@ FailureOr<EpilogueMatch> mlir::fusion::matchEpilogue(Value projection,
   if (generics.empty())
     return m; // `none`: the fused op's result replaces the projection.
   if (users.size() > 1) {
-    why.rule = "extra consumer of a projection result";
+    why.rule = DeclineRule::ExtraConsumer;
     why.detail = "the projection feeds an elementwise epilogue and " +
                  std::to_string(users.size() - 1) + " other op(s)";
     return failure();
@@ -802,7 +802,7 @@ FailureOr<EpilogueMatch> mlir::fusion::matchEpilogue(Value projection,
   linalg::GenericOp g = generics.front();
   EpilogueBody body(g, {projection});
   auto unsupported = [&](StringRef detail) -> FailureOr<EpilogueMatch> {
-    why.rule = "unsupported epilogue";
+    why.rule = DeclineRule::UnsupportedEpilogue;
     why.detail = detail.str();
     return failure();
   };
@@ -958,24 +958,24 @@ FailureOr<GatedMatch> mlir::fusion::matchGated(Value a, Value b,
                                                MatchFailure &why) {
   GatedMatch m;
   m.generic = getGatedConsumer(a, b);
-  auto fail = [&](StringRef rule, StringRef detail) -> FailureOr<GatedMatch> {
-    why.rule = rule.str();
+  auto fail = [&](DeclineRule rule, StringRef detail) -> FailureOr<GatedMatch> {
+    why.rule = rule;
     why.detail = detail.str();
     return failure();
   };
   if (!m.generic)
-    return fail("unsupported epilogue", "no gated activation consumes both");
+    return fail(DeclineRule::UnsupportedEpilogue, "no gated activation consumes both");
   for (Value v : {a, b})
     for (Operation *u : v.getUsers())
       if (u != m.generic.getOperation())
-        return fail("extra consumer of a projection result",
+        return fail(DeclineRule::ExtraConsumer,
                     "a projection feeds the gated activation and '" +
                         u->getName().getStringRef().str() + "'");
   EpilogueBody body(m.generic, {a, b});
   if (!body.unsupported.empty())
-    return fail("unsupported epilogue", body.unsupported);
+    return fail(DeclineRule::UnsupportedEpilogue, body.unsupported);
   if (!body.checkPrecision())
-    return fail("unsupported epilogue", body.unsupported);
+    return fail(DeclineRule::UnsupportedEpilogue, body.unsupported);
   auto withRounds = [&]() -> FailureOr<GatedMatch> {
     m.gateRound = body.roundTypes[m.gateIndex];
     m.upRound = body.roundTypes[1 - m.gateIndex];
@@ -985,22 +985,22 @@ FailureOr<GatedMatch> mlir::fusion::matchGated(Value a, Value b,
   if (!act.match && matchGatedBiases(body, m))
     return withRounds();
   if (!act.match)
-    return fail("unsupported epilogue", act.reason == "unsupported activation"
+    return fail(DeclineRule::UnsupportedEpilogue, act.reason == "unsupported activation"
                                             ? act.detail
                                             : act.reason + ": " + act.detail);
   ActivationMatch &am = *act.match;
   if (!am.up || am.backward)
-    return fail("unsupported epilogue",
+    return fail(DeclineRule::UnsupportedEpilogue,
                 "the consumer of both projections is not a gated activation");
   int upIdx = am.up == a ? 0 : am.up == b ? 1 : -1;
   if (upIdx < 0)
-    return fail("unsupported epilogue",
+    return fail(DeclineRule::UnsupportedEpilogue,
                 "the gated activation's up operand is not a projection");
   m.gateIndex = 1 - upIdx;
   Value gate = m.gateIndex == 0 ? a : b;
   if (am.input) {
     if (am.input != gate)
-      return fail("unsupported epilogue",
+      return fail(DeclineRule::UnsupportedEpilogue,
                   "the gated activation's gate is not a projection");
   } else {
     // The gate is computed in the body: it must be gate + bias.
@@ -1014,12 +1014,12 @@ FailureOr<GatedMatch> mlir::fusion::matchGated(Value a, Value b,
             !body.isDependent(y))
           bias = y;
     if (!bias)
-      return fail("unsupported epilogue",
+      return fail(DeclineRule::UnsupportedEpilogue,
                   "the gate is not a projection or a projection plus a bias");
     m.gateBias = columnParam(body, bias);
   }
   if (am.alpha)
-    return fail("unsupported epilogue",
+    return fail(DeclineRule::UnsupportedEpilogue,
                 "the gated activation has a non-default slope; the runtime's "
                 "gated pair uses the default parameters");
   m.kind = am.kind;

@@ -10,6 +10,7 @@
 // unraised lowers with the rest of the program.
 //
 //===----------------------------------------------------------------------===//
+#include "fusion/Transforms/Declines.h"
 #include "fusion/Transforms/Passes.h"
 #include "fusion/Transforms/RemarkLock.h"
 
@@ -213,7 +214,8 @@ struct ExpandTosaMXPass
                          name);
     else
       remark::missed(loc, opts)
-          << remark::reason("{0}", "unsupported op")
+          << remark::reason("{0}",
+                            fusion::declineTag(fusion::DeclineRule::TosaUnsupportedOp).str())
           << remark::add("{0} is not expanded: {1}", name, why);
   }
 

@@ -9,7 +9,8 @@
 // fusion-fuse-paired-projections) is folded into that op instead, which
 // then quantizes (fuseIntoPairedProjection).
 //
-// Admission rules (docs/passes.md):
+// Admission rules (DeclineRule, include/fusion/Transforms/Declines.def;
+// docs/passes.md):
 //   "no activation to fuse"          the input is not an activation's result
 //                                    (and no dbias reduction sits next to it)
 //   "unsupported activation"         the body matches no supported form
@@ -40,6 +41,7 @@
 //                                    would be invalid (a bug)
 //
 //===----------------------------------------------------------------------===//
+#include "fusion/Transforms/Declines.h"
 #include "fusion/Transforms/Passes.h"
 #include "fusion/Transforms/RemarkLock.h"
 #include "fusion/Transforms/VerifyQuietly.h"
@@ -341,12 +343,12 @@ private:
         .function(function);
   }
 
-  void decline(QuantizeOp q, StringRef function, StringRef rule,
+  void decline(QuantizeOp q, StringRef function, DeclineRule rule,
                StringRef detail) {
     ++numDeclined;
     std::lock_guard<std::mutex> lock(getRemarkMutex());
     remark::missed(q.getLoc(), remarkOpts(function))
-        << remark::reason("{0}", rule.str())
+        << remark::reason("{0}", declineTag(rule).str())
         << remark::add("{0}", detail.str());
   }
 
@@ -354,7 +356,7 @@ private:
   /// format is not in it.
   bool formatAllowed(QuantizeOp q, QuantSchemeAttr scheme, StringRef function) {
     if (scheme.isBlockFP8() && scheme.getBlockRows() > 1) {
-      decline(q, function, "unsupported scheme",
+      decline(q, function, DeclineRule::UnsupportedScheme,
               ("2D FP8 blocks (block = " + Twine(scheme.getBlockRows()) + "x" +
                Twine(scheme.getBlockCols()) +
                ") quantize weights; the fused activation ops take 1xG blocks")
@@ -364,7 +366,7 @@ private:
     if (allowedFormats.empty() ||
         llvm::is_contained(allowedFormats, scheme.getFormat()))
       return true;
-    decline(q, function, "unsupported quantization format for fused activation",
+    decline(q, function, DeclineRule::UnsupportedFormatForFusedActivation,
             ("format " + stringifyQuantFormat(scheme.getFormat()) +
              " is not in 'formats'")
                 .str());
@@ -517,7 +519,7 @@ void FuseActQuantizePass::fuseIntoPairedProjection(
       for (Operation *user : v.getUsers())
         if (user != q.getOperation() && user != expand.getOperation())
           other = user;
-      return decline(q, function, "activation has another user",
+      return decline(q, function, DeclineRule::ActivationHasAnotherUser,
                      "the gated fusion.paired_projection's result is also "
                      "used by '" +
                          (other ? other->getName().getStringRef().str()
@@ -525,13 +527,13 @@ void FuseActQuantizePass::fuseIntoPairedProjection(
                          "'; the quantizing form does not return it");
     }
   if (q.getScale() || q.getRng())
-    return decline(q, function, "unsupported scheme",
+    return decline(q, function, DeclineRule::UnsupportedScheme,
                    "a quantizing fusion.paired_projection takes no scale or "
                    "rng operand (FP8 delayed scaling, stochastic rounding)");
   if (!formatAllowed(q, scheme, function))
     return;
   if (expand && scheme.hasColwise())
-    return decline(q, function, "unsupported shape",
+    return decline(q, function, DeclineRule::ActUnsupportedShape,
                    "a colwise copy of a result with several token dimensions "
                    "(the fused op quantizes the collapsed [N, H] result; "
                    "only rowwise blocks are the same there)");
@@ -563,7 +565,7 @@ void FuseActQuantizePass::fuseIntoPairedProjection(
     for (Value out : outs)
       if (out.getDefiningOp<tensor::CollapseShapeOp>())
         out.getDefiningOp()->erase();
-    return decline(q, function, "fused op does not verify",
+    return decline(q, function, DeclineRule::ActFusedOpDoesNotVerify,
                    "the admission rules passed but the quantizing "
                    "fusion.paired_projection would not verify (a bug of "
                    "this pass: please report it with the input)");
@@ -707,19 +709,19 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
                  checksWhy;
       else if (!dbiasWhy.empty())
         detail = "the reduction is not a dbias: " + dbiasWhy;
-      return decline(q, function, "activation has another user", detail);
+      return decline(q, function, DeclineRule::ActivationHasAnotherUser, detail);
     }
     plan.dbias = dbias;
     for (Value half : plan.act.halves)
       if (!half.hasOneUse())
-        return decline(q, function, "activation has another user",
+        return decline(q, function, DeclineRule::ActivationHasAnotherUser,
                        "a half of the gated gradient is also used "
                        "elsewhere");
     // [dgate | dup] written by two insert_slice: the first write must not
     // be read by anything but the second.
     for (size_t i = 1; i < plan.act.packOps.size(); ++i)
       if (!plan.act.packOps[i]->getResult(0).hasOneUse())
-        return decline(q, function, "activation has another user",
+        return decline(q, function, DeclineRule::ActivationHasAnotherUser,
                        "the tensor holding one half of the gated gradient is "
                        "also used elsewhere");
   } else if (dbias) {
@@ -728,13 +730,14 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
     plan.act.input = value;
     plan.dbias = dbias;
   } else if (fromHalves || value.getDefiningOp<linalg::GenericOp>()) {
-    return decline(q, function, matched.reason, matched.detail);
+    // The matcher's reason is this rule's tag (ActivationMatch::reason).
+    return decline(q, function, DeclineRule::UnsupportedActivation, matched.detail);
   } else {
     std::string detail = "the quantized value is not computed by an "
                          "elementwise linalg.generic";
     if (!dbiasWhy.empty())
       detail += "; the reduction next to it is not a dbias: " + dbiasWhy;
-    return decline(q, function, "no activation to fuse", detail);
+    return decline(q, function, DeclineRule::NoActivation, detail);
   }
   ActivationMatch &act = plan.act;
 
@@ -749,7 +752,7 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
         why = internalRounding(
             dup, cast<OpResult>(act.halves[1]).getResultNumber(), Value());
     if (!why.empty())
-      return decline(q, function, "activation body rounds internally",
+      return decline(q, function, DeclineRule::BodyRoundsInternally,
                      why + " (strict-rounding: the fused op computes in f32 "
                            "and rounds once)");
   }
@@ -771,15 +774,15 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
     llvm::raw_string_ostream os(s);
     os << "input element type " << inputElem << " (the runtime reads bf16, "
        << "f16 or f32)";
-    return decline(q, function, "unsupported input element type", s);
+    return decline(q, function, DeclineRule::UnsupportedInputElementType, s);
   }
   if (act.grad && readType(act.grad) != inputElem)
-    return decline(q, function, "unsupported input element type",
+    return decline(q, function, DeclineRule::UnsupportedInputElementType,
                    "grad and input have different element types");
   if (act.up && (readType(act.up) != inputElem ||
                  cast<ShapedType>(act.up.getType()).getShape() !=
                      cast<ShapedType>(act.input.getType()).getShape()))
-    return decline(q, function, "unsupported input element type",
+    return decline(q, function, DeclineRule::UnsupportedInputElementType,
                    "gate and up have different types");
 
   Type intermediate =
@@ -789,12 +792,12 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
     llvm::raw_string_ostream os(s);
     os << "the activation is rounded to " << intermediate
        << " (the runtime rounds to bf16, f16 or f32)";
-    return decline(q, function, "unsupported input element type", s);
+    return decline(q, function, DeclineRule::UnsupportedInputElementType, s);
   }
 
   // Shapes: fusion_rt.h views have rank 1..4.
   if (valueType.getRank() < 1 || valueType.getRank() > 4)
-    return decline(q, function, "unsupported shape",
+    return decline(q, function, DeclineRule::ActUnsupportedShape,
                    "rank " + std::to_string(valueType.getRank()) +
                        " (the runtime takes ranks 1 to 4)");
 
@@ -805,7 +808,7 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
     int64_t width = valueType.getShape().back();
     if (ShapedType::isDynamic(width) ||
         (width / 2) % scheme.getBlockSize() != 0)
-      return decline(q, function, "unsupported shape",
+      return decline(q, function, DeclineRule::ActUnsupportedShape,
                      "rowwise blocks of " +
                          std::to_string(scheme.getBlockSize()) +
                          " would straddle the [dgate | dup] halves (the "
@@ -823,7 +826,7 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
       partner->isBeforeInBlock(q))
     anchor = partner;
   if (partner && partner->getBlock() != q->getBlock())
-    return decline(q, function, "activation has another user",
+    return decline(q, function, DeclineRule::ActivationHasAnotherUser,
                    "the other quantizer is in another block");
   if (plan.dbias && plan.dbias->isBeforeInBlock(anchor))
     anchor = plan.dbias;
@@ -833,7 +836,7 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
     llvm::append_range(operands, act.generic.getDpsInputs());
   for (Value v : operands)
     if (v && !dom.properlyDominates(v, anchor))
-      return decline(q, function, "operand defined after the fusion point",
+      return decline(q, function, DeclineRule::OperandAfterFusionPoint,
                      "the fused op goes before the first of the quantizer "
                      "and its dbias reduction, and one of its operands (the "
                      "gradient, the up half, the delayed scale or the rng "
@@ -943,7 +946,7 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
          llvm::zip(made, SmallVector<Value>{act.input, act.grad, act.up}))
       if (mine && mine != matched && mine.use_empty())
         eraseWithDeadProducers({mine.getDefiningOp()});
-    return decline(q, function, "fused op does not verify",
+    return decline(q, function, DeclineRule::ActFusedOpDoesNotVerify,
                    "the admission rules passed but the fused op would not "
                    "verify (a bug of this pass: please report it with the "
                    "input)");
@@ -999,7 +1002,7 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
   // The runtime writes at most one rowwise and one colwise copy per fused
   // op; the other quantizers keep reading the unfused activation.
   for (QuantizeOp extra : extras)
-    decline(extra, function, "more quantizers than one fused op writes",
+    decline(extra, function, DeclineRule::MoreQuantizers,
             "this activation also feeds a fused " + opName + " with " +
                 stringifyQuantFormat(scheme.getFormat()).str() + ", " +
                 stringifyQuantDirection(scheme.getDirection()).str() +

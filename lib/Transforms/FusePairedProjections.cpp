@@ -11,7 +11,8 @@
 // partner, with the rule the nearest one failed ("no partner left" when all
 // of them were paired with others). Declined candidates are left untouched.
 //
-// Admission rules (docs/passes.md):
+// Admission rules (DeclineRule, include/fusion/Transforms/Declines.def;
+// docs/passes.md):
 //   "different LHS"                  the two read different SSA values
 //   "different K or element types"   contracted dimension, weight, LHS or
 //                                    accumulator element types differ
@@ -38,6 +39,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fusion/Transforms/CheckElision.h"
+#include "fusion/Transforms/Declines.h"
 #include "fusion/Transforms/Passes.h"
 #include "fusion/Transforms/RemarkLock.h"
 #include "fusion/Transforms/VerifyQuietly.h"
@@ -331,7 +333,7 @@ bool isCastGeneric(linalg::GenericOp g) {
 /// `why` means: not a split at all).
 FailureOr<SplitPlan> matchSplit(linalg::LinalgOp op, std::string &why) {
   std::optional<Projection> p = matchProjection(op);
-  if (!p || !p->unsupportedRule.empty() || p->tokenRank != 1 ||
+  if (!p || p->unsupportedRule != DeclineRule::None || p->tokenRank != 1 ||
       p->lhsKDim != 1 || op->getNumResults() != 1)
     return failure();
   SplitPlan plan;
@@ -547,8 +549,8 @@ private:
 FailureOr<PairPlan> FusePairedProjectionsPass::checkPair(const Projection &a,
                                                          const Projection &b,
                                                          MatchFailure &why) {
-  auto decline = [&](StringRef rule, const Twine &detail) {
-    why.rule = rule.str();
+  auto decline = [&](DeclineRule rule, const Twine &detail) {
+    why.rule = rule;
     why.detail = detail.str();
     return failure();
   };
@@ -557,29 +559,29 @@ FailureOr<PairPlan> FusePairedProjectionsPass::checkPair(const Projection &a,
   // Same input.
   if (a.lhs != b.lhs) {
     if (equalComputations(a.lhs, b.lhs))
-      return decline("different LHS",
+      return decline(DeclineRule::DifferentLhs,
                      "the inputs are equal computations under two SSA names "
                      "(run cse first)");
-    return decline("different LHS",
+    return decline(DeclineRule::DifferentLhs,
                    "the gated activation multiplies projections of two "
                    "different inputs");
   }
 
   // Same K and element types.
   if (a.lhsKDim != b.lhsKDim)
-    return decline("different K or element types",
+    return decline(DeclineRule::DifferentKOrTypes,
                    "the projections contract dimensions " + Twine(a.lhsKDim) +
                        " and " + Twine(b.lhsKDim) + " of the LHS");
   if (a.weightElementType() != b.weightElementType())
-    return decline("different K or element types",
+    return decline(DeclineRule::DifferentKOrTypes,
                    "weight element types " + typeStr(a.weightElementType()) +
                        " and " + typeStr(b.weightElementType()));
   if (a.accType != b.accType)
-    return decline("different K or element types",
+    return decline(DeclineRule::DifferentKOrTypes,
                    "accumulator element types " + typeStr(a.accType) + " and " +
                        typeStr(b.accType));
   if (a.weightElementType() != a.lhsElementType())
-    return decline("different K or element types",
+    return decline(DeclineRule::DifferentKOrTypes,
                    "the weights are " + typeStr(a.weightElementType()) +
                        " but the LHS is " + typeStr(a.lhsElementType()) +
                        " (the paired op reads both in one type)");
@@ -594,16 +596,16 @@ FailureOr<PairPlan> FusePairedProjectionsPass::checkPair(const Projection &a,
     return slice.contains(target);
   };
   if (reaches(b.op, a.op) || reaches(a.op, b.op))
-    return decline("dependency between the projections",
+    return decline(DeclineRule::DependencyBetweenProjections,
                    "one projection's operands are computed from the other's "
                    "result");
 
   // Each projection on its own.
   for (const Projection *p : {&a, &b})
-    if (!p->unsupportedRule.empty())
+    if (p->unsupportedRule != DeclineRule::None)
       return decline(p->unsupportedRule, p->unsupportedDetail);
   if (a.kn != b.kn)
-    return decline("different weight layouts",
+    return decline(DeclineRule::DifferentWeightLayouts,
                    "one weight is [H, K] and the other [K, H]");
 
   // Epilogues.
@@ -613,7 +615,7 @@ FailureOr<PairPlan> FusePairedProjectionsPass::checkPair(const Projection &a,
   // The accumulator starts from a bias (addmm) and is rounded with it: the
   // fused op rounds before adding its bias.
   auto declineRoundedInitBias = [&](Type round) {
-    return decline("unsupported epilogue",
+    return decline(DeclineRule::UnsupportedEpilogue,
                    "the accumulator starts from a bias and is rounded to " +
                        typeStr(round) +
                        " with it (the fused op rounds before adding its "
@@ -628,12 +630,12 @@ FailureOr<PairPlan> FusePairedProjectionsPass::checkPair(const Projection &a,
     }
     plan.gatedQuant = gq;
     if (gq.getScale() || gq.getRng())
-      return decline("unsupported epilogue",
+      return decline(DeclineRule::UnsupportedEpilogue,
                      "the gated quantizer takes a scale or rng operand (FP8 "
                      "delayed scaling, stochastic rounding), which the "
                      "quantizing paired op does not");
     if (a.tokenRank > 1 && gq.getScheme().hasColwise())
-      return decline("unsupported epilogue",
+      return decline(DeclineRule::UnsupportedEpilogue,
                      "a colwise copy of a result with several token "
                      "dimensions (the fused op quantizes the collapsed "
                      "[N, H] result; only rowwise blocks are the same there)");
@@ -643,7 +645,7 @@ FailureOr<PairPlan> FusePairedProjectionsPass::checkPair(const Projection &a,
       Type stored = getElementTypeOrSelf(plan.epi[i].result.getType());
       if (!plan.epi[i].round && stored != plan.proj[i].accType) {
         if (!stored.isBF16() && !stored.isF16())
-          return decline("unsupported epilogue",
+          return decline(DeclineRule::UnsupportedEpilogue,
                          "the gated quantizer reads the projection as " +
                              typeStr(stored) +
                              " (the fused op rounds the accumulator to bf16 "
@@ -677,7 +679,7 @@ FailureOr<PairPlan> FusePairedProjectionsPass::checkPair(const Projection &a,
       if (round)
         return declineRoundedInitBias(round);
       if (*bias)
-        return decline("unsupported epilogue",
+        return decline(DeclineRule::UnsupportedEpilogue,
                        "a bias in the accumulator and another in the gated "
                        "body");
       *bias = ColumnParam();
@@ -700,7 +702,7 @@ FailureOr<PairPlan> FusePairedProjectionsPass::checkPair(const Projection &a,
       bool activation =
           e->kind == EpilogueKind::sigmoid || e->kind == EpilogueKind::silu;
       if (e->kind != EpilogueKind::none && !(activation && !e->bias))
-        return decline("unsupported epilogue",
+        return decline(DeclineRule::UnsupportedEpilogue,
                        "the accumulator starts from a bias and the epilogue "
                        "is " +
                            stringifyEpilogueKind(e->kind) +
@@ -719,7 +721,7 @@ FailureOr<PairPlan> FusePairedProjectionsPass::checkPair(const Projection &a,
   for (unsigned i = 0; i < 2; ++i)
     if (plan.epi[i].generic &&
         reaches(plan.epi[i].generic, plan.proj[1 - i].op))
-      return decline("dependency between the projections",
+      return decline(DeclineRule::DependencyBetweenProjections,
                      "one epilogue reads a value computed from the other "
                      "projection");
   return plan;
@@ -768,7 +770,7 @@ FailureOr<Operation *> FusePairedProjectionsPass::placement(PairPlan &plan,
     if (ok)
       return anchor;
   }
-  why.rule = "dependency between the projections";
+  why.rule = DeclineRule::DependencyBetweenProjections;
   why.detail = "no point of the block sees every operand of the pair and "
                "precedes every use of its results";
   return failure();
@@ -993,7 +995,9 @@ void FusePairedProjectionsPass::runOnOperation() {
       if (!why.empty()) {
         ++numDeclined;
         remark::missed(op->getLoc(), remarkOpts(function))
-            << remark::reason("unsupported split") << remark::add("{0}", why);
+            << remark::reason("{0}",
+                              declineTag(DeclineRule::UnsupportedSplit).str())
+            << remark::add("{0}", why);
       }
       continue;
     }
@@ -1090,7 +1094,8 @@ void FusePairedProjectionsPass::runOnOperation() {
     std::string what = describe(*plan);
     if (!rewrite(*plan, *anchor)) {
       c->plan.reset();
-      c->why = {"unsupported projection", "the fused op would not verify"};
+      c->why = {DeclineRule::UnsupportedProjection,
+                "the fused op would not verify"};
       continue;
     }
     fused[c->a] = fused[c->b] = true;
@@ -1112,7 +1117,7 @@ void FusePairedProjectionsPass::runOnOperation() {
       }
     if (!why && hasLaterPartner[i]) {
       static const MatchFailure taken{
-          "no partner left",
+          DeclineRule::NoPartnerLeft,
           "every projection it could pair with was paired with another one"};
       why = &taken;
     }
@@ -1121,7 +1126,8 @@ void FusePairedProjectionsPass::runOnOperation() {
     ++numDeclined;
     std::lock_guard<std::mutex> lock(getRemarkMutex());
     remark::missed(projections[i].op->getLoc(), remarkOpts(function))
-        << remark::reason("{0}", why->rule) << remark::add("{0}", why->detail);
+        << remark::reason("{0}", declineTag(why->rule).str())
+        << remark::add("{0}", why->detail);
   }
 }
 

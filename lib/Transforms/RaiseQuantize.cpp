@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "fusion/Analysis/TensorEvaluator.h"
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "fusion/Transforms/Declines.h"
 #include "fusion/Transforms/Passes.h"
 #include "fusion/Transforms/RemarkLock.h"
 #include "fusion/Transforms/VerifyQuietly.h"
@@ -106,7 +107,8 @@ struct Candidate {
 
 /// Why a candidate was declined: the rule (the remark's reason) and detail.
 struct Decline {
-  std::string rule, detail;
+  DeclineRule rule = DeclineRule::None;
+  std::string detail;
   /// The region of a packed-FP4 quantizer whose scales were found but that
   /// was declined before its check (its remark is the quantizer's).
   SmallVector<Operation *> region;
@@ -655,7 +657,7 @@ bool evalElement(TensorEvaluator &eval, Value what, ArrayRef<int64_t> shape,
   TensorEvaluator::delinearize(linear, shape, index);
   FailureOr<EvalScalar> e = eval.element(what, index);
   if (failed(e)) {
-    why = {"not evaluable", ("the exactness check cannot evaluate the " + name +
+    why = {DeclineRule::NotEvaluable, ("the exactness check cannot evaluate the " + name +
                              ": " + eval.getError())
                                 .str()};
     return false;
@@ -694,7 +696,7 @@ FailureOr<QuantSchemeAttr> firstAlive(ArrayRef<QuantSchemeAttr> schemes,
     if (std::make_pair(-int(mismatch[k].firstProbe), mismatch[k].count) <
         std::make_pair(-int(mismatch[best].firstProbe), mismatch[best].count))
       best = k;
-  why = {"differs from every runtime quantizer",
+  why = {DeclineRule::DiffersFromRuntime,
          llvm::formatv("closest is {0} ({1} differing elements in the "
                        "probes); first: {2}",
                        schemeName(schemes[best]), mismatch[best].count,
@@ -722,7 +724,8 @@ private:
     ++numDeclined;
     std::lock_guard<std::mutex> lock(getRemarkMutex());
     remark::missed(loc, remarkOpts(function))
-        << remark::reason("{0}", d.rule) << remark::add("{0}", d.detail);
+        << remark::reason("{0}", declineTag(d.rule).str())
+        << remark::add("{0}", d.detail);
   }
 
   SmallVector<Candidate> delimit(Operation *castOp, bool packedFp4,
@@ -759,13 +762,13 @@ SmallVector<Candidate> RaiseQuantizePass::delimit(Operation *castOp,
   Value data = followReshapes(castOp->getResult(0));
   Operation *reduction = findReduction(castOp);
   if (reduction && numElements(data) < 0) {
-    why = {"unsupported shape",
+    why = {DeclineRule::RaiseUnsupportedShape,
            "the exactness check needs static shapes; this quantizer's data is " +
                llvm::formatv("{0}", data.getType()).str()};
     return {};
   }
   if (!reduction) {
-    why = {"no amax reduction",
+    why = {DeclineRule::NoAmaxReduction,
            "no reduction feeds this cast to " +
                llvm::formatv("{0}", elementTypeOf(data)).str() +
                ": a plain cast, not a scaled quantizer"};
@@ -811,15 +814,15 @@ SmallVector<Candidate> RaiseQuantizePass::delimit(Operation *castOp,
   if (!packedFp4 && isa<Float8E4M3FNType>(elementTypeOf(data)))
     for (Value x : xs)
       nvfp4Scales = nvfp4Scales || numElements(x) == 16 * numElements(data);
-  if (found.empty() && why.rule.empty() && nvfp4Scales) {
-    why = {"unsupported format",
+  if (found.empty() && why.rule == DeclineRule::None && nvfp4Scales) {
+    why = {DeclineRule::UnsupportedFormat,
            "these FP8 values are the e4m3 block scales of an NVFP4 quantizer "
            "(blocks of 16) whose codes are not packed two per byte into an "
            "i8 tensor that the program uses"};
     return found;
   }
-  if (found.empty() && why.rule.empty()) {
-    why = {"no quantizer input",
+  if (found.empty() && why.rule == DeclineRule::None) {
+    why = {DeclineRule::NoQuantizerInput,
            "found no single bf16/f16/f32 tensor of the data's size that the "
            "quantized data is computed from"};
     if (stray)
@@ -907,7 +910,7 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
                          [&](Operation *u) { return derived.contains(u); }))
           continue;
         if (!ft.isF32()) {
-          why = {"unsupported format",
+          why = {DeclineRule::UnsupportedFormat,
                  llvm::formatv("the scales are {0} {1} values, one per {2} "
                                "elements of a row; the FP8 block formats "
                                "keep f32 scales",
@@ -916,7 +919,7 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
           return failure();
         }
         if (c.blockFP8 && c.scales != r) {
-          why = {"no scale output",
+          why = {DeclineRule::NoScaleOutput,
                  "more than one f32 tensor looks like the block scales"};
           return failure();
         }
@@ -955,7 +958,7 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
               rows % dims[0] != 0 || cols % dims[1] != 0)
             continue;
           if (c.blockFP8 && c.scales != r) {
-            why = {"no scale output",
+            why = {DeclineRule::NoScaleOutput,
                    "more than one f32 tensor looks like the 2D block scales"};
             return failure();
           }
@@ -971,7 +974,7 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
     }
   }
   if (scaleCandidates.size() != 1) {
-    why = {"no scale output",
+    why = {DeclineRule::NoScaleOutput,
            scaleCandidates.empty()
                ? "no 8-bit tensor of " + std::to_string(scaleCount) +
                      " block scales " +
@@ -990,7 +993,7 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
   c.swizzledScales = !c.blockFP8 && numElements(c.scales) ==
                                         (c.nvfp4 ? nvSwzCount : swzCount);
   if (failed(backwardSlice({c.scales}, c.x, c.region, constMemo, stray))) {
-    why = {"no quantizer input", "the scales read a value other than the "
+    why = {DeclineRule::NoQuantizerInput, "the scales read a value other than the "
                                  "quantizer's input"};
     return failure();
   }
@@ -1032,7 +1035,7 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
           tensorAmax &&
           succeeded(backwardSlice({r}, tensorAmax, fromAmax, constMemo, other));
       if (nonCheck && !ofAmax) {
-        why = {"intermediate value has another user",
+        why = {DeclineRule::IntermediateHasAnotherUser,
                "'" + reader + "' outside the quantizer reads one of its " +
                    "values" +
                    (c.nvfp4 ? ", which is computed from its input other than "
@@ -1053,7 +1056,7 @@ RaiseQuantizePass::delimitPerTensor(Operation *castOp, Operation *reduction,
                                     Value data, Decline &why) {
   Value amax = reduction->getResult(0);
   if (numElements(amax) != 1) {
-    why = {"unsupported format",
+    why = {DeclineRule::UnsupportedFormat,
            "the amax reduction that scales this cast has no parallel loop "
            "but more than one result element"};
     return {};
@@ -1090,7 +1093,7 @@ RaiseQuantizePass::delimitPerTensor(Operation *castOp, Operation *reduction,
           llvm::SetVector<Operation *> fromAmax;
           Value other;
           if (failed(backwardSlice({r}, amax, fromAmax, constMemo, other))) {
-            why = {"intermediate value has another user",
+            why = {DeclineRule::IntermediateHasAnotherUser,
                    "'" + u->getName().getStringRef().str() +
                        "' outside the quantizer reads one of its values, "
                        "which is computed from its input other than "
@@ -1103,8 +1106,8 @@ RaiseQuantizePass::delimitPerTensor(Operation *castOp, Operation *reduction,
     if (ok)
       found.push_back(std::move(c));
   }
-  if (found.empty() && why.rule.empty())
-    why = {"no quantizer input",
+  if (found.empty() && why.rule == DeclineRule::None)
+    why = {DeclineRule::NoQuantizerInput,
            "found no single bf16/f16/f32 tensor of the data's size that the "
            "quantized data and its per-tensor amax are computed from"};
   return found;
@@ -1548,7 +1551,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
   auto aType = cast<RankedTensorType>(amaxV.getType());
   const int64_t n = xType.getNumElements();
   if (n > kPerTensorLimit) {
-    why = {"unsupported shape",
+    why = {DeclineRule::RaiseUnsupportedShape,
            llvm::formatv("the exactness check of a per-tensor quantizer "
                          "evaluates every element (the amax reads them all): "
                          "{0} elements exceed its limit of {1}, and it has no "
@@ -1561,7 +1564,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
   Type xt = xType.getElementType();
   Type at = aType.getElementType();
   if (!isa<FloatType>(at)) {
-    why = {"unsupported format", "the per-tensor amax is not a float"};
+    why = {DeclineRule::UnsupportedFormat, "the per-tensor amax is not a float"};
     return failure();
   }
   QuantFormat format = isa<Float8E5M2Type>(dType.getElementType())
@@ -1632,7 +1635,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
       TensorEvaluator::delinearize(i, dType.getShape(), index);
       FailureOr<EvalScalar> e = eval.element(dataV, index);
       if (failed(e)) {
-        why = {"not evaluable", "the exactness check cannot evaluate the "
+        why = {DeclineRule::NotEvaluable, "the exactness check cannot evaluate the "
                                 "data: " + eval.getError()};
         return failure();
       }
@@ -1641,7 +1644,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
     index.assign(aType.getRank(), 0);
     FailureOr<EvalScalar> irAmax = eval.element(amaxV, index);
     if (failed(irAmax)) {
-      why = {"not evaluable",
+      why = {DeclineRule::NotEvaluable,
              "the exactness check cannot evaluate the amax: " + eval.getError()};
       return failure();
     }
@@ -1649,7 +1652,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
       TensorReference ref;
       std::string error;
       if (failed(runTensorReference(scheme, xt, probe, rows, cols, ref, error))) {
-        why = {"not evaluable", error};
+        why = {DeclineRule::NotEvaluable, error};
         return failure();
       }
       auto note = [&](std::string what) {
@@ -1737,7 +1740,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
     if (copied > kPerTensorLimit)
       noCopy = llvm::formatv("its copy still has {0} elements", copied).str();
     if (failed(small) || copied > kPerTensorLimit) {
-      why = {"unsupported shape",
+      why = {DeclineRule::RaiseUnsupportedShape,
              llvm::formatv("the exactness check of an NVFP4 quantizer "
                            "evaluates every element (its per-tensor scale "
                            "reads them all): {0} elements exceed its limit of "
@@ -1953,7 +1956,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
       Reference ref;
       std::string error;
       if (failed(runReference(scheme, xt, probe, srows, cols, ref, error))) {
-        why = {"not evaluable", error};
+        why = {DeclineRule::NotEvaluable, error};
         return failure();
       }
       auto blockAmax = [&](int64_t s, int64_t b) {
@@ -2315,7 +2318,7 @@ RaiseQuantizePass::identifyBlockFP8(Candidate &c, Decline &why) {
       std::string error;
       if (failed(runBlockReference(scheme, xt, probe, srows, cols, data,
                                    scales, error))) {
-        why = {"not evaluable", error};
+        why = {DeclineRule::NotEvaluable, error};
         return failure();
       }
       auto note = [&](std::string what) {
@@ -2959,7 +2962,7 @@ RaiseQuantizePass::findRaisable(Operation *castOp, bool packedFp4, Decline &why,
   // its remark stands for the region (the e4m3 scale cast in it included).
   if (packedFp4 && candidates.empty()) {
     if (why.region.empty())
-      why.rule.clear();
+      why.rule = DeclineRule::None;
     declinedRegion.assign(why.region.begin(), why.region.end());
     return std::nullopt;
   }
@@ -2967,7 +2970,7 @@ RaiseQuantizePass::findRaisable(Operation *castOp, bool packedFp4, Decline &why,
     auto xType = cast<RankedTensorType>(c.x.getType());
     if (!xType.hasStaticShape() || xType.getShape().back() == 0 ||
         xType.getNumElements() == 0) {
-      why = {"unsupported shape",
+      why = {DeclineRule::RaiseUnsupportedShape,
              "the exactness check needs a static, non-empty input shape"};
       continue;
     }
@@ -2988,7 +2991,7 @@ RaiseQuantizePass::findRaisableDynamic(
     SmallVectorImpl<Operation *> &declinedRegion) {
   Operation *copySeed = sp.copyOf(castOp->getResult(0));
   if (!copySeed) {
-    why = {"unsupported shape",
+    why = {DeclineRule::RaiseUnsupportedShape,
            "dynamic sizes: the copy with fixed sizes folded this cast away"};
     return std::nullopt;
   }
@@ -3022,7 +3025,7 @@ RaiseQuantizePass::findRaisableDynamic(
     out = sp.orig(v);
     if (out && sameUpToLeadingSizes(out, v))
       return true;
-    why = {"unsupported shape",
+    why = {DeclineRule::RaiseUnsupportedShape,
            ("dynamic sizes: the " + what +
             " of the quantizer checked on fixed sizes has no counterpart of "
             "the same shape up to dynamic leading sizes" +
@@ -3042,7 +3045,7 @@ RaiseQuantizePass::findRaisableDynamic(
   Value stray;
   if (failed(backwardSlice(roots, c.x, c.region, constMemo, stray)) ||
       (c.amax && !c.region.contains(c.amax.getDefiningOp()))) {
-    why = {"unsupported shape",
+    why = {DeclineRule::RaiseUnsupportedShape,
            "dynamic sizes: the quantizer checked on fixed sizes reads other "
            "values in the function" +
                (stray && stray.getDefiningOp()
@@ -3054,11 +3057,11 @@ RaiseQuantizePass::findRaisableDynamic(
   }
   std::string dep = sizeDependence(c.region);
   if (!dep.empty()) {
-    why = {"unsupported shape", "dynamic sizes: " + dep};
+    why = {DeclineRule::RaiseUnsupportedShape, "dynamic sizes: " + dep};
     return declineRegion();
   }
   if (f->scheme.getScaleLayout() == ScaleLayout::swizzled) {
-    why = {"unsupported shape", "dynamic sizes: swizzled scales (their "
+    why = {DeclineRule::RaiseUnsupportedShape, "dynamic sizes: swizzled scales (their "
                                 "padding depends on the sizes)"};
     return declineRegion();
   }
@@ -3076,7 +3079,7 @@ void RaiseQuantizePass::runOnOperation() {
   func.walk([&](Operation *op) {
     if (op->getName().getStringRef() == "tosa.cast_to_block_scaled")
       decline(op->getLoc(), func.getSymName(),
-              {"unsupported op",
+              {DeclineRule::UnsupportedOp,
                "tosa.cast_to_block_scaled is raised once "
                "fusion-expand-tosa-mx has written it out (both pipelines "
                "run it first); this one was not"});
@@ -3125,14 +3128,14 @@ void RaiseQuantizePass::runOnOperation() {
         found = findRaisableDynamic(castOp, packedFp4, *spec, why,
                                     declinedRegion);
       else
-        why = {"unsupported shape",
+        why = {DeclineRule::RaiseUnsupportedShape,
                "dynamic sizes: no copy of the function with fixed sizes (an "
                "unranked argument, or sizes the program's reshapes "
                "contradict)"};
     }
     if (!found) {
       declinedFp4.insert(declinedRegion.begin(), declinedRegion.end());
-      if (!why.rule.empty())
+      if (why.rule != DeclineRule::None)
         decline(loc, func.getSymName(), why);
       continue;
     }

@@ -45,11 +45,37 @@ FUSION_RT_HDI bool act_is_gated(int32_t kind) {
 
 // The registry (fusion_rt_kinds.def) against fusion_rt.h and the gated
 // range above; the dialect's copy is checked in LowerToRuntime.cpp.
-#define FUSION_RT_ACTIVATION(U, name, value, gated)                            \
+#define FUSION_RT_ACTIVATION(U, name, value, gated, mask)                      \
   static_assert(FUSION_RT_ACT_##U == (value) &&                               \
                     ((value) >= kActSwiGLU && (value) <= kActGeGLUErf) ==      \
                         bool(gated),                                           \
                 "fusion_rt_kinds.def: activation " #name);
+#include "fusion_rt_kinds.def"
+
+/// True for the kinds whose backward derivative has a mask (the registry's
+/// mask column): the ones act_backward and gated_backward select as +0
+/// under ActParams::mask_select.
+constexpr bool act_has_mask(int32_t kind) {
+  switch (kind) {
+#define FUSION_RT_ACTIVATION(U, name, value, gated, mask)                      \
+  case value:                                                                  \
+    return mask;
+#include "fusion_rt_kinds.def"
+  }
+  return false;
+}
+// The kinds act_backward and gated_backward below mask (their branches
+// name them) are the registry's.
+static_assert(act_has_mask(kActRelu) && act_has_mask(kActSRelu) &&
+                  act_has_mask(kActReGLU) && act_has_mask(kActSReGLU) &&
+                  act_has_mask(kActClampedSwiGLU),
+              "fusion_rt_kinds.def: a masked kind of activation.h");
+#define FUSION_RT_ACTIVATION(U, name, value, gated, mask)                      \
+  static_assert(!(mask) || (value) == kActRelu || (value) == kActSRelu ||     \
+                    (value) == kActReGLU || (value) == kActSReGLU ||           \
+                    (value) == kActClampedSwiGLU,                              \
+                "fusion_rt_kinds.def: activation " #name                       \
+                " has a mask that act_backward / gated_backward do not apply");
 #include "fusion_rt_kinds.def"
 static_assert(int32_t(kActGeGLUErf) == int32_t(FUSION_RT_ACT_LAST),
               "a new activation: extend the gated range");

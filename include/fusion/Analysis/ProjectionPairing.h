@@ -23,6 +23,7 @@
 #ifndef FUSION_ANALYSIS_PROJECTIONPAIRING_H
 #define FUSION_ANALYSIS_PROJECTIONPAIRING_H
 
+#include "fusion/Transforms/Declines.h"
 #include "fusion/Dialect/Fusion/IR/FusionAttrs.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Value.h"
@@ -55,7 +56,8 @@ struct Projection {
   Value initBias;
   /// Set when the contraction is a projection of `lhs` but not one the
   /// paired op can express: the admission rule and a detail.
-  std::string unsupportedRule, unsupportedDetail;
+  DeclineRule unsupportedRule = DeclineRule::None;
+  std::string unsupportedDetail;
 
   Value result() const { return op->getResult(0); }
   Type lhsElementType() const;
@@ -110,7 +112,8 @@ struct GatedMatch {
 
 /// Outcome of a match: the admission rule and a detail when it failed.
 struct MatchFailure {
-  std::string rule, detail;
+  DeclineRule rule = DeclineRule::None;
+  std::string detail;
 };
 
 /// Recognises the epilogue that consumes `projection` (a projection's

@@ -37,7 +37,7 @@ namespace {
 
 // The dialect's enums are passed to the runtime by value: each case must be
 // the runtime's (the registry runtime/include/fusion_rt_kinds.def).
-#define FUSION_RT_ACTIVATION(U, name, value, gated)                            \
+#define FUSION_RT_ACTIVATION(U, name, value, gated, mask)                      \
   static_assert(uint32_t(ActivationKind::name) == (value) &&                  \
                     FUSION_RT_ACT_##U == (value),                              \
                 "fusion_rt_kinds.def: activation " #name);

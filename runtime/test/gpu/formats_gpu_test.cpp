@@ -27,6 +27,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fusion_rt.h"
+#include "common/activation.h"
 #include "test/test_util.h"
 
 #include <cuda_runtime.h>
@@ -947,9 +948,7 @@ int main(int argc, char **argv) {
   // the cases above keep their inputs.
   for (size_t i = 0, n = cases.size(); i < n; ++i) {
     Case c = cases[i];
-    const bool masked = c.kind == FUSION_RT_ACT_RELU || c.kind == FUSION_RT_ACT_SRELU ||
-                        c.kind == FUSION_RT_ACT_REGLU || c.kind == FUSION_RT_ACT_SREGLU ||
-                        c.kind == FUSION_RT_ACT_CLAMPED_SWIGLU;
+    const bool masked = fusion_rt::act_has_mask(c.kind); // the registry's mask column
     if (c.op == 0 || c.backward != FUSION_RT_BACKWARD || !masked || c.M * c.N > (1 << 20))
       continue;
     c.backward = FUSION_RT_BACKWARD_MASK_SELECT;

@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fusion_rt.h"
+#include "common/activation.h"
 
 #include <cuda_runtime.h>
 
@@ -910,9 +911,7 @@ int main(int argc, char **argv) {
   // backward case of theirs again, appended last.
   for (size_t i = 0; i < n_small; ++i) {
     Case c = cases[i];
-    const bool masked = c.kind == FUSION_RT_ACT_RELU || c.kind == FUSION_RT_ACT_SRELU ||
-                        c.kind == FUSION_RT_ACT_REGLU || c.kind == FUSION_RT_ACT_SREGLU ||
-                        c.kind == FUSION_RT_ACT_CLAMPED_SWIGLU;
+    const bool masked = fusion_rt::act_has_mask(c.kind); // the registry's mask column
     if (c.op == 0 || c.backward != FUSION_RT_BACKWARD || !masked)
       continue;
     c.backward = FUSION_RT_BACKWARD_MASK_SELECT;

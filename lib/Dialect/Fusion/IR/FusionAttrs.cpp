@@ -437,10 +437,30 @@ bool ActivationAttr::hasClamp() const {
   return getKind() == ActivationKind::clamped_swiglu;
 }
 
+/// The kinds whose backward derivative has a mask: the `mask` column of the
+/// registry (runtime/include/fusion_rt_kinds.def), which the runtime's
+/// activation.h checks its masked branches against.
 static bool kindHasMask(ActivationKind k) {
-  return k == ActivationKind::relu || k == ActivationKind::srelu ||
-         k == ActivationKind::reglu || k == ActivationKind::sreglu ||
-         k == ActivationKind::clamped_swiglu;
+  switch (k) {
+#define FUSION_RT_ACTIVATION(U, name, value, gated, mask)                      \
+  case ActivationKind::name:                                                   \
+    return mask;
+#include "fusion_rt_kinds.def"
+  }
+  return false;
+}
+
+/// "relu, srelu, ... and clamped_swiglu": the masked kinds, for messages.
+static std::string maskedKindList() {
+  SmallVector<StringRef> names;
+#define FUSION_RT_ACTIVATION(U, name, value, gated, mask)                      \
+  if (mask)                                                                    \
+    names.push_back(#name);
+#include "fusion_rt_kinds.def"
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i].str();
+  return out;
 }
 
 bool ActivationAttr::hasMask() const { return kindHasMask(getKind()); }
@@ -457,9 +477,9 @@ ActivationAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
   if (maskSelect && !backward)
     return emitError() << "'mask' applies only to a backward activation";
   if (maskSelect && !kindHasMask(kind))
-    return emitError() << "'mask = select' applies only to relu, srelu, "
-                          "reglu, sreglu and clamped_swiglu, whose "
-                          "derivatives have a mask, not '"
+    return emitError() << "'mask = select' applies only to "
+                       << maskedKindList()
+                       << ", whose derivatives have a mask, not '"
                        << stringifyActivationKind(kind) << "'";
   bool clamp = kind == ActivationKind::clamped_swiglu;
   if (!clamp && (!isDefault(limit, kDefaultLimit) ||
