@@ -36,6 +36,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fusion/Analysis/ActivationMatcher.h"
+#include "common/activation.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -1007,65 +1008,32 @@ private:
 
 double refSigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
-/// The runtime's activations (runtime/common/activation.h) in double.
-double refForward(ActivationKind kind, double x, double alpha) {
-  switch (kind) {
-  case ActivationKind::identity:
-    return x;
-  case ActivationKind::relu:
-  case ActivationKind::reglu:
-    return x > 0 ? x : 0;
-  case ActivationKind::srelu:
-  case ActivationKind::sreglu:
-    return x > 0 ? x * x : 0;
-  case ActivationKind::gelu:
-  case ActivationKind::geglu_erf:
-    return 0.5 * x * (1 + std::erf(x * kInvSqrt2));
-  case ActivationKind::gelu_tanh:
-  case ActivationKind::geglu:
-    return 0.5 * x *
-           (1 + std::tanh(kSqrt2OverPi * (x + kGeluCubic * x * x * x)));
-  case ActivationKind::silu:
-  case ActivationKind::swiglu:
-    return x * refSigmoid(x);
-  case ActivationKind::qgelu:
-  case ActivationKind::qgeglu:
-    return x * refSigmoid(alpha * x);
-  default:
-    return NAN;
-  }
+/// The runtime's own activation code (runtime/common/activation.h, in
+/// float, as every backend computes it) for a match: the reference of the
+/// numeric cross-checks. The dialect's ActivationKind values are the
+/// runtime's (fusion_rt_kinds.def, asserted in LowerToRuntime.cpp).
+fusion_rt::ActParams runtimeParams(const ActivationMatch &m, double alpha) {
+  fusion_rt::ActParams p;
+  p.alpha = float(alpha);
+  p.mask_select = m.maskSelect;
+  return p;
 }
 
-double refDerivative(ActivationKind kind, double x, double alpha) {
-  switch (kind) {
-  case ActivationKind::relu:
-    return x > 0 ? 1 : 0;
-  case ActivationKind::srelu:
-    return x > 0 ? 2 * x : 0;
-  case ActivationKind::gelu:
-    return 0.5 * (1 + std::erf(x * kInvSqrt2)) +
-           x * kInvSqrt2Pi * std::exp(-0.5 * x * x);
-  case ActivationKind::gelu_tanh: {
-    double t = std::tanh(kSqrt2OverPi * (x + kGeluCubic * x * x * x));
-    return 0.5 * (1 + t) +
-           0.5 * x * (1 - t * t) * kSqrt2OverPi * (1 + 3 * kGeluCubic * x * x);
-  }
-  case ActivationKind::silu:
-  case ActivationKind::qgelu: {
-    double a = kind == ActivationKind::silu ? 1.0 : alpha;
-    double s = refSigmoid(a * x);
-    return s + a * x * s * (1 - s);
-  }
-  default:
-    return NAN;
-  }
+/// act(x) of a non-gated kind, or of a gated kind's gate activation.
+double runtimeForward(ActivationKind kind, double x,
+                      const fusion_rt::ActParams &p) {
+  const int32_t k = int32_t(kind);
+  return fusion_rt::act_forward(
+      fusion_rt::act_is_gated(k) ? fusion_rt::gated_base_kind(k) : k, float(x), p);
 }
 
 /// The kinds whose derivative is zero by a mask (x <= 0) in the runtime: a
 /// backward body may select +0 there (`mask = select`).
 bool hasReluMask(ActivationKind kind) {
-  return kind == ActivationKind::relu || kind == ActivationKind::srelu ||
-         kind == ActivationKind::reglu || kind == ActivationKind::sreglu;
+  // The registry's masked kinds (fusion_rt_kinds.def) but the clamped
+  // SwiGLU, whose mask is its clamp (matchClampedSwigluBackward).
+  return fusion_rt::act_has_mask(int32_t(kind)) &&
+         kind != ActivationKind::clamped_swiglu;
 }
 
 /// How a body compares with the runtime's formula on the sample points.
@@ -1154,12 +1122,15 @@ Agreement agreesNumerically(const ActivationMatch &m, Value root, Value xLeaf,
         leaves[m.up] = other;
       BodyEvaluator evaluator(m.generic, leaves);
       std::optional<double> got = evaluator.eval(root);
-      double want = !m.backward ? refForward(m.kind, x, alpha)
-                    : m.maskSelect && x <= 0
-                        ? 0.0 // a selected +0
-                        : other * refDerivative(m.kind, x, alpha);
-      if (m.up)
-        want *= other;
+      // The runtime's value (with mask_select: a selected +0 where the
+      // derivative is masked).
+      const fusion_rt::ActParams p = runtimeParams(m, alpha);
+      double want =
+          m.backward ? fusion_rt::act_backward(int32_t(m.kind), float(x),
+                                               float(other), p)
+          : m.up     ? fusion_rt::gated_forward(int32_t(m.kind), float(x),
+                                                float(other), p)
+                     : runtimeForward(m.kind, x, p);
       result = worse(result,
                      compareAt(got, want,
                                "at " + formatPoint("x", x) +
@@ -1359,44 +1330,16 @@ linalg::GenericOp elementwiseProducer(Value value) {
   return generic;
 }
 
-/// The gated kind whose gate activation is the non-gated `base`.
+/// The gated kind whose gate activation is the non-gated `base`: the
+/// runtime's gated_base_kind inverted (the clamped SwiGLU has its own
+/// matcher).
 std::optional<ActivationKind> gatedKindOf(ActivationKind base) {
-  switch (base) {
-  case ActivationKind::silu:
-    return ActivationKind::swiglu;
-  case ActivationKind::gelu_tanh:
-    return ActivationKind::geglu;
-  case ActivationKind::gelu:
-    return ActivationKind::geglu_erf;
-  case ActivationKind::relu:
-    return ActivationKind::reglu;
-  case ActivationKind::qgelu:
-    return ActivationKind::qgeglu;
-  case ActivationKind::srelu:
-    return ActivationKind::sreglu;
-  default:
-    return std::nullopt;
-  }
-}
-
-/// The non-gated kind of a gated kind's gate.
-ActivationKind baseKindOf(ActivationKind gated) {
-  switch (gated) {
-  case ActivationKind::swiglu:
-    return ActivationKind::silu;
-  case ActivationKind::geglu:
-    return ActivationKind::gelu_tanh;
-  case ActivationKind::geglu_erf:
-    return ActivationKind::gelu;
-  case ActivationKind::reglu:
-    return ActivationKind::relu;
-  case ActivationKind::qgeglu:
-    return ActivationKind::qgelu;
-  case ActivationKind::sreglu:
-    return ActivationKind::srelu;
-  default:
-    return gated;
-  }
+  for (int32_t k = 0; k <= FUSION_RT_ACT_LAST; ++k)
+    if (fusion_rt::act_is_gated(k) && k != fusion_rt::kActClampedSwiGLU &&
+        base != ActivationKind::identity &&
+        fusion_rt::gated_base_kind(k) == int32_t(base))
+      return ActivationKind(k);
+  return std::nullopt;
 }
 
 /// Numeric cross-check of a gated backward match: dgate = act'(g) grad up
@@ -1407,7 +1350,6 @@ Agreement gatedBackwardAgrees(const ActivationMatch &m, linalg::GenericOp gA,
                               std::string *note = nullptr) {
   static const double xs[] = {-6.0, -2.2, -0.7, -0.15, 0.2, 0.9, 2.4, 5.1};
   double alpha = m.alpha ? *m.alpha : kQGeluAlpha;
-  ActivationKind base = baseKindOf(m.kind);
   Agreement result = Agreement::Agree;
   for (double x : xs)
     for (auto [g, u] : {std::pair{0.7, -1.1}, std::pair{-1.3, 0.6}}) {
@@ -1416,10 +1358,12 @@ Agreement gatedBackwardAgrees(const ActivationMatch &m, linalg::GenericOp gA,
       leaves[m.grad] = g;
       leaves[m.up] = u;
       BodyEvaluator evalA(gA, leaves), evalB(gB, leaves);
-      double wantA = m.maskSelect && x <= 0
-                         ? 0.0
-                         : refDerivative(base, x, alpha) * g * u;
-      double wantB = refForward(base, x, alpha) * g;
+      // The runtime's gated backward: d_act (the gate's) and d_gate (the
+      // up half's), with mask_select as the match says.
+      float dGate = 0, dUp = 0;
+      fusion_rt::gated_backward(int32_t(m.kind), float(x), float(u), float(g),
+                                runtimeParams(m, alpha), dGate, dUp);
+      double wantA = dGate, wantB = dUp;
       std::string where = "at " + formatPoint("gate", x) + ", " +
                           formatPoint("grad", g) + ", " + formatPoint("up", u);
       result = worse(result, compareAt(evalA.eval(rootA), wantA,
