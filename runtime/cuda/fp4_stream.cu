@@ -31,6 +31,7 @@
 // row_stream.cuh's swiglu8 does).
 //
 //===----------------------------------------------------------------------===//
+#include "common/fp4_plan.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_status.h"
 #include "cuda/group_stream.cuh"
@@ -269,24 +270,16 @@ cudaError_t launch_inter(const SParams &p, int32_t inter, cudaStream_t st) {
 template <typename T>
 cudaError_t launch_typed(const SParams &p, int32_t kind, int32_t inter,
                          cudaStream_t st) {
+  // One case a kind of the registry (fusion_rt_kinds.def); a plain
+  // quantizer is the identity with an f32 intermediate.
   switch (kind) {
-#define FRT_KIND(K)                                                            \
-  case K:                                                                      \
-    return launch_inter<T, K>(p, inter, st);
-    FRT_KIND(kActRelu)
-    FRT_KIND(kActGelu)
-    FRT_KIND(kActGeluTanh)
-    FRT_KIND(kActSilu)
-    FRT_KIND(kActQGelu)
-    FRT_KIND(kActSRelu)
-    FRT_KIND(kActSwiGLU)
-    FRT_KIND(kActGeGLU)
-    FRT_KIND(kActReGLU)
-    FRT_KIND(kActQGeGLU)
-    FRT_KIND(kActSReGLU)
-    FRT_KIND(kActClampedSwiGLU)
-    FRT_KIND(kActGeGLUErf)
-#undef FRT_KIND
+#define FUSION_RT_ACTIVATION(U, name, value, gated, mask)                      \
+  case value:                                                                  \
+    if constexpr ((value) != kActIdentity)                                     \
+      return launch_inter<T, (value)>(p, inter, st);                           \
+    else                                                                       \
+      return launch_kind<T, kActIdentity, kInterF32>(p, st);
+#include "fusion_rt_kinds.def"
   default:
     return launch_kind<T, kActIdentity, kInterF32>(p, st);
   }
@@ -298,35 +291,39 @@ using gstream::vec16_rows;
 } // namespace
 
 bool fp4_stream_applies(const Request &q) {
+  // The scope is common/fp4_plan.h's, which the kernel report reads too;
+  // here the request's alignment facts.
   const fusion_rt_quant_scheme &s = q.scheme;
-  if (s.format != kNVFP4 && s.format != kMXFP4)
-    return false;
-  if (s.elem_rounding == FUSION_RT_ROUND_STOCHASTIC ||
-      (s.format == kNVFP4 && s.nvfp4_block != FUSION_RT_NVFP4_1D))
-    return false;
-  if (q.op != Op::Quantize && q.op != Op::ActQuantize &&
-      q.op != Op::GatedActQuantize)
-    return false;
-  if (q.op != Op::Quantize) {
-    // Forward only; the value rounded to the input's type or kept in f32.
-    const int32_t own = q.x.dtype == FUSION_RT_BF16 ? kInterBF16 : kInterF16;
-    if (q.backward || (q.inter != kInterF32 && q.inter != own) ||
-        q.act_kind == kActIdentity ||
-        (q.op == Op::GatedActQuantize) != act_is_gated(q.act_kind))
-      return false;
-  }
   const bool gated = q.op == Op::GatedActQuantize;
-  const int64_t groups = q.cols / 128 * q.rows;
+  fp4_plan::Request r;
+  r.format = s.format;
+  r.elem_rounding = s.elem_rounding;
+  r.nvfp4_block = s.nvfp4_block;
+  r.op = q.op == Op::Quantize            ? 0
+         : q.op == Op::ActQuantize       ? 1
+         : q.op == Op::GatedActQuantize ? 2
+                                         : -1;
+  r.backward = q.backward;
+  r.kind = q.act_kind;
+  r.kind_gated = act_is_gated(q.act_kind);
+  r.inter = q.inter;
+  r.own_inter = q.x.dtype == FUSION_RT_BF16 ? kInterBF16 : kInterF16;
+  r.input16 = q.x.dtype == FUSION_RT_BF16 || q.x.dtype == FUSION_RT_F16;
+  r.rowwise = q.row_wise;
+  r.colwise = q.col_wise;
+  r.dbias = q.dbias != nullptr;
+  r.rows = q.rows;
+  r.cols = q.cols;
+  r.seg_cols = q.seg_cols;
   const bool scales_ok =
       q.swizzled ? aligned(q.row_scales_swz, 4)
                  : q.row_scales.cs == 1 && aligned(q.row_scales.data, 4) &&
                        q.row_scales.rs % 4 == 0;
-  return q.row_wise && !q.col_wise && !q.dbias && q.rows > 0 && q.cols > 0 &&
-         q.cols % 128 == 0 && (q.seg_cols == 0 || q.seg_cols == q.cols) &&
-         groups < (int64_t(1) << 30) && vec16_rows(q.x) &&
-         (!gated || (vec16_rows(q.up) && q.up.dtype == q.x.dtype)) &&
-         q.row_data.cs == 1 && aligned(q.row_data.data, 4) &&
-         q.row_data.rs % 8 == 0 && scales_ok;
+  r.views_ok = vec16_rows(q.x) &&
+               (!gated || (vec16_rows(q.up) && q.up.dtype == q.x.dtype)) &&
+               q.row_data.cs == 1 && aligned(q.row_data.data, 4) &&
+               q.row_data.rs % 8 == 0 && scales_ok;
+  return fp4_plan::applies(r);
 }
 
 fusion_rt_status fp4_stream_execute(const Request &q, cudaStream_t st) {

@@ -8,6 +8,7 @@
 // and the tuning knobs' parser and C entry points.
 //
 //===----------------------------------------------------------------------===//
+#include "common/fp4_plan.h"
 #include "common/mx_plan.h"
 #include "fusion_rt.h"
 
@@ -208,6 +209,54 @@ TEST(MxPlan, GridCoversEveryValue) {
           EXPECT_EQ(p.units, (M + p.unit_rows - 1) / p.unit_rows * p.tiles_x);
           EXPECT_GE(p.want, 1);
         }
+}
+
+TEST(Fp4Plan, StreamKernelScopeAndName) {
+  fp4_plan::Request r;
+  r.rows = 64;
+  r.cols = 256;
+  EXPECT_TRUE(fp4_plan::applies(r));
+  EXPECT_EQ(fp4_plan::groups_per_step(r), 4);
+  EXPECT_EQ(fp4_plan::kernel_name(r, kBF16),
+            "void fusion_rt::cuda::(anonymous namespace)::fp4_stream_kernel<"
+            "fusion_rt::cuda::BF16T, 0, 2, 2, 16>(fusion_rt::cuda::(anonymous "
+            "namespace)::SParams)");
+  // SiLU into bf16 -> MXFP4.
+  fp4_plan::Request a = r;
+  a.format = FUSION_RT_FORMAT_MXFP4;
+  a.op = 1;
+  a.kind = FUSION_RT_ACT_SILU;
+  a.inter = 0;
+  EXPECT_TRUE(fp4_plan::applies(a));
+  EXPECT_EQ(fp4_plan::groups_per_step(a), 2);
+  EXPECT_NE(fp4_plan::kernel_name(a, kBF16).find("<fusion_rt::cuda::BF16T, 4, 0, 1, 32>"),
+            std::string::npos);
+  // Out of scope: each condition alone.
+  auto without = [&](auto change) {
+    fp4_plan::Request x = a;
+    change(x);
+    return fp4_plan::applies(x);
+  };
+  EXPECT_FALSE(without([](fp4_plan::Request &x) { x.cols = 200; }));
+  EXPECT_FALSE(without([](fp4_plan::Request &x) { x.backward = true; }));
+  EXPECT_FALSE(without([](fp4_plan::Request &x) { x.inter = 1; })); // not the input's
+  EXPECT_FALSE(without([](fp4_plan::Request &x) { x.colwise = true; }));
+  EXPECT_FALSE(without([](fp4_plan::Request &x) { x.dbias = true; }));
+  EXPECT_FALSE(without([](fp4_plan::Request &x) { x.input16 = false; }));
+  EXPECT_FALSE(without([](fp4_plan::Request &x) { x.views_ok = false; }));
+  EXPECT_FALSE(without([](fp4_plan::Request &x) { x.kind_gated = true; }));
+  EXPECT_FALSE(without([](fp4_plan::Request &x) { x.op = 3; }));
+  EXPECT_FALSE(without([](fp4_plan::Request &x) { x.seg_cols = 128; }));
+  EXPECT_FALSE(without([](fp4_plan::Request &x) { x.rows = int64_t(1) << 29; }));
+  fp4_plan::Request n = r;
+  n.elem_rounding = FUSION_RT_ROUND_STOCHASTIC;
+  EXPECT_FALSE(fp4_plan::applies(n));
+  n = r;
+  n.nvfp4_block = FUSION_RT_NVFP4_2D;
+  EXPECT_FALSE(fp4_plan::applies(n));
+  n = r;
+  n.format = FUSION_RT_FORMAT_MXFP8_E4M3;
+  EXPECT_FALSE(fp4_plan::applies(n));
 }
 
 TEST(Tuning, KnobsParseTheirValues) {

@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 #include "fusion/Conversion/FusionToRuntime/FusionToRuntime.h"
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "common/fp4_plan.h"
 #include "common/mx_plan.h"
 #include "common/paired_plan.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -142,33 +143,46 @@ StreamSource streamSourceOf(ActivationAttr act, Type intermediate) {
   return {int(act.getKind()), interOf(intermediate), !act.getBackward()};
 }
 
-/// FP4 rowwise on the stream kernels of fp4_stream.cu (fp4_stream_applies;
-/// at run time also 16-byte aligned rows): 1D blocks, RNE, 16-bit rows of a
-/// 128-multiple width, plain or a forward activation into the input's type
-/// or f32. Returns false where they do not apply.
-bool planFp4Stream(QuantSchemeAttr scheme, Type inElt, StreamSource ss,
+/// FP4 rowwise on the stream kernels of fp4_stream.cu: the runtime's own
+/// scope and kernel name (runtime/common/fp4_plan.h) for the lowering's
+/// buffers (at run time also 16-byte aligned rows). `op` is 0 for a plain
+/// quantizer, 1 an activation, 2 a gated one. Returns false where they do
+/// not apply.
+bool planFp4Stream(QuantSchemeAttr scheme, Type inElt, int op, StreamSource ss,
                    bool dbias, ArrayRef<int64_t> shape, Plan &plan) {
+  namespace fp4_plan = fusion_rt::fp4_plan;
   int64_t n = shape.empty() ? ShapedType::kDynamic : shape.back();
+  int64_t m = rowsOf(shape);
   bool nv = scheme.getFormat() == QuantFormat::nvfp4;
-  int own = interOf(inElt);
-  if (scheme.getDirection() != QuantDirection::rowwise || dbias ||
-      inElt.isF32() || ShapedType::isDynamic(n) || n % 128 != 0 ||
-      !ss.forward || (ss.inter != 2 && ss.inter != own) ||
-      (nv && (scheme.getBlockRows() > 1 ||
-              scheme.getElemRounding() == ElemRounding::stochastic)))
+  fp4_plan::Request r;
+  r.format = int32_t(scheme.getFormat());
+  r.elem_rounding = scheme.getElemRounding() == ElemRounding::stochastic
+                        ? FUSION_RT_ROUND_STOCHASTIC
+                        : FUSION_RT_ROUND_RNE;
+  r.nvfp4_block = scheme.getBlockRows() > 1 ? FUSION_RT_NVFP4_2D : FUSION_RT_NVFP4_1D;
+  r.op = op;
+  r.backward = !ss.forward;
+  r.kind = ss.kind;
+  r.kind_gated = op == 2;
+  r.inter = ss.inter;
+  r.own_inter = interOf(inElt);
+  r.input16 = !inElt.isF32();
+  r.rowwise = scheme.getDirection() != QuantDirection::colwise;
+  r.colwise = scheme.getDirection() != QuantDirection::rowwise;
+  r.dbias = dbias;
+  // A dynamic row count: any (the group count is checked at run time); a
+  // dynamic width: not this kernel.
+  r.rows = ShapedType::isDynamic(m) ? 1 : m;
+  r.cols = ShapedType::isDynamic(n) ? 0 : n;
+  if (!fp4_plan::applies(r))
     return false;
-  const std::string ns = "fusion_rt::cuda::(anonymous namespace)::";
-  plan.kernels.push_back("void " + ns + "fp4_stream_kernel<" +
-                         typeTag(inElt, false) + ", " + std::to_string(ss.kind) +
-                         ", " + std::to_string(ss.kind ? ss.inter : 2) + ", " +
-                         (ss.kind ? "1" : "2") + ", " + (nv ? "16" : "32") +
-                         ">(" + ns + "SParams)");
+  plan.kernels.push_back(fp4_plan::kernel_name(r, typeTag(inElt, false)));
   bool amax = nv && scheme.getRecipe() != Nvfp4Recipe::torchao_block;
   plan.launch = std::string(amax ? "two passes (tensor amax, then the codes), "
                                  : "one pass (two when the amax is asked for), ") +
                 "block 128, persistent grid of at most 132 SMs x resident "
                 "blocks; a warp codes " +
-                (ss.kind ? "2" : "4") +
+                std::to_string(fp4_plan::groups_per_step(r)) +
                 " groups of 128 values a step (fp4_stream.cu; formats.cu's "
                 "fp4_row_kernel where rows are not 16-byte aligned)";
   return true;
@@ -189,7 +203,7 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
   bool fp8 = f == QuantFormat::fp8_e4m3 || f == QuantFormat::fp8_e5m2;
   bool nv = f == QuantFormat::nvfp4;
   if ((nv || f == QuantFormat::mxfp4) &&
-      planFp4Stream(scheme, inElt, ss, dbias, shape, plan))
+      planFp4Stream(scheme, inElt, kind, ss, dbias, shape, plan))
     return;
   // FP8 per tensor rowwise from 16-bit rows of 128-multiple width: the
   // stream kernels of fp8_block.cu (fp8_block_stream_applies).
