@@ -25,6 +25,7 @@
 //          1 / enc written.
 //
 //===----------------------------------------------------------------------===//
+#include "common/fp8_plan.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_status.h"
 #include "cuda/launch.cuh"
@@ -418,33 +419,44 @@ using gstream::vec16_rows;
 
 } // namespace
 
+/// The plan request of a call (common/fp8_plan.h): the request's fields
+/// and its alignment facts.
+static fp8_plan::Request plan_request(const Request &q) {
+  fp8_plan::Request r;
+  r.format = q.scheme.format;
+  r.op = q.op == Op::Quantize           ? 0
+         : q.op == Op::ActQuantize      ? 1
+         : q.op == Op::GatedActQuantize ? 2
+         : q.op == Op::Dequantize       ? 3
+                                        : -1;
+  r.backward = q.backward;
+  r.kind = q.act_kind;
+  r.block_rows = q.scheme.block_rows;
+  r.block_cols = q.scheme.block_cols;
+  r.nan_propagate = q.scheme.nan_policy == FUSION_RT_NAN_PROPAGATE;
+  r.amax = q.amax != nullptr;
+  r.scale_inv = q.scale_inv != nullptr;
+  r.rowwise = q.row_wise;
+  r.colwise = q.col_wise;
+  r.dbias = q.dbias != nullptr;
+  r.rows = q.rows;
+  r.cols = q.cols;
+  r.seg_cols = q.seg_cols;
+  r.input16 = q.x.dtype == FUSION_RT_BF16 || q.x.dtype == FUSION_RT_F16;
+  r.views_ok = vec16_rows(q.x) &&
+               (q.op != Op::GatedActQuantize ||
+                (vec16_rows(q.up) && q.up.dtype == q.x.dtype)) &&
+               q.row_data.cs == 1 && aligned(q.row_data.data, 8) &&
+               q.row_data.rs % 8 == 0;
+  return r;
+}
+
 bool fp8_block_stream_applies(const Request &q) {
-  const int32_t f = q.scheme.format;
-  const bool block = f == kFP8BlockE4M3 || f == kFP8BlockE5M2;
-  const bool tensor = f == kFP8E4M3 || f == kFP8E5M2;
-  if (!block && !tensor)
-    return false;
-  const bool plain = q.op == Op::Quantize;
-  const bool swiglu = q.op == Op::GatedActQuantize && !q.backward &&
-                      q.act_kind == kActSwiGLU;
-  if (!plain && !swiglu)
-    return false;
-  const int64_t groups = q.cols / 128 * q.rows;
-  return (tensor || (q.scheme.block_cols == 128 && q.scheme.block_rows == 1 &&
-                     !q.amax && !q.scale_inv)) &&
-         q.row_wise && !q.col_wise && !q.dbias &&
-         q.rows > 0 && q.cols > 0 && q.cols % 128 == 0 &&
-         (q.seg_cols == 0 || q.seg_cols == q.cols) &&
-         groups < (int64_t(1) << 30) && vec16_rows(q.x) &&
-         (!swiglu || (vec16_rows(q.up) && q.up.dtype == q.x.dtype)) &&
-         q.row_data.cs == 1 && aligned(q.row_data.data, 8) &&
-         q.row_data.rs % 8 == 0;
+  return fp8_plan::stream_applies(plan_request(q));
 }
 
 bool fp8_block_tiles_apply(const Request &q) {
-  const int32_t f = q.scheme.format;
-  return (f == kFP8BlockE4M3 || f == kFP8BlockE5M2) && q.scheme.block_rows > 1 &&
-         (q.op == Op::Quantize || q.op == Op::Dequantize);
+  return fp8_plan::tiles_apply(plan_request(q));
 }
 
 fusion_rt_status fp8_block_tiles_execute(const Request &q, cudaStream_t st) {
@@ -481,9 +493,7 @@ fusion_rt_status fp8_block_tiles_execute(const Request &q, cudaStream_t st) {
   p.amax = reinterpret_cast<uint32_t *>(q.amax);
   if (p.amax) // NaN-ignoring tensor amax: the max of the blocks' amaxes
     e = cudaMemsetAsync(p.amax, 0, sizeof(uint32_t), st);
-  const bool t128 = p.br == 128 && p.bc == 128 && p.N % 128 == 0 && !p.amax &&
-                    vec16_rows(q.x) && p.rd_cs == 1 && p.rd_rs % 8 == 0 &&
-                    aligned(p.rd, 8);
+  const bool t128 = fp8_plan::tile128_applies(plan_request(q));
   if (e == cudaSuccess && p.M > 0 && p.N > 0 && t128) {
     const int g = tile_grid(p.tiles);
     const bool e4 = p.s.format == kFP8BlockE4M3;

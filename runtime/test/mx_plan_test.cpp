@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "common/fp4_plan.h"
+#include "common/fp8_plan.h"
 #include "common/mx_plan.h"
 #include "fusion_rt.h"
 
@@ -257,6 +258,75 @@ TEST(Fp4Plan, StreamKernelScopeAndName) {
   n = r;
   n.format = FUSION_RT_FORMAT_MXFP8_E4M3;
   EXPECT_FALSE(fp4_plan::applies(n));
+}
+
+TEST(Fp8Plan, StreamAndTileKernels) {
+  fp8_plan::Request r; // 1x128 blocks, plain, bf16 rows of 256
+  r.rows = 8;
+  r.cols = 256;
+  EXPECT_TRUE(fp8_plan::stream_applies(r));
+  EXPECT_EQ(fp8_plan::stream_kernel_name(r, kBF16),
+            "void fusion_rt::cuda::(anonymous namespace)::fp8_block_plain_kernel<"
+            "fusion_rt::cuda::BF16T, true, true, 2>(fusion_rt::cuda::(anonymous "
+            "namespace)::BParams)");
+  // Per tensor: the NaN flag is not a template argument of its passes.
+  fp8_plan::Request t = r;
+  t.format = FUSION_RT_FORMAT_FP8_E5M2;
+  t.amax = true;
+  EXPECT_TRUE(fp8_plan::stream_applies(t));
+  EXPECT_NE(fp8_plan::stream_kernel_name(t, kBF16).find("<fusion_rt::cuda::BF16T, false, "
+                                                        "false, 2>"),
+            std::string::npos);
+  // SwiGLU forward only; other gated kinds, activations and backward not.
+  fp8_plan::Request g = r;
+  g.op = 2;
+  g.kind = FUSION_RT_ACT_SWIGLU;
+  EXPECT_TRUE(fp8_plan::stream_applies(g));
+  EXPECT_NE(fp8_plan::stream_kernel_name(g, kBF16).find("fp8_block_swiglu_kernel<"),
+            std::string::npos);
+  g.backward = true;
+  EXPECT_FALSE(fp8_plan::stream_applies(g));
+  g.backward = false;
+  g.kind = FUSION_RT_ACT_GEGLU;
+  EXPECT_FALSE(fp8_plan::stream_applies(g));
+  fp8_plan::Request a = r;
+  a.op = 1;
+  a.kind = FUSION_RT_ACT_SILU;
+  EXPECT_FALSE(fp8_plan::stream_applies(a));
+  // Block outputs beyond codes and scales, other widths, layouts.
+  fp8_plan::Request b = r;
+  b.amax = true;
+  EXPECT_FALSE(fp8_plan::stream_applies(b));
+  b = r;
+  b.block_cols = 64;
+  EXPECT_FALSE(fp8_plan::stream_applies(b));
+  b = r;
+  b.cols = 200;
+  EXPECT_FALSE(fp8_plan::stream_applies(b));
+  b = r;
+  b.input16 = false;
+  EXPECT_FALSE(fp8_plan::stream_applies(b));
+  b = r;
+  b.colwise = true;
+  EXPECT_FALSE(fp8_plan::stream_applies(b));
+  // 2D blocks: the tile kernels; 128x128 of aligned 16-bit rows in registers.
+  fp8_plan::Request w = r;
+  w.block_rows = 128;
+  EXPECT_FALSE(fp8_plan::stream_applies(w));
+  EXPECT_TRUE(fp8_plan::tiles_apply(w));
+  EXPECT_TRUE(fp8_plan::tile128_applies(w));
+  EXPECT_NE(fp8_plan::tile_kernel_name(w, kBF16).find("fp8_tile128_kernel<fusion_rt::cuda::"
+                                                     "BF16T, true, true>"),
+            std::string::npos);
+  w.input16 = false;
+  EXPECT_FALSE(fp8_plan::tile128_applies(w));
+  EXPECT_EQ(fp8_plan::tile_kernel_name(w, "fusion_rt::cuda::F32T"),
+            "void fusion_rt::cuda::(anonymous namespace)::fp8_tile_kernel<"
+            "fusion_rt::cuda::F32T>(fusion_rt::cuda::(anonymous namespace)::TParams)");
+  w.op = 3; // dequantize
+  EXPECT_TRUE(fp8_plan::tiles_apply(w));
+  w.op = 1;
+  EXPECT_FALSE(fp8_plan::tiles_apply(w));
 }
 
 TEST(Tuning, KnobsParseTheirValues) {

@@ -21,6 +21,7 @@
 #include "fusion/Conversion/FusionToRuntime/FusionToRuntime.h"
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 #include "common/fp4_plan.h"
+#include "common/fp8_plan.h"
 #include "common/mx_plan.h"
 #include "common/paired_plan.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -192,7 +193,7 @@ bool planFp4Stream(QuantSchemeAttr scheme, Type inElt, int op, StreamSource ss,
 /// run_passes): MXFP4, NVFP4, FP8 per tensor. Kernels are templated on
 /// Src<input type, request kind> (0 plain, 1 activation, 2 gated).
 void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
-                 ArrayRef<int64_t> shape, bool streamEligible, StreamSource ss,
+                 ArrayRef<int64_t> shape, StreamSource ss,
                  Plan &plan) {
   const std::string ns = "fusion_rt::cuda::(anonymous namespace)::";
   const int kind = src == "SrcPlain" ? 0 : src.starts_with("SrcAct") ? 1 : 2;
@@ -205,12 +206,30 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
   if ((nv || f == QuantFormat::mxfp4) &&
       planFp4Stream(scheme, inElt, kind, ss, dbias, shape, plan))
     return;
+  // The FP8 kernels of fp8_block.cu: the runtime's own scope and names
+  // (runtime/common/fp8_plan.h) for the lowering's buffers.
+  namespace fp8_plan = fusion_rt::fp8_plan;
+  fp8_plan::Request r8;
+  r8.format = int32_t(f);
+  r8.op = kind;
+  r8.backward = !ss.forward;
+  r8.kind = ss.kind;
+  r8.block_rows = scheme.isBlockFP8() ? int32_t(scheme.getBlockRows()) : 1;
+  r8.block_cols = scheme.isBlockFP8() ? int32_t(scheme.getBlockCols()) : 128;
+  r8.nan_propagate = scheme.getNanPolicy() == NanPolicy::propagate;
+  r8.rowwise = scheme.getDirection() != QuantDirection::colwise;
+  r8.colwise = scheme.getDirection() != QuantDirection::rowwise;
+  r8.dbias = dbias;
+  {
+    int64_t n = shape.empty() ? ShapedType::kDynamic : shape.back();
+    int64_t m = rowsOf(shape);
+    r8.rows = ShapedType::isDynamic(m) ? 1 : m; // a dynamic count: any
+    r8.cols = ShapedType::isDynamic(n) ? 0 : n; // a dynamic width: none
+  }
+  r8.input16 = !inElt.isF32();
   // FP8 per tensor rowwise from 16-bit rows of 128-multiple width: the
-  // stream kernels of fp8_block.cu (fp8_block_stream_applies).
-  const bool fp8Stream = fp8 && scheme.getDirection() == QuantDirection::rowwise &&
-                         streamEligible && !inElt.isF32() && !shape.empty() &&
-                         !ShapedType::isDynamic(shape.back()) &&
-                         shape.back() % 128 == 0 && !dbias;
+  // stream kernels (fp8_block_stream_applies).
+  const bool fp8Stream = fp8 && fp8_plan::stream_applies(r8);
   if (nv || (fp8 && !fp8Stream &&
              scheme.getTensorScaling() == TensorScaling::current))
     plan.kernels.push_back("void " + ns + "amax_kernel<" + srcT + " >(" + ns +
@@ -224,36 +243,16 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
       // 128x128 of 16-bit rows of a 128-multiple width: the tile in
       // registers (fp8_tile128_kernel; at run time also 16-byte aligned
       // rows and no amax output); else the general tile kernel.
-      int64_t n = shape.empty() ? ShapedType::kDynamic : shape.back();
-      bool t128 = scheme.getBlockRows() == 128 && scheme.getBlockCols() == 128 &&
-                  !inElt.isF32() && !ShapedType::isDynamic(n) && n % 128 == 0;
-      plan.kernels.push_back(
-          "void " + ns +
-          (t128 ? "fp8_tile128_kernel<" + typeTag(inElt, false) + ", " +
-                      (f == QuantFormat::fp8_block_e4m3 ? "true" : "false") +
-                      ", " +
-                      (scheme.getNanPolicy() == NanPolicy::propagate ? "true"
-                                                                     : "false") +
-                      ">("
-                : "fp8_tile_kernel<" + typeTag(inElt, false) + ">(") +
-          ns + "TParams)");
+      plan.kernels.push_back(fp8_plan::tile_kernel_name(r8, typeTag(inElt, false)));
       plan.launch = "block 256 per scale block, grid-stride, grid = min(blocks, "
                     "132 SMs x 8) (fp8_block.cu)";
       return;
     }
-    int64_t n = shape.empty() ? ShapedType::kDynamic : shape.back();
-    if (scheme.getBlockCols() == 128 && streamEligible && !inElt.isF32() &&
-        !ShapedType::isDynamic(n) && n % 128 == 0) {
-      bool swiglu = src == "SrcGatedFwd";
-      plan.kernels.push_back(
-          "void " + ns + (swiglu ? "fp8_block_swiglu_kernel<" : "fp8_block_plain_kernel<") +
-          typeTag(inElt, false) + ", " +
-          (scheme.getFormat() == QuantFormat::fp8_block_e4m3 ? "true" : "false") +
-          ", " + (scheme.getNanPolicy() == NanPolicy::propagate ? "true" : "false") +
-          (swiglu ? ", 1>(" : ", 2>(") + ns + "BParams)");
+    if (fp8_plan::stream_applies(r8)) {
+      plan.kernels.push_back(fp8_plan::stream_kernel_name(r8, typeTag(inElt, false)));
       plan.launch = "block 128, persistent grid of at most 132 SMs x resident "
                     "blocks; a warp codes " +
-                    std::string(swiglu ? "2" : "4") +
+                    std::string(kind == 2 ? "2" : "4") +
                     " groups of 1x128 a step (fp8_block.cu; formats.cu's "
                     "fp8_block_row_kernel where rows are not 16-byte aligned)";
       return;
@@ -266,13 +265,7 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
                              srcT + " >" + params);
   } else if (fp8Stream) {
     // Current scaling runs the stream kernel twice: amax, then the cast.
-    bool swiglu = src == "SrcGatedFwd";
-    std::string k =
-        "void " + ns + (swiglu ? "fp8_block_swiglu_kernel<" : "fp8_block_plain_kernel<") +
-        typeTag(inElt, false) + ", " +
-        (f == QuantFormat::fp8_e4m3 ? "true" : "false") + ", false" +
-        (swiglu ? ", 1>(" : ", 2>(") + ns + "BParams)";
-    plan.kernels.push_back(k);
+    plan.kernels.push_back(fp8_plan::stream_kernel_name(r8, typeTag(inElt, false)));
     plan.launch = std::string(scheme.getTensorScaling() == TensorScaling::current
                                   ? "two passes (tensor amax, then the cast), "
                                   : "one pass, ") +
@@ -376,12 +369,12 @@ std::string mxLaunch(const mx_plan::Plan &p, bool dynamic, StringRef kernel,
 }
 
 void planMX(QuantSchemeAttr scheme, Type inElt, StringRef src,
-            ArrayRef<int64_t> shape, bool dbias, bool streamEligible,
+            ArrayRef<int64_t> shape, bool dbias,
             const llvm::StringMap<KernelInfo> &inv, Plan &plan,
             StreamSource ss = {}, int64_t xRowMul = 1) {
   if (scheme.getFormat() != QuantFormat::mxfp8_e4m3 &&
       scheme.getFormat() != QuantFormat::mxfp8_e5m2) {
-    planFormats(scheme, inElt, src, dbias, shape, streamEligible, ss, plan);
+    planFormats(scheme, inElt, src, dbias, shape, ss, plan);
     return;
   }
   // The runtime's own plan with the default knobs (tuning.def).
@@ -428,14 +421,14 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
     Type t = cast<ShapedType>(q.getInput().getType()).getElementType();
     // v2: 16-bit plain quantize without amax (MX schemes have none).
     planMX(q.getScheme(), t, "SrcPlain",
-           cast<ShapedType>(q.getInput().getType()).getShape(), false,
-           /*streamEligible=*/true, inv, plan);
+           cast<ShapedType>(q.getInput().getType()).getShape(), false, inv,
+           plan);
     planZeroScale(q.getScheme(), "SrcPlain", t, plan);
   } else if (auto q = dyn_cast<ActQuantizeOp>(op)) {
     planMX(q.getScheme(), cast<ShapedType>(q.getInput().getType()).getElementType(),
            q.getActivation().getBackward() ? "SrcActBwd" : "SrcActFwd",
            cast<ShapedType>(q.getInput().getType()).getShape(), q.getDbias(),
-           /*streamEligible=*/false, inv, plan,
+           inv, plan,
            streamSourceOf(q.getActivation(), q.getIntermediate()));
     planZeroScale(q.getScheme(),
                   q.getActivation().getBackward() ? "SrcActBwd" : "SrcActFwd",
@@ -447,11 +440,8 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
     if (q.getInputs().size() == 1 && !ShapedType::isDynamic(half.back()))
       half.back() /= 2;
     bool bwd = q.getActivation().getBackward();
-    // The other formats' stream kernels: SwiGLU forward rowwise.
-    bool stream = !bwd && q.getActivation().getKind() == ActivationKind::swiglu &&
-                  q.getScheme().getDirection() == QuantDirection::rowwise;
     planMX(q.getScheme(), in.getElementType(),
-           bwd ? "SrcGatedBwd" : "SrcGatedFwd", half, false, stream, inv, plan,
+           bwd ? "SrcGatedBwd" : "SrcGatedFwd", half, false, inv, plan,
            streamSourceOf(q.getActivation(), q.getIntermediate()),
            q.getInputs().size() == 1 ? 2 : 1);
     planZeroScale(q.getScheme(), bwd ? "SrcGatedBwd" : "SrcGatedFwd",
@@ -468,8 +458,7 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
                                     w0.getDimSize(p.getKn() ? 1 : 0)};
       Type t = *p.getIntermediate();
       Plan q;
-      planMX(*quant, t, "SrcPlain", shape, false, /*streamEligible=*/true, inv,
-             q);
+      planMX(*quant, t, "SrcPlain", shape, false, inv, q);
       planZeroScale(*quant, "SrcPlain", t, q);
       llvm::append_range(plan.kernels, q.kernels);
       plan.cudaNote = q.cudaNote;

@@ -1,0 +1,113 @@
+//===- fp8_plan.h - when the FP8 stream and tile kernels run -------*- C++ -*-===//
+//
+// The scope of the FP8 kernels of runtime/cuda/fp8_block.cu and the kernel
+// instance a call runs, in plain C++: the CUDA backend routes a call by
+// `stream_applies` / `tiles_apply` / `tile128_applies`, and
+// `fusion-opt --fusion-kernel-report` names the kernels with the same
+// functions (runtime/test/mx_plan_test.cpp checks them without a GPU).
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSION_RT_COMMON_FP8_PLAN_H
+#define FUSION_RT_COMMON_FP8_PLAN_H
+
+#include "fusion_rt.h"
+
+#include <cstdint>
+#include <string>
+
+namespace fusion_rt {
+namespace fp8_plan {
+
+/// What decides the kernels' scope. The launcher fills it from the
+/// validated request; the kernel report from the op, assuming the
+/// lowering's buffers (contiguous, aligned: `views_ok`).
+struct Request {
+  int32_t format = FUSION_RT_FORMAT_FP8_BLOCK_E4M3;
+  int op = 0; ///< 0 quantize, 1 activation, 2 gated, 3 dequantize, -1 other
+  bool backward = false;
+  int32_t kind = 0; ///< activation kind (ABI value)
+  int32_t block_rows = 1, block_cols = 128;
+  bool nan_propagate = true;
+  bool amax = false, scale_inv = false; ///< those outputs are asked for
+  bool rowwise = true, colwise = false, dbias = false;
+  int64_t rows = 0, cols = 0;
+  int64_t seg_cols = 0; ///< 0 or cols: rowwise segments not split
+  bool input16 = true;  ///< bf16 / f16 input (and up of the same type)
+  /// Inputs' rows 16-byte aligned runs, codes 8-byte aligned rows (the
+  /// launcher's alignment facts).
+  bool views_ok = true;
+};
+
+inline bool is_block(int32_t f) {
+  return f == FUSION_RT_FORMAT_FP8_BLOCK_E4M3 || f == FUSION_RT_FORMAT_FP8_BLOCK_E5M2;
+}
+inline bool is_tensor(int32_t f) {
+  return f == FUSION_RT_FORMAT_FP8_E4M3 || f == FUSION_RT_FORMAT_FP8_E5M2;
+}
+
+/// The stream kernels (fp8_block_plain_kernel, fp8_block_swiglu_kernel):
+/// FP8 per tensor, or 1x128 blocks without amax / scale_inv outputs, of a
+/// plain quantizer or the SwiGLU forward, rowwise only without dbias, 16-bit
+/// rows of a multiple of 128, the group count within 32 bits.
+inline bool stream_applies(const Request &r) {
+  const bool block = is_block(r.format), tensor = is_tensor(r.format);
+  if (!block && !tensor)
+    return false;
+  const bool swiglu = r.op == 2 && !r.backward && r.kind == FUSION_RT_ACT_SWIGLU;
+  if (r.op != 0 && !swiglu)
+    return false;
+  return (tensor || (r.block_cols == 128 && r.block_rows == 1 && !r.amax &&
+                     !r.scale_inv)) &&
+         r.rowwise && !r.colwise && !r.dbias && r.rows > 0 && r.cols > 0 &&
+         r.cols % 128 == 0 && (r.seg_cols == 0 || r.seg_cols == r.cols) &&
+         r.cols / 128 * r.rows < (int64_t(1) << 30) && r.input16 && r.views_ok;
+}
+
+/// The 2D block (weight tile) kernels: quantize and dequantize.
+inline bool tiles_apply(const Request &r) {
+  return is_block(r.format) && r.block_rows > 1 && (r.op == 0 || r.op == 3);
+}
+
+/// Within them, the 128x128 tile in registers (fp8_tile128_kernel): 16-bit
+/// rows of a multiple of 128, no amax output, aligned views.
+inline bool tile128_applies(const Request &r) {
+  return tiles_apply(r) && r.op == 0 && r.block_rows == 128 && r.block_cols == 128 &&
+         r.cols % 128 == 0 && !r.amax && r.input16 && r.views_ok;
+}
+
+namespace detail {
+inline std::string flags(bool a, bool b) {
+  return std::string(a ? "true" : "false") + ", " + (b ? "true" : "false");
+}
+inline bool e4m3(int32_t f) {
+  return f == FUSION_RT_FORMAT_FP8_BLOCK_E4M3 || f == FUSION_RT_FORMAT_FP8_E4M3;
+}
+} // namespace detail
+
+/// The stream kernel instance (as cuobjdump lists it) for input type `t`
+/// ("fusion_rt::cuda::BF16T" or F16T). The NaN policy is a template flag of
+/// the block codes only (the per-tensor passes ignore NaN in the amax and
+/// propagate it in the cast either way).
+inline std::string stream_kernel_name(const Request &r, const std::string &t) {
+  const std::string ns = "fusion_rt::cuda::(anonymous namespace)::";
+  const bool swiglu = r.op == 2;
+  return "void " + ns + (swiglu ? "fp8_block_swiglu_kernel<" : "fp8_block_plain_kernel<") +
+         t + ", " +
+         detail::flags(detail::e4m3(r.format), is_block(r.format) && r.nan_propagate) +
+         (swiglu ? ", 1>(" : ", 2>(") + ns + "BParams)";
+}
+
+/// The tile kernel instance for input type `t` (F32T too).
+inline std::string tile_kernel_name(const Request &r, const std::string &t) {
+  const std::string ns = "fusion_rt::cuda::(anonymous namespace)::";
+  if (tile128_applies(r))
+    return "void " + ns + "fp8_tile128_kernel<" + t + ", " +
+           detail::flags(detail::e4m3(r.format), r.nan_propagate) + ">(" + ns +
+           "TParams)";
+  return "void " + ns + "fp8_tile_kernel<" + t + ">(" + ns + "TParams)";
+}
+
+} // namespace fp8_plan
+} // namespace fusion_rt
+
+#endif // FUSION_RT_COMMON_FP8_PLAN_H
