@@ -39,61 +39,6 @@ using stream::key_f32_bits;
 using stream::max16x2;
 using stream::vec_key;
 
-/// Shared-window address of a shared array (32-bit, for ld/st.shared).
-__device__ __forceinline__ uint32_t smem_addr(const void *p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void sts64(uint32_t a, uint32_t x, uint32_t y) {
-  asm volatile("st.shared.v2.u32 [%0], {%1, %2};" ::"r"(a), "r"(x), "r"(y) : "memory");
-}
-__device__ __forceinline__ void sts8(uint32_t a, uint32_t x) {
-  asm volatile("st.shared.u8 [%0], %1;" ::"r"(a), "r"(x) : "memory");
-}
-__device__ __forceinline__ uint4 lds128(uint32_t a) {
-  uint4 v;
-  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "r"(a)
-               : "memory");
-  return v;
-}
-__device__ __forceinline__ uint32_t lds32(uint32_t a) {
-  uint32_t v;
-  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(a) : "memory");
-  return v;
-}
-__device__ __forceinline__ void stg128(void *p, const uint4 &v) {
-  asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x),
-               "r"(v.y), "r"(v.z), "r"(v.w)
-               : "memory");
-}
-__device__ __forceinline__ void stg32(void *p, uint32_t v) {
-  asm volatile("st.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-/// 16-byte streaming (evict-first) store.
-__device__ __forceinline__ void stg128_cs(void *p, const uint4 &v) {
-  asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x),
-               "r"(v.y), "r"(v.z), "r"(v.w)
-               : "memory");
-}
-/// 16-byte read-only load with the L2 access policy `pol` (evict-first).
-__device__ __forceinline__ uint4 ldg_pol16(const void *p, uint64_t pol) {
-  uint4 v;
-  asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 "
-               "{%0,%1,%2,%3}, [%4], %5;"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p), "l"(pol));
-  return v;
-}
-__device__ __forceinline__ uint64_t l2_evict_first() {
-  uint64_t pol;
-  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
-  return pol;
-}
-__device__ __forceinline__ void stg64(void *p, uint32_t x, uint32_t y) {
-  asm volatile("st.global.v2.u32 [%0], {%1, %2};" ::"l"(p), "r"(x), "r"(y) : "memory");
-}
-
 /// Zeroes a 16-bit NaN key under IGNORE (maxNum of an all-NaN chain is NaN).
 template <typename T, bool PROPAGATE>
 __device__ __forceinline__ uint32_t fix_key(uint32_t k) {
@@ -656,8 +601,8 @@ __device__ __forceinline__ void swiglu_bwd8(const KParams &p, const uint4 &gv,
       gated_backward(kActSwiGLU, h ? T::hi(gw[j]) : T::lo(gw[j]),
                      h ? T::hi(uw[j]) : T::lo(uw[j]), h ? T::hi(dw[j]) : T::lo(dw[j]),
                      p.act(), da[h], dg[h]);
-    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(pa[j]) : "f"(da[1]), "f"(da[0]));
-    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(pg[j]) : "f"(dg[1]), "f"(dg[0]));
+    pa[j] = cvt_rn_bf16x2(da[1], da[0]);
+    pg[j] = cvt_rn_bf16x2(dg[1], dg[0]);
   }
   wa = make_uint4(pa[0], pa[1], pa[2], pa[3]);
   wg = make_uint4(pg[0], pg[1], pg[2], pg[3]);

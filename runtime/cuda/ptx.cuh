@@ -1,8 +1,11 @@
 //===- ptx.cuh - PTX / conversion helpers of the CUDA kernels -----*- CUDA -*-===//
 //
-// The few instructions the kernels issue by hand: 16-byte streaming loads,
-// the fp32 -> e4m3x2 / e5m2x2 conversions, the fp32 -> bf16 / f16 roundings
-// and, on Blackwell (sm_100a / sm_120a), the fp32 -> ue8m0 conversion.
+// The instructions the quantizer kernels issue by hand: 16-byte streaming
+// loads, shared-memory and global stores, L2 access policies and hinted
+// loads, the fp32 -> e4m3x2 / e5m2x2 conversions, the fp32 -> bf16 / f16
+// roundings (packed too) and, on Blackwell (sm_100a / sm_120a), the fp32 ->
+// ue8m0 conversion. (The paired projection's cluster, griddepcontrol,
+// cp.async and mma instructions are still in paired_projection.cu.)
 //
 // Every hardware conversion here is used only where it is bit-identical to
 // the shared numerics (runtime/common/convert.h, scale.h): that identity was
@@ -57,6 +60,96 @@ __device__ __forceinline__ uint32_t ldg_stream4(const void *p) {
   uint32_t v;
   asm volatile("ld.global.nc.L1::no_allocate.u32 %0, [%1];" : "=r"(v) : "l"(p));
   return v;
+}
+
+//===--- shared memory, stores, L2 policies (the MXFP8 kernels) ---------------===//
+
+/// Shared-window address of a shared array (32-bit, for ld/st.shared).
+__device__ __forceinline__ uint32_t smem_addr(const void *p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void sts64(uint32_t a, uint32_t x, uint32_t y) {
+  asm volatile("st.shared.v2.u32 [%0], {%1, %2};" ::"r"(a), "r"(x), "r"(y) : "memory");
+}
+__device__ __forceinline__ void sts8(uint32_t a, uint32_t x) {
+  asm volatile("st.shared.u8 [%0], %1;" ::"r"(a), "r"(x) : "memory");
+}
+__device__ __forceinline__ uint4 lds128(uint32_t a) {
+  uint4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"(a)
+               : "memory");
+  return v;
+}
+__device__ __forceinline__ uint32_t lds32(uint32_t a) {
+  uint32_t v;
+  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(a) : "memory");
+  return v;
+}
+__device__ __forceinline__ void stg128(void *p, const uint4 &v) {
+  asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x),
+               "r"(v.y), "r"(v.z), "r"(v.w)
+               : "memory");
+}
+__device__ __forceinline__ void stg32(void *p, uint32_t v) {
+  asm volatile("st.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+/// 16-byte streaming (evict-first) store.
+__device__ __forceinline__ void stg128_cs(void *p, const uint4 &v) {
+  asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x),
+               "r"(v.y), "r"(v.z), "r"(v.w)
+               : "memory");
+}
+/// 16-byte read-only load with the L2 access policy `pol` (evict-first).
+__device__ __forceinline__ uint4 ldg_pol16(const void *p, uint64_t pol) {
+  uint4 v;
+  asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 "
+               "{%0,%1,%2,%3}, [%4], %5;"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p), "l"(pol));
+  return v;
+}
+/// An L2 evict-first access policy (createpolicy), for the hinted loads.
+__device__ __forceinline__ uint64_t l2_evict_first() {
+  uint64_t pol;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+  return pol;
+}
+__device__ __forceinline__ void stg64(void *p, uint32_t x, uint32_t y) {
+  asm volatile("st.global.v2.u32 [%0], {%1, %2};" ::"l"(p), "r"(x), "r"(y) : "memory");
+}
+
+/// 16-byte streaming load with the L2 policy `pol` and a 256-byte L2
+/// prefetch of the surrounding segment.
+__device__ __forceinline__ uint4 ldg_hint16(const void *p, uint64_t pol) {
+  uint4 v;
+  asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.L2::256B.v4.u32 "
+               "{%0,%1,%2,%3}, [%4], %5;"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p), "l"(pol));
+  return v;
+}
+/// Streaming (evict-first) global stores of 8 and 4 bytes.
+__device__ __forceinline__ void stg_cs8(void *p, uint2 v) {
+  asm volatile("st.global.cs.v2.u32 [%0], {%1, %2};" ::"l"(p), "r"(v.x), "r"(v.y)
+               : "memory");
+}
+__device__ __forceinline__ void stg_cs4(void *p, uint32_t v) {
+  asm volatile("st.global.cs.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+/// Two fp32 values rounded to nearest-even and packed as bf16x2 / f16x2
+/// (`hi` in the upper half): cvt.rn.{bf16x2,f16x2}.f32.
+__device__ __forceinline__ uint32_t cvt_rn_bf16x2(float hi, float lo) {
+  uint32_t w;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(hi), "f"(lo));
+  return w;
+}
+__device__ __forceinline__ uint32_t cvt_rn_f16x2(float hi, float lo) {
+  uint32_t w;
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(hi), "f"(lo));
+  return w;
 }
 
 //===--- element conversions --------------------------------------------------===//

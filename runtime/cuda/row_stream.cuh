@@ -92,31 +92,6 @@ __device__ __forceinline__ float rcp_of(uint32_t b) {
   return __uint_as_float(r);
 }
 
-/// An L2 evict-first access policy (createpolicy), for the hinted variants.
-__device__ __forceinline__ uint64_t evict_first_policy() {
-  uint64_t pol;
-  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
-  return pol;
-}
-/// 16-byte streaming load with the L2 policy `pol` and a 256-byte L2
-/// prefetch of the surrounding segment.
-__device__ __forceinline__ uint4 ldg_hint16(const void *p, uint64_t pol) {
-  uint4 v;
-  asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.L2::256B.v4.u32 "
-               "{%0,%1,%2,%3}, [%4], %5;"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p), "l"(pol));
-  return v;
-}
-/// Streaming (evict-first) global stores of 8 and 4 bytes.
-__device__ __forceinline__ void stg_cs8(void *p, uint2 v) {
-  asm volatile("st.global.cs.v2.u32 [%0], {%1, %2};" ::"l"(p), "r"(v.x), "r"(v.y)
-               : "memory");
-}
-__device__ __forceinline__ void stg_cs4(void *p, uint32_t v) {
-  asm volatile("st.global.cs.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-
 /// Advances (row, chunk-in-row) by one chunk.
 __device__ __forceinline__ void next_chunk(uint32_t &row, uint32_t &cc,
                                            uint32_t cpr) {
@@ -260,7 +235,7 @@ template <typename T, bool E4M3, bool PROPAGATE, int U, bool PF, bool FLAT,
           bool HINT = false>
 __global__ void __launch_bounds__(128, U >= 16 ? 3 : 4) row_stream_kernel(const KParams p) {
   const int lane = threadIdx.x & 31;
-  const uint64_t pol = HINT ? evict_first_policy() : 0;
+  const uint64_t pol = HINT ? l2_evict_first() : 0;
   const uint32_t nsteps = (uint32_t(p.tiles) + U - 1) / U;
   const uint32_t stride = (gridDim.x * blockDim.x) >> 5;
   uint32_t s = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
@@ -350,9 +325,9 @@ __device__ __forceinline__ uint32_t round_key8(float (&v)[8]) {
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
       if constexpr (INTER == kInterBF16)
-        asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w[j]) : "f"(v[2 * j + 1]), "f"(v[2 * j]));
+        w[j] = cvt_rn_bf16x2(v[2 * j + 1], v[2 * j]);
       else
-        asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(w[j]) : "f"(v[2 * j + 1]), "f"(v[2 * j]));
+        w[j] = cvt_rn_f16x2(v[2 * j + 1], v[2 * j]);
       v[2 * j] = IT::lo(w[j]);
       v[2 * j + 1] = IT::hi(w[j]);
     }
