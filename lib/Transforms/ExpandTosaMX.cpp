@@ -214,8 +214,9 @@ struct ExpandTosaMXPass
                          name);
     else
       remark::missed(loc, opts)
-          << remark::reason("{0}",
-                            fusion::declineTag(fusion::DeclineRule::TosaUnsupportedOp).str())
+          << remark::reason(
+                 "{0}",
+                 fusion::declineTag(fusion::DeclineRule::TosaUnsupportedOp).str())
           << remark::add("{0} is not expanded: {1}", name, why);
   }
 

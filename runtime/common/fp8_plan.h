@@ -91,8 +91,8 @@ inline bool e4m3(int32_t f) {
 inline std::string stream_kernel_name(const Request &r, const std::string &t) {
   const std::string ns = "fusion_rt::cuda::(anonymous namespace)::";
   const bool swiglu = r.op == 2;
-  return "void " + ns + (swiglu ? "fp8_block_swiglu_kernel<" : "fp8_block_plain_kernel<") +
-         t + ", " +
+  return "void " + ns +
+         (swiglu ? "fp8_block_swiglu_kernel<" : "fp8_block_plain_kernel<") + t + ", " +
          detail::flags(detail::e4m3(r.format), is_block(r.format) && r.nan_propagate) +
          (swiglu ? ", 1>(" : ", 2>(") + ns + "BParams)";
 }
