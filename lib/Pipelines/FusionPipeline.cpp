@@ -118,6 +118,29 @@ void mlir::fusion::buildFusionPipeline(OpPassManager &pm,
   pm.addPass(createVerifyLoweredToLLVM());
 }
 
+LogicalResult mlir::fusion::buildActQuantizePipeline(OpPassManager &pm) {
+  OpPassManager &fpm = pm.getOpAnchorName() == func::FuncOp::getOperationName()
+                           ? pm
+                           : pm.nest<func::FuncOp>();
+  // TOSA's MX casts, which nothing upstream lowers, written out first.
+  fpm.addPass(createExpandTosaMX());
+  fpm.addPass(createNormalizeElementwise());
+  fpm.addPass(createCanonicalizerPass());
+  fpm.addPass(createCSEPass());
+  fpm.addPass(createRaiseQuantize());
+  fpm.addPass(createFuseActQuantize());
+  return success();
+}
+
+void mlir::fusion::registerFusionPipelines() {
+  PassPipelineRegistration<>(
+      "fusion-act-quantize-pipeline",
+      "Normalise elementwise code (fusion-normalize-elementwise, "
+      "canonicalize, cse), raise written-out quantizers "
+      "(fusion-raise-quantize) and run fusion-fuse-act-quantize",
+      [](OpPassManager &pm) { (void)buildActQuantizePipeline(pm); });
+}
+
 void mlir::fusion::registerFusionPipeline() {
   PassPipelineRegistration<FusionPipelineOptions>(
       "fusion-pipeline",

@@ -72,6 +72,16 @@ struct FusionPipelineOptions
       llvm::cl::init(false)};
 };
 
+/// Adds, nested on func.func, the passes that write out TOSA MX casts,
+/// normalise elementwise code, raise written-out quantizers and fuse
+/// activations with their quantizers: fusion-expand-tosa-mx,
+/// fusion-normalize-elementwise, canonicalize, cse, fusion-raise-quantize,
+/// fusion-fuse-act-quantize (`fusion-act-quantize-pipeline`).
+LogicalResult buildActQuantizePipeline(OpPassManager &pm);
+
+/// Registers `fusion-act-quantize-pipeline`.
+void registerFusionPipelines();
+
 /// Adds the stages of `fusion-pipeline` to `pm` (anchored on builtin.module).
 void buildFusionPipeline(OpPassManager &pm,
                          const FusionPipelineOptions &options);

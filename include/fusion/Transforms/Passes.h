@@ -20,20 +20,12 @@ namespace mlir::fusion {
 #define GEN_PASS_DECL
 #include "fusion/Transforms/Passes.h.inc"
 
-/// Adds, nested on func.func, the passes that normalise elementwise code and
-/// fuse activations with their quantizers: fusion-normalize-elementwise,
-/// canonicalize, cse, fusion-fuse-act-quantize.
-LogicalResult buildActQuantizePipeline(OpPassManager &pm);
-
 /// Adds fusion-normalize-elementwise's fusion patterns: a producer generic is
 /// fused into its consumer when every use of it is there (tensor.dim uses
 /// aside), and an elementwise generic reading the expand_shape of a linalg
 /// result is collapsed onto it. fusion-fuse-paired-projections reruns them
 /// on the projections it splits.
 void populateNormalizeFusionPatterns(RewritePatternSet &patterns);
-
-/// Registers the pipelines under their names (`fusion-act-quantize-pipeline`).
-void registerFusionPipelines();
 
 #define GEN_PASS_REGISTRATION
 #include "fusion/Transforms/Passes.h.inc"
