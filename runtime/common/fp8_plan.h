@@ -69,10 +69,12 @@ inline bool tiles_apply(const Request &r) {
 }
 
 /// Within them, the 128x128 tile in registers (fp8_tile128_kernel): 16-bit
-/// rows of a multiple of 128, no amax output, aligned views.
+/// rows of a (nonzero) multiple of 128, no amax output, aligned views. (A
+/// width of 0 launches nothing at run time; the kernel report passes a
+/// dynamic width as 0.)
 inline bool tile128_applies(const Request &r) {
   return tiles_apply(r) && r.op == 0 && r.block_rows == 128 && r.block_cols == 128 &&
-         r.cols % 128 == 0 && !r.amax && r.input16 && r.views_ok;
+         r.cols > 0 && r.cols % 128 == 0 && !r.amax && r.input16 && r.views_ok;
 }
 
 namespace detail {

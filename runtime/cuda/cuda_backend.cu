@@ -342,8 +342,9 @@ fusion_rt_status cuda_execute(const Request &q, void *stream_ptr) {
     r.vec_all = p.vec_all;
     r.vec16 = p.vec16;
     r.flat = stream_flat(p);
-    const mx_plan::Plan plan = mx_plan::plan_mx(r, tuning());
-    const bool check = tuning().check_plan != 0;
+    const Tuning &knobs = tuning();
+    const mx_plan::Plan plan = mx_plan::plan_mx(r, knobs);
+    const bool check = knobs.check_plan != 0;
     if (check)
       g_launched = nullptr;
     e = gated ? launch_gated(p, plan, in_dt, stream)

@@ -21,15 +21,15 @@ namespace cuda {
 constexpr int kThreads = 128;
 
 
+/// Under the check_plan knob, records the first kernel launched since
+/// cuda_execute (cuda_backend.cu) cleared the record, for its comparison
+/// with the plan's kernel name; otherwise does nothing.
+void note_launch(const void *kernel);
+
 /// Launches `kernel` (128 threads a block) on a persistent grid of
 /// min(want, SMs x resident blocks) blocks; the resident blocks are read off
 /// the device once and cached in `per_sm`. Nothing to do (want <= 0) is
 /// success.
-/// Under the check_plan knob, the first kernel launched after
-/// begin_plan_check (cuda_backend.cu) is recorded for the comparison with
-/// the plan's kernel name.
-void note_launch(const void *kernel);
-
 template <typename Kernel>
 cudaError_t launch_persistent(Kernel kernel, const KParams &p, int64_t want,
                               int &per_sm, cudaStream_t stream) {

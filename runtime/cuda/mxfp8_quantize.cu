@@ -26,7 +26,6 @@
 #include "cuda/launch.cuh"
 #include "cuda/row_stream.cuh"
 
-
 namespace fusion_rt {
 namespace cuda {
 

@@ -318,6 +318,9 @@ TEST(Fp8Plan, StreamAndTileKernels) {
   EXPECT_NE(fp8_plan::tile_kernel_name(w, kBF16).find("fp8_tile128_kernel<fusion_rt::cuda::"
                                                      "BF16T, true, true>"),
             std::string::npos);
+  fp8_plan::Request w0 = w;
+  w0.cols = 0; // the report's dynamic width
+  EXPECT_FALSE(fp8_plan::tile128_applies(w0));
   w.input16 = false;
   EXPECT_FALSE(fp8_plan::tile128_applies(w));
   EXPECT_EQ(fp8_plan::tile_kernel_name(w, "fusion_rt::cuda::F32T"),

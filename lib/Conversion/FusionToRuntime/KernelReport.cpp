@@ -12,10 +12,10 @@
 // plan (runtime/common/paired_plan.h, which paired_projection.cu launches
 // from), and so do the MXFP8 quantizers' kernel, template arguments and
 // grid (runtime/common/mx_plan.h, which cuda_backend.cu launches from, with
-// the default tuning knobs). The other formats' kernel choice mirrors
-// formats.cu, fp4_stream.cu and fp8_block.cu; every name the report
-// produces must exist in the inventory, which
-// test/Conversion/kernel-report.mlir checks.
+// the default tuning knobs) and the FP4 / FP8 stream and tile kernels'
+// scope and names (fp4_plan.h, fp8_plan.h). The general format kernels'
+// choice mirrors formats.cu; every name the report produces must exist in
+// the inventory, which test/Conversion/kernel-report.mlir checks.
 //
 //===----------------------------------------------------------------------===//
 #include "fusion/Conversion/FusionToRuntime/FusionToRuntime.h"
@@ -144,6 +144,17 @@ StreamSource streamSourceOf(ActivationAttr act, Type intermediate) {
   return {int(act.getKind()), interOf(intermediate), !act.getBackward()};
 }
 
+/// The rows and width of a quantizer's value matrix as the FP4 / FP8 plans
+/// take them: a dynamic row count as 1 (any count; the group limit is
+/// checked at run time), a dynamic width as 0 (unknown: the plans take
+/// neither the stream kernels nor the 128x128 tile kernel).
+void streamSizes(ArrayRef<int64_t> shape, int64_t &rows, int64_t &cols) {
+  int64_t n = shape.empty() ? ShapedType::kDynamic : shape.back();
+  int64_t m = rowsOf(shape);
+  rows = ShapedType::isDynamic(m) ? 1 : m;
+  cols = ShapedType::isDynamic(n) ? 0 : n;
+}
+
 /// FP4 rowwise on the stream kernels of fp4_stream.cu: the runtime's own
 /// scope and kernel name (runtime/common/fp4_plan.h) for the lowering's
 /// buffers (at run time also 16-byte aligned rows). `op` is 0 for a plain
@@ -152,8 +163,6 @@ StreamSource streamSourceOf(ActivationAttr act, Type intermediate) {
 bool planFp4Stream(QuantSchemeAttr scheme, Type inElt, int op, StreamSource ss,
                    bool dbias, ArrayRef<int64_t> shape, Plan &plan) {
   namespace fp4_plan = fusion_rt::fp4_plan;
-  int64_t n = shape.empty() ? ShapedType::kDynamic : shape.back();
-  int64_t m = rowsOf(shape);
   bool nv = scheme.getFormat() == QuantFormat::nvfp4;
   fp4_plan::Request r;
   r.format = int32_t(scheme.getFormat());
@@ -171,10 +180,7 @@ bool planFp4Stream(QuantSchemeAttr scheme, Type inElt, int op, StreamSource ss,
   r.rowwise = scheme.getDirection() != QuantDirection::colwise;
   r.colwise = scheme.getDirection() != QuantDirection::rowwise;
   r.dbias = dbias;
-  // A dynamic row count: any (the group count is checked at run time); a
-  // dynamic width: not this kernel.
-  r.rows = ShapedType::isDynamic(m) ? 1 : m;
-  r.cols = ShapedType::isDynamic(n) ? 0 : n;
+  streamSizes(shape, r.rows, r.cols);
   if (!fp4_plan::applies(r))
     return false;
   plan.kernels.push_back(fp4_plan::kernel_name(r, typeTag(inElt, false)));
@@ -220,12 +226,7 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
   r8.rowwise = scheme.getDirection() != QuantDirection::colwise;
   r8.colwise = scheme.getDirection() != QuantDirection::rowwise;
   r8.dbias = dbias;
-  {
-    int64_t n = shape.empty() ? ShapedType::kDynamic : shape.back();
-    int64_t m = rowsOf(shape);
-    r8.rows = ShapedType::isDynamic(m) ? 1 : m; // a dynamic count: any
-    r8.cols = ShapedType::isDynamic(n) ? 0 : n; // a dynamic width: none
-  }
+  streamSizes(shape, r8.rows, r8.cols);
   r8.input16 = !inElt.isF32();
   // FP8 per tensor rowwise from 16-bit rows of 128-multiple width: the
   // stream kernels (fp8_block_stream_applies).
