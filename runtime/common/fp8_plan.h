@@ -1,8 +1,9 @@
 //===- fp8_plan.h - when the FP8 stream and tile kernels run -------*- C++ -*-===//
 //
-// The scope of the FP8 kernels of runtime/cuda/fp8_block.cu and the kernel
-// instance a call runs, in plain C++: the CUDA backend routes a call by
-// `stream_applies` / `tiles_apply` / `tile128_applies`, and
+// The scope of the FP8 kernels of runtime/cuda/fp8_block.cu and
+// fp8_transpose.cu and the kernel instance a call runs, in plain C++: the
+// CUDA backend routes a call by `stream_applies` / `tiles_apply` /
+// `tile128_applies` / `wide_row_applies` / `transpose_applies`, and
 // `fusion-opt --fusion-kernel-report` names the kernels with the same
 // functions (runtime/test/mx_plan_test.cpp checks them without a GPU).
 //
@@ -30,6 +31,7 @@ struct Request {
   bool nan_propagate = true;
   bool amax = false, scale_inv = false; ///< those outputs are asked for
   bool rowwise = true, colwise = false, dbias = false;
+  bool col_transposed = false; ///< the colwise copy is [N, M]
   int64_t rows = 0, cols = 0;
   int64_t seg_cols = 0; ///< 0 or cols: rowwise segments not split
   bool input16 = true;  ///< bf16 / f16 input (and up of the same type)
@@ -68,6 +70,8 @@ inline bool tiles_apply(const Request &r) {
   return is_block(r.format) && r.block_rows > 1 && (r.op == 0 || r.op == 3);
 }
 
+inline bool wide_row_applies(const Request &r);
+
 /// Within them, the 128x128 tile in registers (fp8_tile128_kernel): 16-bit
 /// rows of a (nonzero) multiple of 128, no amax output, aligned views. (A
 /// width of 0 launches nothing at run time; the kernel report passes a
@@ -75,6 +79,33 @@ inline bool tiles_apply(const Request &r) {
 inline bool tile128_applies(const Request &r) {
   return tiles_apply(r) && r.op == 0 && r.block_rows == 128 && r.block_cols == 128 &&
          r.cols > 0 && r.cols % 128 == 0 && !r.amax && r.input16 && r.views_ok;
+}
+
+/// Wide rowwise blocks (per-row scaling and any 1 x bc with 1024 <= bc <=
+/// 16384, bc % 8 == 0) of a plain quantizer from 16-bit rows of a multiple of
+/// 8 values, rowwise only, no amax / scale_inv / dbias output: the block in
+/// registers (fp8_wide_row_kernel), one thread block per scale block.
+inline bool wide_row_applies(const Request &r) {
+  return is_block(r.format) && r.op == 0 && r.block_rows == 1 &&
+         r.block_cols >= 1024 && r.block_cols <= 16384 && r.block_cols % 8 == 0 &&
+         r.rowwise && !r.colwise && !r.dbias && !r.amax && !r.scale_inv &&
+         r.rows > 0 && r.cols > 0 && r.cols % 8 == 0 &&
+         (r.seg_cols == 0 || r.seg_cols == r.cols) &&
+         r.rows * ((r.cols + r.block_cols - 1) / r.block_cols) < (int64_t(1) << 31) &&
+         r.input16 && r.views_ok;
+}
+/// Chunks of 8 values a thread of fp8_wide_row_kernel (256 threads).
+inline int wide_row_chunks(const Request &r) { return r.block_cols <= 4096 ? 2 : 8; }
+
+/// The cast + transpose kernels (fp8_transpose.cu): FP8 per tensor, a plain
+/// quantizer with the transposed colwise copy (rowwise beside it or not),
+/// no dbias, 16-bit rows of a multiple of 8 values, unit column strides
+/// (views_ok), the 64 x 32 warp tiles counted in 32 bits.
+inline bool transpose_applies(const Request &r) {
+  return is_tensor(r.format) && r.op == 0 && r.colwise && r.col_transposed &&
+         !r.dbias && r.rows > 0 && r.cols > 0 && r.cols % 8 == 0 &&
+         (r.rows + 63) / 64 * ((r.cols + 31) / 32) < (int64_t(1) << 31) &&
+         r.input16 && r.views_ok;
 }
 
 namespace detail {
@@ -102,11 +133,23 @@ inline std::string stream_kernel_name(const Request &r, const std::string &t) {
 /// The tile kernel instance for input type `t` (F32T too).
 inline std::string tile_kernel_name(const Request &r, const std::string &t) {
   const std::string ns = "fusion_rt::cuda::(anonymous namespace)::";
+  if (wide_row_applies(r))
+    return "void " + ns + "fp8_wide_row_kernel<" + t + ", " +
+           (detail::e4m3(r.format) ? "true" : "false") + ", " +
+           std::to_string(wide_row_chunks(r)) + ">(" + ns + "TParams)";
   if (tile128_applies(r))
     return "void " + ns + "fp8_tile128_kernel<" + t + ", " +
            detail::flags(detail::e4m3(r.format), r.nan_propagate) + ">(" + ns +
            "TParams)";
   return "void " + ns + "fp8_tile_kernel<" + t + ">(" + ns + "TParams)";
+}
+
+/// The cast kernel of the cast + transpose (and, under current scaling,
+/// `fp8_transpose_amax_kernel<t>(...)` before it).
+inline std::string transpose_kernel_name(const Request &r, const std::string &t) {
+  const std::string ns = "fusion_rt::cuda::(anonymous namespace)::";
+  return "void " + ns + "fp8_transpose_kernel<" + t + ", " +
+         detail::flags(detail::e4m3(r.format), r.rowwise) + ">(" + ns + "XParams)";
 }
 
 } // namespace fp8_plan

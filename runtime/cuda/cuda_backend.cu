@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_status.h"
+#include "cuda/fp8_transpose.h"
 #include "cuda/launch.cuh"
 #include "src/backend.h"
 
@@ -218,11 +219,13 @@ fusion_rt_status cuda_execute(const Request &q, void *stream_ptr) {
   // fusion_rt_dequantize and fusion_rt_activation_apply on formats.cu.
   // FP8 block 1x128 from 16-bit rows, plain or SwiGLU forward, and the 2D
   // FP8 blocks (weight tiles) on the kernels of fp8_block.cu; rowwise FP4
-  // from 16-bit rows on the stream kernels of fp4_stream.cu.
+  // from 16-bit rows on the stream kernels of fp4_stream.cu; FP8 per tensor
+  // with a transposed copy from 16-bit rows on fp8_transpose.cu.
   if (q.op == Op::Dequantize || q.op == Op::Activation ||
       (f != kMXFP8E4M3 && f != kMXFP8E5M2))
     return fp8_block_tiles_apply(q)     ? fp8_block_tiles_execute(q, stream)
            : fp8_block_stream_applies(q) ? fp8_block_stream_execute(q, stream)
+           : fp8_transpose_applies(q)    ? fp8_transpose_execute(q, stream)
            : fp4_stream_applies(q)       ? fp4_stream_execute(q, stream)
                                          : formats_execute(q, stream);
 

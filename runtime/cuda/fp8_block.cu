@@ -388,6 +388,57 @@ __global__ void __launch_bounds__(kTileThreads)
   }
 }
 
+/// Wide rowwise blocks (1 x bc, 1024 <= bc <= 2048 * C, bc % 8 == 0: per-row
+/// scaling, bc = N) of 16-bit rows: a block of 256 threads per scale block,
+/// thread t holding chunks t, t + 256, .. (8 values each, C at most) in
+/// registers, all loads in flight before the amax: one read of the input
+/// (fp8_block_row_warp_kernel reads it twice). The amax of the 16-bit keys
+/// by shuffles and shared memory, codes as codes8.
+template <typename T, bool E4M3, int C>
+__global__ void __launch_bounds__(kTileThreads) fp8_wide_row_kernel(const TParams p) {
+  __shared__ uint32_t s_key[kTileThreads / 32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const bool prop = p.s.nan_policy == FUSION_RT_NAN_PROPAGATE;
+  const int64_t t = blockIdx.x, r = t / p.nbc, b = t - r * p.nbc;
+  const int64_t c0 = b * p.bc, c1 = min(p.N, c0 + p.bc);
+  const char *row = p.x + r * p.x_rs * 2;
+  uint4 w[C];
+  uint32_t key = 0;
+#pragma unroll
+  for (int k = 0; k < C; ++k) {
+    const int64_t c = c0 + 8 * (threadIdx.x + k * kTileThreads);
+    w[k] = c < c1 ? ldg_stream16(row + c * 2) : make_uint4(0, 0, 0, 0);
+  }
+#pragma unroll
+  for (int k = 0; k < C; ++k)
+    key = max(key, stream::key_f32_bits<T>(prop ? stream::vec_key<T, true>(w[k])
+                                                : stream::vec_key<T, false>(w[k])));
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1)
+    key = max(key, __shfl_xor_sync(0xffffffffu, key, o));
+  if (lane == 0)
+    s_key[warp] = key;
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < kTileThreads / 32; ++i)
+    key = max(key, s_key[i]);
+  const bool nan = key > 0x7f800000u;
+  const Fp8BlockScales sc =
+      fp8_block_scales_of(p.s, nan ? 0.f : __uint_as_float(key), nan);
+  if (threadIdx.x == 0)
+    p.sc[r * p.sc_rs + b * p.sc_cs] = sc.dec;
+#pragma unroll
+  for (int k = 0; k < C; ++k) {
+    const int64_t c = c0 + 8 * (threadIdx.x + k * kTileThreads);
+    const float v[8] = {T::lo(w[k].x), T::hi(w[k].x), T::lo(w[k].y), T::hi(w[k].y),
+                        T::lo(w[k].z), T::hi(w[k].z), T::lo(w[k].w), T::hi(w[k].w)};
+    const uint2 code = sc.enc != 0.f ? stream::codes8<E4M3>(v, sc.enc)
+                                     : codes8<E4M3>(v, sc.dec);
+    if (c < c1)
+      *reinterpret_cast<uint2 *>(p.rd + r * p.rd_rs + c) = code;
+  }
+}
+
 /// Dequantize of 2D blocks: one element a thread (grid-stride).
 __global__ void fp8_tile_dequantize_kernel(const TParams p) {
   const int64_t total = p.M * p.N;
@@ -456,7 +507,8 @@ bool fp8_block_stream_applies(const Request &q) {
 }
 
 bool fp8_block_tiles_apply(const Request &q) {
-  return fp8_plan::tiles_apply(plan_request(q));
+  const fp8_plan::Request r = plan_request(q);
+  return fp8_plan::tiles_apply(r) || fp8_plan::wide_row_applies(r);
 }
 
 fusion_rt_status fp8_block_tiles_execute(const Request &q, cudaStream_t st) {
@@ -493,7 +545,24 @@ fusion_rt_status fp8_block_tiles_execute(const Request &q, cudaStream_t st) {
   p.amax = reinterpret_cast<uint32_t *>(q.amax);
   if (p.amax) // NaN-ignoring tensor amax: the max of the blocks' amaxes
     e = cudaMemsetAsync(p.amax, 0, sizeof(uint32_t), st);
-  const bool t128 = fp8_plan::tile128_applies(plan_request(q));
+  const fp8_plan::Request plan = plan_request(q);
+  if (fp8_plan::wide_row_applies(plan)) { // 1 x bc, one thread block each
+    const int g = int(p.M * p.nbc);
+    const bool e4 = p.s.format == kFP8BlockE4M3, bf = q.x.dtype == FUSION_RT_BF16;
+    const bool c8 = fp8_plan::wide_row_chunks(plan) == 8;
+#define FRT_WIDE(T, E) \
+  (c8 ? fp8_wide_row_kernel<T, E, 8><<<g, kTileThreads, 0, st>>>(p) \
+      : fp8_wide_row_kernel<T, E, 2><<<g, kTileThreads, 0, st>>>(p))
+    if (bf)
+      e4 ? FRT_WIDE(BF16T, true) : FRT_WIDE(BF16T, false);
+    else
+      e4 ? FRT_WIDE(F16T, true) : FRT_WIDE(F16T, false);
+#undef FRT_WIDE
+    e = cudaGetLastError();
+    return e == cudaSuccess ? FUSION_RT_STATUS_SUCCESS
+                            : cuda_fail(e, "the FP8 wide-row block kernel launch");
+  }
+  const bool t128 = fp8_plan::tile128_applies(plan);
   if (e == cudaSuccess && p.M > 0 && p.N > 0 && t128) {
     const int g = tile_grid(p.tiles);
     const bool e4 = p.s.format == kFP8BlockE4M3;

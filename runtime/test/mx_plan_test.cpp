@@ -332,6 +332,74 @@ TEST(Fp8Plan, StreamAndTileKernels) {
   EXPECT_FALSE(fp8_plan::tiles_apply(w));
 }
 
+TEST(Fp8Plan, WideRowsAndTranspose) {
+  // Per-row scaling of bf16 rows of 7168: the wide-row kernel, 8 chunks a
+  // thread; rows of 4096: 2 chunks; below 1024 and above 16384 not.
+  fp8_plan::Request r;
+  r.rows = 4;
+  r.cols = 7168;
+  r.block_cols = 7168;
+  EXPECT_FALSE(fp8_plan::stream_applies(r));
+  EXPECT_TRUE(fp8_plan::wide_row_applies(r));
+  EXPECT_EQ(fp8_plan::wide_row_chunks(r), 8);
+  EXPECT_EQ(fp8_plan::tile_kernel_name(r, kBF16),
+            "void fusion_rt::cuda::(anonymous namespace)::fp8_wide_row_kernel<"
+            "fusion_rt::cuda::BF16T, true, 8>(fusion_rt::cuda::(anonymous "
+            "namespace)::TParams)");
+  fp8_plan::Request n = r;
+  n.cols = n.block_cols = 4096;
+  EXPECT_EQ(fp8_plan::wide_row_chunks(n), 2);
+  n.cols = n.block_cols = 1000;
+  EXPECT_FALSE(fp8_plan::wide_row_applies(n));
+  n.cols = n.block_cols = 16392;
+  EXPECT_FALSE(fp8_plan::wide_row_applies(n));
+  n = r;
+  n.cols = 7164; // not whole 16-byte vectors
+  EXPECT_FALSE(fp8_plan::wide_row_applies(n));
+  n = r;
+  n.amax = true;
+  EXPECT_FALSE(fp8_plan::wide_row_applies(n));
+  n = r;
+  n.views_ok = false;
+  EXPECT_FALSE(fp8_plan::wide_row_applies(n));
+  n = r;
+  n.format = FUSION_RT_FORMAT_FP8_E4M3;
+  EXPECT_FALSE(fp8_plan::wide_row_applies(n));
+  // FP8 per tensor with a transposed copy: the cast + transpose kernels.
+  fp8_plan::Request t;
+  t.format = FUSION_RT_FORMAT_FP8_E5M2;
+  t.rows = 33;
+  t.cols = 1000;
+  t.colwise = true;
+  t.col_transposed = true;
+  EXPECT_TRUE(fp8_plan::transpose_applies(t));
+  EXPECT_EQ(fp8_plan::transpose_kernel_name(t, kBF16),
+            "void fusion_rt::cuda::(anonymous namespace)::fp8_transpose_kernel<"
+            "fusion_rt::cuda::BF16T, false, true>(fusion_rt::cuda::(anonymous "
+            "namespace)::XParams)");
+  t.rowwise = false;
+  EXPECT_NE(fp8_plan::transpose_kernel_name(t, kBF16).find("BF16T, false, false>"),
+            std::string::npos);
+  fp8_plan::Request u = t;
+  u.col_transposed = false; // the SAME layout: formats.cu
+  EXPECT_FALSE(fp8_plan::transpose_applies(u));
+  u = t;
+  u.cols = 1001;
+  EXPECT_FALSE(fp8_plan::transpose_applies(u));
+  u = t;
+  u.op = 1;
+  EXPECT_FALSE(fp8_plan::transpose_applies(u));
+  u = t;
+  u.dbias = true;
+  EXPECT_FALSE(fp8_plan::transpose_applies(u));
+  u = t;
+  u.input16 = false;
+  EXPECT_FALSE(fp8_plan::transpose_applies(u));
+  u = t;
+  u.format = FUSION_RT_FORMAT_FP8_BLOCK_E4M3;
+  EXPECT_FALSE(fp8_plan::transpose_applies(u));
+}
+
 TEST(Tuning, KnobsParseTheirValues) {
   const TuningKnob *k = find_tuning_knob("FUSION_RT_PAIRED_PATH");
   ASSERT_NE(k, nullptr);

@@ -296,6 +296,41 @@ func.func @fp8_tensor(%x: tensor<8x256xbf16>, %y: tensor<8x100xbf16>)
   return %a#0, %a#1, %a#2, %c#0, %c#1, %c#2 : tensor<8x256xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>, tensor<8x100xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>
 }
 
+// FP8 per tensor with a transposed copy from bf16 rows of a multiple of 8:
+// the cast + transpose kernels of fp8_transpose.cu (current scaling: the
+// amax pass first); FP8 blocks of a whole bf16 row of 2048: the wide-row
+// kernel (the block in registers); a whole f16 row of 96 stays on the warp
+// kernel.
+// CHECK: op #{{[0-9]+}} fusion.quantize
+// CHECK: CUDA launch: two passes (tensor amax, then the cast), block 256, a warp per 64x32 tile
+// CHECK-NEXT: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_transpose_amax_kernel<fusion_rt::cuda::BF16T>(fusion_rt::cuda::(anonymous namespace)::XParams)
+// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_transpose_kernel<fusion_rt::cuda::BF16T, true, true>(fusion_rt::cuda::(anonymous namespace)::XParams)
+// CHECK-NOT: not found in the kernel inventory
+// CHECK: op #{{[0-9]+}} fusion.quantize
+// CHECK: CUDA launch: block 256 per scale block, the block in registers
+// CHECK-NEXT: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_wide_row_kernel<fusion_rt::cuda::BF16T, false, 2>(fusion_rt::cuda::(anonymous namespace)::TParams)
+// CHECK-NOT: not found in the kernel inventory
+// CHECK: op #{{[0-9]+}} fusion.quantize
+// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_block_row_warp_kernel<fusion_rt::cuda::(anonymous namespace)::Src<fusion_rt::cuda::F16T, 0> >(
+func.func @fp8_transpose_and_rows(%x: tensor<64x40xbf16>, %w: tensor<4x2048xbf16>, %v: tensor<4x96xf16>)
+    -> (tensor<64x40xf8E4M3FN>, tensor<40x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>, tensor<4x2048xf8E5M2>, tensor<4x1xf32>, tensor<4x96xf8E4M3FN>, tensor<4x1xf32>) {
+  %d0 = tensor.empty() : tensor<64x40xf8E4M3FN>
+  %c0 = tensor.empty() : tensor<40x64xf8E4M3FN>
+  %s0 = tensor.empty() : tensor<1xf32>
+  %m0 = tensor.empty() : tensor<1xf32>
+  %a:4 = fusion.quantize %x as quant<fp8_e4m3, both, colwise = transposed> outs(%d0, %c0, %s0, %m0)
+      : (tensor<64x40xbf16>, tensor<64x40xf8E4M3FN>, tensor<40x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<64x40xf8E4M3FN>, tensor<40x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  %d1 = tensor.empty() : tensor<4x2048xf8E5M2>
+  %s1 = tensor.empty() : tensor<4x1xf32>
+  %b:2 = fusion.quantize %w as quant<fp8_block_e5m2, rowwise, block = 1x2048> outs(%d1, %s1)
+      : (tensor<4x2048xbf16>, tensor<4x2048xf8E5M2>, tensor<4x1xf32>) -> (tensor<4x2048xf8E5M2>, tensor<4x1xf32>)
+  %d2 = tensor.empty() : tensor<4x96xf8E4M3FN>
+  %s2 = tensor.empty() : tensor<4x1xf32>
+  %c:2 = fusion.quantize %v as quant<fp8_block_e4m3, rowwise, block = 1x96> outs(%d2, %s2)
+      : (tensor<4x96xf16>, tensor<4x96xf8E4M3FN>, tensor<4x1xf32>) -> (tensor<4x96xf8E4M3FN>, tensor<4x1xf32>)
+  return %a#0, %a#1, %a#2, %a#3, %b#0, %b#1, %c#0, %c#1 : tensor<64x40xf8E4M3FN>, tensor<40x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>, tensor<4x2048xf8E5M2>, tensor<4x1xf32>, tensor<4x96xf8E4M3FN>, tensor<4x1xf32>
+}
+
 // FP4 rowwise from 16-bit rows of a multiple of 128: the stream kernels of
 // fp4_stream.cu (SiLU -> NVFP4: the amax pass, then the codes, on one
 // kernel; SwiGLU -> MXFP4 into f32; plain MXFP4); 16x16 NVFP4 blocks and a

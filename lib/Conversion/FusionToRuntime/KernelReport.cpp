@@ -225,14 +225,29 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
   r8.nan_propagate = scheme.getNanPolicy() == NanPolicy::propagate;
   r8.rowwise = scheme.getDirection() != QuantDirection::colwise;
   r8.colwise = scheme.getDirection() != QuantDirection::rowwise;
+  r8.col_transposed = scheme.getColwiseLayout() == ColwiseLayout::transposed;
   r8.dbias = dbias;
   streamSizes(shape, r8.rows, r8.cols);
   r8.input16 = !inElt.isF32();
   // FP8 per tensor rowwise from 16-bit rows of 128-multiple width: the
-  // stream kernels (fp8_block_stream_applies).
+  // stream kernels (fp8_block_stream_applies); with a transposed copy from
+  // 16-bit rows of 8-multiple width: the cast + transpose kernels.
   const bool fp8Stream = fp8 && fp8_plan::stream_applies(r8);
-  if (nv || (fp8 && !fp8Stream &&
-             scheme.getTensorScaling() == TensorScaling::current))
+  const bool fp8T = fp8 && fp8_plan::transpose_applies(r8);
+  const bool current = scheme.getTensorScaling() == TensorScaling::current;
+  if (fp8T) {
+    if (current)
+      plan.kernels.push_back("void " + ns + "fp8_transpose_amax_kernel<" +
+                             typeTag(inElt, false) + ">(" + ns + "XParams)");
+    plan.kernels.push_back(fp8_plan::transpose_kernel_name(r8, typeTag(inElt, false)));
+    plan.launch = std::string(current ? "two passes (tensor amax, then the cast), "
+                                      : "one pass, ") +
+                  "block 256, a warp per 64x32 tile, transposed in registers "
+                  "(fp8_transpose.cu; formats.cu's fp8_tensor_kernel where rows "
+                  "are not 16-byte aligned)";
+    return;
+  }
+  if (nv || (fp8 && !fp8Stream && current))
     plan.kernels.push_back("void " + ns + "amax_kernel<" + srcT + " >(" + ns +
                            "FParams, " + ns + "Chunks, unsigned int*)");
   if (scheme.isBlockFP8()) {
@@ -247,6 +262,13 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
       plan.kernels.push_back(fp8_plan::tile_kernel_name(r8, typeTag(inElt, false)));
       plan.launch = "block 256 per scale block, grid-stride, grid = min(blocks, "
                     "132 SMs x 8) (fp8_block.cu)";
+      return;
+    }
+    if (fp8_plan::wide_row_applies(r8)) { // per-row and other wide blocks
+      plan.kernels.push_back(fp8_plan::tile_kernel_name(r8, typeTag(inElt, false)));
+      plan.launch = "block 256 per scale block, the block in registers "
+                    "(fp8_block.cu; formats.cu's fp8_block_row_warp_kernel where "
+                    "rows are not 16-byte aligned)";
       return;
     }
     if (fp8_plan::stream_applies(r8)) {

@@ -634,6 +634,29 @@ int main(int argc, char **argv) {
           fusion_rt_quant_scheme s = block_scheme(fmt, g ? g : int(sh[1]));
           add(dt, sh, s, v % 5 == 0);
         }
+  // Wide rowwise blocks from 16-bit rows (fp8_wide_row_kernel of
+  // fp8_block.cu: 1024 <= block <= 16384, N % 8 == 0, rows 16-byte aligned;
+  // the warp kernel of formats.cu otherwise): per-row scaling (block = N)
+  // of 2 and 8 chunks a thread, a whole-width and a partial last block,
+  // a row wider than the widest block; strided rows.
+  {
+    const int64_t shw[][3] = {{5, 4096, 0},    {3, 7168, 0},     {2, 16384, 0},
+                              {4, 1032, 0},    {3, 3000, 1024},  {2, 20000, 16384},
+                              {2, 20000, 0},   {7, 2048, 2048}};
+    int k = 0;
+    for (int fmt : {FUSION_RT_FORMAT_FP8_BLOCK_E4M3, FUSION_RT_FORMAT_FP8_BLOCK_E5M2})
+      for (int dt : {FUSION_RT_BF16, FUSION_RT_F16})
+        for (auto &sh : shw) {
+          Case c;
+          c.dt = dt;
+          c.M = sh[0];
+          c.N = sh[1];
+          c.pad = k % 4 == 1 ? 8 : k % 4 == 3 ? 3 : 0;
+          c.s = block_scheme(fmt, int(sh[2] ? sh[2] : sh[1]));
+          c.colmajor_scales = k++ % 3 == 1;
+          cases.push_back(c);
+        }
+  }
   // 1x128 groups from 16-bit rows (the stream kernels of fp8_block.cu where
   // rows are 16-byte aligned: pad 0 and 8; the general kernel at pad 3):
   // special values and blocks, odd group counts, one row, column-major
@@ -689,6 +712,32 @@ int main(int argc, char **argv) {
             c.amax = k++ % 2 == 0;
             cases.push_back(c);
           }
+    // FP8 per tensor with the transposed colwise copy, alone and beside the
+    // rowwise codes (TE's cast + transpose), from 16-bit rows: the kernels
+    // of fp8_transpose.cu where N % 8 == 0 (partial 64x32 warp tiles both
+    // ways, row counts not a multiple of 8, so byte stores of the [N, M]
+    // rows; 16-byte aligned strided rows), formats.cu's fp8_tensor_kernel
+    // where N % 8 != 0 or rows are not 16-byte aligned (pad 3); both
+    // scalings, the amax output, power-of-two scales.
+    {
+      const int64_t sht[][2] = {{256, 1024}, {33, 1000}, {129, 72}, {1, 8},
+                                {70, 40}, {64, 36}};
+      for (int fmt : {FUSION_RT_FORMAT_FP8_E4M3, FUSION_RT_FORMAT_FP8_E5M2})
+        for (int dt : {FUSION_RT_BF16, FUSION_RT_F16})
+          for (auto &sh : sht)
+            for (int dir : {FUSION_RT_COLWISE, FUSION_RT_BOTH}) {
+              Case c;
+              c.dt = dt;
+              c.M = sh[0];
+              c.N = sh[1];
+              c.pad = k % 5 == 1 ? 8 : k % 5 == 3 ? 3 : 0;
+              c.s = fusion_rt_test::scheme_of(fmt, dir, FUSION_RT_COLWISE_TRANSPOSED, 0);
+              c.s.tensor_scaling = k % 2;
+              c.s.force_pow2_scale = k % 3 == 2;
+              c.amax = k++ % 4 < 2;
+              cases.push_back(c);
+            }
+    }
     for (int inter : {FUSION_RT_F32, FUSION_RT_BF16})
       for (int fmt : {FUSION_RT_FORMAT_FP8_E4M3, FUSION_RT_FORMAT_FP8_E5M2})
         for (int scaling = 0; scaling < 2; ++scaling) {
