@@ -14,6 +14,7 @@
 #include "fusion/Analysis/TensorEvaluator.h"
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 #include "fusion/Transforms/Declines.h"
+#include "fusion/Transforms/FoldTilePermutation.h"
 #include "fusion/Transforms/Passes.h"
 #include "fusion/Transforms/RemarkLock.h"
 #include "fusion/Transforms/VerifyQuietly.h"
@@ -3089,6 +3090,12 @@ void RaiseQuantizePass::runOnOperation() {
       return;
     Type et = elementTypeOf(op->getResult(0));
     if (isFloat8Data(et)) {
+      // Moving FP8 codes (a transpose, a copy) casts nothing: not a seed.
+      if (op.getNumDpsInputs() > 0 &&
+          llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *in) {
+            return elementTypeOf(in->get()) == et;
+          }))
+        return;
       casts.push_back({op, false});
       return;
     }
@@ -3172,6 +3179,28 @@ void RaiseQuantizePass::runOnOperation() {
                            ? ""
                            : " (dynamic sizes: checked with each dynamic "
                              "size fixed to 4)");
+  }
+  // FP8 block rows that are the permuted R x C tiles of a matrix, the codes
+  // permuted back (torchao's blockwise weight quantizer): one quantizer with
+  // block = R x C on the matrix (FoldTilePermutation.cpp).
+  SmallVector<QuantizeOp> quantizers;
+  func.walk([&](QuantizeOp q) { quantizers.push_back(q); });
+  for (QuantizeOp q : quantizers) {
+    Location loc = q.getLoc();
+    TileFoldResult t = foldTilePermutation(q);
+    if (!t.candidate)
+      continue;
+    if (!t.folded) {
+      decline(loc, func.getSymName(), {DeclineRule::TilesNotFolded, t.why});
+      continue;
+    }
+    std::lock_guard<std::mutex> lock(getRemarkMutex());
+    remark::passed(loc, remarkOpts(func.getSymName()))
+        << remark::add("folded the tile permutation: the rows quantized are "
+                       "the {0}x{1} tiles of the matrix, quantized in place "
+                       "(block = {0}x{1}; {2} reshapes and permutations "
+                       "removed)",
+                       t.blockRows, t.blockCols, t.removed);
   }
 }
 

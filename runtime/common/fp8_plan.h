@@ -94,8 +94,12 @@ inline bool wide_row_applies(const Request &r) {
          r.rows * ((r.cols + r.block_cols - 1) / r.block_cols) < (int64_t(1) << 31) &&
          r.input16 && r.views_ok;
 }
-/// Chunks of 8 values a thread of fp8_wide_row_kernel (256 threads).
-inline int wide_row_chunks(const Request &r) { return r.block_cols <= 4096 ? 2 : 8; }
+/// Chunks of 8 values a thread of fp8_wide_row_kernel (256 threads): the
+/// fewest of 2, 4, 8 that hold the block (fewer registers, more blocks of
+/// threads in flight an SM).
+inline int wide_row_chunks(const Request &r) {
+  return r.block_cols <= 4096 ? 2 : r.block_cols <= 8192 ? 4 : 8;
+}
 
 /// The cast + transpose kernels (fp8_transpose.cu): FP8 per tensor, a plain
 /// quantizer with the transposed colwise copy (rowwise beside it or not),

@@ -549,10 +549,11 @@ fusion_rt_status fp8_block_tiles_execute(const Request &q, cudaStream_t st) {
   if (fp8_plan::wide_row_applies(plan)) { // 1 x bc, one thread block each
     const int g = int(p.M * p.nbc);
     const bool e4 = p.s.format == kFP8BlockE4M3, bf = q.x.dtype == FUSION_RT_BF16;
-    const bool c8 = fp8_plan::wide_row_chunks(plan) == 8;
-#define FRT_WIDE(T, E) \
-  (c8 ? fp8_wide_row_kernel<T, E, 8><<<g, kTileThreads, 0, st>>>(p) \
-      : fp8_wide_row_kernel<T, E, 2><<<g, kTileThreads, 0, st>>>(p))
+    const int c = fp8_plan::wide_row_chunks(plan);
+#define FRT_WIDE(T, E)                                                           \
+  (c == 8   ? fp8_wide_row_kernel<T, E, 8><<<g, kTileThreads, 0, st>>>(p)        \
+   : c == 4 ? fp8_wide_row_kernel<T, E, 4><<<g, kTileThreads, 0, st>>>(p)        \
+            : fp8_wide_row_kernel<T, E, 2><<<g, kTileThreads, 0, st>>>(p))
     if (bf)
       e4 ? FRT_WIDE(BF16T, true) : FRT_WIDE(BF16T, false);
     else

@@ -333,22 +333,27 @@ TEST(Fp8Plan, StreamAndTileKernels) {
 }
 
 TEST(Fp8Plan, WideRowsAndTranspose) {
-  // Per-row scaling of bf16 rows of 7168: the wide-row kernel, 8 chunks a
-  // thread; rows of 4096: 2 chunks; below 1024 and above 16384 not.
+  // Per-row scaling of bf16 rows of 7168: the wide-row kernel, 4 chunks a
+  // thread; rows of 4096: 2 chunks, of 16384: 8; below 1024 and above
+  // 16384 not.
   fp8_plan::Request r;
   r.rows = 4;
   r.cols = 7168;
   r.block_cols = 7168;
   EXPECT_FALSE(fp8_plan::stream_applies(r));
   EXPECT_TRUE(fp8_plan::wide_row_applies(r));
-  EXPECT_EQ(fp8_plan::wide_row_chunks(r), 8);
+  EXPECT_EQ(fp8_plan::wide_row_chunks(r), 4);
   EXPECT_EQ(fp8_plan::tile_kernel_name(r, kBF16),
             "void fusion_rt::cuda::(anonymous namespace)::fp8_wide_row_kernel<"
-            "fusion_rt::cuda::BF16T, true, 8>(fusion_rt::cuda::(anonymous "
+            "fusion_rt::cuda::BF16T, true, 4>(fusion_rt::cuda::(anonymous "
             "namespace)::TParams)");
   fp8_plan::Request n = r;
   n.cols = n.block_cols = 4096;
   EXPECT_EQ(fp8_plan::wide_row_chunks(n), 2);
+  n.cols = n.block_cols = 8200;
+  EXPECT_EQ(fp8_plan::wide_row_chunks(n), 8);
+  n.cols = n.block_cols = 16384;
+  EXPECT_EQ(fp8_plan::wide_row_chunks(n), 8);
   n.cols = n.block_cols = 1000;
   EXPECT_FALSE(fp8_plan::wide_row_applies(n));
   n.cols = n.block_cols = 16392;
