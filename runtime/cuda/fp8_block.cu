@@ -336,6 +336,26 @@ __global__ void __launch_bounds__(kTileThreads) fp8_tile_kernel(const TParams p)
   }
 }
 
+/// The scales of a block of data held by the kTileThreads threads of a
+/// block, from each thread's amax key (f32 bits of |x|, NaN patterns above
+/// Inf): the block's max by shuffles and the shared words `s_key` (one a
+/// warp; the caller synchronizes before it reuses them).
+__device__ __forceinline__ Fp8BlockScales
+block_scales_of_keys(const fusion_rt_quant_scheme &s, uint32_t key,
+                     uint32_t (&s_key)[kTileThreads / 32]) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1)
+    key = max(key, __shfl_xor_sync(0xffffffffu, key, o));
+  if ((threadIdx.x & 31) == 0)
+    s_key[threadIdx.x >> 5] = key;
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < kTileThreads / 32; ++i)
+    key = max(key, s_key[i]);
+  const bool nan = key > 0x7f800000u;
+  return fp8_block_scales_of(s, nan ? 0.f : __uint_as_float(key), nan);
+}
+
 /// 128x128 tiles of 16-bit rows (x_cs == 1, rows 16-byte aligned, N a
 /// multiple of 128, no amax output): the tile held in registers, one read.
 /// Warp w takes rows w * 16 .. w * 16 + 15 of the tile, two rows a load
@@ -359,18 +379,7 @@ __global__ void __launch_bounds__(kTileThreads)
                      : make_uint4(0, 0, 0, 0);
       key = max(key, stream::key_f32_bits<T>(stream::vec_key<T, PROPAGATE>(w[k])));
     }
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1)
-      key = max(key, __shfl_xor_sync(0xffffffffu, key, o));
-    if (lane == 0)
-      s_key[warp] = key;
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < kTileThreads / 32; ++i)
-      key = max(key, s_key[i]);
-    const bool nan = key > 0x7f800000u;
-    const Fp8BlockScales sc =
-        fp8_block_scales_of(p.s, nan ? 0.f : __uint_as_float(key), nan);
+    const Fp8BlockScales sc = block_scales_of_keys(p.s, key, s_key);
     if (threadIdx.x == 0)
       p.sc[tr * p.sc_rs + tc * p.sc_cs] = sc.dec;
 #pragma unroll
@@ -397,7 +406,6 @@ __global__ void __launch_bounds__(kTileThreads)
 template <typename T, bool E4M3, int C>
 __global__ void __launch_bounds__(kTileThreads) fp8_wide_row_kernel(const TParams p) {
   __shared__ uint32_t s_key[kTileThreads / 32];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const bool prop = p.s.nan_policy == FUSION_RT_NAN_PROPAGATE;
   const int64_t t = blockIdx.x, r = t / p.nbc, b = t - r * p.nbc;
   const int64_t c0 = b * p.bc, c1 = min(p.N, c0 + p.bc);
@@ -413,18 +421,7 @@ __global__ void __launch_bounds__(kTileThreads) fp8_wide_row_kernel(const TParam
   for (int k = 0; k < C; ++k)
     key = max(key, stream::key_f32_bits<T>(prop ? stream::vec_key<T, true>(w[k])
                                                 : stream::vec_key<T, false>(w[k])));
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1)
-    key = max(key, __shfl_xor_sync(0xffffffffu, key, o));
-  if (lane == 0)
-    s_key[warp] = key;
-  __syncthreads();
-#pragma unroll
-  for (int i = 0; i < kTileThreads / 32; ++i)
-    key = max(key, s_key[i]);
-  const bool nan = key > 0x7f800000u;
-  const Fp8BlockScales sc =
-      fp8_block_scales_of(p.s, nan ? 0.f : __uint_as_float(key), nan);
+  const Fp8BlockScales sc = block_scales_of_keys(p.s, key, s_key);
   if (threadIdx.x == 0)
     p.sc[r * p.sc_rs + b * p.sc_cs] = sc.dec;
 #pragma unroll

@@ -122,25 +122,29 @@ __device__ __forceinline__ void warp_amax(uint32_t *amax, uint32_t key) {
     atomicMax(amax, key);
 }
 
-/// The warp tile `t` as (first row, first column) of the lane.
-__device__ __forceinline__ void lane_origin(const XParams &p, uint32_t t,
-                                            int64_t &r0, int64_t &c) {
+/// The warp's tile (one a warp): the lane's first row and column and its
+/// 8 x 8 values; false past the last tile (warp-uniform).
+template <typename T>
+__device__ __forceinline__ bool load_warp_tile(const XParams &p, int64_t &r0,
+                                               int64_t &c, uint4 (&w)[8]) {
+  const uint32_t t = blockIdx.x * (kThreads / 32) + (threadIdx.x >> 5);
+  if (t >= p.tiles)
+    return false;
   const uint32_t tr = t / p.tiles_x, tc = t - tr * p.tiles_x;
   const int lane = threadIdx.x & 31;
   r0 = int64_t(tr) * kTileRows + 8 * (lane >> 2);
   c = int64_t(tc) * kTileCols + 8 * (lane & 3);
+  load_tile<T>(p, r0, c, w);
+  return true;
 }
 
 /// Amax pass of current scaling: one tile a warp.
 template <typename T>
 __global__ void __launch_bounds__(kThreads) fp8_transpose_amax_kernel(const XParams p) {
-  const uint32_t t = blockIdx.x * (kThreads / 32) + (threadIdx.x >> 5);
-  if (t >= p.tiles) // warp-uniform
-    return;
   int64_t r0, c;
-  lane_origin(p, t, r0, c);
   uint4 w[8];
-  load_tile<T>(p, r0, c, w);
+  if (!load_warp_tile<T>(p, r0, c, w))
+    return;
   warp_amax(p.amax, tile_key<T>(w));
 }
 
@@ -151,13 +155,10 @@ __global__ void __launch_bounds__(kThreads) fp8_transpose_kernel(const XParams p
       p.s, p.current ? __uint_as_float(*p.amax) : 0.f, p.scale_in);
   if (p.scale_inv && blockIdx.x == 0 && threadIdx.x == 0)
     *p.scale_inv = tensor_scale_inv(p.s, g);
-  const uint32_t t = blockIdx.x * (kThreads / 32) + (threadIdx.x >> 5);
-  if (t >= p.tiles) // warp-uniform
-    return;
   int64_t r0, c;
-  lane_origin(p, t, r0, c);
   uint4 w[8];
-  load_tile<T>(p, r0, c, w);
+  if (!load_warp_tile<T>(p, r0, c, w))
+    return;
   if (!p.current && p.amax) // delayed scaling, the amax asked for
     warp_amax(p.amax, tile_key<T>(w));
   uint2 code[8];
