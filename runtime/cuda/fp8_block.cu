@@ -28,6 +28,7 @@
 #include "common/fp8_plan.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_status.h"
+#include "cuda/dispatch.cuh"
 #include "cuda/launch.cuh"
 #include "cuda/group_stream.cuh"
 #include "cuda/row_stream.cuh"
@@ -247,11 +248,10 @@ cudaError_t launch_format(const BParams &p, bool swiglu, cudaStream_t st) {
   const bool e4 = p.s.format == kFP8BlockE4M3 || p.s.format == kFP8E4M3;
   // The per-tensor amax ignores NaN (BlockAmax): IGNORE keys.
   const bool prop = p.mode == kCodes && p.s.nan_policy == FUSION_RT_NAN_PROPAGATE;
-  if (e4)
-    return prop ? launch_typed<T, true, true>(p, swiglu, st)
-                : launch_typed<T, true, false>(p, swiglu, st);
-  return prop ? launch_typed<T, false, true>(p, swiglu, st)
-              : launch_typed<T, false, false>(p, swiglu, st);
+  return with_e4m3_propagate(e4, prop, [&](auto e4m3, auto propagate) {
+    constexpr bool E = decltype(e4m3)::value, P = decltype(propagate)::value;
+    return launch_typed<T, E, P>(p, swiglu, st);
+  });
 }
 
 //===--- 2D blocks (block_rows > 1: 128x128 weight tiles) --------------------===//
@@ -566,14 +566,13 @@ fusion_rt_status fp8_block_tiles_execute(const Request &q, cudaStream_t st) {
     const bool e4 = p.s.format == kFP8BlockE4M3;
     const bool prop = p.s.nan_policy == FUSION_RT_NAN_PROPAGATE;
     const bool bf = q.x.dtype == FUSION_RT_BF16;
-#define FRT_T128(T, E, P) fp8_tile128_kernel<T, E, P><<<g, kTileThreads, 0, st>>>(p)
-    if (bf)
-      e4 ? (prop ? FRT_T128(BF16T, true, true) : FRT_T128(BF16T, true, false))
-         : (prop ? FRT_T128(BF16T, false, true) : FRT_T128(BF16T, false, false));
-    else
-      e4 ? (prop ? FRT_T128(F16T, true, true) : FRT_T128(F16T, true, false))
-         : (prop ? FRT_T128(F16T, false, true) : FRT_T128(F16T, false, false));
-#undef FRT_T128
+    with_e4m3_propagate(e4, prop, [&](auto e4m3, auto propagate) {
+      constexpr bool E = decltype(e4m3)::value, P = decltype(propagate)::value;
+      if (bf)
+        fp8_tile128_kernel<BF16T, E, P><<<g, kTileThreads, 0, st>>>(p);
+      else
+        fp8_tile128_kernel<F16T, E, P><<<g, kTileThreads, 0, st>>>(p);
+    });
     e = cudaGetLastError();
   } else if (e == cudaSuccess && p.M > 0 && p.N > 0) {
     const int g = tile_grid(p.tiles);

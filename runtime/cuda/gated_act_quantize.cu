@@ -18,6 +18,7 @@
 // multiple of 256 take the stream kernel (row_stream.cuh) instead.
 //
 //===----------------------------------------------------------------------===//
+#include "cuda/dispatch.cuh"
 #include "cuda/launch.cuh"
 #include "cuda/row_stream.cuh"
 
@@ -115,11 +116,11 @@ cudaError_t launch_swiglu_v2(const KParams &p, const mx_plan::Plan &plan,
 template <typename T>
 cudaError_t launch_swiglu_v2_typed(const KParams &p, const mx_plan::Plan &plan,
                                    cudaStream_t s) {
-  if (p.format == kMXFP8E4M3)
-    return p.propagate ? launch_swiglu_v2<T, true, true>(p, plan, s)
-                       : launch_swiglu_v2<T, true, false>(p, plan, s);
-  return p.propagate ? launch_swiglu_v2<T, false, true>(p, plan, s)
-                     : launch_swiglu_v2<T, false, false>(p, plan, s);
+  return with_e4m3_propagate(
+      p.format == kMXFP8E4M3, p.propagate, [&](auto e4m3, auto prop) {
+        constexpr bool E = decltype(e4m3)::value, P = decltype(prop)::value;
+        return launch_swiglu_v2<T, E, P>(p, plan, s);
+      });
 }
 
 

@@ -23,6 +23,7 @@
 // col_t, both, row_stream, gated_bwd) select the baselines for A/B runs.
 //
 //===----------------------------------------------------------------------===//
+#include "cuda/dispatch.cuh"
 #include "cuda/launch.cuh"
 #include "cuda/row_stream.cuh"
 
@@ -571,12 +572,11 @@ cudaError_t launch_v2(const KParams &p, const mx_plan::Plan &plan, cudaStream_t 
 template <typename T>
 cudaError_t launch_v2_typed(const KParams &p, const mx_plan::Plan &plan,
                             cudaStream_t s) {
-  const bool e4m3 = p.format == kMXFP8E4M3;
-  if (e4m3)
-    return p.propagate ? launch_v2<T, true, true>(p, plan, s)
-                       : launch_v2<T, true, false>(p, plan, s);
-  return p.propagate ? launch_v2<T, false, true>(p, plan, s)
-                     : launch_v2<T, false, false>(p, plan, s);
+  return with_e4m3_propagate(
+      p.format == kMXFP8E4M3, p.propagate, [&](auto e4m3, auto prop) {
+        constexpr bool E = decltype(e4m3)::value, P = decltype(prop)::value;
+        return launch_v2<T, E, P>(p, plan, s);
+      });
 }
 
 //===--- gated backward (SwiGLU) ---------------------------------------------===//
@@ -662,11 +662,11 @@ cudaError_t launch_swiglu_bwd(const KParams &p, const mx_plan::Plan &plan,
 template <typename T>
 cudaError_t launch_swiglu_bwd_typed(const KParams &p, const mx_plan::Plan &plan,
                                     cudaStream_t s) {
-  if (p.format == kMXFP8E4M3)
-    return p.propagate ? launch_swiglu_bwd<T, true, true>(p, plan, s)
-                       : launch_swiglu_bwd<T, true, false>(p, plan, s);
-  return p.propagate ? launch_swiglu_bwd<T, false, true>(p, plan, s)
-                     : launch_swiglu_bwd<T, false, false>(p, plan, s);
+  return with_e4m3_propagate(
+      p.format == kMXFP8E4M3, p.propagate, [&](auto e4m3, auto prop) {
+        constexpr bool E = decltype(e4m3)::value, P = decltype(prop)::value;
+        return launch_swiglu_bwd<T, E, P>(p, plan, s);
+      });
 }
 
 } // namespace
