@@ -70,8 +70,6 @@ inline bool tiles_apply(const Request &r) {
   return is_block(r.format) && r.block_rows > 1 && (r.op == 0 || r.op == 3);
 }
 
-inline bool wide_row_applies(const Request &r);
-
 /// Within them, the 128x128 tile in registers (fp8_tile128_kernel): 16-bit
 /// rows of a (nonzero) multiple of 128, no amax output, aligned views. (A
 /// width of 0 launches nothing at run time; the kernel report passes a
@@ -148,12 +146,16 @@ inline std::string tile_kernel_name(const Request &r, const std::string &t) {
   return "void " + ns + "fp8_tile_kernel<" + t + ">(" + ns + "TParams)";
 }
 
-/// The cast kernel of the cast + transpose (and, under current scaling,
-/// `fp8_transpose_amax_kernel<t>(...)` before it).
+/// The cast kernel of the cast + transpose.
 inline std::string transpose_kernel_name(const Request &r, const std::string &t) {
   const std::string ns = "fusion_rt::cuda::(anonymous namespace)::";
   return "void " + ns + "fp8_transpose_kernel<" + t + ", " +
          detail::flags(detail::e4m3(r.format), r.rowwise) + ">(" + ns + "XParams)";
+}
+/// The amax pass that runs before it under current scaling.
+inline std::string transpose_amax_kernel_name(const std::string &t) {
+  const std::string ns = "fusion_rt::cuda::(anonymous namespace)::";
+  return "void " + ns + "fp8_transpose_amax_kernel<" + t + ">(" + ns + "XParams)";
 }
 
 } // namespace fp8_plan

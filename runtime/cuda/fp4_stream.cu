@@ -234,13 +234,8 @@ __global__ void __launch_bounds__(128) fp4_stream_kernel(const SParams p) {
       [&](GPos pos, int l, const uint4(&x)[U], const uint4(&u)[U]) {
         step<T, KIND, INTER, U, BS>(p, s, g, pos, l, x, u, tmax);
       });
-  if (codes)
-    return;
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1)
-    tmax = max(tmax, __shfl_xor_sync(0xffffffffu, tmax, o));
-  if ((threadIdx.x & 31) == 0 && tmax != 0)
-    atomicMax(p.amax, tmax);
+  if (!codes)
+    gstream::warp_amax(p.amax, tmax);
 }
 
 /// Groups a step (plain: 2 x 2 groups; an activation: 1 x 2 groups, its

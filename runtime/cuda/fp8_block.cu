@@ -174,11 +174,7 @@ __device__ __forceinline__ void finish_amax(const BParams &p, uint32_t tmax) {
       (p.mode == kTensorCast &&
        p.s.tensor_scaling == FUSION_RT_TENSOR_SCALING_CURRENT))
     return;
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1)
-    tmax = max(tmax, __shfl_xor_sync(0xffffffffu, tmax, o));
-  if ((threadIdx.x & 31) == 0 && tmax != 0)
-    atomicMax(p.amax, tmax);
+  gstream::warp_amax(p.amax, tmax);
 }
 
 /// The FP8 per-tensor scale of a cast (1 otherwise); block 0's thread 0

@@ -36,6 +36,7 @@
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_status.h"
 #include "cuda/fp8_transpose.h"
+#include "cuda/group_stream.cuh"
 #include "cuda/launch.cuh"
 #include "cuda/ptx.cuh"
 #include "cuda/row_stream.cuh"
@@ -113,15 +114,6 @@ __device__ __forceinline__ void store8(uint8_t *dst, int n, uint2 v) {
       dst[b] = uint8_t((b < 4 ? v.x >> (8 * b) : v.y >> (8 * (b - 4))) & 0xffu);
 }
 
-/// The warp max of `key` into *amax (one atomicMax a warp).
-__device__ __forceinline__ void warp_amax(uint32_t *amax, uint32_t key) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1)
-    key = max(key, __shfl_xor_sync(0xffffffffu, key, o));
-  if ((threadIdx.x & 31) == 0 && key != 0)
-    atomicMax(amax, key);
-}
-
 /// The warp's tile (one a warp): the lane's first row and column and its
 /// 8 x 8 values; false past the last tile (warp-uniform).
 template <typename T>
@@ -145,7 +137,7 @@ __global__ void __launch_bounds__(kThreads) fp8_transpose_amax_kernel(const XPar
   uint4 w[8];
   if (!load_warp_tile<T>(p, r0, c, w))
     return;
-  warp_amax(p.amax, tile_key<T>(w));
+  gstream::warp_amax(p.amax, tile_key<T>(w));
 }
 
 /// The cast: codes of one tile a warp, transposed (and rowwise with ROW).
@@ -160,7 +152,7 @@ __global__ void __launch_bounds__(kThreads) fp8_transpose_kernel(const XParams p
   if (!load_warp_tile<T>(p, r0, c, w))
     return;
   if (!p.current && p.amax) // delayed scaling, the amax asked for
-    warp_amax(p.amax, tile_key<T>(w));
+    gstream::warp_amax(p.amax, tile_key<T>(w));
   uint2 code[8];
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
@@ -217,11 +209,6 @@ cudaError_t run(XParams p, bool row, cudaStream_t st) {
   return cudaGetLastError();
 }
 
-bool aligned16_rows(const Mat &m) {
-  return (m.dtype == FUSION_RT_BF16 || m.dtype == FUSION_RT_F16) && m.cs == 1 &&
-         (reinterpret_cast<uintptr_t>(m.data) & 15) == 0 && (m.rs * 2) % 16 == 0;
-}
-
 fp8_plan::Request plan_request(const Request &q) {
   fp8_plan::Request r;
   r.format = q.scheme.format;
@@ -233,7 +220,7 @@ fp8_plan::Request plan_request(const Request &q) {
   r.rows = q.rows;
   r.cols = q.cols;
   r.input16 = q.x.dtype == FUSION_RT_BF16 || q.x.dtype == FUSION_RT_F16;
-  r.views_ok = aligned16_rows(q.x) && (!q.row_wise || q.row_data.cs == 1) &&
+  r.views_ok = gstream::vec16_rows(q.x) && (!q.row_wise || q.row_data.cs == 1) &&
                q.col_data.cs == 1;
   return r;
 }
@@ -262,15 +249,8 @@ fusion_rt_status fp8_transpose_execute(const Request &q, cudaStream_t st) {
   p.scale_inv = q.scale_inv;
   void *scratch = nullptr;
   cudaError_t e = cudaSuccess;
-  if (p.current || q.amax) {
-    p.amax = reinterpret_cast<uint32_t *>(q.amax);
-    if (!p.amax) {
-      e = cudaMallocAsync(&scratch, sizeof(uint32_t), st);
-      p.amax = reinterpret_cast<uint32_t *>(scratch);
-    }
-    if (e == cudaSuccess)
-      e = cudaMemsetAsync(p.amax, 0, sizeof(uint32_t), st);
-  }
+  if (p.current || q.amax)
+    e = gstream::amax_word(q.amax, st, p.amax, scratch);
   if (e == cudaSuccess) // tiles > 0: transpose_applies asks rows, cols > 0
     e = q.x.dtype == FUSION_RT_BF16 ? run<BF16T>(p, q.row_wise, st)
                                     : run<F16T>(p, q.row_wise, st);

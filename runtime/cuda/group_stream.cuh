@@ -151,6 +151,16 @@ cudaError_t launch(Kernel kernel, Params p, int &per_sm, cudaStream_t st) {
   return cudaGetLastError();
 }
 
+/// The warp's max of the amax keys `key` (f32 bits of |x|, NaN-free) into
+/// the tensor amax word `*amax`: one atomicMax a warp (none for 0).
+__device__ __forceinline__ void warp_amax(uint32_t *amax, uint32_t key) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1)
+    key = max(key, __shfl_xor_sync(0xffffffffu, key, o));
+  if ((threadIdx.x & 31) == 0 && key != 0)
+    atomicMax(amax, key);
+}
+
 inline bool aligned(const void *ptr, uintptr_t a) {
   return (reinterpret_cast<uintptr_t>(ptr) & (a - 1)) == 0;
 }

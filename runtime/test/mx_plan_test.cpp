@@ -382,6 +382,9 @@ TEST(Fp8Plan, WideRowsAndTranspose) {
             "void fusion_rt::cuda::(anonymous namespace)::fp8_transpose_kernel<"
             "fusion_rt::cuda::BF16T, false, true>(fusion_rt::cuda::(anonymous "
             "namespace)::XParams)");
+  EXPECT_EQ(fp8_plan::transpose_amax_kernel_name(kBF16),
+            "void fusion_rt::cuda::(anonymous namespace)::fp8_transpose_amax_kernel<"
+            "fusion_rt::cuda::BF16T>(fusion_rt::cuda::(anonymous namespace)::XParams)");
   t.rowwise = false;
   EXPECT_NE(fp8_plan::transpose_kernel_name(t, kBF16).find("BF16T, false, false>"),
             std::string::npos);

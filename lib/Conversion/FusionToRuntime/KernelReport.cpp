@@ -237,8 +237,8 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
   const bool current = scheme.getTensorScaling() == TensorScaling::current;
   if (fp8T) {
     if (current)
-      plan.kernels.push_back("void " + ns + "fp8_transpose_amax_kernel<" +
-                             typeTag(inElt, false) + ">(" + ns + "XParams)");
+      plan.kernels.push_back(
+          fp8_plan::transpose_amax_kernel_name(typeTag(inElt, false)));
     plan.kernels.push_back(fp8_plan::transpose_kernel_name(r8, typeTag(inElt, false)));
     plan.launch = std::string(current ? "two passes (tensor amax, then the cast), "
                                       : "one pass, ") +
