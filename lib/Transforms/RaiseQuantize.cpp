@@ -93,10 +93,6 @@ struct Candidate {
   /// (DeepSeek-V3 / vLLM per-token groups; group = cols: per-row scaling).
   bool blockFP8 = false;
   int64_t group = 0;
-  /// FP8 blocks, multiply recipe: the IR's scale tensor holds the multiplier
-  /// max / amax (torchao.float8's rowwise scale), the reciprocal of the
-  /// runtime's decode scale; exact where the multiplier is a power of two.
-  bool invertedScales = false;
   /// Checks (cf.assert) left reading the input, proven and dropped after
   /// the rewrite.
   unsigned droppedChecks = 0;
@@ -1142,11 +1138,25 @@ struct SmallCopy {
 std::string sizeDependence(const llvm::SetVector<Operation *> &region);
 
 /// One factor of a dimension: input dimension `dim` (shrinking) or a fixed
-/// `size` (dim < 0).
+/// `size` (dim < 0). Rows that are not a whole number of tiles: `tile` > 0,
+/// the atom is the whole dimension, n * tile + rem rows (`size` of them) of
+/// which the n whole tiles shrink; `plus` = 1: n + 1 tiles (such rows padded
+/// to whole tiles, `size` of them before the copy shrinks them).
 struct Atom {
   int64_t dim, size;
-  bool operator==(const Atom &o) const { return dim == o.dim && size == o.size; }
+  int64_t tile = 0, rem = 0, plus = 0;
+  bool operator==(const Atom &o) const {
+    return dim == o.dim && size == o.size && tile == o.tile && rem == o.rem &&
+           plus == o.plus;
+  }
 };
+
+/// The size of atom `t` in the copy whose input dimensions are `small`.
+int64_t smallSize(Atom t, ArrayRef<int64_t> small) {
+  if (t.dim < 0)
+    return t.size;
+  return t.tile > 0 ? small[t.dim] * t.tile + t.rem : small[t.dim] + t.plus;
+}
 using Atoms = SmallVector<Atom, 2>;
 using DimAtoms = SmallVector<Atoms, 4>;
 
@@ -1220,8 +1230,17 @@ FailureOr<SmallCopy> copyOnSmallInput(const Candidate &c, bool shrinkLast,
     granule[rank - 2] = rowGranule;
   if (shrinkLast)
     granule[rank - 1] = colGranule;
+  // Rows (the dimension before the last) that are not a whole number of
+  // tiles keep their partial tile: the copy has one whole tile and it
+  // (torchao's to_blocked pads the scales to whole tiles; fewer rows than a
+  // tile do not shrink).
+  const int64_t rowDim = rank >= 2 ? rank - 2 : -1;
+  auto partialRows = [&](int64_t d) {
+    return d == rowDim && granule[d] > 1 &&
+           xType.getDimSize(d) % granule[d] != 0;
+  };
   for (int64_t d = 0; d < rank; ++d)
-    if (xType.getDimSize(d) % granule[d] != 0)
+    if (xType.getDimSize(d) % granule[d] != 0 && !partialRows(d))
       return fail("a dimension is not a whole number of tiles");
   SmallVector<int64_t> small(rank, 1);
   if (shrinkLast)
@@ -1232,6 +1251,8 @@ FailureOr<SmallCopy> copyOnSmallInput(const Candidate &c, bool shrinkLast,
     small[rank - 2] = rowGranule > 1 ? 2 : 4;
   for (int64_t d = 0; d < rank; ++d)
     small[d] = std::min(small[d], xType.getDimSize(d) / granule[d]);
+  if (rowDim >= 0 && partialRows(rowDim))
+    small[rowDim] = std::min<int64_t>(small[rowDim], 1);
 
   // The ops to copy: the region and the constant-like ops it reads.
   llvm::SetVector<Operation *> ops(c.region.begin(), c.region.end());
@@ -1262,6 +1283,12 @@ FailureOr<SmallCopy> copyOnSmallInput(const Candidate &c, bool shrinkLast,
     for (int64_t d = 0; d < rank; ++d) {
       int64_t size = xType.getDimSize(d);
       bool shrinks = (d < rank - 1 || shrinkLast) && size > granule[d];
+      if (partialRows(d)) {
+        in.push_back(shrinks ? Atoms{Atom{d, size, granule[d],
+                                          size % granule[d], 0}}
+                             : Atoms{Atom{-1, size}});
+        continue;
+      }
       in.push_back(canonical({shrinks ? Atom{d, size / granule[d]}
                                       : Atom{-1, size / granule[d]},
                               Atom{-1, granule[d]}}));
@@ -1424,6 +1451,53 @@ FailureOr<SmallCopy> copyOnSmallInput(const Candidate &c, bool shrinkLast,
           assign(s.getResult(), a);
         continue;
       }
+      // A tensor written at the start of a constant or an empty tensor as
+      // large or larger (torchao's to_blocked pads its scales to whole
+      // 128-row tiles: zeros, then the scales inserted): dimensions of the
+      // same size keep their factors; rows of whole tiles and a partial one
+      // become whole tiles, one more than the whole ones.
+      auto ins = dyn_cast<tensor::InsertSliceOp>(op);
+      const DimAtoms *k = ins ? known(ins.getSource()) : nullptr;
+      if (k && llvm::any_of(*k, [](const Atoms &a) { return hasInputDim(a); })) {
+        auto srcShape = ins.getSourceType().getShape();
+        auto dstShape = ins.getDestType().getShape();
+        Operation *dest = ins.getDest().getDefiningOp();
+        if (ins.getSourceType().getRank() != ins.getDestType().getRank() ||
+            !ins.getSourceType().hasStaticShape() ||
+            !ins.getDestType().hasStaticShape() ||
+            llvm::any_of(ins.getStaticOffsets(),
+                         [](int64_t o) { return o != 0; }) ||
+            llvm::any_of(ins.getStaticStrides(),
+                         [](int64_t s) { return s != 1; }) ||
+            !dest || !isa<arith::ConstantOp, tensor::EmptyOp>(dest)) {
+          unsupported = "'tensor.insert_slice' writes the input's rows other "
+                        "than at the start of a constant";
+          continue;
+        }
+        DimAtoms a;
+        for (int64_t d = 0; d < ins.getSourceType().getRank(); ++d) {
+          const Atoms &src = (*k)[d];
+          if (!hasInputDim(src)) {
+            a.push_back(canonical({Atom{-1, dstShape[d]}}));
+          } else if (srcShape[d] == dstShape[d]) {
+            a.push_back(src);
+          } else if (src.size() == 1 && src[0].tile > 0 &&
+                     dstShape[d] ==
+                         (srcShape[d] / src[0].tile + 1) * src[0].tile) {
+            a.push_back({Atom{src[0].dim, dstShape[d] / src[0].tile, 0, 0, 1},
+                         Atom{-1, src[0].tile}});
+          } else {
+            unsupported = "a padding of the input's rows other than to whole "
+                          "tiles";
+            break;
+          }
+        }
+        if (unsupported.empty()) {
+          assign(ins.getResult(), a);
+          assign(ins.getDest(), a);
+        }
+        continue;
+      }
       // Constants, empty tensors and any other op: every tensor it reads or
       // makes has a size of its own.
       for (Value v : tensors(op->getOperands())) {
@@ -1471,7 +1545,7 @@ FailureOr<SmallCopy> copyOnSmallInput(const Candidate &c, bool shrinkLast,
     for (const Atoms &a : *k) {
       int64_t n = 1;
       for (Atom t : a)
-        n *= t.dim >= 0 ? small[t.dim] : t.size;
+        n *= smallSize(t, small);
       shape.push_back(n);
     }
     return RankedTensorType::get(shape, t.getElementType(), t.getEncoding());
@@ -1507,6 +1581,15 @@ FailureOr<SmallCopy> copyOnSmallInput(const Candidate &c, bool shrinkLast,
                                             newType(e.getResult()),
                                             copy.map.lookup(e.getSrc()),
                                             e.getReassociationIndices());
+    } else if (auto ins = dyn_cast<tensor::InsertSliceOp>(op)) {
+      auto st = cast<RankedTensorType>(newType(ins.getSource()));
+      SmallVector<OpFoldResult> sizes;
+      for (int64_t size : st.getShape())
+        sizes.push_back(b.getIndexAttr(size));
+      clone = tensor::InsertSliceOp::create(
+          b, ins.getLoc(), copy.map.lookup(ins.getSource()),
+          copy.map.lookup(ins.getDest()), ins.getMixedOffsets(), sizes,
+          ins.getMixedStrides());
     } else if (auto s = dyn_cast<tensor::ExtractSliceOp>(op)) {
       auto rt = cast<RankedTensorType>(newType(s.getResult()));
       llvm::SmallBitVector dropped = s.getDroppedDims();
@@ -2198,29 +2281,21 @@ RaiseQuantizePass::identifyBlockFP8(Candidate &c, Decline &why) {
   SmallVector<float> floors = smallConstants(c.region);
   floors.insert(floors.begin(), 0.0f);
   SmallVector<QuantSchemeAttr> schemes;
-  // Recipes: DeepSeek-V3's x / (amax / max) (te, the default) and
-  // x * (max / amax) (multiply: torchao's blockwise FP8 training, TE's
-  // Float8BlockScaling).
-  // `inverted`: the IR returns the multiplier max / amax instead of the
-  // decode scale (torchao.float8's rowwise recipe); the raised op's scale
-  // then reaches it as RN(1 / scale), which is the multiplier exactly only
-  // where it is a power of two (pow2_scale): the probes decide.
-  SmallVector<bool> inverted;
-  for (Nvfp4Recipe recipe : {Nvfp4Recipe::te, Nvfp4Recipe::multiply})
+  // Recipes: DeepSeek-V3's x / (amax / max) (te, the default),
+  // x * (max / amax) with 1 / the multiplier written (multiply: torchao's
+  // blockwise FP8 training, TE's Float8BlockScaling) and with the
+  // multiplier itself written (multiplier: torchao.float8's rowwise
+  // scaling, whose scale tensor is max / amax).
+  for (Nvfp4Recipe recipe :
+       {Nvfp4Recipe::te, Nvfp4Recipe::multiply, Nvfp4Recipe::multiplier})
     for (float eps : floors)
       for (bool pow2 : {false, true})
         for (NanPolicy nan : {NanPolicy::propagate, NanPolicy::ignore})
-          for (bool inv : {false, true}) {
-            if (inv && recipe != Nvfp4Recipe::multiply)
-              continue;
-            schemes.push_back(QuantSchemeAttr::get(
-                ctx, format, QuantDirection::rowwise, br, g,
-                ScaleRounding::rceil, nan, ColwiseLayout::same,
-                ScaleLayout::compact, ElemRounding::rne,
-                TensorScaling::current, ZeroScale::exact,
-                llvm::APFloat(static_cast<double>(eps)), pow2, recipe));
-            inverted.push_back(inv);
-          }
+          schemes.push_back(QuantSchemeAttr::get(
+              ctx, format, QuantDirection::rowwise, br, g, ScaleRounding::rceil,
+              nan, ColwiseLayout::same, ScaleLayout::compact, ElemRounding::rne,
+              TensorScaling::current, ZeroScale::exact,
+              llvm::APFloat(static_cast<double>(eps)), pow2, recipe));
   SmallVector<Mismatch> mismatch(schemes.size());
   SmallVector<bool> alive(schemes.size(), true);
   SmallVector<int64_t> index;
@@ -2329,33 +2404,18 @@ RaiseQuantizePass::identifyBlockFP8(Candidate &c, Decline &why) {
       for (int64_t j = 0; j < sbands; ++j)
         for (int64_t b : blocks) {
           const EvalScalar e = irScales[j * nb + b];
-          const float want = inverted[k] ? 1.0f / scales[j * nb + b]
-                                         : scales[j * nb + b];
+          const float want = scales[j * nb + b];
           const float ir = llvm::bit_cast<float>(uint32_t(e.bits));
           if (e.poison || !(llvm::bit_cast<uint32_t>(want) == uint32_t(e.bits) ||
                             (std::isnan(ir) && std::isnan(want))))
-            note(inverted[k]
-                     ? llvm::formatv(
-                           "probe {0}, {1} {2} block {3}: scale {4} in the "
-                           "IR, 1 / the runtime's decode scale = {5:e8} (the "
-                           "multiplier max / amax is its decode scale's "
-                           "reciprocal exactly only where it is a power of "
-                           "two)",
-                           kind, br > 1 ? "band" : "row",
-                           br > 1 ? bands[j] : sampled[j], b,
-                           e.poison ? std::string("undefined (poison)")
-                                    : llvm::formatv("{0:e8}", ir).str(),
-                           want)
-                           .str()
-                     : llvm::formatv("probe {0}, {1} {2} block {3}: scale {4} "
-                                     "in the IR, {5:e} in the runtime",
-                                     kind, br > 1 ? "band" : "row",
-                                     br > 1 ? bands[j] : sampled[j], b,
-                                     e.poison
-                                         ? std::string("undefined (poison)")
-                                         : llvm::formatv("{0:e}", ir).str(),
-                                     want)
-                           .str());
+            note(llvm::formatv("probe {0}, {1} {2} block {3}: scale {4} in "
+                               "the IR, {5:e} in the runtime",
+                               kind, br > 1 ? "band" : "row",
+                               br > 1 ? bands[j] : sampled[j], b,
+                               e.poison ? std::string("undefined (poison)")
+                                        : llvm::formatv("{0:e}", ir).str(),
+                               want)
+                     .str());
         }
       for (int64_t s = 0; s < srows; ++s)
         for (int64_t b : blocks) {
@@ -2381,10 +2441,7 @@ RaiseQuantizePass::identifyBlockFP8(Candidate &c, Decline &why) {
     if (llvm::none_of(alive, [](bool a) { return a; }) && kind >= 1)
       break;
   }
-  FailureOr<QuantSchemeAttr> chosen = firstAlive(schemes, alive, mismatch, why);
-  if (succeeded(chosen))
-    c.invertedScales = inverted[llvm::find(alive, true) - alive.begin()];
-  return chosen;
+  return firstAlive(schemes, alive, mismatch, why);
 }
 
 /// `v` reshaped (row-major) to the static shape of `to`.
@@ -2642,15 +2699,6 @@ void RaiseQuantizePass::rewrite(Candidate &c, QuantSchemeAttr scheme) {
   if (sType.getElementType() != elementTypeOf(scales))
     scales = elementwiseBitcast(b, loc, scales, sType.getElementType());
   scales = reshapeTo(b, loc, scales, sType);
-  // The IR's multiplier: RN(1 / decode scale), equal to it (the check).
-  if (c.invertedScales)
-    scales = elementwiseMap(
-        b, loc, scales, sType.getElementType(),
-        [&](OpBuilder &nb, Location l, Value v) {
-          Value one = arith::ConstantOp::create(
-              nb, l, nb.getFloatAttr(v.getType(), 1.0));
-          return arith::DivFOp::create(nb, l, one, v).getResult();
-        });
   c.data.replaceAllUsesWith(data);
   c.scales.replaceAllUsesWith(scales);
   // NVFP4: what the program reads of the per-tensor scale is computed from
@@ -3159,12 +3207,8 @@ void RaiseQuantizePass::runOnOperation() {
     ++numRaised;
     std::lock_guard<std::mutex> lock(getRemarkMutex());
     remark::passed(loc, remarkOpts(func.getSymName()))
-        << remark::add("raised to fusion.quantize {0}{1}{2}{3}{4}",
+        << remark::add("raised to fusion.quantize {0}{1}{2}{3}",
                        schemeName(found->scheme),
-                       taken.invertedScales
-                           ? "; the IR's scales are the multipliers max / "
-                             "amax, read as 1 / the raised op's scales"
-                           : "",
                        taken.droppedChecks
                            ? llvm::formatv(
                                  "; {0} check(s) (cf.assert) left on its "

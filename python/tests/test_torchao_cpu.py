@@ -155,6 +155,39 @@ class Fp8BlockwiseTrainingTest(unittest.TestCase):
         self.assertGreater(differing, 0)
 
 
+class Fp8RowwiseTest(unittest.TestCase):
+    """quantize("fp8_block_e4m3", block_cols=N, nvfp4_recipe="multiplier",
+    amax_epsilon=1e-12) == torchao.float8's rowwise (axiswise) dynamic
+    scaling: scale = tensor_to_scale(x, AXISWISE, axiswise_dim=-1), the
+    multiplier max / amax that a Float8Tensor holds (written as it is), and
+    data = to_fp8_saturated(x.float() * scale); with and without
+    round_scales_to_power_of_2."""
+
+    def test_equals_torchao_float8_rowwise(self):
+        from torchao.float8.config import ScalingGranularity
+        for fmt, dt in (("fp8_block_e4m3", torch.float8_e4m3fn),
+                        ("fp8_block_e5m2", torch.float8_e5m2)):
+            for pow2 in (False, True):
+                for dtype in (torch.bfloat16, torch.float32):
+                    x = special_input(64, 256, dtype, seed=13)[7:]  # no 1e38 row
+                    x[0] = 0.0  # a zero row: the 1e-12 floor sets its scale
+                    scale = tensor_to_scale(x, dt, scaling_granularity=ScalingGranularity.AXISWISE,
+                                            axiswise_dim=-1, round_scales_to_power_of_2=pow2)
+                    ref = to_fp8_saturated(x.to(torch.float32) * scale, dt)
+                    q = fusion_rt.quantize(x, fmt, block_cols=x.shape[1], amax_epsilon=1e-12,
+                                           force_pow2_scale=pow2, nvfp4_recipe="multiplier")
+                    what = (fmt, pow2, dtype)
+                    self.assertTrue(torch.equal(u8(q.rowwise_data), u8(ref)), what)
+                    self.assertTrue(torch.equal(q.rowwise_scales.contiguous().view(torch.int32),
+                                                scale.contiguous().view(torch.int32)), what)
+                    # "multiply" writes 1 / scale: not the multiplier (not
+                    # even its reciprocal's bytes, without pow2, everywhere).
+                    m = fusion_rt.quantize(x, fmt, block_cols=x.shape[1], amax_epsilon=1e-12,
+                                           force_pow2_scale=pow2, nvfp4_recipe="multiply")
+                    self.assertTrue(torch.equal(u8(m.rowwise_data), u8(ref)), what)
+                    self.assertFalse(torch.equal(m.rowwise_scales, scale), what)
+
+
 class Nvfp4FormulaTest(unittest.TestCase):
     """NVFP4 is TE's recipe, not torchao's nvfp4_quantize (docs/numerics.md
     §3): written here with torch ops and torchao's e2m1 cast."""

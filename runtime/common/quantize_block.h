@@ -56,17 +56,20 @@ FUSION_RT_HDI float fp8_block_scale_of(const fusion_rt_quant_scheme &s,
                          s.amax_epsilon, s.force_pow2_scale != 0);
 }
 
-/// The scales of one FP8 block: `dec`, the f32 scale written (x ~ code *
-/// dec), and under the MULTIPLY recipe `enc`, the factor the codes are
-/// taken of (codes of x * enc, dec = 1 / enc); enc = 0 under the default
-/// recipe (codes of x / dec). TE's scale is never 0, a NaN one is not 0.
+/// The scales of one FP8 block: `dec`, the f32 scale written (the decode
+/// scale, x ~ code * dec; under the MULTIPLIER recipe the multiplier enc
+/// itself, x ~ code / dec), and under the MULTIPLY and MULTIPLIER recipes
+/// `enc`, the factor the codes are taken of (codes of x * enc; MULTIPLY
+/// writes dec = 1 / enc); enc = 0 under the default recipe (codes of
+/// x / dec). TE's scale is never 0, a NaN one is not 0.
 struct Fp8BlockScales {
   float dec, enc;
 };
 
 FUSION_RT_HDI Fp8BlockScales fp8_block_scales_of(const fusion_rt_quant_scheme &s,
                                                  float amax, bool has_nan) {
-  if (s.nvfp4_recipe != FUSION_RT_NVFP4_RECIPE_MULTIPLY)
+  const bool multiplier = s.nvfp4_recipe == FUSION_RT_NVFP4_RECIPE_MULTIPLIER;
+  if (s.nvfp4_recipe != FUSION_RT_NVFP4_RECIPE_MULTIPLY && !multiplier)
     return {fp8_block_scale_of(s, amax, has_nan), 0.f};
   const float a = fp8_block_amax(s, amax, has_nan);
   const float enc =
@@ -74,7 +77,7 @@ FUSION_RT_HDI Fp8BlockScales fp8_block_scales_of(const fusion_rt_quant_scheme &s
                     : fp8_scale_from_amax(
                           a, s.format == kFP8BlockE4M3 ? kE4M3Max : kE5M2Max,
                           s.amax_epsilon, s.force_pow2_scale != 0);
-  return {x86_div(1.0f, enc), enc};
+  return {multiplier ? enc : x86_div(1.0f, enc), enc};
 }
 
 /// The code of x in an FP8 block of scales `sc`.
@@ -207,7 +210,10 @@ FUSION_RT_HDI float dequantize_value(const fusion_rt_quant_scheme &s, float v,
                                      uint8_t sb, float scale_inv) {
   const int32_t f = s.format;
   float x;
-  if (is_fp8_tensor_format(f) || is_fp8_block_format(f))
+  if (is_fp8_block_format(f) &&
+      s.nvfp4_recipe == FUSION_RT_NVFP4_RECIPE_MULTIPLIER)
+    x = x86_div(v, scale_inv); // the block's multiplier
+  else if (is_fp8_tensor_format(f) || is_fp8_block_format(f))
     x = v * scale_inv; // FP8 block: the block's decode scale
   else if (f == kNVFP4)
     x = v * e4m3_to_f32(sb) * scale_inv;

@@ -199,7 +199,13 @@ typedef enum fusion_rt_nvfp4_recipe {
    *  scale written 1 / scale: TE's Float8BlockScaling and torchao's
    *  blockwise FP8 training quantizers. The default (TE = 0) for FP8 blocks
    *  is DeepSeek-V3's s = max(amax, eps) / max, codes of x / s. */
-  FUSION_RT_NVFP4_RECIPE_MULTIPLY = 3
+  FUSION_RT_NVFP4_RECIPE_MULTIPLY = 3,
+  /** FP8 block formats only: as MULTIPLY (codes of x * scale, scale = max /
+   *  max(amax, eps) with the same edge rules), but the scale written is the
+   *  multiplier itself, not 1 / scale: torchao.float8's rowwise (axiswise)
+   *  scaling, whose Float8Tensor holds max / amax. fusion_rt_dequantize
+   *  then decodes x = code / scale (correctly rounded). */
+  FUSION_RT_NVFP4_RECIPE_MULTIPLIER = 4
 } fusion_rt_nvfp4_recipe;
 
 /** How to quantize. Initialise with fusion_rt_quant_scheme_init(). */
@@ -220,7 +226,7 @@ typedef struct fusion_rt_quant_scheme {
   /** fusion_rt_zero_scale (MX formats). Both backends implement every
    *  value (CUDA: MXFP8). */
   int32_t zero_scale;
-  int32_t nvfp4_recipe; /**< fusion_rt_nvfp4_recipe (NVFP4; FP8 block: MULTIPLY) */
+  int32_t nvfp4_recipe; /**< fusion_rt_nvfp4_recipe (NVFP4; FP8 block: MULTIPLY, MULTIPLIER) */
   /** FP8 block formats only: rows of a scale block (>= 1; default 1).
    *  block_rows > 1 gives 2D blocks, 128x128 for DeepSeek-V3 weights: the
    *  rowwise scales are [ceil(M / block_rows), ceil(N / block_cols)], each

@@ -259,7 +259,7 @@ fusion_rt_status check_scheme(const fusion_rt_quant_scheme *s) {
                 {s->elem_rounding, 1, "scheme->elem_rounding"},
                 {s->tensor_scaling, 1, "scheme->tensor_scaling"},
                 {s->zero_scale, 2, "scheme->zero_scale"},
-                {s->nvfp4_recipe, 3, "scheme->nvfp4_recipe"}};
+                {s->nvfp4_recipe, 4, "scheme->nvfp4_recipe"}};
   for (const Field &f : fields)
     if (!in_range(f.v, 0, f.hi))
       return fail(FUSION_RT_STATUS_BAD_VALUE, "%s = %d is out of range 0..%d",
@@ -316,11 +316,12 @@ fusion_rt_status check_scheme(const fusion_rt_quant_scheme *s) {
   if (s->tensor_scaling == FUSION_RT_TENSOR_SCALING_DELAYED && !fp8)
     return fail(FUSION_RT_STATUS_UNSUPPORTED,
                 "scheme->tensor_scaling DELAYED applies to FP8 per-tensor formats only");
-  const bool multiply = s->nvfp4_recipe == FUSION_RT_NVFP4_RECIPE_MULTIPLY;
+  const bool multiply = s->nvfp4_recipe == FUSION_RT_NVFP4_RECIPE_MULTIPLY ||
+                        s->nvfp4_recipe == FUSION_RT_NVFP4_RECIPE_MULTIPLIER;
   if (multiply && !fpb)
     return fail(FUSION_RT_STATUS_UNSUPPORTED,
-                "scheme->nvfp4_recipe MULTIPLY applies to the FP8 block "
-                "formats only");
+                "scheme->nvfp4_recipe MULTIPLY / MULTIPLIER applies to the FP8 "
+                "block formats only");
   if (s->nvfp4_recipe != FUSION_RT_NVFP4_RECIPE_TE && !multiply && !nv)
     return fail(FUSION_RT_STATUS_UNSUPPORTED,
                 "scheme->nvfp4_recipe TORCHAO / TORCHAO_BLOCK applies to NVFP4 "

@@ -629,11 +629,14 @@ TEST(Formats, Nvfp4RecipeIsValidated) {
     fusion_rt_status status;
     const char *message;
   } bad[] = {
-      {FUSION_RT_FORMAT_NVFP4, FUSION_RT_NVFP4_1D, FUSION_RT_ROUND_RNE, 4,
-       FUSION_RT_STATUS_BAD_VALUE, "scheme->nvfp4_recipe = 4"},
+      {FUSION_RT_FORMAT_NVFP4, FUSION_RT_NVFP4_1D, FUSION_RT_ROUND_RNE, 5,
+       FUSION_RT_STATUS_BAD_VALUE, "scheme->nvfp4_recipe = 5"},
       {FUSION_RT_FORMAT_NVFP4, FUSION_RT_NVFP4_1D, FUSION_RT_ROUND_RNE,
        FUSION_RT_NVFP4_RECIPE_MULTIPLY, FUSION_RT_STATUS_UNSUPPORTED,
-       "MULTIPLY applies to the FP8 block formats only"},
+       "MULTIPLY / MULTIPLIER applies to the FP8 block formats only"},
+      {FUSION_RT_FORMAT_NVFP4, FUSION_RT_NVFP4_1D, FUSION_RT_ROUND_RNE,
+       FUSION_RT_NVFP4_RECIPE_MULTIPLIER, FUSION_RT_STATUS_UNSUPPORTED,
+       "MULTIPLY / MULTIPLIER applies to the FP8 block formats only"},
       {FUSION_RT_FORMAT_NVFP4, FUSION_RT_NVFP4_1D, FUSION_RT_ROUND_RNE, -1,
        FUSION_RT_STATUS_BAD_VALUE, "scheme->nvfp4_recipe = -1"},
       {FUSION_RT_FORMAT_MXFP4, FUSION_RT_NVFP4_1D, FUSION_RT_ROUND_RNE,

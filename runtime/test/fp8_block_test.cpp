@@ -620,9 +620,12 @@ namespace {
 /// amax Inf or 0 -> 1; an Inf scale -> FLT_MAX; power of two by truncating
 /// the f32 bits), which agree on finite blocks. Here in double, as torchao
 /// computes the scale (double rounding of a quotient to f32 via f64 is
-/// innocuous: 53 >= 2 * 24 + 2).
+/// innocuous: 53 >= 2 * 24 + 2). `multiplier`: the scale written is the
+/// multiplier itself (the MULTIPLIER recipe: torchao.float8's rowwise
+/// scaling returns max / amax), else 1 / scale.
 Ref reference_multiply(const HostMatrix &x, int32_t f, int64_t br, int64_t bc,
-                       float eps, bool pow2, bool propagate) {
+                       float eps, bool pow2, bool propagate,
+                       bool multiplier = false) {
   return reference_blocks(x, f, br, bc, [&](float famax, bool nan, float mx) {
     float scale;
     if (nan && propagate) {
@@ -643,22 +646,25 @@ Ref reference_multiply(const HostMatrix &x, int32_t f, int64_t br, int64_t bc,
         }
       }
     }
-    return BlockRef{1.0f / scale, scale, true};
+    return BlockRef{multiplier ? scale : 1.0f / scale, scale, true};
   });
 }
 
 } // namespace
 
-/// The MULTIPLY recipe (codes of x * (max / amax), 1 / scale written) equals
-/// its reference for 1xG groups and 2D tiles, both formats, floors, NaN
+/// The MULTIPLY recipe (codes of x * (max / amax), 1 / scale written) and
+/// the MULTIPLIER recipe (the same codes, the multiplier written) equal
+/// their reference for 1xG groups and 2D tiles, both formats, floors, NaN
 /// policies and power-of-two scales, on NaN, Inf, zero, subnormal and
 /// partial blocks; fused equals unfused; dequantize is code times the
-/// written scale; the recipe is refused for formats other than the FP8
-/// blocks.
+/// written scale (MULTIPLIER: code / the written multiplier); the recipes
+/// are refused for formats other than the FP8 blocks.
 TEST(Fp8Block, MultiplyRecipe) {
   const int64_t m = 6, n = 300;
   HostMatrix x = make_matrix(special_values(m, n), m, n, FUSION_RT_F32);
   int runs = 0;
+  for (int32_t recipe : {FUSION_RT_NVFP4_RECIPE_MULTIPLY,
+                         FUSION_RT_NVFP4_RECIPE_MULTIPLIER})
   for (int32_t f : {FUSION_RT_FORMAT_FP8_BLOCK_E4M3, FUSION_RT_FORMAT_FP8_BLOCK_E5M2})
     for (auto [br, g] : {std::pair<int32_t, int32_t>{1, 128}, {1, 7}, {1, 300},
                          {4, 32}, {128, 128}})
@@ -668,9 +674,11 @@ TEST(Fp8Block, MultiplyRecipe) {
             fusion_rt_quant_scheme s = block_scheme(f, g, eps, pow2);
             s.block_rows = br;
             s.nan_policy = nan;
-            s.nvfp4_recipe = FUSION_RT_NVFP4_RECIPE_MULTIPLY;
+            s.nvfp4_recipe = recipe;
+            const bool multiplier = recipe == FUSION_RT_NVFP4_RECIPE_MULTIPLIER;
             SCOPED_TRACE(describe(s) + " rows " + std::to_string(br) + " eps " +
-                         std::to_string(eps));
+                         std::to_string(eps) + " recipe " +
+                         std::to_string(recipe));
             QuantBuffers q;
             q.alloc(s, m, n, false, true);
             fusion_rt_tensor t = x.view();
@@ -678,7 +686,8 @@ TEST(Fp8Block, MultiplyRecipe) {
                       FUSION_RT_STATUS_SUCCESS)
                 << fusion_rt_last_error_message();
             const Ref r = reference_multiply(x, f, br, g, eps, pow2,
-                                             nan == FUSION_RT_NAN_PROPAGATE);
+                                             nan == FUSION_RT_NAN_PROPAGATE,
+                                             multiplier);
             const int64_t nbr = q.shapes.rowwise_scales[0],
                           nb = q.shapes.rowwise_scales[1];
             ASSERT_EQ(nbr * nb, int64_t(r.scales.size()));
@@ -692,9 +701,58 @@ TEST(Fp8Block, MultiplyRecipe) {
               for (int64_t j = 0; j < n; ++j)
                 ASSERT_EQ(q.row_code(i, j), r.codes[size_t(i * n + j)])
                     << "code " << i << "," << j << " x " << x.at(i, j);
+            // Dequantize: code * 1 / multiplier written (MULTIPLY), code /
+            // multiplier (MULTIPLIER, correctly rounded).
+            std::vector<float> back(size_t(m * n));
+            fusion_rt_tensor o = view2d(back.data(), FUSION_RT_F32, m, n);
+            ASSERT_EQ(fusion_rt_dequantize(&s, &q.out, FUSION_RT_ROWWISE, &o,
+                                           nullptr, nullptr),
+                      FUSION_RT_STATUS_SUCCESS)
+                << fusion_rt_last_error_message();
+            for (int64_t i = 0; i < m; ++i)
+              for (int64_t j = 0; j < n; ++j) {
+                const float c = fusion_rt::decode_code(
+                    q.row_code(i, j), q.out.rowwise_data.dtype);
+                const float sc = scale_at(q, i / br, j / g);
+                const float want = multiplier
+                                       ? float(double(c) / double(sc))
+                                       : c * sc;
+                ASSERT_TRUE(same_bits_or_both_nan(back[size_t(i * n + j)], want))
+                    << "dequantized " << i << "," << j << ": "
+                    << back[size_t(i * n + j)] << " vs " << want;
+              }
             ++runs;
           }
-  EXPECT_EQ(runs, 2 * 5 * 2 * 2 * 2);
+  EXPECT_EQ(runs, 2 * 2 * 5 * 2 * 2 * 2);
+
+  // The two writings differ only in the scale: MULTIPLIER writes the
+  // reciprocal's operand, and without pow2 some 1 / RN(1 / m) != m.
+  {
+    fusion_rt_quant_scheme s1 = block_scheme(FUSION_RT_FORMAT_FP8_BLOCK_E4M3, 7);
+    s1.nvfp4_recipe = FUSION_RT_NVFP4_RECIPE_MULTIPLY;
+    fusion_rt_quant_scheme s2 = s1;
+    s2.nvfp4_recipe = FUSION_RT_NVFP4_RECIPE_MULTIPLIER;
+    QuantBuffers a1, a2;
+    a1.alloc(s1, m, n);
+    a2.alloc(s2, m, n);
+    fusion_rt_tensor t = x.view();
+    ASSERT_EQ(fusion_rt_quantize(&t, &s1, &a1.out, nullptr, nullptr),
+              FUSION_RT_STATUS_SUCCESS);
+    ASSERT_EQ(fusion_rt_quantize(&t, &s2, &a2.out, nullptr, nullptr),
+              FUSION_RT_STATUS_SUCCESS);
+    int scalesDiffer = 0;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        ASSERT_EQ(a1.row_code(i, j), a2.row_code(i, j));
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t b = 0; b < a1.shapes.rowwise_scales[1]; ++b) {
+        const float w = scale_at(a2, i, b), v = scale_at(a1, i, b);
+        scalesDiffer += !same_bits_or_both_nan(w, v);
+        if (std::isfinite(w) && w != 0.f)
+          ASSERT_TRUE(same_bits_or_both_nan(v, 1.0f / w)) << i << "," << b;
+      }
+    EXPECT_GT(scalesDiffer, 0);
+  }
 
   // The two recipes differ (a test that could not tell them apart would
   // pass either): on these values, some code differs.
@@ -743,11 +801,13 @@ TEST(Fp8Block, MultiplyRecipe) {
     EXPECT_EQ(diff(fused, unfused), "");
   }
 
-  // Other formats refuse the recipe; the range ends at MULTIPLY.
+  // Other formats refuse the recipes.
+  for (int32_t recipe : {FUSION_RT_NVFP4_RECIPE_MULTIPLY,
+                         FUSION_RT_NVFP4_RECIPE_MULTIPLIER})
   for (int32_t f : {FUSION_RT_FORMAT_MXFP8_E4M3, FUSION_RT_FORMAT_NVFP4,
                     FUSION_RT_FORMAT_FP8_E4M3}) {
     fusion_rt_quant_scheme o = scheme_of(f, FUSION_RT_ROWWISE);
-    o.nvfp4_recipe = FUSION_RT_NVFP4_RECIPE_MULTIPLY;
+    o.nvfp4_recipe = recipe;
     QuantBuffers q;
     q.alloc(scheme_of(f, FUSION_RT_ROWWISE), m, n);
     EXPECT_EQ(fusion_rt_quantize(&t, &o, &q.out, nullptr, nullptr),

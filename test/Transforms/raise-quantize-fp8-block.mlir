@@ -542,3 +542,94 @@ func.func @negative_weight_tiles_times_scale(%x: tensor<64x128xf32>) -> (tensor<
   } -> tensor<2x2xf32>
   return %data, %inv : tensor<64x128xf8E4M3FN>, tensor<2x2xf32>
 }
+
+// torchao.float8's rowwise (axiswise) scaling without power-of-two scales,
+// as torch-mlir writes it (corpus silu_ao_fp8_rowwise_bf16): the amax in
+// f64, clamped at 1e-12, the multiplier 448 * (1 / amax) in f64 truncated
+// to f32 and returned, codes of x * multiplier. The runtime writes that
+// multiplier itself (recipe = multiplier); no reciprocal is left.
+// CHECK-LABEL: func @rowwise_multiplier
+// REMARK: Function=rowwise_multiplier | Remark="raised to fusion.quantize #fusion.quant<fp8_block_e4m3, rowwise, block = 1x160, epsilon = 1.0e-12, recipe = multiplier> (assuming finite inputs)"
+// CHECK: %[[Q:.*]]:2 = fusion.quantize %arg0 as quant<fp8_block_e4m3, rowwise, block = 1x160, epsilon = 1.0e-12, recipe = multiplier> outs({{.*}}) : (tensor<5x160xf32>, tensor<5x160xf8E4M3FN>, tensor<5x1xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[Q]]#0, %[[Q]]#1
+func.func @rowwise_multiplier(%x: tensor<5x160xf32>) -> (tensor<5x160xf8E4M3FN>, tensor<5x1xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %eps = arith.constant 9.9999999999999998E-13 : f64
+  %one = arith.constant 1.000000e+00 : f64
+  %maxd = arith.constant 4.480000e+02 : f64
+  %max = arith.constant 4.480000e+02 : f32
+  %nmax = arith.constant -4.480000e+02 : f32
+  %e2 = tensor.empty() : tensor<5xf32>
+  %f2 = linalg.fill ins(%ninf : f32) outs(%e2 : tensor<5xf32>) -> tensor<5xf32>
+  %amax = linalg.generic {indexing_maps = [#id2, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<5x160xf32>) outs(%f2 : tensor<5xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = math.absf %in : f32
+    %v = arith.maximumf %a, %out : f32
+    linalg.yield %v : f32
+  } -> tensor<5xf32>
+  %a2 = tensor.expand_shape %amax [[0, 1]] output_shape [5, 1] : tensor<5xf32> into tensor<5x1xf32>
+  %e3 = tensor.empty() : tensor<5x1xf32>
+  %m = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%a2 : tensor<5x1xf32>) outs(%e3 : tensor<5x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %d = arith.extf %in : f32 to f64
+    %lt = arith.cmpf ult, %d, %eps : f64
+    %c = arith.select %lt, %eps, %d : f64
+    %r = arith.divf %one, %c : f64
+    %s = arith.mulf %r, %maxd : f64
+    %t = arith.truncf %s : f64 to f32
+    linalg.yield %t : f32
+  } -> tensor<5x1xf32>
+  %e4 = tensor.empty() : tensor<5x160xf8E4M3FN>
+  %q = linalg.generic {indexing_maps = [#id2, affine_map<(d0, d1) -> (d0, 0)>, #id2], iterator_types = ["parallel", "parallel"]} ins(%x, %m : tensor<5x160xf32>, tensor<5x1xf32>) outs(%e4 : tensor<5x160xf8E4M3FN>) {
+  ^bb0(%in: f32, %sc: f32, %out: f8E4M3FN):
+    %v = arith.mulf %in, %sc : f32
+    %lo = arith.cmpf ult, %v, %nmax : f32
+    %v1 = arith.select %lo, %nmax, %v : f32
+    %hi = arith.cmpf ugt, %v1, %max : f32
+    %v2 = arith.select %hi, %max, %v1 : f32
+    %t = arith.truncf %v2 : f32 to f8E4M3FN
+    linalg.yield %t : f8E4M3FN
+  } -> tensor<5x160xf8E4M3FN>
+  return %q, %m : tensor<5x160xf8E4M3FN>, tensor<5x1xf32>
+}
+
+// The same multiplier without a floor on the amax: a zero row gives
+// 448 / 0 = Inf (and NaN codes, 0 * Inf) where TransformerEngine's
+// compute_scale_from_amax, which every multiplying recipe follows, gives 1:
+// declined, the difference named.
+// CHECK-LABEL: func @negative_rowwise_multiplier_no_floor
+// CHECK-NOT: fusion.quantize
+// REMARK: Function=negative_rowwise_multiplier_no_floor | Reason="differs from every runtime quantizer", Remark="closest is #fusion.quant<fp8_block_e4m3, rowwise, block = 1x160, recipe = multiplier>{{.*}}scale {{inf|INF}} in the IR, 1.000000e+00 in the runtime
+func.func @negative_rowwise_multiplier_no_floor(%x: tensor<5x160xf32>) -> (tensor<5x160xf8E4M3FN>, tensor<5x1xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %max = arith.constant 4.480000e+02 : f32
+  %nmax = arith.constant -4.480000e+02 : f32
+  %e2 = tensor.empty() : tensor<5xf32>
+  %f2 = linalg.fill ins(%ninf : f32) outs(%e2 : tensor<5xf32>) -> tensor<5xf32>
+  %amax = linalg.generic {indexing_maps = [#id2, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<5x160xf32>) outs(%f2 : tensor<5xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = math.absf %in : f32
+    %v = arith.maximumf %a, %out : f32
+    linalg.yield %v : f32
+  } -> tensor<5xf32>
+  %a2 = tensor.expand_shape %amax [[0, 1]] output_shape [5, 1] : tensor<5xf32> into tensor<5x1xf32>
+  %e3 = tensor.empty() : tensor<5x1xf32>
+  %m = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%a2 : tensor<5x1xf32>) outs(%e3 : tensor<5x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.divf %max, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<5x1xf32>
+  %e4 = tensor.empty() : tensor<5x160xf8E4M3FN>
+  %q = linalg.generic {indexing_maps = [#id2, affine_map<(d0, d1) -> (d0, 0)>, #id2], iterator_types = ["parallel", "parallel"]} ins(%x, %m : tensor<5x160xf32>, tensor<5x1xf32>) outs(%e4 : tensor<5x160xf8E4M3FN>) {
+  ^bb0(%in: f32, %sc: f32, %out: f8E4M3FN):
+    %v = arith.mulf %in, %sc : f32
+    %lo = arith.cmpf ult, %v, %nmax : f32
+    %v1 = arith.select %lo, %nmax, %v : f32
+    %hi = arith.cmpf ugt, %v1, %max : f32
+    %v2 = arith.select %hi, %max, %v1 : f32
+    %t = arith.truncf %v2 : f32 to f8E4M3FN
+    linalg.yield %t : f8E4M3FN
+  } -> tensor<5x160xf8E4M3FN>
+  return %q, %m : tensor<5x160xf8E4M3FN>, tensor<5x1xf32>
+}

@@ -672,6 +672,13 @@ def large_programs():
         (x((1024, 4096), bf),)
     yield "silu_nvfp4_bf16_blocked_1024x4096", \
         ActMxBlocked(F.silu, nvfp4=True), (x((1024, 4096), bf),)
+    # Rows that are not a whole number of 128-row tiles (to_blocked pads the
+    # scales with zero rows): a copy of one whole tile and the partial one;
+    # fewer rows than a tile: a copy of two tiles of 4 scale blocks.
+    yield "silu_nvfp4_bf16_blocked_1000x1024", \
+        ActMxBlocked(F.silu, nvfp4=True), (x((1000, 1024), bf),)
+    yield "gelu_nvfp4_bf16_blocked_100x4096", \
+        ActMxBlocked(F.gelu, nvfp4=True), (x((100, 4096), bf),)
 
 
 _DT = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16",

@@ -525,6 +525,8 @@ std::string describe(const Case &c) {
     s += "/block-rows=" + std::to_string(c.s.block_rows);
   if (c.s.nvfp4_recipe == FUSION_RT_NVFP4_RECIPE_MULTIPLY)
     s += "/multiply";
+  if (c.s.nvfp4_recipe == FUSION_RT_NVFP4_RECIPE_MULTIPLIER)
+    s += "/multiplier";
   if (c.op) {
     char a[96];
     std::snprintf(a, sizeof a, " kind=%d%s inter=%s%s%s", c.kind,
@@ -775,9 +777,12 @@ int main(int argc, char **argv) {
     // The MULTIPLY recipe (TE's Float8BlockScaling, torchao's blockwise
     // training: codes of x * (max / amax)): the stream kernels (1x128,
     // aligned 16-bit rows), the general kernels (pad 3, f32, other widths),
-    // the 2D tile kernels, SwiGLU forward.
+    // the 2D tile kernels, SwiGLU forward; every third case the MULTIPLIER
+    // recipe (the same codes, the multiplier written: torchao.float8's
+    // rowwise scaling).
     auto multiply = [&](fusion_rt_quant_scheme s) {
-      s.nvfp4_recipe = FUSION_RT_NVFP4_RECIPE_MULTIPLY;
+      s.nvfp4_recipe = k % 3 == 0 ? FUSION_RT_NVFP4_RECIPE_MULTIPLIER
+                                  : FUSION_RT_NVFP4_RECIPE_MULTIPLY;
       s.amax_epsilon = k % 2 ? 1e-12f : 0.f;
       return s;
     };

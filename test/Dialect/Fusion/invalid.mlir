@@ -884,5 +884,10 @@ func.func private @f() attributes {q = #fusion.quant<nvfp4, rowwise, recipe = mu
 
 // -----
 
+// expected-error @+1 {{recipe 'multiplier' applies only to the FP8 block formats, not 'fp8_e4m3'}}
+func.func private @f() attributes {q = #fusion.quant<fp8_e4m3, rowwise, block = tensor, recipe = multiplier>}
+
+// -----
+
 // expected-error @+1 {{recipe applies only to 'nvfp4', not 'fp8_block_e4m3'}}
 func.func private @f() attributes {q = #fusion.quant<fp8_block_e4m3, rowwise, recipe = torchao>}

@@ -369,11 +369,12 @@ func.func @paired_quantize_nvfp4_memref(%x: memref<2x64xf32>, %wg: memref<32x64x
 
 // FP8 block scaling: one f32 decode scale per 1x128 group (the default
 // block, not printed), per row (1x64 here), an amax floor and UE8M0 scales;
-// a 3-d input keeps its leading dimensions in the scales.
+// a 3-d input keeps its leading dimensions in the scales; the multiplier
+// max / amax written as the scale (torchao.float8's rowwise scaling).
 // CHECK-LABEL: func @fp8_block
 // CHECK: fusion.quantize %{{.*}} as quant<fp8_block_e4m3, rowwise, epsilon = 1.0e-10> outs({{.*}}) : (tensor<4x300xbf16>, tensor<4x300xf8E4M3FN>, tensor<4x3xf32>)
 // CHECK: fusion.quantize %{{.*}} as quant<fp8_block_e5m2, rowwise, block = 1x64, pow2_scale = true> outs({{.*}}) : (tensor<2x3x64xf32>, tensor<2x3x64xf8E5M2>, tensor<2x3x1xf32>)
-// CHECK: fusion.gated_act_quantize #fusion.act<swiglu> %{{.*}} as quant<fp8_block_e4m3, rowwise> via bf16
+// CHECK: fusion.gated_act_quantize #fusion.act<swiglu> %{{.*}} as quant<fp8_block_e4m3, rowwise, recipe = multiplier> via bf16
 func.func @fp8_block(%x: tensor<4x300xbf16>, %y: tensor<2x3x64xf32>, %gu: tensor<4x512xbf16>)
     -> (tensor<4x300xf8E4M3FN>, tensor<4x3xf32>, tensor<2x3x64xf8E5M2>, tensor<2x3x1xf32>,
         tensor<4x256xf8E4M3FN>, tensor<4x2xf32>) {
@@ -387,7 +388,7 @@ func.func @fp8_block(%x: tensor<4x300xbf16>, %y: tensor<2x3x64xf32>, %gu: tensor
       : (tensor<2x3x64xf32>, tensor<2x3x64xf8E5M2>, tensor<2x3x1xf32>) -> (tensor<2x3x64xf8E5M2>, tensor<2x3x1xf32>)
   %d2 = tensor.empty() : tensor<4x256xf8E4M3FN>
   %s2 = tensor.empty() : tensor<4x2xf32>
-  %e, %f = fusion.gated_act_quantize #fusion.act<swiglu> %gu as quant<fp8_block_e4m3, rowwise> via bf16 outs(%d2, %s2)
+  %e, %f = fusion.gated_act_quantize #fusion.act<swiglu> %gu as quant<fp8_block_e4m3, rowwise, recipe = multiplier> via bf16 outs(%d2, %s2)
       : (tensor<4x512xbf16>, tensor<4x256xf8E4M3FN>, tensor<4x2xf32>) -> (tensor<4x256xf8E4M3FN>, tensor<4x2xf32>)
   return %a, %b, %c, %d, %e, %f : tensor<4x300xf8E4M3FN>, tensor<4x3xf32>, tensor<2x3x64xf8E5M2>, tensor<2x3x1xf32>, tensor<4x256xf8E4M3FN>, tensor<4x2xf32>
 }

@@ -204,10 +204,11 @@ QuantSchemeAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
       !std::isfinite(static_cast<float>(eps)) ||
       static_cast<double>(static_cast<float>(eps)) != eps)
     return emitError() << "epsilon must be a finite f32 value >= 0";
-  const bool multiply = recipe == Nvfp4Recipe::multiply;
+  const bool multiply =
+      recipe == Nvfp4Recipe::multiply || recipe == Nvfp4Recipe::multiplier;
   if (multiply && !blockFP8)
-    return emitError() << "recipe 'multiply' applies only to the FP8 block "
-                          "formats, not '"
+    return emitError() << "recipe '" << stringifyNvfp4Recipe(recipe)
+                       << "' applies only to the FP8 block formats, not '"
                        << name << "'";
   if (recipe != Nvfp4Recipe::te && !multiply && !nvfp4)
     return emitError() << "recipe applies only to 'nvfp4', not '" << name

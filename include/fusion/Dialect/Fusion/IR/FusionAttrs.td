@@ -62,7 +62,8 @@ def Fusion_TensorScaling : Fusion_I32Enum<"TensorScaling",
 def Fusion_Nvfp4Recipe : Fusion_I32Enum<"Nvfp4Recipe",
     "how NVFP4 (and FP8 block) scales and codes are computed", [
   I32EnumAttrCase<"te", 0>, I32EnumAttrCase<"torchao", 1>,
-  I32EnumAttrCase<"torchao_block", 2>, I32EnumAttrCase<"multiply", 3>]>;
+  I32EnumAttrCase<"torchao_block", 2>, I32EnumAttrCase<"multiply", 3>,
+  I32EnumAttrCase<"multiplier", 4>]>;
 
 def Fusion_ActivationKind : Fusion_I32Enum<"ActivationKind", "activation", [
   I32EnumAttrCase<"identity", 0>, I32EnumAttrCase<"relu", 1>,
@@ -102,7 +103,8 @@ def Fusion_QuantSchemeAttr : Fusion_Attr<"QuantScheme", "quant"> {
                   [, colwise = same|transposed] [, scales = compact|swizzled]
                   [, elem = rne|stochastic] [, scaling = current|delayed]
                   [, zero_scale = exact|one|min_normal] [, epsilon = F]
-                  [, pow2_scale = true] [, recipe = te|torchao|torchao_block|multiply]>
+                  [, pow2_scale = true]
+                  [, recipe = te|torchao|torchao_block|multiply|multiplier]>
     ```
 
     * FORMAT: `mxfp8_e4m3`, `mxfp8_e5m2`, `mxfp4` (E8M0 scales over blocks
@@ -156,8 +158,11 @@ def Fusion_QuantSchemeAttr : Fusion_Attr<"QuantScheme", "quant"> {
       FP8 block formats: `multiply` (TransformerEngine's Float8BlockScaling,
       torchao's blockwise FP8 training): scale = max / amax as TE's
       compute_scale_from_amax (epsilon, pow2_scale truncating), codes of
-      x * scale, 1 / scale written; the default is DeepSeek-V3's s =
-      max(amax, epsilon) / max, codes of x / s.
+      x * scale, 1 / scale written; `multiplier` (torchao.float8's rowwise
+      scaling): as `multiply`, but the scale written is the multiplier
+      max / amax itself (a Float8Tensor's scale; decoding divides by it);
+      the default is DeepSeek-V3's s = max(amax, epsilon) / max, codes of
+      x / s.
 
     Options at their default are not printed.
   }];
