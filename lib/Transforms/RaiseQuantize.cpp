@@ -748,10 +748,13 @@ private:
   std::optional<Found> findRaisable(Operation *castOp, bool packedFp4,
                                     Decline &why,
                                     SmallVectorImpl<Operation *> &declined);
-  /// The same for a seed with dynamic sizes, checked on `sp`.
+  /// The same for a seed with dynamic sizes, checked on `sp`; an input
+  /// whose last dimension is dynamic also on `wide()` (that dimension fixed
+  /// to another size; null if no such copy).
   std::optional<Found>
   findRaisableDynamic(Operation *castOp, bool packedFp4, Specialized &sp,
-                      Decline &why, SmallVectorImpl<Operation *> &declined);
+                      llvm::function_ref<Specialized *()> wide, Decline &why,
+                      SmallVectorImpl<Operation *> &declined);
 };
 
 SmallVector<Candidate> RaiseQuantizePass::delimit(Operation *castOp,
@@ -2444,11 +2447,23 @@ RaiseQuantizePass::identifyBlockFP8(Candidate &c, Decline &why) {
   return firstAlive(schemes, alive, mismatch, why);
 }
 
-/// `v` reshaped (row-major) to the static shape of `to`.
-Value reshapeTo(OpBuilder &b, Location loc, Value v, RankedTensorType to) {
+/// `v` reshaped (row-major) to the shape of `to` (at most one dynamic
+/// size, which the reshape infers), or, with `sizesOf`, to the shape of that
+/// value, its dynamic sizes read off it by `tensor.dim` ops (appended to
+/// `dims`: the caller keeps them when it replaces `sizesOf`, and
+/// resolveSizes takes them to the input's sizes).
+Value reshapeTo(OpBuilder &b, Location loc, Value v, RankedTensorType to,
+                Value sizesOf = {},
+                SmallVectorImpl<Operation *> *dims = nullptr) {
   auto from = cast<RankedTensorType>(v.getType());
   if (from.getShape() == to.getShape())
     return v;
+  if (to.getNumDynamicDims() < 2)
+    sizesOf = Value();
+  // Sizes read off `sizesOf` (and what they resolve to) exist where it does.
+  OpBuilder::InsertionGuard guard(b);
+  if (sizesOf)
+    b.setInsertionPointAfterValue(sizesOf);
   if (from.getRank() > 1) {
     SmallVector<ReassociationIndices> all(1);
     for (int64_t d = 0; d < from.getRank(); ++d)
@@ -2459,9 +2474,20 @@ Value reshapeTo(OpBuilder &b, Location loc, Value v, RankedTensorType to) {
     SmallVector<ReassociationIndices> all(1);
     for (int64_t d = 0; d < to.getRank(); ++d)
       all[0].push_back(d);
-    v = tensor::ExpandShapeOp::create(
-        b, loc, RankedTensorType::get(to.getShape(), from.getElementType()), v,
-        all);
+    auto type = RankedTensorType::get(to.getShape(), from.getElementType());
+    if (!sizesOf)
+      return tensor::ExpandShapeOp::create(b, loc, type, v, all);
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d = 0; d < to.getRank(); ++d) {
+      if (!to.isDynamicDim(d)) {
+        sizes.push_back(b.getIndexAttr(to.getDimSize(d)));
+        continue;
+      }
+      auto dim = tensor::DimOp::create(b, loc, sizesOf, d);
+      dims->push_back(dim);
+      sizes.push_back(dim.getResult());
+    }
+    v = tensor::ExpandShapeOp::create(b, loc, type, v, all, sizes);
   }
   return v;
 }
@@ -2693,14 +2719,20 @@ void RaiseQuantizePass::rewrite(Candidate &c, QuantSchemeAttr scheme) {
   auto irDataType = cast<RankedTensorType>(c.data.getType());
   if (irDataType.getElementType() != elementTypeOf(data))
     data = elementwiseBitcast(b, loc, data, irDataType.getElementType());
-  data = reshapeTo(b, loc, data, irDataType);
+  // Results whose shape has several dynamic sizes (a 3-D input's scales
+  // [B, T * N / 16]) take them from the IR's results (resolved below).
+  SmallVector<Operation *> sizeReads;
+  data = reshapeTo(b, loc, data, irDataType, c.data, &sizeReads);
   auto sType = cast<RankedTensorType>(c.scales.getType());
   Value scales = q.getResult(1);
   if (sType.getElementType() != elementTypeOf(scales))
     scales = elementwiseBitcast(b, loc, scales, sType.getElementType());
-  scales = reshapeTo(b, loc, scales, sType);
-  c.data.replaceAllUsesWith(data);
-  c.scales.replaceAllUsesWith(scales);
+  scales = reshapeTo(b, loc, scales, sType, c.scales, &sizeReads);
+  auto notSizeRead = [&](OpOperand &use) {
+    return !llvm::is_contained(sizeReads, use.getOwner());
+  };
+  c.data.replaceUsesWithIf(data, notSizeRead);
+  c.scales.replaceUsesWithIf(scales, notSizeRead);
   // NVFP4: what the program reads of the per-tensor scale is computed from
   // the raised op's amax (results: data, scales, amax); the IR's amax pass
   // goes.
@@ -2716,9 +2748,13 @@ void RaiseQuantizePass::rewritePerTensor(Candidate &c, QuantSchemeAttr scheme) {
   Location loc = c.cast->getLoc();
   QuantizeOp q = createRaisedQuantize(b, c, scheme, false);
   // Results: data, scale_inv, amax.
+  SmallVector<Operation *> sizeReads;
   Value data = reshapeTo(b, loc, q.getResult(0),
-                         cast<RankedTensorType>(c.data.getType()));
-  c.data.replaceAllUsesWith(data);
+                         cast<RankedTensorType>(c.data.getType()), c.data,
+                         &sizeReads);
+  c.data.replaceUsesWithIf(data, [&](OpOperand &use) {
+    return !llvm::is_contained(sizeReads, use.getOwner());
+  });
   c.amax.replaceAllUsesWith(amaxAs(b, loc, q.getResult(2), c.amax));
   // The ops computed from the amax alone stay where the program uses them.
   resolveSizes(c.region);
@@ -2737,6 +2773,12 @@ void RaiseQuantizePass::rewritePerTensor(Candidate &c, QuantSchemeAttr scheme) {
 /// last dimension (the block partition) must be static, and no size may
 /// flow into a value it computes (only into shapes).
 constexpr int64_t kSpecializedSize = 4;
+/// A dynamic last dimension is fixed to kSpecializedLast in the copy, and
+/// the quantizer raised only if a second copy with kSpecializedLastWide
+/// gives the same scheme: blocks of 16, 32 and 128 divide both, and a
+/// per-row block (the whole dimension) differs between them.
+constexpr int64_t kSpecializedLast = 256;
+constexpr int64_t kSpecializedLastWide = 384;
 
 /// bitcast(cast(x)) -> cast(bitcast(x)): a cast to a dynamic type before a
 /// bitcast (torchao's view.dtype) would otherwise keep the copy dynamic.
@@ -2847,7 +2889,8 @@ struct Specialized {
   }
 };
 
-FailureOr<Specialized> specialize(func::FuncOp fn) {
+FailureOr<Specialized> specialize(func::FuncOp fn,
+                                  int64_t lastSize = kSpecializedLast) {
   MLIRContext *ctx = fn.getContext();
   Specialized sp;
   sp.module = ModuleOp::create(fn.getLoc());
@@ -2866,13 +2909,12 @@ FailureOr<Specialized> specialize(func::FuncOp fn) {
     auto t = dyn_cast<RankedTensorType>(a.getType());
     if (t && !t.hasStaticShape()) {
       // A size the program casts the argument to, else kSpecializedSize
-      // (a last dimension: 64, which blocks of 16 and 32 divide; such a
-      // quantizer is declined, but its copy stays well formed).
+      // (a last dimension: `lastSize`).
       SmallVector<int64_t> shape(t.getShape());
       for (int64_t d = 0; d < t.getRank(); ++d) {
         if (!ShapedType::isDynamic(shape[d]))
           continue;
-        shape[d] = d == t.getRank() - 1 ? 64 : kSpecializedSize;
+        shape[d] = d == t.getRank() - 1 ? lastSize : kSpecializedSize;
         for (Operation *u : a.getUsers())
           if (auto c = dyn_cast<tensor::CastOp>(u))
             if (auto ct = dyn_cast<RankedTensorType>(c.getType()))
@@ -2928,8 +2970,11 @@ FailureOr<Specialized> specialize(func::FuncOp fn) {
 }
 
 /// Whether `v` of the function is `c` of the copy with some static
-/// dimensions made dynamic (never the last: the block partition).
-bool sameUpToLeadingSizes(Value v, Value c) {
+/// dimensions made dynamic: never the input's last (the block partition);
+/// a result's (`result`) may be, where the IR flattens dynamic rows into
+/// it (a 3-D input's scales [B, T * N / 16]: the rows' order is the same,
+/// and the check saw it with every dynamic size fixed).
+bool sameUpToLeadingSizes(Value v, Value c, bool result = false) {
   auto vt = dyn_cast<RankedTensorType>(v.getType());
   auto ct = dyn_cast<RankedTensorType>(c.getType());
   if (!vt || !ct || vt.getRank() != ct.getRank() ||
@@ -2937,7 +2982,7 @@ bool sameUpToLeadingSizes(Value v, Value c) {
     return false;
   for (int64_t d = 0; d < vt.getRank(); ++d) {
     int64_t n = vt.getDimSize(d);
-    if (ShapedType::isDynamic(n) ? d == vt.getRank() - 1
+    if (ShapedType::isDynamic(n) ? d == vt.getRank() - 1 && !result
                                  : n != ct.getDimSize(d))
       return false;
   }
@@ -3036,7 +3081,8 @@ RaiseQuantizePass::findRaisable(Operation *castOp, bool packedFp4, Decline &why,
 
 std::optional<RaiseQuantizePass::Found>
 RaiseQuantizePass::findRaisableDynamic(
-    Operation *castOp, bool packedFp4, Specialized &sp, Decline &why,
+    Operation *castOp, bool packedFp4, Specialized &sp,
+    llvm::function_ref<Specialized *()> wide, Decline &why,
     SmallVectorImpl<Operation *> &declinedRegion) {
   Operation *copySeed = sp.copyOf(castOp->getResult(0));
   if (!copySeed) {
@@ -3068,16 +3114,49 @@ RaiseQuantizePass::findRaisableDynamic(
   Candidate c = cc;
   c.cast = castOp;
   c.region.clear();
+  // A dynamic last dimension of the input: the blocks must not follow it.
+  // The quantizer checked with it fixed to another size must be the same.
+  Value origX = sp.orig(cc.x);
+  auto origXType = origX ? dyn_cast<RankedTensorType>(origX.getType())
+                         : RankedTensorType();
+  const bool dynamicLast =
+      origXType && origXType.getRank() > 0 &&
+      origXType.isDynamicDim(origXType.getRank() - 1);
+  if (dynamicLast) {
+    Specialized *w = wide();
+    Operation *wideSeed = w ? w->copyOf(castOp->getResult(0)) : nullptr;
+    Decline wideWhy;
+    SmallVector<Operation *> ignored;
+    std::optional<Found> f2 =
+        wideSeed ? findRaisable(wideSeed, packedFp4, wideWhy, ignored)
+                 : std::nullopt;
+    if (!f2 || f2->scheme != f->scheme) {
+      why = {DeclineRule::RaiseUnsupportedShape,
+             llvm::formatv(
+                 "dynamic sizes: the input's last dimension is dynamic, and "
+                 "the quantizer is {0} with it fixed to {1} but {2} with it "
+                 "fixed to {3}",
+                 schemeName(f->scheme), kSpecializedLast,
+                 !wideSeed ? std::string("no copy")
+                 : f2      ? "" + schemeName(f2->scheme)
+                           : "not raised (" + wideWhy.detail + ")",
+                 kSpecializedLastWide)
+                 .str()};
+      return declineRegion();
+    }
+  }
   auto back = [&](Value v, Value &out, StringRef what) {
     if (!v)
       return true;
     out = sp.orig(v);
-    if (out && sameUpToLeadingSizes(out, v))
+    if (out && sameUpToLeadingSizes(out, v,
+                                    /*result=*/what != "input" || dynamicLast))
       return true;
     why = {DeclineRule::RaiseUnsupportedShape,
            ("dynamic sizes: the " + what +
             " of the quantizer checked on fixed sizes has no counterpart of "
-            "the same shape up to dynamic leading sizes" +
+            "the same shape up to dynamic sizes (the input's last one "
+            "static)" +
             (out ? llvm::formatv(" ({0} vs {1})", out.getType(), v.getType())
                        .str()
                  : std::string()))
@@ -3160,8 +3239,8 @@ void RaiseQuantizePass::runOnOperation() {
   std::stable_partition(casts.begin(), casts.end(),
                         [](const auto &p) { return p.second; });
   DenseSet<Operation *> erased, declinedFp4;
-  std::optional<Specialized> spec;
-  bool specFailed = false;
+  std::optional<Specialized> spec, wideSpec;
+  bool specFailed = false, wideFailed = false;
   for (auto [castOp, packedFp4] : casts) {
     if (erased.contains(castOp) || declinedFp4.contains(castOp))
       continue;
@@ -3179,8 +3258,17 @@ void RaiseQuantizePass::runOnOperation() {
           spec = std::move(*s);
         specFailed = failed(s);
       }
+      auto wide = [&]() -> Specialized * {
+        if (!wideSpec && !wideFailed) {
+          FailureOr<Specialized> s = specialize(func, kSpecializedLastWide);
+          if (succeeded(s))
+            wideSpec = std::move(*s);
+          wideFailed = failed(s);
+        }
+        return wideSpec ? &*wideSpec : nullptr;
+      };
       if (spec)
-        found = findRaisableDynamic(castOp, packedFp4, *spec, why,
+        found = findRaisableDynamic(castOp, packedFp4, *spec, wide, why,
                                     declinedRegion);
       else
         why = {DeclineRule::RaiseUnsupportedShape,
@@ -3200,6 +3288,10 @@ void RaiseQuantizePass::runOnOperation() {
     // The copy maps to values the rewrite erases: a later seed takes a new
     // copy of the function as it is then.
     spec.reset();
+    wideSpec.reset();
+    wideFailed = false;
+    auto xType = cast<RankedTensorType>(taken.x.getType());
+    const bool lastDynamic = xType.isDynamicDim(xType.getRank() - 1);
     if (taken.perTensor)
       rewritePerTensor(taken, found->scheme);
     else
@@ -3219,10 +3311,16 @@ void RaiseQuantizePass::runOnOperation() {
                                  .str()
                            : std::string(),
                        finiteInputs ? " (assuming finite inputs)" : "",
-                       rt.hasStaticShape()
-                           ? ""
-                           : " (dynamic sizes: checked with each dynamic "
-                             "size fixed to 4)");
+                       rt.hasStaticShape() ? ""
+                       : lastDynamic
+                           ? llvm::formatv(" (dynamic sizes: checked with "
+                                           "each dynamic size fixed to 4, the "
+                                           "last one to {0} and to {1})",
+                                           kSpecializedLast,
+                                           kSpecializedLastWide)
+                                 .str()
+                           : std::string(" (dynamic sizes: checked with each "
+                                         "dynamic size fixed to 4)"));
   }
   // FP8 block rows that are the permuted R x C tiles of a matrix, the codes
   // permuted back (torchao's blockwise weight quantizer): one quantizer with

@@ -20,15 +20,18 @@
 // CHECK-NOT: fusion.quantize
 // CHECK: return
 //
-// A per-tensor FP8 quantizer with a dynamic row count is raised; with a
-// dynamic last dimension (the block partition of the block formats) every
-// quantizer is declined.
+// A per-tensor FP8 quantizer with a dynamic row count is raised. A dynamic
+// last dimension is fixed to 256 in the copy, and the quantizer raised only
+// if a second copy with 384 gives the same scheme: per tensor, yes; FP8
+// with one scale per row (1 x N: the block follows the dimension), no.
 // CHECK-LABEL: func.func @dynamic_rows_per_tensor
 // CHECK: fusion.quantize %arg0 as quant<fp8_e4m3, rowwise, epsilon = 1.0e-12> outs({{.*}}) : (tensor<?x64xf32>, tensor<?x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
 // CHECK-LABEL: func.func @negative_size_value
 // CHECK-NOT: fusion.quantize
 // CHECK: return
-// CHECK-LABEL: func.func @negative_dynamic_columns
+// CHECK-LABEL: func.func @dynamic_columns_per_tensor
+// CHECK: fusion.quantize %arg0 as quant<fp8_e4m3, rowwise, epsilon = 1.0e-12> outs({{.*}}) : (tensor<4x?xf32>, tensor<4x?xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+// CHECK-LABEL: func.func @negative_dynamic_columns_per_row
 // CHECK-NOT: fusion.quantize
 // CHECK: return
 // An unranked argument leaves no copy with fixed sizes.
@@ -558,7 +561,7 @@ module {
     return %q, %scale : tensor<?x64xf8E4M3FN>, tensor<f32>
   }
 
-  func.func @negative_dynamic_columns(%x: tensor<4x?xf32>) -> (tensor<4x?xf8E4M3FN>, tensor<f32>) {
+  func.func @dynamic_columns_per_tensor(%x: tensor<4x?xf32>) -> (tensor<4x?xf8E4M3FN>, tensor<f32>) {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %n0 = tensor.dim %x, %c0 : tensor<4x?xf32>
@@ -581,7 +584,7 @@ module {
       linalg.yield %s : f32
     } -> tensor<f32>
     %e1 = tensor.empty(%n1) : tensor<4x?xf8E4M3FN>
-    // expected-remark @below {{Reason="unsupported shape", Remark="dynamic sizes: the input of the quantizer checked on fixed sizes has no counterpart of the same shape up to dynamic leading sizes (tensor<4x?xf32> vs tensor<4x64xf32>)"}}
+    // expected-remark @below {{Remark="raised to fusion.quantize #fusion.quant<fp8_e4m3, rowwise, epsilon = 1.0e-12> (assuming finite inputs) (dynamic sizes: checked with each dynamic size fixed to 4, the last one to 256 and to 384)"}}
     %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %scale : tensor<4x?xf32>, tensor<f32>) outs(%e1 : tensor<4x?xf8E4M3FN>) {
     ^bb0(%in: f32, %s: f32, %out: f8E4M3FN):
       %y = arith.mulf %in, %s : f32
@@ -593,6 +596,42 @@ module {
       linalg.yield %t : f8E4M3FN
     } -> tensor<4x?xf8E4M3FN>
     return %q, %scale : tensor<4x?xf8E4M3FN>, tensor<f32>
+  }
+  func.func @negative_dynamic_columns_per_row(%x: tensor<4x?xf32>) -> (tensor<4x?xf8E4M3FN>, tensor<4x1xf32>) {
+    %c1 = arith.constant 1 : index
+    %n1 = tensor.dim %x, %c1 : tensor<4x?xf32>
+    %ninf = arith.constant 0xFF800000 : f32
+    %e0 = tensor.empty() : tensor<4xf32>
+    %init = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<4xf32>) -> tensor<4xf32>
+    %amax = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x?xf32>) outs(%init : tensor<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %a = math.absf %in : f32
+      %m = arith.maximumf %a, %out : f32
+      linalg.yield %m : f32
+    } -> tensor<4xf32>
+    %a2 = tensor.expand_shape %amax [[0, 1]] output_shape [4, 1] : tensor<4xf32> into tensor<4x1xf32>
+    %e2 = tensor.empty() : tensor<4x1xf32>
+    %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a2 : tensor<4x1xf32>) outs(%e2 : tensor<4x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %c448 = arith.constant 448.0 : f32
+      %eps = arith.constant 1.0e-12 : f32
+      %g = arith.maximumf %in, %eps : f32
+      %d = arith.divf %g, %c448 : f32
+      linalg.yield %d : f32
+    } -> tensor<4x1xf32>
+    %e1 = tensor.empty(%n1) : tensor<4x?xf8E4M3FN>
+    // expected-remark @below {{Reason="unsupported shape", Remark="dynamic sizes: the input's last dimension is dynamic, and the quantizer is #fusion.quant<fp8_block_e4m3, rowwise, block = 1x256, epsilon = 1.0e-12> with it fixed to 256 but #fusion.quant<fp8_block_e4m3, rowwise, block = 1x384, epsilon = 1.0e-12> with it fixed to 384"}}
+    %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %s : tensor<4x?xf32>, tensor<4x1xf32>) outs(%e1 : tensor<4x?xf8E4M3FN>) {
+    ^bb0(%in: f32, %sc: f32, %out: f8E4M3FN):
+      %y = arith.divf %in, %sc : f32
+      %lo = arith.constant -448.0 : f32
+      %hi = arith.constant 448.0 : f32
+      %m0 = arith.maximumf %y, %lo : f32
+      %m1 = arith.minimumf %m0, %hi : f32
+      %t = arith.truncf %m1 : f32 to f8E4M3FN
+      linalg.yield %t : f8E4M3FN
+    } -> tensor<4x?xf8E4M3FN>
+    return %q, %s : tensor<4x?xf8E4M3FN>, tensor<4x1xf32>
   }
   func.func @negative_unranked_argument(%u: tensor<*xf32>) -> (tensor<?x64xf8E4M3FN>, tensor<f32>) {
     %x = tensor.cast %u : tensor<*xf32> to tensor<?x64xf32>

@@ -644,6 +644,17 @@ def programs():
     # threshold_backward on relu(x)), f32.
     a = (x((4, 64), f32), x((4, 64), f32, 1.0))
     yield "relu2_bwd_mxfp8_rceil_f32", ActBwdMx(lambda v: F.relu(v) ** 2, a), a
+    # NVFP4 on a 3-D activation with dynamic batch and sequence (Dims on
+    # both): its scales [B, T * N / 16] have two dynamic sizes.
+    bt = {"x": {0: torch.export.Dim("B", min=2, max=64),
+                1: torch.export.Dim("T", min=2, max=4096)}}
+    yield "silu_nvfp4_bf16_dyn_bt", ActNvfp4(F.silu), (x((2, 3, 64), bf),), bt
+    # A dynamic last dimension (a Dim on the hidden size, a multiple of 32):
+    # MX blocks do not follow it (raised); torchao.float8's per-row scale
+    # does (its block is the whole row: declined, lowered unfused).
+    n32 = {"x": {1: torch.export.Dim("nb", min=2, max=4096) * 32}}
+    yield "silu_mxfp8_rceil_bf16_dyn_n", ActMx(F.silu), (x((4, 96), bf),), n32
+    yield "silu_ao_fp8_rowwise_bf16_dyn_n", ActFp8Rowwise(F.silu), (x((4, 96), bf),), n32
 
 
 def large_programs():
