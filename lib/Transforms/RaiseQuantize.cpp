@@ -2769,9 +2769,10 @@ void RaiseQuantizePass::rewritePerTensor(Candidate &c, QuantSchemeAttr scheme) {
 /// copy's values are traced back to the function's through every
 /// replacement the folding makes; a quantizer that the copy shows exact is
 /// raised in the function, with its dynamic shapes. That holds for every
-/// size where the quantizer's meaning does not depend on it: its input's
-/// last dimension (the block partition) must be static, and no size may
-/// flow into a value it computes (only into shapes).
+/// size where the quantizer's meaning does not depend on it: no size may
+/// flow into a value it computes (only into shapes), and a dynamic last
+/// dimension of its input must not move the block partition (a second copy
+/// with another last size gives the same scheme).
 constexpr int64_t kSpecializedSize = 4;
 /// A dynamic last dimension is fixed to kSpecializedLast in the copy, and
 /// the quantizer raised only if a second copy with kSpecializedLastWide
