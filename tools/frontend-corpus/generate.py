@@ -135,16 +135,16 @@ class ActFp8Tensorwise(torch.nn.Module):
     # tensor_to_scale's granularity arguments (none: one scale per tensor).
     granularity = {}
 
-    def __init__(self, act, pow2=False):
+    def __init__(self, act, pow2=False, elem=torch.float8_e4m3fn):
         super().__init__()
-        self.act, self.pow2 = act, pow2
+        self.act, self.pow2, self.elem = act, pow2, elem
 
     def forward(self, x):
         y = self.act(x)
-        scale = tensor_to_scale(y, torch.float8_e4m3fn,
+        scale = tensor_to_scale(y, self.elem,
                                 round_scales_to_power_of_2=self.pow2,
                                 **self.granularity)
-        data = to_fp8_saturated(y.to(torch.float32) * scale, torch.float8_e4m3fn)
+        data = to_fp8_saturated(y.to(torch.float32) * scale, self.elem)
         return data, scale
 
 
@@ -655,6 +655,14 @@ def programs():
     n32 = {"x": {1: torch.export.Dim("nb", min=2, max=4096) * 32}}
     yield "silu_mxfp8_rceil_bf16_dyn_n", ActMx(F.silu), (x((4, 96), bf),), n32
     yield "silu_ao_fp8_rowwise_bf16_dyn_n", ActFp8Rowwise(F.silu), (x((4, 96), bf),), n32
+    # torchao.float8 rowwise in e5m2 (bf16) and with pow2 scales on f16;
+    # NVFP4 with swizzled scales on 200 rows (a partial 128-row tile).
+    yield "silu_ao_fp8e5m2_rowwise_bf16", \
+        ActFp8Rowwise(F.silu, elem=torch.float8_e5m2), (x((5, 96), bf),)
+    yield "relu_ao_fp8_rowwise_pow2_f16", ActFp8Rowwise(F.relu, pow2=True), \
+        (x((3, 64), torch.float16),)
+    yield "silu_nvfp4_bf16_blocked_200", ActMxBlocked(F.silu, nvfp4=True), \
+        (x((200, 64), bf),)
 
 
 def large_programs():
