@@ -1465,9 +1465,8 @@ FailureOr<SmallCopy> copyOnSmallInput(const Candidate &c, bool shrinkLast,
         auto srcShape = ins.getSourceType().getShape();
         auto dstShape = ins.getDestType().getShape();
         Operation *dest = ins.getDest().getDefiningOp();
+        // (Every tensor of the region is static: checked above.)
         if (ins.getSourceType().getRank() != ins.getDestType().getRank() ||
-            !ins.getSourceType().hasStaticShape() ||
-            !ins.getDestType().hasStaticShape() ||
             llvm::any_of(ins.getStaticOffsets(),
                          [](int64_t o) { return o != 0; }) ||
             llvm::any_of(ins.getStaticStrides(),
@@ -2970,6 +2969,24 @@ FailureOr<Specialized> specialize(func::FuncOp fn,
   return sp;
 }
 
+/// The function's copy with fixed sizes (its last dimensions `lastSize`),
+/// taken when a seed first needs it; a rewrite drops it (`copy.reset()`).
+/// A function that has no such copy keeps having none.
+struct LazyCopy {
+  int64_t lastSize;
+  std::optional<Specialized> copy;
+  bool failed = false;
+  Specialized *get(func::FuncOp fn) {
+    if (!copy && !failed) {
+      FailureOr<Specialized> s = specialize(fn, lastSize);
+      if (succeeded(s))
+        copy = std::move(*s);
+      failed = !copy;
+    }
+    return copy ? &*copy : nullptr;
+  }
+};
+
 /// Whether `v` of the function is `c` of the copy with some static
 /// dimensions made dynamic: never the input's last (the block partition);
 /// a result's (`result`) may be, where the IR flattens dynamic rows into
@@ -3139,7 +3156,7 @@ RaiseQuantizePass::findRaisableDynamic(
                  "fixed to {3}",
                  schemeName(f->scheme), kSpecializedLast,
                  !wideSeed ? std::string("no copy")
-                 : f2      ? "" + schemeName(f2->scheme)
+                 : f2      ? schemeName(f2->scheme)
                            : "not raised (" + wideWhy.detail + ")",
                  kSpecializedLastWide)
                  .str()};
@@ -3240,8 +3257,7 @@ void RaiseQuantizePass::runOnOperation() {
   std::stable_partition(casts.begin(), casts.end(),
                         [](const auto &p) { return p.second; });
   DenseSet<Operation *> erased, declinedFp4;
-  std::optional<Specialized> spec, wideSpec;
-  bool specFailed = false, wideFailed = false;
+  LazyCopy spec{kSpecializedLast}, wideSpec{kSpecializedLastWide};
   for (auto [castOp, packedFp4] : casts) {
     if (erased.contains(castOp) || declinedFp4.contains(castOp))
       continue;
@@ -3253,23 +3269,9 @@ void RaiseQuantizePass::runOnOperation() {
     if (rt.hasStaticShape()) {
       found = findRaisable(castOp, packedFp4, why, declinedRegion);
     } else {
-      if (!spec && !specFailed) {
-        FailureOr<Specialized> s = specialize(func);
-        if (succeeded(s))
-          spec = std::move(*s);
-        specFailed = failed(s);
-      }
-      auto wide = [&]() -> Specialized * {
-        if (!wideSpec && !wideFailed) {
-          FailureOr<Specialized> s = specialize(func, kSpecializedLastWide);
-          if (succeeded(s))
-            wideSpec = std::move(*s);
-          wideFailed = failed(s);
-        }
-        return wideSpec ? &*wideSpec : nullptr;
-      };
-      if (spec)
-        found = findRaisableDynamic(castOp, packedFp4, *spec, wide, why,
+      auto wide = [&] { return wideSpec.get(func); };
+      if (Specialized *sp = spec.get(func))
+        found = findRaisableDynamic(castOp, packedFp4, *sp, wide, why,
                                     declinedRegion);
       else
         why = {DeclineRule::RaiseUnsupportedShape,
@@ -3288,9 +3290,8 @@ void RaiseQuantizePass::runOnOperation() {
       erased.insert(op);
     // The copy maps to values the rewrite erases: a later seed takes a new
     // copy of the function as it is then.
-    spec.reset();
-    wideSpec.reset();
-    wideFailed = false;
+    spec.copy.reset();
+    wideSpec.copy.reset();
     auto xType = cast<RankedTensorType>(taken.x.getType());
     const bool lastDynamic = xType.isDynamicDim(xType.getRank() - 1);
     if (taken.perTensor)
