@@ -1141,16 +1141,15 @@ struct SmallCopy {
 std::string sizeDependence(const llvm::SetVector<Operation *> &region);
 
 /// One factor of a dimension: input dimension `dim` (shrinking) or a fixed
-/// `size` (dim < 0). Rows that are not a whole number of tiles: `tile` > 0,
-/// the atom is the whole dimension, n * tile + rem rows (`size` of them) of
-/// which the n whole tiles shrink; `plus` = 1: n + 1 tiles (such rows padded
-/// to whole tiles, `size` of them before the copy shrinks them).
+/// `size` (dim < 0). With `tile` > 0 the copy has small * tile + rem of it
+/// (`size` here): rows that are not a whole number of tiles (the whole
+/// dimension, n * tile + rem rows of which the n whole tiles shrink), and
+/// the whole tiles such rows are padded to (paddedTiles).
 struct Atom {
   int64_t dim, size;
-  int64_t tile = 0, rem = 0, plus = 0;
+  int64_t tile = 0, rem = 0;
   bool operator==(const Atom &o) const {
-    return dim == o.dim && size == o.size && tile == o.tile && rem == o.rem &&
-           plus == o.plus;
+    return dim == o.dim && size == o.size && tile == o.tile && rem == o.rem;
   }
 };
 
@@ -1158,7 +1157,7 @@ struct Atom {
 int64_t smallSize(Atom t, ArrayRef<int64_t> small) {
   if (t.dim < 0)
     return t.size;
-  return t.tile > 0 ? small[t.dim] * t.tile + t.rem : small[t.dim] + t.plus;
+  return t.tile > 0 ? small[t.dim] * t.tile + t.rem : small[t.dim];
 }
 using Atoms = SmallVector<Atom, 2>;
 using DimAtoms = SmallVector<Atoms, 4>;
@@ -1179,6 +1178,29 @@ Atoms canonical(ArrayRef<Atom> a) {
 
 bool hasInputDim(ArrayRef<Atom> a) {
   return llvm::any_of(a, [](Atom t) { return t.dim >= 0; });
+}
+
+/// The tiles of rows `src` (P fixed rows, then one atom of k whole tiles and
+/// r rows) padded from `size` to `padded` rows, whole tiles: an atom of
+/// P * k + c tiles with c = ceil(P * r / tile), k being the copy's count in
+/// the copy (smallSize: P tiles a step, c more). None when `src` has another
+/// form or `padded` is not those whole tiles.
+std::optional<Atom> paddedTiles(ArrayRef<Atom> src, int64_t size,
+                                int64_t padded) {
+  if (src.empty() || src.back().tile <= 0 || src.back().rem <= 0)
+    return std::nullopt;
+  int64_t p = 1;
+  for (Atom t : src.drop_back()) {
+    if (t.dim >= 0)
+      return std::nullopt;
+    p *= t.size;
+  }
+  const Atom rows = src.back();
+  const int64_t tile = rows.tile;
+  const int64_t c = (p * rows.rem + tile - 1) / tile;
+  if (padded % tile != 0 || padded != llvm::divideCeil(size, tile) * tile)
+    return std::nullopt;
+  return Atom{rows.dim, padded / tile, p, c};
 }
 
 /// Splits `src` (one dimension's factors) into dimensions of `sizes`.
@@ -1285,10 +1307,15 @@ FailureOr<SmallCopy> copyOnSmallInput(const Candidate &c, bool shrinkLast,
     DimAtoms in;
     for (int64_t d = 0; d < rank; ++d) {
       int64_t size = xType.getDimSize(d);
-      bool shrinks = (d < rank - 1 || shrinkLast) && size > granule[d];
+      // Dimensions before rows with a partial tile keep their size: rows
+      // flattened with them (a 3-D input's scales as [B * T, N / 16]) are
+      // then as many modulo a tile in the copy as here, so that padding to
+      // whole tiles adds the same number of rows.
+      bool shrinks = (d < rank - 1 || shrinkLast) && size > granule[d] &&
+                     !(rowDim >= 0 && d < rowDim && partialRows(rowDim));
       if (partialRows(d)) {
         in.push_back(shrinks ? Atoms{Atom{d, size, granule[d],
-                                          size % granule[d], 0}}
+                                          size % granule[d]}}
                              : Atoms{Atom{-1, size}});
         continue;
       }
@@ -1457,8 +1484,11 @@ FailureOr<SmallCopy> copyOnSmallInput(const Candidate &c, bool shrinkLast,
       // A tensor written at the start of a constant or an empty tensor as
       // large or larger (torchao's to_blocked pads its scales to whole
       // 128-row tiles: zeros, then the scales inserted): dimensions of the
-      // same size keep their factors; rows of whole tiles and a partial one
-      // become whole tiles, one more than the whole ones.
+      // same size keep their factors; rows of whole tiles and a partial one,
+      // after P fixed rows each (P = 1, or a 3-D input's batch flattened
+      // with them), become whole tiles: k tiles and r rows a batch pad to
+      // P * k + ceil(P * r / tile) tiles, an atom of P tiles a step of k and
+      // that many more.
       auto ins = dyn_cast<tensor::InsertSliceOp>(op);
       const DimAtoms *k = ins ? known(ins.getSource()) : nullptr;
       if (k && llvm::any_of(*k, [](const Atoms &a) { return hasInputDim(a); })) {
@@ -1473,7 +1503,7 @@ FailureOr<SmallCopy> copyOnSmallInput(const Candidate &c, bool shrinkLast,
                          [](int64_t s) { return s != 1; }) ||
             !dest || !isa<arith::ConstantOp, tensor::EmptyOp>(dest)) {
           unsupported = "'tensor.insert_slice' writes the input's rows other "
-                        "than at the start of a constant";
+                        "than at the start of a constant or an empty tensor";
           continue;
         }
         DimAtoms a;
@@ -1483,14 +1513,12 @@ FailureOr<SmallCopy> copyOnSmallInput(const Candidate &c, bool shrinkLast,
             a.push_back(canonical({Atom{-1, dstShape[d]}}));
           } else if (srcShape[d] == dstShape[d]) {
             a.push_back(src);
-          } else if (src.size() == 1 && src[0].tile > 0 &&
-                     dstShape[d] ==
-                         (srcShape[d] / src[0].tile + 1) * src[0].tile) {
-            a.push_back({Atom{src[0].dim, dstShape[d] / src[0].tile, 0, 0, 1},
-                         Atom{-1, src[0].tile}});
+          } else if (std::optional<Atom> tiles =
+                         paddedTiles(src, srcShape[d], dstShape[d])) {
+            a.push_back({*tiles, Atom{-1, src.back().tile}});
           } else {
-            unsupported = "a padding of the input's rows other than to whole "
-                          "tiles";
+            unsupported = "a padding of the input's rows other than to the "
+                          "fewest whole tiles";
             break;
           }
         }

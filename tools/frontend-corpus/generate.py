@@ -698,6 +698,14 @@ def large_programs():
         ActMxBlocked(F.silu, nvfp4=True), (x((1000, 1024), bf),)
     yield "gelu_nvfp4_bf16_blocked_100x4096", \
         ActMxBlocked(F.gelu, nvfp4=True), (x((100, 4096), bf),)
+    # 3-D inputs: to_blocked pads the scale rows of all batches together
+    # (2 x 200 = 400 rows to 512); the copy on fewer rows keeps the batches.
+    yield "silu_nvfp4_bf16_blocked_2x200x1024", \
+        ActMxBlocked(F.silu, nvfp4=True), (x((2, 200, 1024), bf),)
+    # 1000 rows a batch: the copy keeps the 3 batches and 232 rows of each,
+    # 3 * 232 = 696 rows as many past whole tiles (56) as 3000.
+    yield "silu_nvfp4_bf16_blocked_3x1000x256", \
+        ActMxBlocked(F.silu, nvfp4=True), (x((3, 1000, 256), bf),)
 
 
 _DT = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16",
