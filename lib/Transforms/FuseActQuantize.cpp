@@ -375,6 +375,11 @@ private:
 
   /// Quantizers already fused as the partner of an earlier one.
   llvm::SmallPtrSet<Operation *, 8> handled;
+  /// Colwise quantizers made from rowwise ones of a transpose
+  /// (transposedToColwise), named in the remark.
+  llvm::SmallPtrSet<Operation *, 8> fromTranspose;
+  /// Rowwise quantizers of a transpose left as they are, and why.
+  llvm::DenseMap<Operation *, std::string> transposeWhy;
 
   void processQuantize(QuantizeOp q, StringRef function, DominanceInfo &dom);
   void fuseIntoPairedProjection(QuantizeOp q, PairedProjectionOp paired,
@@ -404,6 +409,149 @@ PairedProjectionOp gatedPairedProducer(Value v,
   return paired;
 }
 
+/// `x` with direction colwise and the colwise data transposed, if that
+/// scheme verifies and the runtime's colwise copy of it is the rowwise one
+/// of the transposed matrix: MX, NVFP4 with 1-D blocks, FP8 per tensor (the
+/// FP8 block formats are rowwise only); otherwise null.
+static QuantSchemeAttr transposedColwise(QuantSchemeAttr x) {
+  switch (x.getFormat()) {
+  case QuantFormat::fp8_block_e4m3:
+  case QuantFormat::fp8_block_e5m2:
+    return QuantSchemeAttr();
+  case QuantFormat::nvfp4:
+    if (x.getBlockRows() != 1)
+      return QuantSchemeAttr();
+    break;
+  default:
+    break;
+  }
+  if (x.getDirection() != QuantDirection::rowwise ||
+      x.getElemRounding() != ElemRounding::rne)
+    return QuantSchemeAttr();
+  auto args = std::make_tuple(
+      x.getFormat(), QuantDirection::colwise, x.getBlockRows(),
+      x.getBlockCols(), x.getRounding(), x.getNanPolicy(),
+      ColwiseLayout::transposed, x.getScaleLayout(), x.getElemRounding(),
+      x.getTensorScaling(), x.getZeroScale(), x.getEpsilon(), x.getPow2Scale(),
+      x.getRecipe());
+  if (failed(std::apply(
+          [](auto... v) {
+            return QuantSchemeAttr::verify([] { return InFlightDiagnostic(); },
+                                           v...);
+          },
+          args)))
+    return QuantSchemeAttr();
+  return std::apply(
+      [&](auto... v) { return QuantSchemeAttr::get(x.getContext(), v...); },
+      args);
+}
+
+/// A rowwise quantizer of a transposed matrix (torchao's MX training
+/// quantizes along dim 0 as `to_mx(y.t().contiguous())`; TE's colwise copy)
+/// becomes the colwise quantizer, data transposed, of the matrix itself,
+/// which then fuses with the activation that computes it and pairs with a
+/// rowwise quantizer of it (direction `both`). Two spellings of the
+/// transpose, each used only by `q`:
+///  - a pure 2-D transpose of `t` (`linalg.transpose`, or a generic whose
+///    body yields its input through swapped maps): `q` reads `t`;
+///  - an elementwise generic that reads all its inputs transposed (the
+///    normalised form of act(x.t())), a recognised activation: rebuilt with
+///    identity maps on the untransposed shape, and `q` reads that.
+/// Returns the new quantizer, or null with the IR unchanged (and, for a
+/// transpose left alone, the reason in `why`). The colwise
+/// copy of a [M, N] matrix with its data transposed is, by its definition
+/// (FusionOps.td), the rowwise quantizer of the [N, M] transpose: codes
+/// [N, M], scales [N, ceil(M/B)] (or swizzled from those rows).
+static QuantizeOp transposedToColwise(QuantizeOp q, std::string &why) {
+  Value v = q.getInput();
+  auto vType = dyn_cast<RankedTensorType>(v.getType());
+  Operation *def = v.getDefiningOp();
+  if (!vType || vType.getRank() != 2 || !def)
+    return QuantizeOp();
+  MLIRContext *ctx = q.getContext();
+  AffineMap swap = AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, ctx);
+  AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
+  // What reads the transpose: `source` (a pure transpose) or the operands
+  // of `actT` (act(x.t())).
+  Value source;
+  linalg::GenericOp actT;
+  if (auto t = dyn_cast<linalg::TransposeOp>(def)) {
+    if (t.getPermutation() == ArrayRef<int64_t>{1, 0})
+      source = t.getInput();
+  } else if (auto g = dyn_cast<linalg::GenericOp>(def)) {
+    SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+    Block *body = g.getBody();
+    bool tensors = llvm::all_of(g.getDpsInputs(), [](Value in) {
+      return isa<RankedTensorType>(in.getType());
+    });
+    if (g->getNumResults() != 1 || g.getNumParallelLoops() != 2 ||
+        g.getNumLoops() != 2 || !tensors || g.getNumDpsInputs() == 0 ||
+        g.payloadUsesValueFromOperand(g.getDpsInitOperand(0)))
+      return QuantizeOp();
+    auto yield = cast<linalg::YieldOp>(body->getTerminator());
+    if (g.getNumDpsInputs() == 1 && body->getOperations().size() == 1 &&
+        yield.getOperand(0) == body->getArgument(0) &&
+        ((maps[0] == swap && maps[1] == id) ||
+         (maps[0] == id && maps[1] == swap)))
+      source = g.getDpsInputs()[0];
+    else if (maps.back() == id &&
+             llvm::all_of(ArrayRef<AffineMap>(maps).drop_back(),
+                          [&](AffineMap m) { return m == swap; }))
+      actT = g;
+  }
+  if (!source && !actT)
+    return QuantizeOp();
+  // A transpose: the reasons it is not taken as the colwise copy.
+  if (!v.hasOneUse()) {
+    why = "the transposed value is also used elsewhere";
+    return QuantizeOp();
+  }
+  QuantSchemeAttr scheme =
+      q.getRng() ? QuantSchemeAttr() : transposedColwise(q.getScheme());
+  if (!scheme) {
+    why = "the scheme has no colwise copy that equals it (FP8 block "
+          "formats are rowwise only; NVFP4 with 2D blocks or stochastic "
+          "rounding)";
+    return QuantizeOp();
+  }
+  OpBuilder b(q);
+  Location loc = def->getLoc();
+  linalg::GenericOp moved;
+  if (actT) {
+    // act(x.t()): the same body on the untransposed operands.
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d : {1, 0})
+      sizes.push_back(tensor::getMixedSize(b, loc, v, d));
+    Value init =
+        tensor::EmptyOp::create(b, loc, sizes, vType.getElementType());
+    moved = linalg::GenericOp::create(
+        b, loc, TypeRange{init.getType()}, actT.getDpsInputs(),
+        ValueRange{init},
+        SmallVector<AffineMap>(actT.getNumDpsInputs() + 1, id),
+        actT.getIteratorTypesArray());
+    IRMapping map;
+    actT.getRegion().cloneInto(&moved.getRegion(), map);
+    source = moved.getResult(0);
+  }
+  auto nq = QuantizeOp::create(b, q.getLoc(), q->getResultTypes(), source,
+                               q.getScale(), q.getRng(), q.getOuts(), scheme);
+  // Only what then fuses: act(x.t()) must be a recognised activation.
+  if (failed(verifyQuietly(nq)) ||
+      (moved && !matchActivation(source).match)) {
+    nq->erase();
+    if (moved) {
+      Operation *init = moved.getDpsInits()[0].getDefiningOp();
+      moved->erase();
+      init->erase();
+    }
+    return QuantizeOp();
+  }
+  q->replaceAllUsesWith(nq);
+  q->erase();
+  def->erase();
+  return nq;
+}
+
 void FuseActQuantizePass::runOnOperation() {
   func::FuncOp func = getOperation();
   allowedFormats.clear();
@@ -418,6 +566,17 @@ void FuseActQuantizePass::runOnOperation() {
   }
   SmallVector<QuantizeOp> quantizers;
   func.walk([&](QuantizeOp q) { quantizers.push_back(q); });
+  fromTranspose.clear();
+  transposeWhy.clear();
+  for (QuantizeOp &q : quantizers) {
+    std::string why;
+    if (QuantizeOp colwise = transposedToColwise(q, why)) {
+      q = colwise;
+      fromTranspose.insert(colwise);
+    } else if (!why.empty()) {
+      transposeWhy[q] = why;
+    }
+  }
   DominanceInfo &dom = getAnalysis<DominanceInfo>();
   handled.clear();
   for (QuantizeOp q : quantizers)
@@ -729,6 +888,11 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
     plan.act.kind = ActivationKind::identity;
     plan.act.input = value;
     plan.dbias = dbias;
+  } else if (auto it = transposeWhy.find(q); it != transposeWhy.end()) {
+    return decline(q, function, DeclineRule::UnsupportedActivation,
+                   "the quantizer reads a transpose, not taken as the "
+                   "colwise copy of what it transposes: " +
+                       it->second);
   } else if (fromHalves || value.getDefiningOp<linalg::GenericOp>()) {
     // The matcher's reason is this rule's tag (ActivationMatch::reason).
     return decline(q, function, DeclineRule::UnsupportedActivation, matched.detail);
@@ -895,6 +1059,9 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
     }
   }
 
+  const bool transposed =
+      fromTranspose.contains(q.getOperation()) ||
+      (partner && fromTranspose.contains(partner.getOperation()));
   Operation *fused;
   std::string form;
   SmallVector<Value> outs;
@@ -984,6 +1151,9 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
   std::string what = activationName(act.kind, act.backward);
   if (partner)
     form += " (rowwise and colwise quantizers as direction both)";
+  if (transposed)
+    form += " (a rowwise quantizer of the transposed activation as its "
+            "colwise copy, data transposed)";
   form += plan.checksNote;
   std::string opName = fused->getName().getStringRef().str();
   {

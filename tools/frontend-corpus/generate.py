@@ -198,6 +198,34 @@ class ActMxBlocked(torch.nn.Module):
         return data, to_blocked(scale.view(-1, x.shape[-1] // 32))
 
 
+class ActColwise(torch.nn.Module):
+    """act(x) quantized along dim 0 as torchao's MX training does it
+    (`to_mx(y.t().contiguous())`: codes [N, T], scales [N, T/32]), or by
+    nvfp4_quantize with a per-tensor scale; `both`: the rowwise copy too
+    (data, scales, colwise data, colwise scales)."""
+
+    def __init__(self, act, elem=torch.float8_e4m3fn, mode=Mode.RCEIL,
+                 both=False, nvfp4=False):
+        super().__init__()
+        self.act, self.elem, self.mode = act, elem, mode
+        self.both, self.nvfp4 = both, nvfp4
+
+    def quantize(self, y):
+        if self.nvfp4:
+            pts = per_tensor_amax_to_scale(torch.max(torch.abs(y)))
+            scale, data = nvfp4_quantize(y, block_size=16, per_tensor_scale=pts)
+            return data.view(torch.uint8), scale
+        scale, data = to_mx(y, self.elem, 32, self.mode)
+        if self.elem == torch.float4_e2m1fn_x2:
+            data = data.view(torch.uint8)
+        return data, scale
+
+    def forward(self, x):
+        y = self.act(x)
+        col = self.quantize(y.t().contiguous())
+        return (*self.quantize(y), *col) if self.both else col
+
+
 class Fp8Grouped(torch.nn.Module):
     """FP8 with f32 scales per row (torchao.float8's rowwise / axiswise
     recipe, group = N) or per 1x128 token group (DeepSeek-V3, vLLM's
@@ -663,6 +691,17 @@ def programs():
         (x((3, 64), torch.float16),)
     yield "silu_nvfp4_bf16_blocked_200", ActMxBlocked(F.silu, nvfp4=True), \
         (x((200, 64), bf),)
+    # Quantized along dim 0 (torchao's MX training: to_mx(y.t().contiguous())),
+    # alone and beside the rowwise copy: the colwise copy, data transposed.
+    yield "col_silu_mxfp8_rceil_bf16", ActColwise(F.silu), (x((64, 96), bf),)
+    yield "both_silu_mxfp8_rceil_bf16", ActColwise(F.silu, both=True), \
+        (x((64, 128), bf),)
+    yield "both_gelu_mxfp8_floor_f32", \
+        ActColwise(F.gelu, mode=Mode.FLOOR, both=True), (x((96, 64), f32),)
+    yield "col_relu_mxfp4_rceil_bf16", \
+        ActColwise(F.relu, elem=torch.float4_e2m1fn_x2), (x((64, 64), bf),)
+    yield "col_silu_nvfp4_bf16", ActColwise(F.silu, nvfp4=True), \
+        (x((32, 64), bf),)
 
 
 def large_programs():
