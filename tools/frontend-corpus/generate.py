@@ -226,6 +226,17 @@ class ActColwise(torch.nn.Module):
         return (*self.quantize(y), *col) if self.both else col
 
 
+class SwigluColwise(torch.nn.Module):
+    """silu(gate) * up quantized along dim 0 by torchao's to_mx on the
+    transpose (MXFP8 RCEIL)."""
+
+    def forward(self, gate, up):
+        y = F.silu(gate) * up
+        scale, data = to_mx(y.t().contiguous(), torch.float8_e4m3fn, 32,
+                            Mode.RCEIL)
+        return data, scale
+
+
 class Fp8Grouped(torch.nn.Module):
     """FP8 with f32 scales per row (torchao.float8's rowwise / axiswise
     recipe, group = N) or per 1x128 token group (DeepSeek-V3, vLLM's
@@ -702,6 +713,8 @@ def programs():
         ActColwise(F.relu, elem=torch.float4_e2m1fn_x2), (x((64, 64), bf),)
     yield "col_silu_nvfp4_bf16", ActColwise(F.silu, nvfp4=True), \
         (x((32, 64), bf),)
+    yield "col_swiglu_mxfp8_rceil_bf16", SwigluColwise(), \
+        (x((64, 64), bf), x((64, 64), bf))
 
 
 def large_programs():
