@@ -409,11 +409,39 @@ PairedProjectionOp gatedPairedProducer(Value v,
   return paired;
 }
 
-/// `x` with direction colwise and the colwise data transposed, if that
-/// scheme verifies and the runtime's colwise copy of it is the rowwise one
+/// The matrix that `def` transposes, if it is a pure 2-D transpose: a
+/// `linalg.transpose` with permutation [1, 0], or a generic with one tensor
+/// input whose body yields it through swapped maps; null otherwise.
+static Value pureTransposeSource(Operation *def) {
+  if (!def)
+    return Value();
+  if (auto t = dyn_cast<linalg::TransposeOp>(def))
+    return t.getPermutation() == ArrayRef<int64_t>{1, 0} ? t.getInput()
+                                                          : Value();
+  auto g = dyn_cast<linalg::GenericOp>(def);
+  if (!g || g->getNumResults() != 1 || g.getNumDpsInputs() != 1 ||
+      g.getNumLoops() != 2 || g.getNumParallelLoops() != 2 ||
+      !isa<RankedTensorType>(g.getDpsInputs()[0].getType()))
+    return Value();
+  MLIRContext *ctx = def->getContext();
+  AffineMap swap = AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, ctx);
+  AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
+  SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+  Block *body = g.getBody();
+  if (body->getOperations().size() != 1 ||
+      cast<linalg::YieldOp>(body->getTerminator()).getOperand(0) !=
+          body->getArgument(0) ||
+      !((maps[0] == swap && maps[1] == id) || (maps[0] == id && maps[1] == swap)))
+    return Value();
+  return g.getDpsInputs()[0];
+}
+
+/// `x` with `direction` (colwise or both) and the colwise data transposed,
+/// if that scheme verifies and the runtime's colwise copy of it is the rowwise one
 /// of the transposed matrix: MX, NVFP4 with 1-D blocks, FP8 per tensor (the
 /// FP8 block formats are rowwise only); otherwise null.
-static QuantSchemeAttr transposedColwise(QuantSchemeAttr x) {
+static QuantSchemeAttr transposedColwise(
+    QuantSchemeAttr x, QuantDirection direction = QuantDirection::colwise) {
   switch (x.getFormat()) {
   case QuantFormat::fp8_block_e4m3:
   case QuantFormat::fp8_block_e5m2:
@@ -429,7 +457,7 @@ static QuantSchemeAttr transposedColwise(QuantSchemeAttr x) {
       x.getElemRounding() != ElemRounding::rne)
     return QuantSchemeAttr();
   auto args = std::make_tuple(
-      x.getFormat(), QuantDirection::colwise, x.getBlockRows(),
+      x.getFormat(), direction, x.getBlockRows(),
       x.getBlockCols(), x.getRounding(), x.getNanPolicy(),
       ColwiseLayout::transposed, x.getScaleLayout(), x.getElemRounding(),
       x.getTensorScaling(), x.getZeroScale(), x.getEpsilon(), x.getPow2Scale(),
@@ -473,30 +501,19 @@ static QuantizeOp transposedToColwise(QuantizeOp q, std::string &why) {
   AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
   // What reads the transpose: `source` (a pure transpose) or the operands
   // of `actT` (act(x.t())).
-  Value source;
+  Value source = pureTransposeSource(def);
   linalg::GenericOp actT;
-  if (auto t = dyn_cast<linalg::TransposeOp>(def)) {
-    if (t.getPermutation() == ArrayRef<int64_t>{1, 0})
-      source = t.getInput();
-  } else if (auto g = dyn_cast<linalg::GenericOp>(def)) {
+  if (auto g = dyn_cast<linalg::GenericOp>(def); g && !source) {
     SmallVector<AffineMap> maps = g.getIndexingMapsArray();
-    Block *body = g.getBody();
     bool tensors = llvm::all_of(g.getDpsInputs(), [](Value in) {
       return isa<RankedTensorType>(in.getType());
     });
-    if (g->getNumResults() != 1 || g.getNumParallelLoops() != 2 ||
-        g.getNumLoops() != 2 || !tensors || g.getNumDpsInputs() == 0 ||
-        g.payloadUsesValueFromOperand(g.getDpsInitOperand(0)))
-      return QuantizeOp();
-    auto yield = cast<linalg::YieldOp>(body->getTerminator());
-    if (g.getNumDpsInputs() == 1 && body->getOperations().size() == 1 &&
-        yield.getOperand(0) == body->getArgument(0) &&
-        ((maps[0] == swap && maps[1] == id) ||
-         (maps[0] == id && maps[1] == swap)))
-      source = g.getDpsInputs()[0];
-    else if (maps.back() == id &&
-             llvm::all_of(ArrayRef<AffineMap>(maps).drop_back(),
-                          [&](AffineMap m) { return m == swap; }))
+    if (g->getNumResults() == 1 && g.getNumParallelLoops() == 2 &&
+        g.getNumLoops() == 2 && tensors && g.getNumDpsInputs() > 0 &&
+        !g.payloadUsesValueFromOperand(g.getDpsInitOperand(0)) &&
+        maps.back() == id &&
+        llvm::all_of(ArrayRef<AffineMap>(maps).drop_back(),
+                     [&](AffineMap m) { return m == swap; }))
       actT = g;
   }
   if (!source && !actT)
@@ -552,6 +569,84 @@ static QuantizeOp transposedToColwise(QuantizeOp q, std::string &why) {
   return nq;
 }
 
+/// FP8 per tensor: a 2-D transpose of an op's rowwise codes (TE's cast +
+/// transpose; torchao.float8's `data.t().contiguous()`) is the colwise copy
+/// of the same quantizer with its data transposed -- one scale for the
+/// tensor, so the codes do not depend on the direction. The op (a
+/// quantize, act_quantize or gated_act_quantize) becomes direction `both`,
+/// writing that copy in the same pass (runtime/cuda/fp8_transpose.cu on the
+/// GPU), and the transpose's users read it. Returns whether it folded.
+static bool foldCodeTranspose(Operation *op) {
+  auto scheme = op->getAttrOfType<QuantSchemeAttr>("scheme");
+  if (!scheme || scheme.getDirection() != QuantDirection::rowwise ||
+      (scheme.getFormat() != QuantFormat::fp8_e4m3 &&
+       scheme.getFormat() != QuantFormat::fp8_e5m2) ||
+      op->getNumResults() == 0)
+    return false;
+  Value data = op->getResult(0);
+  auto dataType = dyn_cast<RankedTensorType>(data.getType());
+  if (!dataType || dataType.getRank() != 2)
+    return false;
+  Operation *transpose = nullptr;
+  for (Operation *user : data.getUsers())
+    if (pureTransposeSource(user) == data) {
+      transpose = user;
+      break;
+    }
+  QuantSchemeAttr both = transposedColwise(scheme, QuantDirection::both);
+  if (!transpose || !both)
+    return false;
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d : {1, 0})
+    sizes.push_back(tensor::getMixedSize(b, loc, data, d));
+  Value colOut =
+      tensor::EmptyOp::create(b, loc, sizes, dataType.getElementType());
+  // A detached copy takes the new destinations (its operand segment sizes
+  // follow) and the scheme; the op is then built from it with one result
+  // more.
+  Operation *copy = op->clone();
+  auto setOuts = [&](auto typed) {
+    SmallVector<Value> outs(typed.getOuts());
+    outs.insert(outs.begin() + 1, colOut);
+    typed.getOutsMutable().assign(outs);
+    typed.setSchemeAttr(both);
+  };
+  if (auto q = dyn_cast<QuantizeOp>(copy))
+    setOuts(q);
+  else if (auto a = dyn_cast<ActQuantizeOp>(copy))
+    setOuts(a);
+  else if (auto g = dyn_cast<GatedActQuantizeOp>(copy))
+    setOuts(g);
+  else {
+    copy->destroy();
+    colOut.getDefiningOp()->erase();
+    return false;
+  }
+  SmallVector<Type> types(op->getResultTypes());
+  types.insert(types.begin() + 1, colOut.getType());
+  OperationState state(loc, op->getName());
+  state.addOperands(copy->getOperands());
+  state.addTypes(types);
+  state.propertiesAttr = copy->getPropertiesAsAttribute();
+  for (NamedAttribute attr : copy->getDiscardableAttrs())
+    state.addAttribute(attr.getName(), attr.getValue());
+  copy->destroy();
+  Operation *folded = b.create(state);
+  if (failed(verifyQuietly(folded))) {
+    folded->erase();
+    colOut.getDefiningOp()->erase();
+    return false;
+  }
+  transpose->getResult(0).replaceAllUsesWith(folded->getResult(1));
+  for (unsigned i = 0; i < op->getNumResults(); ++i)
+    op->getResult(i).replaceAllUsesWith(folded->getResult(i ? i + 1 : 0));
+  transpose->erase();
+  op->erase();
+  return true;
+}
+
 void FuseActQuantizePass::runOnOperation() {
   func::FuncOp func = getOperation();
   allowedFormats.clear();
@@ -582,6 +677,23 @@ void FuseActQuantizePass::runOnOperation() {
   for (QuantizeOp q : quantizers)
     if (!handled.contains(q.getOperation()))
       processQuantize(q, func.getSymName(), dom);
+  // FP8 per tensor: transposes of the codes become the colwise copy.
+  SmallVector<Operation *> quantizing;
+  func.walk([&](Operation *op) {
+    if (isa<QuantizeOp, ActQuantizeOp, GatedActQuantizeOp>(op))
+      quantizing.push_back(op);
+  });
+  for (Operation *op : quantizing) {
+    Location loc = op->getLoc();
+    std::string name = op->getName().getStringRef().str();
+    if (!foldCodeTranspose(op))
+      continue;
+    std::lock_guard<std::mutex> lock(getRemarkMutex());
+    remark::passed(loc, remarkOpts(func.getSymName())) << remark::add(
+        "the transpose of this {0}'s FP8 codes is its colwise copy (one "
+        "scale per tensor): written by the same op, direction both",
+        name);
+  }
 }
 
 /// quantize(reshape(act(x))) through collapse_shape / expand_shape ops, each

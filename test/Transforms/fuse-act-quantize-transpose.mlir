@@ -148,3 +148,52 @@ func.func @negative_fp8_block_transposed(%x: tensor<128x256xbf16>) -> (tensor<25
   %q:2 = fusion.quantize %t as quant<fp8_block_e4m3, rowwise> outs(%d0, %s0) : (tensor<256x128xbf16>, tensor<256x128xf8E4M3FN>, tensor<256x1xf32>) -> (tensor<256x128xf8E4M3FN>, tensor<256x1xf32>)
   return %q#0, %q#1 : tensor<256x128xf8E4M3FN>, tensor<256x1xf32>
 }
+
+// FP8 per tensor: the transposed copy of the codes is the op's colwise copy
+// (one scale for the tensor), written by the same op with direction both.
+// CHECK-LABEL: func.func @fp8_codes_transposed
+//       CHECK: %[[F:.*]]:4 = fusion.act_quantize #fusion.act<relu> %{{.*}} as quant<fp8_e4m3, both, colwise = transposed>
+//   CHECK-NOT: linalg.transpose
+//       CHECK: return %[[F]]#0, %[[F]]#1, %[[F]]#2
+func.func @fp8_codes_transposed(%x: tensor<32x64xf32>) -> (tensor<32x64xf8E4M3FN>, tensor<64x32xf8E4M3FN>, tensor<1xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x64xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<32x64xf32>) outs(%e : tensor<32x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<32x64xf32>
+  %d0 = tensor.empty() : tensor<32x64xf8E4M3FN>
+  %s0 = tensor.empty() : tensor<1xf32>
+  %m0 = tensor.empty() : tensor<1xf32>
+  // expected-remark @+2 {{Remark="fused relu and quantize into fusion.act_quantize"}}
+  // expected-remark @below {{Remark="the transpose of this fusion.act_quantize's FP8 codes is its colwise copy (one scale per tensor): written by the same op, direction both"}}
+  %q:3 = fusion.quantize %a as quant<fp8_e4m3, rowwise> outs(%d0, %s0, %m0) : (tensor<32x64xf32>, tensor<32x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<32x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  %et = tensor.empty() : tensor<64x32xf8E4M3FN>
+  %t = linalg.transpose ins(%q#0 : tensor<32x64xf8E4M3FN>) outs(%et : tensor<64x32xf8E4M3FN>) permutation = [1, 0]
+  return %q#0, %t, %q#1 : tensor<32x64xf8E4M3FN>, tensor<64x32xf8E4M3FN>, tensor<1xf32>
+}
+
+// MX codes transposed are not the colwise copy (its blocks run down the
+// columns): the transpose (a generic once normalised) stays.
+// CHECK-LABEL: func.func @negative_mx_codes_transposed
+//       CHECK: %[[F:.*]]:2 = fusion.act_quantize #fusion.act<relu> %{{.*}} as quant<mxfp8_e4m3, rowwise>
+//       CHECK: linalg.generic {{.*}} ins(%[[F]]#0
+func.func @negative_mx_codes_transposed(%x: tensor<32x64xf32>) -> (tensor<64x32xf8E4M3FN>, tensor<32x2xf8E8M0FNU>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x64xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<32x64xf32>) outs(%e : tensor<32x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<32x64xf32>
+  %d0 = tensor.empty() : tensor<32x64xf8E4M3FN>
+  %s0 = tensor.empty() : tensor<32x2xf8E8M0FNU>
+  // expected-remark @below {{Remark="fused relu and quantize into fusion.act_quantize"}}
+  %q:2 = fusion.quantize %a as quant<mxfp8_e4m3, rowwise> outs(%d0, %s0) : (tensor<32x64xf32>, tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU>) -> (tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU>)
+  %et = tensor.empty() : tensor<64x32xf8E4M3FN>
+  %t = linalg.transpose ins(%q#0 : tensor<32x64xf8E4M3FN>) outs(%et : tensor<64x32xf8E4M3FN>) permutation = [1, 0]
+  return %t, %q#1 : tensor<64x32xf8E4M3FN>, tensor<32x2xf8E8M0FNU>
+}

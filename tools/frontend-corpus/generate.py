@@ -226,6 +226,16 @@ class ActColwise(torch.nn.Module):
         return (*self.quantize(y), *col) if self.both else col
 
 
+class Fp8CastTranspose(ActFp8Tensorwise):
+    """torchao.float8 tensorwise codes of act(x) and their transposed copy
+    (`data.t().contiguous()`, what the weight-gradient GEMM reads; TE's
+    cast + transpose)."""
+
+    def forward(self, x):
+        data, scale = super().forward(x)
+        return data, data.t().contiguous(), scale
+
+
 class SwigluColwise(torch.nn.Module):
     """silu(gate) * up quantized along dim 0 by torchao's to_mx on the
     transpose (MXFP8 RCEIL)."""
@@ -715,6 +725,10 @@ def programs():
         (x((32, 64), bf),)
     yield "col_swiglu_mxfp8_rceil_bf16", SwigluColwise(), \
         (x((64, 64), bf), x((64, 64), bf))
+    yield "castT_silu_fp8_tensorwise_bf16", Fp8CastTranspose(F.silu), \
+        (x((48, 64), bf),)
+    yield "castT_fp8e5m2_tensorwise_f32", \
+        Fp8CastTranspose(lambda t: t, elem=torch.float8_e5m2), (x((64, 32), f32),)
 
 
 def large_programs():
