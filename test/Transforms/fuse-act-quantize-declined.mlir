@@ -8,33 +8,12 @@
 // these (already normalised) candidates prints the input unchanged.
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
-#tr = affine_map<(d0, d1) -> (d1, d0)>
 
-// CHECK-DAG: Function=negative_transposed_input | Reason="unsupported activation"
 // CHECK-DAG: Function=negative_fp8_weight_tiles | Reason="unsupported scheme", Remark="2D FP8 blocks (block = 128x128) quantize weights; the fused activation ops take 1xG blocks"
 // CHECK-DAG: Function=negative_two_quantizers | Reason="activation has another user", Remark="'fusion.quantize' also uses it"
 // CHECK-DAG: Function=negative_reads_output | Reason="unsupported activation", Remark="the body reads its output operand"
 // CHECK-DAG: Function=negative_log | Reason="unsupported activation", Remark="the body matches no supported activation form"
 // CHECK-DAG: Function=negative_gelu_tanh_bf16_constants | Reason="unsupported activation", Remark="the body is gelu_tanh only with constants up to 1% off the runtime's (bf16-rounded constants, as a frontend computing in bf16 writes them); the fused op uses the exact constants and would not reproduce it"
-
-/// relu of a transposed read: the fused op reads its input in the result's
-/// layout, so this is not an elementwise activation of a tensor.
-func.func @negative_transposed_input(%x: tensor<64x4xf32>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>) {
-  %init = tensor.empty() : tensor<4x64xf32>
-  %y = linalg.generic {indexing_maps = [#tr, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%x : tensor<64x4xf32>) outs(%init : tensor<4x64xf32>) {
-  ^bb0(%in: f32, %out: f32):
-    %c0 = arith.constant 0.0 : f32
-    %r = arith.maximumf %in, %c0 : f32
-    linalg.yield %r : f32
-  } -> tensor<4x64xf32>
-  %dst0 = tensor.empty() : tensor<4x64xf8E4M3FN>
-  %dst1 = tensor.empty() : tensor<4x2xf8E8M0FNU>
-  // expected-remark @below {{Reason="unsupported activation"}}
-  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst0, %dst1)
-      : (tensor<4x64xf32>, tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>)
-  return %q#0, %q#1 : tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>
-}
 
 /// Two quantizers of one activation in different formats: they cannot
 /// become one quantizer, and fusing either would recompute the activation
