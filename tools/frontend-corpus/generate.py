@@ -238,13 +238,20 @@ class Fp8CastTranspose(ActFp8Tensorwise):
 
 class SwigluColwise(torch.nn.Module):
     """silu(gate) * up quantized along dim 0 by torchao's to_mx on the
-    transpose (MXFP8 RCEIL)."""
+    transpose (MXFP8 RCEIL); `both`: the rowwise copy first."""
+
+    def __init__(self, both=False):
+        super().__init__()
+        self.both = both
 
     def forward(self, gate, up):
         y = F.silu(gate) * up
         scale, data = to_mx(y.t().contiguous(), torch.float8_e4m3fn, 32,
                             Mode.RCEIL)
-        return data, scale
+        if not self.both:
+            return data, scale
+        rscale, rdata = to_mx(y, torch.float8_e4m3fn, 32, Mode.RCEIL)
+        return rdata, rscale, data, scale
 
 
 class Fp8Grouped(torch.nn.Module):
@@ -729,6 +736,8 @@ def programs():
         (x((48, 64), bf),)
     yield "castT_fp8e5m2_tensorwise_f32", \
         Fp8CastTranspose(lambda t: t, elem=torch.float8_e5m2), (x((64, 32), f32),)
+    yield "both_swiglu_mxfp8_rceil_f32", SwigluColwise(both=True), \
+        (x((64, 64), f32), x((64, 64), f32))
 
 
 def large_programs():
