@@ -155,7 +155,11 @@ def FuseActQuantize : Pass<"fusion-fuse-act-quantize", "func::FuncOp"> {
     A column-sum reduction of the quantized value next to the quantizer is
     fused as the op's `dbias` result; a rowwise and a colwise quantizer of
     one activation become one fused op with direction `both`, and a
-    quantizer identical to a fused one reads its results. The fused op rounds the activation to
+    quantizer identical to a fused one reads its results. A rowwise
+    quantizer of a 2-D transpose (torchao's `to_mx(y.t().contiguous())`)
+    is taken first as the colwise copy of what it transposes, data
+    transposed; for FP8 per tensor, a transpose of the codes becomes the
+    op's colwise copy (direction `both`). The fused op rounds the activation to
     the element type the graph rounded it to (the `via` type). Every match
     is cross-checked numerically against the runtime's formula before the
     rewrite.
