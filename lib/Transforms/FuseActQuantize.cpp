@@ -215,6 +215,28 @@ Value materializeInput(OpBuilder &b, linalg::GenericOp generic,
 }
 
 
+/// `x` with another direction and colwise layout, if that scheme verifies;
+/// otherwise null.
+static QuantSchemeAttr withDirection(QuantSchemeAttr x,
+                                     QuantDirection direction,
+                                     ColwiseLayout colwise) {
+  auto args = std::make_tuple(
+      x.getFormat(), direction, x.getBlockRows(), x.getBlockCols(),
+      x.getRounding(), x.getNanPolicy(), colwise, x.getScaleLayout(),
+      x.getElemRounding(), x.getTensorScaling(), x.getZeroScale(),
+      x.getEpsilon(), x.getPow2Scale(), x.getRecipe());
+  if (failed(std::apply(
+          [](auto... v) {
+            return QuantSchemeAttr::verify([] { return InFlightDiagnostic(); },
+                                           v...);
+          },
+          args)))
+    return QuantSchemeAttr();
+  return std::apply(
+      [&](auto... v) { return QuantSchemeAttr::get(x.getContext(), v...); },
+      args);
+}
+
 /// If `a` and `b` quantize one value with schemes that differ only in the
 /// direction (one rowwise, one colwise), returns the scheme with direction
 /// `both` that produces both copies in one pass; otherwise null.
@@ -238,21 +260,7 @@ QuantSchemeAttr mergeDirections(QuantizeOp a, QuantizeOp b) {
       !x.getEpsilon().bitwiseIsEqual(y.getEpsilon()) ||
       x.getPow2Scale() != y.getPow2Scale() || x.getRecipe() != y.getRecipe())
     return QuantSchemeAttr();
-  MLIRContext *ctx = a.getContext();
-  auto args = std::make_tuple(
-      x.getFormat(), QuantDirection::both, x.getBlockRows(), x.getBlockCols(),
-      x.getRounding(), x.getNanPolicy(), y.getColwiseLayout(),
-      x.getScaleLayout(), x.getElemRounding(), x.getTensorScaling(),
-      x.getZeroScale(), x.getEpsilon(), x.getPow2Scale(), x.getRecipe());
-  if (failed(std::apply(
-          [](auto... v) {
-            return QuantSchemeAttr::verify([] { return InFlightDiagnostic(); },
-                                           v...);
-          },
-          args)))
-    return QuantSchemeAttr();
-  return std::apply([&](auto... v) { return QuantSchemeAttr::get(ctx, v...); },
-                    args);
+  return withDirection(x, QuantDirection::both, y.getColwiseLayout());
 }
 
 /// With `strict-rounding`: the first place where the body of `generic`
@@ -456,22 +464,7 @@ static QuantSchemeAttr transposedColwise(
   if (x.getDirection() != QuantDirection::rowwise ||
       x.getElemRounding() != ElemRounding::rne)
     return QuantSchemeAttr();
-  auto args = std::make_tuple(
-      x.getFormat(), direction, x.getBlockRows(),
-      x.getBlockCols(), x.getRounding(), x.getNanPolicy(),
-      ColwiseLayout::transposed, x.getScaleLayout(), x.getElemRounding(),
-      x.getTensorScaling(), x.getZeroScale(), x.getEpsilon(), x.getPow2Scale(),
-      x.getRecipe());
-  if (failed(std::apply(
-          [](auto... v) {
-            return QuantSchemeAttr::verify([] { return InFlightDiagnostic(); },
-                                           v...);
-          },
-          args)))
-    return QuantSchemeAttr();
-  return std::apply(
-      [&](auto... v) { return QuantSchemeAttr::get(x.getContext(), v...); },
-      args);
+  return withDirection(x, direction, ColwiseLayout::transposed);
 }
 
 /// A rowwise quantizer of a transposed matrix (torchao's MX training
