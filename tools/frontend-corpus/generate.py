@@ -738,6 +738,8 @@ def programs():
         Fp8CastTranspose(lambda t: t, elem=torch.float8_e5m2), (x((64, 32), f32),)
     yield "both_swiglu_mxfp8_rceil_f32", SwigluColwise(both=True), \
         (x((64, 64), f32), x((64, 64), f32))
+    yield "both_silu_nvfp4_bf16", ActColwise(F.silu, nvfp4=True, both=True), \
+        (x((32, 64), bf),)
 
 
 def large_programs():
