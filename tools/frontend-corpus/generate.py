@@ -236,6 +236,20 @@ class Fp8CastTranspose(ActFp8Tensorwise):
         return data, data.t().contiguous(), scale
 
 
+class ActColwiseBlocked(torch.nn.Module):
+    """act(x) quantized along dim 0 by to_mx on the transpose, its scales
+    swizzled by to_blocked (MXFP8 RCEIL)."""
+
+    def __init__(self, act):
+        super().__init__()
+        self.act = act
+
+    def forward(self, x):
+        yt = self.act(x).t().contiguous()
+        scale, data = to_mx(yt, torch.float8_e4m3fn, 32, Mode.RCEIL)
+        return data, to_blocked(scale.view(-1, yt.shape[-1] // 32))
+
+
 class SwigluColwise(torch.nn.Module):
     """silu(gate) * up quantized along dim 0 by torchao's to_mx on the
     transpose (MXFP8 RCEIL); `both`: the rowwise copy first."""
@@ -740,6 +754,8 @@ def programs():
         (x((64, 64), f32), x((64, 64), f32))
     yield "both_silu_nvfp4_bf16", ActColwise(F.silu, nvfp4=True, both=True), \
         (x((32, 64), bf),)
+    yield "col_silu_mxfp8_rceil_bf16_blocked", ActColwiseBlocked(F.silu), \
+        (x((96, 160), bf),)
 
 
 def large_programs():
