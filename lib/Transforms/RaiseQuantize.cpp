@@ -3136,6 +3136,25 @@ RaiseQuantizePass::findRaisableDynamic(
            "dynamic sizes: the copy with fixed sizes folded this cast away"};
     return std::nullopt;
   }
+  // Data that the copy with fixed sizes leaves empty (a leading dynamic size
+  // of an argument, fixed to 4, reaching the blocks: rows quantized along
+  // dim 0 through a transpose, as [N, rows / 32, 32]): nothing to check.
+  auto origData = cast<RankedTensorType>(castOp->getResult(0).getType());
+  auto copyData = dyn_cast<RankedTensorType>(copySeed->getResult(0).getType());
+  if (copyData && copyData.getRank() == origData.getRank() &&
+      llvm::any_of(llvm::seq<int64_t>(0, origData.getRank()), [&](int64_t d) {
+        return origData.isDynamicDim(d) && copyData.getDimSize(d) == 0;
+      })) {
+    why = {DeclineRule::RaiseUnsupportedShape,
+           llvm::formatv("dynamic sizes: the copy with fixed sizes (each "
+                         "leading dynamic size {0}) leaves the quantized "
+                         "data empty: a leading dynamic size of an argument "
+                         "reaches its blocks (such as rows quantized along "
+                         "dim 0 through a transpose); not checked",
+                         kSpecializedSize)
+               .str()};
+    return std::nullopt;
+  }
   SmallVector<Operation *> copyDeclined;
   std::optional<Found> f =
       findRaisable(copySeed, packedFp4, why, copyDeclined);

@@ -756,6 +756,11 @@ def programs():
         (x((32, 64), bf),)
     yield "col_silu_mxfp8_rceil_bf16_blocked", ActColwiseBlocked(F.silu), \
         (x((96, 160), bf),)
+    # Dynamic rows quantized both ways: the rows become the transposed
+    # quantizer's blocked dimension, which the raising does not check.
+    yield "both_silu_mxfp8_rceil_bf16_dyn", ActColwise(F.silu, both=True), \
+        (x((64, 64), bf),), \
+        {"x": {0: 32 * torch.export.Dim("tb", min=1, max=1 << 15)}}
 
 
 def large_programs():
