@@ -417,6 +417,29 @@ PairedProjectionOp gatedPairedProducer(Value v,
   return paired;
 }
 
+/// The sizes of `v`'s two dimensions swapped, and an empty tensor of them
+/// with `v`'s element type; eraseSwappedEmpty undoes both (the tensor.dim
+/// ops of dynamic sizes included) where the rewrite is abandoned.
+static Value swappedEmpty(OpBuilder &b, Location loc, Value v) {
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d : {1, 0})
+    sizes.push_back(tensor::getMixedSize(b, loc, v, d));
+  return tensor::EmptyOp::create(b, loc, sizes, getElementTypeOrSelf(v));
+}
+static void eraseSwappedEmpty(Value empty) {
+  // The empty tensor, then its tensor.dim sizes, then their index constants.
+  SmallVector<Operation *> dead{empty.getDefiningOp()};
+  for (size_t i = 0; i < dead.size(); ++i) {
+    SmallVector<Value> operands(dead[i]->getOperands());
+    dead[i]->erase();
+    for (Value v : operands)
+      if (Operation *def = v.getDefiningOp();
+          def && v.use_empty() && !llvm::is_contained(dead, def) &&
+          isa<tensor::DimOp, arith::ConstantIndexOp>(def))
+        dead.push_back(def);
+  }
+}
+
 /// The matrix that `def` transposes, if it is a pure 2-D transpose: a
 /// `linalg.transpose` with permutation [1, 0], or a generic with one tensor
 /// input whose body yields it through swapped maps; null otherwise.
@@ -529,11 +552,7 @@ static QuantizeOp transposedToColwise(QuantizeOp q, std::string &why) {
   linalg::GenericOp moved;
   if (actT) {
     // act(x.t()): the same body on the untransposed operands.
-    SmallVector<OpFoldResult> sizes;
-    for (int64_t d : {1, 0})
-      sizes.push_back(tensor::getMixedSize(b, loc, v, d));
-    Value init =
-        tensor::EmptyOp::create(b, loc, sizes, vType.getElementType());
+    Value init = swappedEmpty(b, loc, v);
     moved = linalg::GenericOp::create(
         b, loc, TypeRange{init.getType()}, actT.getDpsInputs(),
         ValueRange{init},
@@ -550,9 +569,9 @@ static QuantizeOp transposedToColwise(QuantizeOp q, std::string &why) {
       (moved && !matchActivation(source).match)) {
     nq->erase();
     if (moved) {
-      Operation *init = moved.getDpsInits()[0].getDefiningOp();
+      Value init = moved.getDpsInits()[0];
       moved->erase();
-      init->erase();
+      eraseSwappedEmpty(init);
     }
     return QuantizeOp();
   }
@@ -591,11 +610,7 @@ static bool foldCodeTranspose(Operation *op) {
     return false;
   OpBuilder b(op);
   Location loc = op->getLoc();
-  SmallVector<OpFoldResult> sizes;
-  for (int64_t d : {1, 0})
-    sizes.push_back(tensor::getMixedSize(b, loc, data, d));
-  Value colOut =
-      tensor::EmptyOp::create(b, loc, sizes, dataType.getElementType());
+  Value colOut = swappedEmpty(b, loc, data);
   // A detached copy takes the new destinations (its operand segment sizes
   // follow) and the scheme; the op is then built from it with one result
   // more.
@@ -614,7 +629,7 @@ static bool foldCodeTranspose(Operation *op) {
     setOuts(g);
   else {
     copy->destroy();
-    colOut.getDefiningOp()->erase();
+    eraseSwappedEmpty(colOut);
     return false;
   }
   SmallVector<Type> types(op->getResultTypes());
@@ -629,7 +644,7 @@ static bool foldCodeTranspose(Operation *op) {
   Operation *folded = b.create(state);
   if (failed(verifyQuietly(folded))) {
     folded->erase();
-    colOut.getDefiningOp()->erase();
+    eraseSwappedEmpty(colOut);
     return false;
   }
   transpose->getResult(0).replaceAllUsesWith(folded->getResult(1));

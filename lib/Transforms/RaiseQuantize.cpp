@@ -1181,10 +1181,10 @@ bool hasInputDim(ArrayRef<Atom> a) {
 }
 
 /// The tiles of rows `src` (P fixed rows, then one atom of k whole tiles and
-/// r rows) padded from `size` to `padded` rows, whole tiles: an atom of
-/// P * k + c tiles with c = ceil(P * r / tile), k being the copy's count in
-/// the copy (smallSize: P tiles a step, c more). None when `src` has another
-/// form or `padded` is not those whole tiles.
+/// r rows) padded from `size` to `padded` rows, the fewest whole tiles: an
+/// atom of P * k + c tiles with c = ceil(P * r / tile), k being the copy's
+/// whole tiles in the copy (smallSize: P tiles a step, c more). None when
+/// `src` has another form or `padded` is not those tiles.
 std::optional<Atom> paddedTiles(ArrayRef<Atom> src, int64_t size,
                                 int64_t padded) {
   if (src.empty() || src.back().tile <= 0 || src.back().rem <= 0)
@@ -1198,7 +1198,7 @@ std::optional<Atom> paddedTiles(ArrayRef<Atom> src, int64_t size,
   const Atom rows = src.back();
   const int64_t tile = rows.tile;
   const int64_t c = (p * rows.rem + tile - 1) / tile;
-  if (padded % tile != 0 || padded != llvm::divideCeil(size, tile) * tile)
+  if (padded != llvm::divideCeilSigned(size, tile) * tile)
     return std::nullopt;
   return Atom{rows.dim, padded / tile, p, c};
 }

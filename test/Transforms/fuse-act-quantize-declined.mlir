@@ -8,10 +8,12 @@
 // these (already normalised) candidates prints the input unchanged.
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
 
 // CHECK-DAG: Function=negative_fp8_weight_tiles | Reason="unsupported scheme", Remark="2D FP8 blocks (block = 128x128) quantize weights; the fused activation ops take 1xG blocks"
 // CHECK-DAG: Function=negative_two_quantizers | Reason="activation has another user", Remark="'fusion.quantize' also uses it"
 // CHECK-DAG: Function=negative_reads_output | Reason="unsupported activation", Remark="the body reads its output operand"
+// CHECK-DAG: Function=negative_log_transposed_dynamic | Reason="unsupported activation", Remark="the body matches no supported activation form"
 // CHECK-DAG: Function=negative_log | Reason="unsupported activation", Remark="the body matches no supported activation form"
 // CHECK-DAG: Function=negative_gelu_tanh_bf16_constants | Reason="unsupported activation", Remark="the body is gelu_tanh only with constants up to 1% off the runtime's (bf16-rounded constants, as a frontend computing in bf16 writes them); the fused op uses the exact constants and would not reproduce it"
 
@@ -74,6 +76,31 @@ func.func @negative_log(%x: tensor<4x64xf32>) -> (tensor<4x64xf8E4M3FN>, tensor<
   %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst8, %dst9)
       : (tensor<4x64xf32>, tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>)
   return %q#0, %q#1 : tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>
+}
+
+/// Softplus of a transposed read with dynamic rows: the rowwise quantizer of
+/// act(x.t()) is tried as the colwise copy of act(x); softplus is no
+/// activation, so the untransposed generic built for the try, its empty
+/// tensor and the tensor.dim of the dynamic size are all erased again.
+func.func @negative_log_transposed_dynamic(%x: tensor<?x64xf32>) -> (tensor<64x?xf8E4M3FN>, tensor<64x?xf8E8M0FNU>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x64xf32>
+  %init = tensor.empty(%n) : tensor<64x?xf32>
+  %y = linalg.generic {indexing_maps = [#tr, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<?x64xf32>) outs(%init : tensor<64x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    %l = math.log1p %e : f32
+    linalg.yield %l : f32
+  } -> tensor<64x?xf32>
+  %c32 = arith.constant 32 : index
+  %nb = arith.divui %n, %c32 : index
+  %dst8 = tensor.empty(%n) : tensor<64x?xf8E4M3FN>
+  %dst9 = tensor.empty(%nb) : tensor<64x?xf8E8M0FNU>
+  // expected-remark @below {{Reason="unsupported activation", Remark="the body matches no supported activation form"}}
+  %q:2 = fusion.quantize %y as quant<mxfp8_e4m3, rowwise> outs(%dst8, %dst9)
+      : (tensor<64x?xf32>, tensor<64x?xf8E4M3FN>, tensor<64x?xf8E8M0FNU>) -> (tensor<64x?xf8E4M3FN>, tensor<64x?xf8E8M0FNU>)
+  return %q#0, %q#1 : tensor<64x?xf8E4M3FN>, tensor<64x?xf8E8M0FNU>
 }
 
 /// GELU-tanh with bf16-rounded constants (0.796875 for sqrt(2/pi), 0.044677734
