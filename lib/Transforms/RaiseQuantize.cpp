@@ -742,6 +742,10 @@ private:
   struct Found {
     Candidate candidate;
     QuantSchemeAttr scheme;
+    /// A dynamic last dimension of the input: its size in the two copies
+    /// the quantizer was checked on (equal where the program fixes it, as a
+    /// tensor.cast to a static size does).
+    int64_t checkedLast[2] = {0, 0};
   };
   /// The first candidate of the seed that identify() admits; else `why`
   /// (empty rule: no remark) and the region a declined FP4 quantizer owns.
@@ -3209,6 +3213,12 @@ RaiseQuantizePass::findRaisableDynamic(
                  .str()};
       return declineRegion();
     }
+    auto lastOf = [](Value v) {
+      auto t = cast<RankedTensorType>(v.getType());
+      return t.getDimSize(t.getRank() - 1);
+    };
+    f->checkedLast[0] = lastOf(cc.x);
+    f->checkedLast[1] = lastOf(f2->candidate.x);
   }
   auto back = [&](Value v, Value &out, StringRef what) {
     if (!v)
@@ -3346,6 +3356,19 @@ void RaiseQuantizePass::runOnOperation() {
     else
       rewrite(taken, found->scheme);
     ++numRaised;
+    std::string dynamicNote;
+    if (!rt.hasStaticShape()) {
+      dynamicNote = " (dynamic sizes: checked with each dynamic size fixed to 4";
+      auto [last, lastWide] = found->checkedLast;
+      if (lastDynamic && last == lastWide)
+        dynamicNote += llvm::formatv(", the last one to {0} in both copies: "
+                                     "the program fixes it",
+                                     last);
+      else if (lastDynamic)
+        dynamicNote +=
+            llvm::formatv(", the last one to {0} and to {1}", last, lastWide);
+      dynamicNote += ")";
+    }
     std::lock_guard<std::mutex> lock(getRemarkMutex());
     remark::passed(loc, remarkOpts(func.getSymName()))
         << remark::add("raised to fusion.quantize {0}{1}{2}{3}",
@@ -3360,16 +3383,7 @@ void RaiseQuantizePass::runOnOperation() {
                                  .str()
                            : std::string(),
                        finiteInputs ? " (assuming finite inputs)" : "",
-                       rt.hasStaticShape() ? ""
-                       : lastDynamic
-                           ? llvm::formatv(" (dynamic sizes: checked with "
-                                           "each dynamic size fixed to 4, the "
-                                           "last one to {0} and to {1})",
-                                           kSpecializedLast,
-                                           kSpecializedLastWide)
-                                 .str()
-                           : std::string(" (dynamic sizes: checked with each "
-                                         "dynamic size fixed to 4)"));
+                       dynamicNote);
   }
   // FP8 block rows that are the permuted R x C tiles of a matrix, the codes
   // permuted back (torchao's blockwise weight quantizer): one quantizer with

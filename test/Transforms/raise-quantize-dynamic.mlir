@@ -54,6 +54,16 @@
 // CHECK-COUNT-2: fusion.quantize
 // CHECK-NOT: math.absf
 // CHECK: return
+// The dynamic last dimension pinned by the program (a tensor.cast to 256
+// on the quantizer's path): both copies see 256 and the remark says so.
+// CHECK-LABEL: func.func @dynamic_columns_pinned_by_cast
+// CHECK: fusion.quantize %{{.*}} as quant<fp8_e4m3, rowwise, epsilon = 1.0e-12>
+// Rows quantized in blocks of 32 along a dynamic size (dim 0 through a
+// transpose): the copy with that size fixed to 4 has no whole block, so
+// nothing is checked and the quantizer stays as written.
+// CHECK-LABEL: func.func @negative_dynamic_rows_blocked_through_transpose
+// CHECK-NOT: fusion.quantize
+// CHECK: return
 
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map1 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
@@ -821,5 +831,64 @@ module {
       linalg.yield %t_b : f8E4M3FN
     } -> tensor<?x32xf8E4M3FN>
     return %q_a, %q_b : tensor<?x64xf8E4M3FN>, tensor<?x32xf8E4M3FN>
+  }
+  func.func @dynamic_columns_pinned_by_cast(%x0: tensor<4x?xf32>) -> (tensor<4x?xf8E4M3FN>, tensor<f32>) {
+    %c0 = arith.constant 0 : index
+    %pinned = tensor.cast %x0 : tensor<4x?xf32> to tensor<4x256xf32>
+    %x = tensor.cast %pinned : tensor<4x256xf32> to tensor<4x?xf32>
+    %c1 = arith.constant 1 : index
+    %n0 = tensor.dim %x, %c0 : tensor<4x?xf32>
+    %n1 = tensor.dim %x, %c1 : tensor<4x?xf32>
+    %ninf = arith.constant 0xFF800000 : f32
+    %e0 = tensor.empty() : tensor<f32>
+    %init = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+    %amax = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%x : tensor<4x?xf32>) outs(%init : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %a = math.absf %in : f32
+      %m = arith.maximumf %a, %out : f32
+      linalg.yield %m : f32
+    } -> tensor<f32>
+    %scale = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []} ins(%amax : tensor<f32>) outs(%e0 : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %c448 = arith.constant 448.0 : f32
+      %eps = arith.constant 1.0e-12 : f32
+      %g = arith.maximumf %in, %eps : f32
+      %s = arith.divf %c448, %g : f32
+      linalg.yield %s : f32
+    } -> tensor<f32>
+    %e1 = tensor.empty(%n1) : tensor<4x?xf8E4M3FN>
+    // expected-remark @below {{Remark="raised to fusion.quantize #fusion.quant<fp8_e4m3, rowwise, epsilon = 1.0e-12> (assuming finite inputs) (dynamic sizes: checked with each dynamic size fixed to 4, the last one to 256 in both copies: the program fixes it)"}}
+    %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %scale : tensor<4x?xf32>, tensor<f32>) outs(%e1 : tensor<4x?xf8E4M3FN>) {
+    ^bb0(%in: f32, %s: f32, %out: f8E4M3FN):
+      %y = arith.mulf %in, %s : f32
+      %lo = arith.constant -448.0 : f32
+      %hi = arith.constant 448.0 : f32
+      %m0 = arith.maximumf %y, %lo : f32
+      %m1 = arith.minimumf %m0, %hi : f32
+      %t = arith.truncf %m1 : f32 to f8E4M3FN
+      linalg.yield %t : f8E4M3FN
+    } -> tensor<4x?xf8E4M3FN>
+    return %q, %scale : tensor<4x?xf8E4M3FN>, tensor<f32>
+  }
+  func.func @negative_dynamic_rows_blocked_through_transpose(%x: tensor<?x64xf32>) -> tensor<64x?x32xf8E4M3FN> {
+    %c0 = arith.constant 0 : index
+    %c32 = arith.constant 32 : index
+    %n = tensor.dim %x, %c0 : tensor<?x64xf32>
+    %e = tensor.empty(%n) : tensor<64x?xf32>
+    %t = linalg.transpose ins(%x : tensor<?x64xf32>) outs(%e : tensor<64x?xf32>) permutation = [1, 0]
+    %nb = arith.divui %n, %c32 : index
+    %t3 = tensor.expand_shape %t [[0], [1, 2]] output_shape [64, %nb, 32] : tensor<64x?xf32> into tensor<64x?x32xf32>
+    %e1 = tensor.empty(%nb) : tensor<64x?x32xf8E4M3FN>
+    // expected-remark @below {{Reason="unsupported shape", Remark="dynamic sizes: the copy with fixed sizes (each leading dynamic size 4) leaves the quantized data empty: a leading dynamic size of an argument reaches its blocks (such as rows quantized along dim 0 through a transpose); not checked"}}
+    %q = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%t3 : tensor<64x?x32xf32>) outs(%e1 : tensor<64x?x32xf8E4M3FN>) {
+    ^bb0(%in: f32, %out: f8E4M3FN):
+      %lo = arith.constant -448.0 : f32
+      %hi = arith.constant 448.0 : f32
+      %m0 = arith.maximumf %in, %lo : f32
+      %m1 = arith.minimumf %m0, %hi : f32
+      %c = arith.truncf %m1 : f32 to f8E4M3FN
+      linalg.yield %c : f8E4M3FN
+    } -> tensor<64x?x32xf8E4M3FN>
+    return %q : tensor<64x?x32xf8E4M3FN>
   }
 }
