@@ -25,7 +25,8 @@ namespace paired {
 /// operands take the tensor-core mma path up to kMmaMaxMacs multiply-adds,
 /// and everything else cuBLAS. Measured on the H200
 /// (docs/paired-projections.md, "selector"; docs/benchmarks/
-/// paired-mma-sweep.csv, paired-selector.csv).
+/// paired-mma-sweep.csv, paired-selector.csv, archived at commit c58705aa4eb4:
+/// git show c58705aa4eb4:docs/benchmarks/paired-selector.csv).
 constexpr int64_t kGemvMaxM = 16;
 constexpr int64_t kGemvTileM = 1;
 constexpr int64_t kGemvMaxWeightBytes = int64_t(8) << 20;
@@ -58,7 +59,8 @@ struct GemvShape {
 };
 
 /// Default launch shape (docs/paired-projections.md, "gemv launch shape";
-/// measured in docs/benchmarks/paired-sweep.csv). No cluster: a cluster
+/// measured in docs/benchmarks/paired-sweep.csv, archived at commit
+/// c58705aa4eb4). No cluster: a cluster
 /// launch cost ~0.7 us more than the same work without one at N <= 16.
 /// 1. K split inside the CTA (wk warps) until a lane has <= kBatch chunks,
 ///    so all its weight loads are in flight at once; wr = 4 / wk row warps.
@@ -185,7 +187,8 @@ inline int64_t decode_nb(const GemvPlan &g, bool gated, bool f32_operands, bool 
 /// The mma path (paired_mma_kernel): CTA tiles of 16 tokens x 8 or 16
 /// weight rows, the K split across a cluster of up to kMmaMaxCluster CTAs
 /// while the grid stays within kMmaTargetCtas (measured best in
-/// docs/benchmarks/paired-mma-sweep.csv: 16-token tiles at every point,
+/// docs/benchmarks/paired-mma-sweep.csv, archived at commit c58705aa4eb4:
+/// 16-token tiles at every point,
 /// 8-row tiles while they give <= kMmaNarrowTiles tiles, 1-4 CTAs of K).
 constexpr int64_t kMmaTargetCtas = 192;
 constexpr int64_t kMmaNarrowTiles = 128;
