@@ -36,6 +36,7 @@
 #include "cuda/launch.cuh"
 #include "cuda/mx_kernel.cuh"
 
+#include "common/formats_plan.h"
 #include "common/layout.h"
 #include "common/quantize_block.h"
 #include "src/backend.h"
@@ -851,84 +852,103 @@ int grid_rows(int64_t rows) {
   return int(rows < 1 ? 1 : rows < cap ? rows : cap);
 }
 
-/// The passes of one quantize / activation request for input type T.
+/// The plan request (common/formats_plan.h) of a call.
+formats_plan::Request plan_request(const Request &q, const FParams &p) {
+  formats_plan::Request r;
+  r.format = q.scheme.format;
+  r.activation_only = q.op == Op::Activation;
+  r.amax_out = q.amax != nullptr;
+  r.current_scaling = q.scheme.tensor_scaling == FUSION_RT_TENSOR_SCALING_CURRENT;
+  r.scale_inv = q.scale_inv != nullptr;
+  r.rowwise = q.row_wise;
+  r.colwise = q.col_wise;
+  r.nvfp4_2d = q.scheme.format == kNVFP4 && q.scheme.nvfp4_block == FUSION_RT_NVFP4_2D;
+  r.dbias = q.dbias != nullptr;
+  r.block_cols = p.s.block_cols;
+  r.rows = p.M, r.cols = p.N, r.seg = p.seg;
+  return r;
+}
+
+/// Launches one step of the plan for input type T.
 template <typename T>
-cudaError_t run_passes(const Request &q, FParams &p, uint32_t *amax_bits,
-                       cudaStream_t st) {
-  const int32_t f = q.scheme.format;
-  const bool need_amax =
-      q.op != Op::Activation &&
-      (f == kNVFP4 || q.amax ||
-       (is_fp8_tensor_format(f) &&
-        q.scheme.tensor_scaling == FUSION_RT_TENSOR_SCALING_CURRENT));
-  const Chunks ch = chunks_of(p.N, p.seg);
-  if (need_amax && p.M > 0 && p.N > 0) {
-    amax_kernel<T><<<grid_rows(p.M), kBlock, 0, st>>>(p, ch, amax_bits);
-    if (cudaError_t e = cudaGetLastError())
-      return e;
-  }
-  p.amax = need_amax ? amax_bits : nullptr;
-  if (q.op == Op::Activation) {
+cudaError_t launch_step(const formats_plan::Step &step, const Request &q, FParams &p,
+                        uint32_t *amax_bits, cudaStream_t st) {
+  using formats_plan::Kernel;
+  const bool nv = step.bs == 16;
+  switch (step.kernel) {
+  case Kernel::Amax:
+    amax_kernel<T><<<grid_rows(p.M), kBlock, 0, st>>>(p, chunks_of(p.N, p.seg),
+                                                      amax_bits);
+    break;
+  case Kernel::Activation:
     if constexpr (T::kOp != 0)
-      if (p.M > 0 && p.N > 0)
-        activation_kernel<T><<<grid_rows(p.M), kBlock, 0, st>>>(p);
-    return cudaGetLastError();
-  }
-  if (q.scale_inv) {
+      activation_kernel<T><<<grid_rows(p.M), kBlock, 0, st>>>(p);
+    break;
+  case Kernel::Scalars:
     scalars_kernel<<<1, 1, 0, st>>>(p, q.scale_inv);
-    if (cudaError_t e = cudaGetLastError())
-      return e;
-  }
-  if (p.M == 0 || p.N == 0)
-    return cudaSuccess;
-  if (is_fp8_tensor_format(f)) {
+    break;
+  case Kernel::Fp8Tensor: {
     const int64_t tiles = ceil_div(p.M, kTile) * ceil_div(p.N, kTile);
     const int64_t cap = int64_t(device_sm_count()) * 8;
     fp8_tensor_kernel<T><<<int(tiles < cap ? tiles : cap), kBlock, 0, st>>>(
         p, q.row_wise, q.col_wise);
-    return cudaGetLastError();
+    break;
   }
-  if (is_fp8_block_format(f)) {
+  case Kernel::Fp8BlockRow:
+  case Kernel::Fp8BlockRowWarp: {
     const int64_t bs = p.s.block_cols;
     const int64_t blocks = p.M * ceil_div(p.N, p.seg) * ceil_div(p.seg, bs);
-    // 1x128 (DeepSeek-V3, vLLM) on 16-lane groups; every other width on a
-    // warp a block (fewer instances: formats.cu is the slowest file to build).
-    if (bs == 128)
+    if (step.kernel == Kernel::Fp8BlockRow)
       fp8_block_row_kernel<T, 16><<<grid_for(blocks * 16), kBlock, 0, st>>>(p);
     else
       fp8_block_row_warp_kernel<T><<<grid_for(blocks * 32), kBlock, 0, st>>>(p);
-    return cudaGetLastError();
+    break;
   }
-  if (p.s2d) {
+  case Kernel::Scales2d:
     scales_2d_kernel<T><<<grid_for(ceil_div(p.M, 16) * p.nbc2d), kBlock, 0, st>>>(p);
-    if (cudaError_t e = cudaGetLastError())
-      return e;
-  }
-  const bool nv = f == kNVFP4;
-  if (q.row_wise) {
-    // Block starts on odd nibbles (a gated backward with an odd K): one row
-    // a thread.
-    const bool serial = ceil_div(p.N, p.seg) > 1 && (p.seg & 1);
-    const int64_t blocks = p.M * ceil_div(p.N, p.seg) * ceil_div(p.seg, nv ? 16 : 32);
-    if (serial && nv)
+    break;
+  case Kernel::Fp4RowSerial:
+    if (nv)
       fp4_row_serial_kernel<T, 16><<<grid_for(p.M), kBlock, 0, st>>>(p);
-    else if (serial)
+    else
       fp4_row_serial_kernel<T, 32><<<grid_for(p.M), kBlock, 0, st>>>(p);
-    else if (nv)
+    break;
+  case Kernel::Fp4Row: {
+    const int64_t blocks = p.M * ceil_div(p.N, p.seg) * ceil_div(p.seg, nv ? 16 : 32);
+    if (nv)
       fp4_row_kernel<T, 16><<<grid_for(blocks * 2), kBlock, 0, st>>>(p);
     else
       fp4_row_kernel<T, 32><<<grid_for(blocks * 4), kBlock, 0, st>>>(p);
-    if (cudaError_t e = cudaGetLastError())
-      return e;
+    break;
   }
-  if (q.col_wise) {
+  case Kernel::Fp4Col: {
     const int64_t work = ceil_div(p.N, 2) * ceil_div(p.M, nv ? 16 : 32);
     if (nv)
       fp4_col_kernel<T, 16><<<grid_for(work), kBlock, 0, st>>>(p);
     else
       fp4_col_kernel<T, 32><<<grid_for(work), kBlock, 0, st>>>(p);
+    break;
+  }
+  case Kernel::DbiasBand:
+    // dbias: quantize (OP 0) and activation (OP 1) requests only.
+    if constexpr (T::kOp != 2)
+      dbias_band_kernel<T><<<grid_for(ceil_div(p.M, 32) * p.N), kBlock, 0, st>>>(p);
+    break;
   }
   return cudaGetLastError();
+}
+
+/// The steps of the call's plan (common/formats_plan.h) for input type T.
+template <typename T>
+cudaError_t run_passes(const Request &q, FParams &p, uint32_t *amax_bits,
+                       cudaStream_t st) {
+  const formats_plan::Request r = plan_request(q, p);
+  const formats_plan::Plan plan = formats_plan::plan(r);
+  p.amax = formats_plan::needs_amax(r) ? amax_bits : nullptr;
+  for (int i = 0; i < plan.n; ++i)
+    if (cudaError_t e = launch_step<T>(plan.steps[i], q, p, amax_bits, st))
+      return e;
+  return cudaSuccess;
 }
 
 /// run_passes for the request kind of `p`.
@@ -1071,31 +1091,6 @@ fusion_rt_status formats_execute(const Request &q, cudaStream_t st) {
     }
   }
   if (e == cudaSuccess && want_dbias) {
-    if (p.M > 0) {
-      // dbias: quantize (OP 0) and activation (OP 1) requests only.
-      const int g = grid_for(nbands * p.N);
-      switch (q.x.dtype * 2 + (p.op != 0)) {
-      case FUSION_RT_BF16 * 2:
-        dbias_band_kernel<Src<BF16T, 0>><<<g, kBlock, 0, st>>>(p);
-        break;
-      case FUSION_RT_BF16 * 2 + 1:
-        dbias_band_kernel<Src<BF16T, 1>><<<g, kBlock, 0, st>>>(p);
-        break;
-      case FUSION_RT_F16 * 2:
-        dbias_band_kernel<Src<F16T, 0>><<<g, kBlock, 0, st>>>(p);
-        break;
-      case FUSION_RT_F16 * 2 + 1:
-        dbias_band_kernel<Src<F16T, 1>><<<g, kBlock, 0, st>>>(p);
-        break;
-      case FUSION_RT_F32 * 2:
-        dbias_band_kernel<Src<F32T, 0>><<<g, kBlock, 0, st>>>(p);
-        break;
-      default:
-        dbias_band_kernel<Src<F32T, 1>><<<g, kBlock, 0, st>>>(p);
-        break;
-      }
-      e = cudaGetLastError();
-    }
     if (e == cudaSuccess)
       e = launch_dbias_reduce(p.M > 0 ? p.ws : nullptr, p.M > 0 ? nbands : 0,
                               p.N, q.dbias, q.dbias_stride, st);

@@ -28,6 +28,7 @@
 #ifndef FUSION_RT_CUDA_MX_KERNEL_CUH
 #define FUSION_RT_CUDA_MX_KERNEL_CUH
 
+#include "cuda/dispatch.cuh"
 #include "cuda/ptx.cuh"
 
 #include "common/activation.h"
@@ -227,15 +228,8 @@ template <typename T, bool BWD> struct SrcAct {
 #pragma unroll
       for (int j = 0; j < VEC; ++j)
         g[j] = 0.f;
-    switch (p.kind) {
-    case kActRelu: math<kActRelu>(p, x, g, s); break;
-    case kActGelu: math<kActGelu>(p, x, g, s); break;
-    case kActGeluTanh: math<kActGeluTanh>(p, x, g, s); break;
-    case kActSilu: math<kActSilu>(p, x, g, s); break;
-    case kActQGelu: math<kActQGelu>(p, x, g, s); break;
-    case kActSRelu: math<kActSRelu>(p, x, g, s); break;
-    default: math<kActIdentity>(p, x, g, s); break;
-    }
+    with_act_kind<false, kActIdentity>(
+        p.kind, [&](auto k) { math<decltype(k)::value>(p, x, g, s); });
   }
   __device__ static void values(const KParams &p, const Store &s,
                                 float (&v)[NV][VEC]) {
@@ -271,15 +265,8 @@ template <typename T> struct SrcGatedFwd {
     float a[VEC], b[VEC];
     load_vec<T, VEC>(p.x + (r * p.x_rs + c) * T::kBytes, a);
     load_vec<T, VEC>(p.up + (r * p.up_rs + c) * T::kBytes, b);
-    switch (p.kind) {
-    case kActSwiGLU: math<kActSwiGLU>(p, a, b, s); break;
-    case kActGeGLU: math<kActGeGLU>(p, a, b, s); break;
-    case kActReGLU: math<kActReGLU>(p, a, b, s); break;
-    case kActQGeGLU: math<kActQGeGLU>(p, a, b, s); break;
-    case kActSReGLU: math<kActSReGLU>(p, a, b, s); break;
-    case kActGeGLUErf: math<kActGeGLUErf>(p, a, b, s); break;
-    default: math<kActClampedSwiGLU>(p, a, b, s); break;
-    }
+    with_act_kind<true, kActClampedSwiGLU>(
+        p.kind, [&](auto k) { math<decltype(k)::value>(p, a, b, s); });
   }
   __device__ static void values(const KParams &p, const Store &s,
                                 float (&v)[NV][VEC]) {
@@ -315,15 +302,8 @@ template <typename T> struct SrcGatedBwd {
     load_vec<T, VEC>(p.x + (r * p.x_rs + c) * T::kBytes, a);
     load_vec<T, VEC>(p.up + (r * p.up_rs + c) * T::kBytes, b);
     load_vec<T, VEC>(p.grad + (r * p.g_rs + c) * T::kBytes, g);
-    switch (p.kind) {
-    case kActSwiGLU: math<kActSwiGLU>(p, a, b, g, s); break;
-    case kActGeGLU: math<kActGeGLU>(p, a, b, g, s); break;
-    case kActReGLU: math<kActReGLU>(p, a, b, g, s); break;
-    case kActQGeGLU: math<kActQGeGLU>(p, a, b, g, s); break;
-    case kActSReGLU: math<kActSReGLU>(p, a, b, g, s); break;
-    case kActGeGLUErf: math<kActGeGLUErf>(p, a, b, g, s); break;
-    default: math<kActClampedSwiGLU>(p, a, b, g, s); break;
-    }
+    with_act_kind<true, kActClampedSwiGLU>(
+        p.kind, [&](auto k) { math<decltype(k)::value>(p, a, b, g, s); });
   }
   __device__ static void values(const KParams &p, const Store &s,
                                 float (&v)[NV][VEC]) {

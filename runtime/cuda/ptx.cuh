@@ -4,8 +4,8 @@
 // loads, shared-memory and global stores, L2 access policies and hinted
 // loads, the fp32 -> e4m3x2 / e5m2x2 conversions, the fp32 -> bf16 / f16
 // roundings (packed too) and, on Blackwell (sm_100a / sm_120a), the fp32 ->
-// ue8m0 conversion. (The paired projection's cluster, griddepcontrol,
-// cp.async and mma instructions are still in paired_projection.cu.)
+// ue8m0 conversion, the paired projection's cluster, griddepcontrol,
+// cp.async and mma instructions, and the stream kernels' packed maxima.
 //
 // Every hardware conversion here is used only where it is bit-identical to
 // the shared numerics (runtime/common/convert.h, scale.h): that identity was
@@ -24,6 +24,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
+#include <type_traits>
 
 namespace fusion_rt {
 namespace cuda {
@@ -265,6 +266,115 @@ __device__ __forceinline__ float reread(float x) {
   asm volatile("mov.b32 %0, %1;" : "=f"(f) : "f"(x));
   return f;
 }
+
+//===--- packed 16-bit maxima (the stream kernels' amax) --------------------===//
+
+/// max of two pairs of 16-bit patterns: unsigned (|x| patterns, where NaN >
+/// Inf > every number), and the IEEE maxNum of bf16 and of f16.
+__device__ __forceinline__ uint32_t max_u16x2(uint32_t a, uint32_t b) {
+  uint32_t d;
+  asm("max.u16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+__device__ __forceinline__ uint32_t max_bf16x2(uint32_t a, uint32_t b) {
+  uint32_t d;
+  asm("max.bf16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+__device__ __forceinline__ uint32_t max_f16x2(uint32_t a, uint32_t b) {
+  uint32_t d;
+  asm("max.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+
+//===--- paired projection: clusters, PDL, cp.async, tensor cores -----------===//
+// sm_90 instructions (barrier.cluster, mapa, griddepcontrol,
+// cp.async.bulk.prefetch), used by the paired projection's kernels
+// (paired_gemv.cu, paired_mma.cu, paired_projection.cu).
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+
+/// 16-byte read-only load that does not allocate in L1 (the paired
+/// projection's weights: read once). Unlike ldg_stream16 not volatile: the
+/// compiler schedules it as an ordinary load.
+__device__ __forceinline__ uint4 ldg_nc16(const void *ptr) {
+  uint4 v;
+  asm("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
+      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+      : "l"(ptr));
+  return v;
+}
+/// Stores fp32 `v` at shared address `addr` of cluster rank `rank`
+/// (distributed shared memory: mapa + st.shared::cluster, never a generic
+/// address).
+__device__ __forceinline__ void st_dsmem(uint32_t addr, uint32_t rank, float v) {
+  uint32_t remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+               : "=r"(remote)
+               : "r"(addr), "r"(rank));
+  asm volatile("st.shared::cluster.f32 [%0], %1;" ::"r"(remote), "f"(v) : "memory");
+}
+
+/// Cluster barrier halves (PTX barrier.cluster): arrive without ordering,
+/// arrive with release, wait with acquire.
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory");
+}
+__device__ __forceinline__ void cluster_arrive_release() {
+  asm volatile("barrier.cluster.arrive.release;" ::: "memory");
+}
+__device__ __forceinline__ void cluster_wait() {
+  asm volatile("barrier.cluster.wait.acquire;" ::: "memory");
+}
+
+/// Programmatic dependent launch (PTX griddepcontrol, sm_90+). `wait`
+/// blocks until the grids this one depends on have completed and their
+/// memory is visible (a no-op when launched without the PDL attribute);
+/// `launch_dependents` lets the next kernel of the stream start launching.
+__device__ __forceinline__ void pdl_wait() {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+}
+__device__ __forceinline__ void pdl_launch_dependents() {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+/// Bulk prefetch of [ptr, ptr + bytes) into L2 (bytes a multiple of 16,
+/// ptr 16-byte aligned). A prefetch into L2 cannot return stale data: L2 is
+/// where every write of the preceding kernels lands, so it may run before
+/// pdl_wait().
+__device__ __forceinline__ void prefetch_l2(const void *ptr, uint32_t bytes) {
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(ptr), "r"(bytes)
+               : "memory");
+}
+
+
+/// 16-byte asynchronous global -> shared copy (cp.async, L2 only).
+__device__ __forceinline__ void cp_async16(uint32_t saddr, const void *gptr) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(saddr), "l"(gptr)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_wait_all() {
+  asm volatile("cp.async.wait_all;" ::: "memory");
+}
+
+
+/// D += A * B on the tensor cores (mma.sync m16n8k16, fp32 accumulation):
+/// A 16 x 16 (a0..a3: 2 elements each), B 16 x 8 (b0, b1), D 16 x 8.
+template <typename T>
+__device__ __forceinline__ void mma16816(float (&d)[4], uint32_t a0, uint32_t a1,
+                                         uint32_t a2, uint32_t a3, uint32_t b0,
+                                         uint32_t b1) {
+  if constexpr (std::is_same<T, __nv_bfloat16>::value)
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+  else
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+#endif // sm_90 and later
 
 } // namespace cuda
 } // namespace fusion_rt

@@ -40,14 +40,12 @@ namespace stream {
 /// of the type (a NaN operand yields the other one).
 template <typename T, bool PROPAGATE>
 __device__ __forceinline__ uint32_t max16x2(uint32_t a, uint32_t b) {
-  uint32_t d;
   if constexpr (PROPAGATE)
-    asm("max.u16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+    return max_u16x2(a, b);
   else if constexpr (std::is_same<T, BF16T>::value)
-    asm("max.bf16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+    return max_bf16x2(a, b);
   else
-    asm("max.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
-  return d;
+    return max_f16x2(a, b);
 }
 
 /// The block-amax key (|x| bits of the 16-bit type, NaN patterns kept under

@@ -13,13 +13,14 @@
 // from), and so do the MXFP8 quantizers' kernel, template arguments and
 // grid (runtime/common/mx_plan.h, which cuda_backend.cu launches from, with
 // the default tuning knobs) and the FP4 / FP8 stream and tile kernels'
-// scope and names (fp4_plan.h, fp8_plan.h). The general format kernels'
-// choice mirrors formats.cu; every name the report produces must exist in
+// scope and names (fp4_plan.h, fp8_plan.h), and the general format
+// kernels' steps (formats_plan.h); every name the report produces must exist in
 // the inventory, which test/Conversion/kernel-report.mlir checks.
 //
 //===----------------------------------------------------------------------===//
 #include "fusion/Conversion/FusionToRuntime/FusionToRuntime.h"
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "common/formats_plan.h"
 #include "common/fp4_plan.h"
 #include "common/fp8_plan.h"
 #include "common/mx_plan.h"
@@ -205,7 +206,6 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
   const int kind = src == "SrcPlain" ? 0 : src.starts_with("SrcAct") ? 1 : 2;
   const std::string srcT = ns + "Src<" + typeTag(inElt, false) + ", " +
                            std::to_string(kind) + ">";
-  const std::string params = "(" + ns + "FParams)";
   QuantFormat f = scheme.getFormat();
   bool fp8 = f == QuantFormat::fp8_e4m3 || f == QuantFormat::fp8_e5m2;
   bool nv = f == QuantFormat::nvfp4;
@@ -247,14 +247,26 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
                   "are not 16-byte aligned)";
     return;
   }
-  if (nv || (fp8 && !fp8Stream && current))
-    plan.kernels.push_back("void " + ns + "amax_kernel<" + srcT + " >(" + ns +
-                           "FParams, " + ns + "Chunks, unsigned int*)");
+  // The general kernels of formats.cu: the runtime's own plan
+  // (common/formats_plan.h), for the lowering's buffers (an amax output for
+  // per-tensor and NVFP4 schemes, scale_inv for per tensor).
+  namespace formats_plan = fusion_rt::formats_plan;
+  formats_plan::Request rf;
+  rf.format = int32_t(f);
+  rf.amax_out = scheme.isPerTensor() || nv;
+  rf.current_scaling = current;
+  rf.scale_inv = scheme.isPerTensor();
+  rf.rowwise = r8.rowwise;
+  rf.colwise = r8.colwise;
+  rf.nvfp4_2d = nv && scheme.getBlockRows() == 16;
+  rf.dbias = dbias;
+  rf.block_cols = r8.block_cols;
+  rf.rows = r8.rows;
+  rf.cols = r8.cols;
   if (scheme.isBlockFP8()) {
     // 1x128 from 16-bit rows, plain or SwiGLU forward: the stream kernels
     // (fp8_block.cu, fp8_block_stream_applies; at run time also 16-byte
-    // aligned rows). Else 16 lanes a block for 1x128, one warp per block
-    // for other widths (formats.cu, run_passes).
+    // aligned rows). Else formats.cu's plan.
     if (scheme.getBlockRows() > 1) { // 2D blocks (weight tiles)
       // 128x128 of 16-bit rows of a 128-multiple width: the tile in
       // registers (fp8_tile128_kernel; at run time also 16-byte aligned
@@ -280,12 +292,6 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
                     "fp8_block_row_kernel where rows are not 16-byte aligned)";
       return;
     }
-    if (scheme.getBlockCols() == 128)
-      plan.kernels.push_back("void " + ns + "fp8_block_row_kernel<" + srcT +
-                             ", 16>" + params);
-    else
-      plan.kernels.push_back("void " + ns + "fp8_block_row_warp_kernel<" +
-                             srcT + " >" + params);
   } else if (fp8Stream) {
     // Current scaling runs the stream kernel twice: amax, then the cast.
     plan.kernels.push_back(fp8_plan::stream_kernel_name(r8, typeTag(inElt, false)));
@@ -296,29 +302,13 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
                   "blocks (fp8_block.cu; formats.cu's fp8_tensor_kernel where "
                   "rows are not 16-byte aligned)";
     return;
-  } else if (fp8) {
-    plan.kernels.push_back("void " + ns + "fp8_tensor_kernel<" + srcT + " >(" +
-                           ns + "FParams, bool, bool)");
-  } else {
-    if (nv && scheme.getBlockRows() == 16)
-      plan.kernels.push_back("void " + ns + "scales_2d_kernel<" + srcT + " >" +
-                             params);
-    std::string bs = nv ? "16" : "32";
-    // (A gated backward with an odd K takes fp4_row_serial_kernel instead.)
-    if (scheme.getDirection() != QuantDirection::colwise)
-      plan.kernels.push_back("void " + ns + "fp4_row_kernel<" + srcT + ", " + bs +
-                             ">" + params);
-    if (scheme.getDirection() != QuantDirection::rowwise)
-      plan.kernels.push_back("void " + ns + "fp4_col_kernel<" + srcT + ", " + bs +
-                             ">" + params);
   }
-  if (dbias)
-    plan.kernels.push_back("void " + ns + "dbias_band_kernel<" + srcT + " >" +
-                           params);
+  const formats_plan::Plan fp = formats_plan::plan(rf);
+  for (int i = 0; i < fp.n; ++i)
+    plan.kernels.push_back(formats_plan::kernel_name(fp.steps[i], srcT));
   plan.launch = "block 256, grid-stride, grid = min(work / 256, 132 SMs x 8) "
-                "(formats.cu; amax_kernel also runs when an amax result is "
-                "requested, fp4_row_serial_kernel for a gated backward with an "
-                "odd K)";
+                "(formats.cu, its plan: common/formats_plan.h; "
+                "fp4_row_serial_kernel for a gated backward with an odd K)";
 }
 
 /// The plan request of an MXFP8 op (common/mx_plan.h) with the lowering's
@@ -507,7 +497,10 @@ void planPaired(PairedProjectionOp p, Plan &plan) {
     int64_t h0 = w0.getDimSize(hDim), h1 = w1.getDimSize(hDim);
     bool gated = p.getGated().has_value();
     std::string t = typeTag(lhs.getElementType(), true);
+    // The kernels are in the files' anonymous namespaces; their Params is
+    // shared by the three kernel files (cuda/paired_kernels.cuh).
     const char *ns = "fusion_rt::paired::(anonymous namespace)::";
+    const std::string params = "(fusion_rt::paired::Params)";
     bool dyn = ShapedType::isDynamic(n) || ShapedType::isDynamic(k) ||
                ShapedType::isDynamic(h0) || ShapedType::isDynamic(h1);
     if (dyn) {
@@ -532,12 +525,12 @@ void planPaired(PairedProjectionOp p, Plan &plan) {
       int64_t nb = decode_nb(g, gated, f32Operands, /*pdl=*/false);
       std::string name =
           nb > 0 ? std::string("void ") + ns + "paired_decode_kernel<" + t + ", " +
-                       std::to_string(nb) + ">(" + ns + "Params)"
+                       std::to_string(nb) + ">" + params
                  : std::string("void ") + ns + "paired_gemv_kernel<" + t + ", " +
                        std::to_string(g.mt) + ", " + std::to_string(g.rpw) +
                        (gated ? ", true" : ", false") +
-                       (gemv_is_lean(g.S, g.mt, g.cpw) ? ", true" : ", false") + ">(" +
-                       ns + "Params)";
+                       (gemv_is_lean(g.S, g.mt, g.cpw) ? ", true" : ", false") + ">" +
+                       params;
       plan.kernels.push_back(name);
       plan.launch =
           "gemv path: block " + std::to_string(g.threads()) + " (" +
@@ -556,7 +549,7 @@ void planPaired(PairedProjectionOp p, Plan &plan) {
       plan.kernels.push_back(std::string("void ") + ns + "paired_mma_kernel<" +
                              t + ", " + std::to_string(mp.tm) + ", " +
                              std::to_string(mp.nt) + (gated ? ", true" : ", false") +
-                             ">(" + ns + "Params)");
+                             ">" + params);
       plan.launch =
           "mma path (tensor cores, mma.sync m16n8k16, fp32 accumulation): "
           "block " + std::to_string(mp.threads()) + " (" +
@@ -570,8 +563,7 @@ void planPaired(PairedProjectionOp p, Plan &plan) {
           std::to_string(8 * mp.nt) +
           " weight rows, both epilogues in the same launch";
     } else {
-      plan.kernels.push_back(std::string(ns) + "paired_epilogue_kernel(" + ns +
-                             "Params)");
+      plan.kernels.push_back(std::string(ns) + "paired_epilogue_kernel" + params);
       plan.launch = "cuBLAS path: the GEMMs (cublasGemmEx) then "
                     "paired_epilogue_kernel, block 256";
     }
