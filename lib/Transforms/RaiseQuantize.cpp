@@ -744,7 +744,7 @@ private:
     QuantSchemeAttr scheme;
     /// A dynamic last dimension of the input: its size in the two copies
     /// the quantizer was checked on (equal where the program fixes it, as a
-    /// tensor.cast to a static size does).
+    /// tensor.cast to a static size does); 0 where that dimension is static.
     int64_t checkedLast[2] = {0, 0};
   };
   /// The first candidate of the seed that identify() admits; else `why`
@@ -3349,8 +3349,6 @@ void RaiseQuantizePass::runOnOperation() {
     // copy of the function as it is then.
     spec.copy.reset();
     wideSpec.copy.reset();
-    auto xType = cast<RankedTensorType>(taken.x.getType());
-    const bool lastDynamic = xType.isDynamicDim(xType.getRank() - 1);
     if (taken.perTensor)
       rewritePerTensor(taken, found->scheme);
     else
@@ -3359,12 +3357,13 @@ void RaiseQuantizePass::runOnOperation() {
     std::string dynamicNote;
     if (!rt.hasStaticShape()) {
       dynamicNote = " (dynamic sizes: checked with each dynamic size fixed to 4";
+      // checkedLast is set where the input's last dimension is dynamic.
       auto [last, lastWide] = found->checkedLast;
-      if (lastDynamic && last == lastWide)
+      if (last != 0 && last == lastWide)
         dynamicNote += llvm::formatv(", the last one to {0} in both copies: "
                                      "the program fixes it",
                                      last);
-      else if (lastDynamic)
+      else if (last != 0)
         dynamicNote +=
             llvm::formatv(", the last one to {0} and to {1}", last, lastWide);
       dynamicNote += ")";

@@ -13,6 +13,7 @@
 #ifndef FUSION_RT_COMMON_FORMATS_PLAN_H
 #define FUSION_RT_COMMON_FORMATS_PLAN_H
 
+#include "common/quantize_block.h"
 #include "fusion_rt.h"
 
 #include <cstdint>
@@ -63,19 +64,12 @@ struct Plan {
   void add(Kernel k, int bs = 0) { steps[n++] = Step{k, bs}; }
 };
 
-inline bool fp8_tensor(int32_t f) {
-  return f == FUSION_RT_FORMAT_FP8_E4M3 || f == FUSION_RT_FORMAT_FP8_E5M2;
-}
-inline bool fp8_block(int32_t f) {
-  return f == FUSION_RT_FORMAT_FP8_BLOCK_E4M3 || f == FUSION_RT_FORMAT_FP8_BLOCK_E5M2;
-}
-
 /// The tensor amax runs first wherever a value needs it: NVFP4's global
 /// scale, FP8 current scaling, and an amax output.
 inline bool needs_amax(const Request &r) {
   return !r.activation_only &&
          (r.format == FUSION_RT_FORMAT_NVFP4 || r.amax_out ||
-          (fp8_tensor(r.format) && r.current_scaling));
+          (is_fp8_tensor_format(r.format) && r.current_scaling));
 }
 
 inline Plan plan(const Request &r) {
@@ -90,9 +84,9 @@ inline Plan plan(const Request &r) {
     if (r.scale_inv)
       p.add(Kernel::Scalars);
     if (!empty) {
-      if (fp8_tensor(r.format)) {
+      if (is_fp8_tensor_format(r.format)) {
         p.add(Kernel::Fp8Tensor);
-      } else if (fp8_block(r.format)) {
+      } else if (is_fp8_block_format(r.format)) {
         // 1x128 (DeepSeek-V3, vLLM) on 16-lane groups; every other width
         // on a warp a block (fewer instances: formats.cu builds slowest).
         p.add(r.block_cols == 128 ? Kernel::Fp8BlockRow : Kernel::Fp8BlockRowWarp);

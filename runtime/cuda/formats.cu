@@ -862,7 +862,7 @@ formats_plan::Request plan_request(const Request &q, const FParams &p) {
   r.scale_inv = q.scale_inv != nullptr;
   r.rowwise = q.row_wise;
   r.colwise = q.col_wise;
-  r.nvfp4_2d = q.scheme.format == kNVFP4 && q.scheme.nvfp4_block == FUSION_RT_NVFP4_2D;
+  r.nvfp4_2d = p.s2d != nullptr; // formats_execute's scratch plane
   r.dbias = q.dbias != nullptr;
   r.block_cols = p.s.block_cols;
   r.rows = p.M, r.cols = p.N, r.seg = p.seg;

@@ -247,22 +247,6 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
                   "are not 16-byte aligned)";
     return;
   }
-  // The general kernels of formats.cu: the runtime's own plan
-  // (common/formats_plan.h), for the lowering's buffers (an amax output for
-  // per-tensor and NVFP4 schemes, scale_inv for per tensor).
-  namespace formats_plan = fusion_rt::formats_plan;
-  formats_plan::Request rf;
-  rf.format = int32_t(f);
-  rf.amax_out = scheme.isPerTensor() || nv;
-  rf.current_scaling = current;
-  rf.scale_inv = scheme.isPerTensor();
-  rf.rowwise = r8.rowwise;
-  rf.colwise = r8.colwise;
-  rf.nvfp4_2d = nv && scheme.getBlockRows() == 16;
-  rf.dbias = dbias;
-  rf.block_cols = r8.block_cols;
-  rf.rows = r8.rows;
-  rf.cols = r8.cols;
   if (scheme.isBlockFP8()) {
     // 1x128 from 16-bit rows, plain or SwiGLU forward: the stream kernels
     // (fp8_block.cu, fp8_block_stream_applies; at run time also 16-byte
@@ -303,6 +287,22 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
                   "rows are not 16-byte aligned)";
     return;
   }
+  // The general kernels of formats.cu: the runtime's own plan
+  // (common/formats_plan.h), for the lowering's buffers (an amax output for
+  // per-tensor and NVFP4 schemes, scale_inv for per tensor).
+  namespace formats_plan = fusion_rt::formats_plan;
+  formats_plan::Request rf;
+  rf.format = int32_t(f);
+  rf.amax_out = scheme.isPerTensor() || nv;
+  rf.current_scaling = current;
+  rf.scale_inv = scheme.isPerTensor();
+  rf.rowwise = r8.rowwise;
+  rf.colwise = r8.colwise;
+  rf.nvfp4_2d = nv && scheme.getBlockRows() == 16;
+  rf.dbias = dbias;
+  rf.block_cols = r8.block_cols;
+  rf.rows = r8.rows;
+  rf.cols = r8.cols;
   const formats_plan::Plan fp = formats_plan::plan(rf);
   for (int i = 0; i < fp.n; ++i)
     plan.kernels.push_back(formats_plan::kernel_name(fp.steps[i], srcT));
