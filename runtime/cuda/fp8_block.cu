@@ -101,6 +101,28 @@ __device__ __forceinline__ uint2 codes8(const float (&v)[8], float s) {
   return make_uint2(c[0] | (c[1] << 16), c[2] | (c[3] << 16));
 }
 
+/// fp8_block_scales_of (common/quantize_block.h) with the default recipe's
+/// amax / max taken by the Markstein correction from r = RN(1 / max): it
+/// equals RN(a / max) for every a >= 2^-112 (checked over every f32 for
+/// 448 and 57344; below, the quotient is subnormal and the correction may
+/// miss), so the division (FCHK, MUFU and a slow-path call on every lane)
+/// runs only below that bound, for NaN and for Inf.
+template <bool E4M3>
+__device__ __forceinline__ Fp8BlockScales block_scales(const fusion_rt_quant_scheme &s,
+                                                       float amax, bool nan) {
+  if (s.nvfp4_recipe == FUSION_RT_NVFP4_RECIPE_MULTIPLY ||
+      s.nvfp4_recipe == FUSION_RT_NVFP4_RECIPE_MULTIPLIER)
+    return fp8_block_scales_of(s, amax, nan);
+  constexpr float kMax = E4M3 ? 448.0f : 57344.0f;
+  constexpr float kRcp = 1.0f / kMax; // RN(1 / kMax)
+  float a = fp8_block_amax(s, amax, nan);
+  a = a < s.amax_epsilon ? s.amax_epsilon : a;
+  const float q = a >= 0x1p-112f && a <= 0x1.fffffep127f
+                      ? quotient_by_reciprocal(a, kMax, kRcp)
+                      : x86_div(a, kMax);
+  return {s.force_pow2_scale != 0 ? pow2_roundup(q) : q, 0.f};
+}
+
 /// Codes and (lane 0 of the group) scale of a lane's 8 values of group
 /// `pos`, whose amax key (f32 bits of |x|, NaN patterns above Inf) is `key`.
 template <bool E4M3>
@@ -121,7 +143,7 @@ __device__ __forceinline__ void emit(const BParams &p, GPos pos, int l,
   }
   const bool nan = key > 0x7f800000u;
   const Fp8BlockScales s =
-      fp8_block_scales_of(p.s, nan ? 0.f : __uint_as_float(key), nan);
+      block_scales<E4M3>(p.s, nan ? 0.f : __uint_as_float(key), nan);
   // MULTIPLY recipe: cvt(x * enc), the per-tensor codes; else x / dec.
   const uint2 code = s.enc != 0.f ? stream::codes8<E4M3>(v, s.enc)
                                   : codes8<E4M3>(v, s.dec);
