@@ -105,6 +105,8 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--csv", default=None)
     ap.add_argument("--no-autotune", action="store_true")
+    ap.add_argument("--no-peers", action="store_true",
+                    help="time fusion_rt only (an A/B of two builds)")
     ap.add_argument("--only", default=None,
                     help="comma-separated kernel names: time only these")
     args = ap.parse_args()
@@ -123,8 +125,8 @@ def main():
 
     copy_us, copy_gbps = mb.torch_copy_ceiling()
     emit("copy", "copy_2GiB", 1, 1 << 30, 2.0 * (1 << 31), copy_us)
-    modes = [("torch_compile", "default")]
-    if not args.no_autotune:
+    modes = [] if args.no_peers else [("torch_compile", "default")]
+    if not args.no_autotune and not args.no_peers:
         modes.append(("torch_compile_maxautotune", "max-autotune-no-cudagraphs"))
 
     def check(kernel, ours, ref, x, exact):
@@ -150,7 +152,7 @@ def main():
         ok = check(kernel, ours, ref, x0, exact) and ok
         sets = mb.make_sets([in_shape], in_shape[0] * in_shape[1] * 2)
         emit("fusion_rt", kernel, m, n, nbytes, mb.time_graph(ours, sets, 50.0))
-        for arm, f in extra:
+        for arm, f in ([] if args.no_peers else extra):
             if f is None:
                 continue
             try:

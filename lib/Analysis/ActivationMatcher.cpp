@@ -1046,8 +1046,6 @@ private:
   }
 };
 
-double refSigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
-
 /// The runtime's own activation code (runtime/common/activation.h, in
 /// float, as every backend computes it) for a match: the reference of the
 /// numeric cross-checks. The dialect's ActivationKind values are the
@@ -1229,6 +1227,21 @@ std::optional<std::pair<double, double>> clampedLimitAlpha(const Algebra &A,
   return std::make_pair(*limit, *alpha);
 }
 
+/// sigmoid in double: only to solve a clamped SwiGLU's offset from one
+/// evaluation of the body (the comparisons use the runtime's code).
+double sigmoidD(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+
+/// The runtime's parameters (activation.h ActParams) of a clamped SwiGLU.
+fusion_rt::ActParams clampedRuntimeParams(const ClampedParams &c,
+                                          bool maskSelect) {
+  fusion_rt::ActParams p;
+  p.limit = float(c.limit);
+  p.offset = float(c.offset);
+  p.alpha = float(c.alpha);
+  p.mask_select = maskSelect;
+  return p;
+}
+
 std::optional<ClampedParams> matchClampedSwiglu(const Algebra &A, AtomId g,
                                                 linalg::GenericOp generic,
                                                 Value root, Value gate,
@@ -1244,21 +1257,25 @@ std::optional<ClampedParams> matchClampedSwiglu(const Algebra &A, AtomId g,
     BodyEvaluator evaluator(generic, leaves);
     return evaluator.eval(root);
   };
+  // The offset from one evaluation inside the clamps, where the body is
+  // qgelu(g) * (u + offset): solved in double, as the body is evaluated (the
+  // runtime's float code would leave the offset an ulp off); the runtime's
+  // own code then judges the whole function below.
   double g0 = std::min(1.0, *limit / 2);
   std::optional<double> out0 = evalAt(g0, 0.0);
   if (!out0)
     return std::nullopt;
-  double offset = *out0 / (g0 * refSigmoid(*alpha * g0));
+  double offset = *out0 / (g0 * sigmoidD(*alpha * g0));
   ClampedParams params{*limit, offset, *alpha};
   const double L = *limit;
+  fusion_rt::ActParams p = clampedRuntimeParams(params, false);
   const double gs[] = {-6.0, -1.3, -0.2, 0.4, 1.1, L - 0.5, L + 0.5, L + 3};
   const double us[] = {-L - 2, -L + 0.5, -0.8, 0.3, 1.7, L - 0.3, L + 1.5};
   for (double gv : gs)
     for (double uv : us) {
       std::optional<double> got = evalAt(gv, uv);
-      double a = std::min(gv, L);
-      double uc = uv < -L ? -L : std::min(uv, L);
-      double want = a * refSigmoid(*alpha * a) * (uc + offset);
+      double want = fusion_rt::gated_forward(fusion_rt::kActClampedSwiGLU,
+                                             float(gv), float(uv), p);
       if (!got || !(std::fabs(*got - want) <=
                     1e-3 * std::max(std::fabs(*got), std::fabs(want)) + 1e-6))
         return std::nullopt;
@@ -1293,15 +1310,16 @@ matchClampedSwigluBackward(const Algebra &A, AtomId g, linalg::GenericOp gA,
     BodyEvaluator evaluator(gen, leaves);
     return evaluator.eval(root);
   };
-  auto dact = [&](double gv) {
-    double xv = std::min(gv, L), sv = refSigmoid(al * xv);
-    return gv <= L ? sv + al * xv * sv * (1 - sv) : 0.0;
-  };
+  // The offset from one evaluation of dgate inside the clamps, where the
+  // body is dact(g) * grad * (u + offset), solved in double (as the
+  // forward's).
   double g0 = std::min(1.0, L / 2);
   std::optional<double> out0 = evalAt(g0, 0.0, 1.0, gA, rootA);
-  if (!out0 || dact(g0) == 0.0)
+  const double s0 = sigmoidD(al * g0);
+  const double dact0 = s0 + al * g0 * s0 * (1 - s0);
+  if (!out0 || dact0 == 0.0)
     return std::nullopt;
-  double offset = *out0 / dact(g0);
+  double offset = *out0 / dact0;
   const double gs[] = {-6.0, -1.3, -0.2, 0.4, 1.1, L - 0.5, L + 0.5, L + 3};
   const double us[] = {-L - 2, -L + 0.5, -0.8, 0.3, 1.7, L - 0.3, L + 1.5};
   auto near = [](std::optional<double> got, double want) {
@@ -1310,26 +1328,30 @@ matchClampedSwigluBackward(const Algebra &A, AtomId g, linalg::GenericOp gA,
   };
   // Zeros must also have the runtime's sign: dgate's masked derivative is
   // grad * 0 (`mask = multiply`) or a selected +0 (`mask = select`); dup's
-  // masked value is +0 either way.
+  // masked value is +0 either way. Both come from the runtime's own
+  // gated_backward, once in each mode.
   bool zerosAs[2] = {true, true}; // multiply, select
   auto sameZero = [](std::optional<double> got, double want) {
     return !(*got == 0.0 && want == 0.0) ||
            std::signbit(*got) == std::signbit(want);
   };
+  const ClampedParams params{L, offset, al};
   for (double gv : gs)
     for (double uv : us)
       for (double dv : {0.7, -1.3}) {
-        double xv = std::min(gv, L), sv = refSigmoid(al * xv);
-        double uc = (uv < -L ? -L : std::min(uv, L)) + offset;
-        double wantA = dact(gv) * dv * uc;
-        double wantB = (uv >= -L && uv <= L) ? xv * sv * dv : 0.0;
+        float want[2][2]; // [mode][dgate, dup]
+        for (int mode = 0; mode < 2; ++mode)
+          fusion_rt::gated_backward(fusion_rt::kActClampedSwiGLU, float(gv),
+                                    float(uv), float(dv),
+                                    clampedRuntimeParams(params, mode == 1),
+                                    want[mode][0], want[mode][1]);
         std::optional<double> gotA = evalAt(gv, uv, dv, gA, rootA),
                               gotB = evalAt(gv, uv, dv, gB, rootB);
-        if (!near(gotA, wantA) || !near(gotB, wantB))
+        if (!near(gotA, want[0][0]) || !near(gotB, want[0][1]))
           return std::nullopt;
-        zerosAs[0] &= sameZero(gotA, wantA) && sameZero(gotB, wantB);
-        zerosAs[1] &= sameZero(gotA, gv <= L ? wantA : 0.0) &&
-                      sameZero(gotB, wantB);
+        for (int mode = 0; mode < 2; ++mode)
+          zerosAs[mode] &= sameZero(gotA, want[mode][0]) &&
+                           sameZero(gotB, want[mode][1]);
       }
   if (!zerosAs[0] && !zerosAs[1])
     return std::nullopt;

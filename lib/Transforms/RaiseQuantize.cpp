@@ -99,6 +99,11 @@ struct Candidate {
   /// Rows of a 2D FP8 block (DeepSeek-V3's 128x128 weight tiles): > 1 when
   /// one f32 scale covers `blockRows` x `group` elements.
   int64_t blockRows = 1;
+  /// FP8 block scales that the program returns transposed (their last two
+  /// dimensions swapped by a linalg.transpose: the column-major scales
+  /// DeepGEMM reads, SGLang's x_s.t().contiguous()). `scales` is the value
+  /// before the transpose, which stays and reads the raised op's scales.
+  bool scalesTransposed = false;
   llvm::SetVector<Operation *> region;
 };
 
@@ -837,6 +842,41 @@ SmallVector<Candidate> RaiseQuantizePass::delimit(Operation *castOp,
   return found;
 }
 
+/// The value that `r` transposes when r swaps the last two dimensions of
+/// one tensor and does nothing else: a linalg.transpose, or the generic
+/// that generalizing one gives (one input read through the swapped map,
+/// the identity output, a body that yields the input), else null.
+Value lastTwoTransposed(Value r) {
+  auto swapsLastTwo = [](ArrayRef<int64_t> perm) {
+    const int64_t n = perm.size();
+    if (n < 2 || perm[n - 2] != n - 1 || perm[n - 1] != n - 2)
+      return false;
+    for (int64_t i = 0; i + 2 < n; ++i)
+      if (perm[i] != i)
+        return false;
+    return true;
+  };
+  if (auto t = r.getDefiningOp<linalg::TransposeOp>())
+    return t.hasPureTensorSemantics() && swapsLastTwo(t.getPermutation())
+               ? t.getInput()
+               : Value();
+  auto g = r.getDefiningOp<linalg::GenericOp>();
+  if (!g || !g.hasPureTensorSemantics() || g.getNumDpsInputs() != 1 ||
+      g.getNumDpsInits() != 1 ||
+      g.getNumParallelLoops() != g.getNumLoops())
+    return Value();
+  auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
+  if (yield.getOperand(0) != g.getBody()->getArgument(0))
+    return Value();
+  SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+  if (!maps[1].isIdentity() || !maps[0].isPermutation())
+    return Value();
+  SmallVector<int64_t> perm;
+  for (AffineExpr e : maps[0].getResults())
+    perm.push_back(cast<AffineDimExpr>(e).getPosition());
+  return swapsLastTwo(perm) ? g.getDpsInputs()[0] : Value();
+}
+
 LogicalResult RaiseQuantizePass::findScales(Candidate &c,
                                             DenseMap<Value, bool> &constMemo,
                                             Decline &why) {
@@ -905,7 +945,8 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
     // (torchao's axiswise) or 1x128 token groups (DeepSeek-V3): the FP8
     // block formats, whose scales are f32.
     for (Operation *op : derived)
-      for (Value r : op->getResults()) {
+      for (Value out : op->getResults()) {
+        Value r = out;
         auto ft = dyn_cast_or_null<FloatType>(elementTypeOf(r));
         int64_t n = numElements(r);
         if (r == c.data || !ft || ft.getWidth() < 16 || n <= 0 ||
@@ -913,6 +954,16 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
             llvm::all_of(r.getUsers(),
                          [&](Operation *u) { return derived.contains(u); }))
           continue;
+        // Scales returned transposed: the quantizer's are the transpose's
+        // input (the same count; the check below compares every one).
+        bool transposed = false;
+        if (Value inner = lastTwoTransposed(r)) {
+          Operation *def = inner.getDefiningOp();
+          if (def && derived.contains(def) && numElements(inner) == n) {
+            r = inner;
+            transposed = true;
+          }
+        }
         if (!ft.isF32()) {
           why = {DeclineRule::UnsupportedFormat,
                  llvm::formatv("the scales are {0} {1} values, one per {2} "
@@ -930,6 +981,7 @@ LogicalResult RaiseQuantizePass::findScales(Candidate &c,
         c.blockFP8 = true;
         c.group = cols / (n / rows);
         c.scales = r;
+        c.scalesTransposed = c.scalesTransposed || transposed;
       }
     if (c.blockFP8) {
       scaleCandidates.push_back(c.scales);
@@ -2195,7 +2247,9 @@ SmallVector<float> smallConstants(const llvm::SetVector<Operation *> &region) {
       out.push_back(v);
   };
   // Constants defined in the region, or above it and read inside (a linalg
-  // body captures torch-mlir's function-level constants).
+  // body captures torch-mlir's function-level constants); a constant that
+  // an arith.truncf rounds also as rounded (torch clamps a bf16 amax at
+  // 1e-10 rounded to bf16: vLLM's per-token-group reference on bf16).
   for (Operation *top : region)
     top->walk([&](Operation *op) {
       if (auto k = dyn_cast<arith::ConstantOp>(op))
@@ -2203,6 +2257,18 @@ SmallVector<float> smallConstants(const llvm::SetVector<Operation *> &region) {
       for (Value v : op->getOperands())
         if (auto k = v.getDefiningOp<arith::ConstantOp>())
           add(k.getValue());
+      if (auto t = dyn_cast<arith::TruncFOp>(op))
+        if (auto k = t.getIn().getDefiningOp<arith::ConstantOp>())
+          if (auto fa = dyn_cast<FloatAttr>(k.getValue())) {
+            auto ft = dyn_cast<FloatType>(t.getType());
+            if (!ft)
+              return;
+            llvm::APFloat v = fa.getValue();
+            bool lost = false;
+            v.convert(ft.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven,
+                      &lost);
+            add(FloatAttr::get(ft, v));
+          }
     });
   return out;
 }
@@ -3370,8 +3436,12 @@ void RaiseQuantizePass::runOnOperation() {
     }
     std::lock_guard<std::mutex> lock(getRemarkMutex());
     remark::passed(loc, remarkOpts(func.getSymName()))
-        << remark::add("raised to fusion.quantize {0}{1}{2}{3}",
+        << remark::add("raised to fusion.quantize {0}{1}{2}{3}{4}",
                        schemeName(found->scheme),
+                       taken.scalesTransposed
+                           ? "; its scales returned transposed (column-major "
+                             "for the GEMM) by the program's transpose, kept"
+                           : "",
                        taken.droppedChecks
                            ? llvm::formatv(
                                  "; {0} check(s) (cf.assert) left on its "

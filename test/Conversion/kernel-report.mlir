@@ -410,3 +410,25 @@ func.func @mx_plan_families(%g: tensor<128x640xbf16>, %h: tensor<64x320xf16>, %c
       : (tensor<128x1024xbf16>, tensor<128x1024xf8E4M3FN>, tensor<128x32xf8E8M0FNU>) -> (tensor<128x1024xf8E4M3FN>, tensor<128x32xf8E8M0FNU>)
   return %a#0, %a#1, %b#0, %b#1, %d#0, %d#1, %f#0, %f#1 : tensor<128x320xf8E4M3FN>, tensor<128x10xf8E8M0FNU>, tensor<64x320xf8E4M3FN>, tensor<64x10xf8E8M0FNU>, tensor<64x320xf8E5M2>, tensor<2x320xf8E8M0FNU>, tensor<128x1024xf8E4M3FN>, tensor<128x32xf8E8M0FNU>
 }
+
+// A gated backward's value matrix is two segments of K columns: with an odd
+// K the second segment starts on an odd nibble, and the runtime takes the
+// one-row-a-thread kernel (formats_plan.h); an even K keeps fp4_row_kernel.
+// CHECK: op #{{[0-9]+}} fusion.gated_act_quantize
+// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp4_row_serial_kernel<fusion_rt::cuda::(anonymous namespace)::Src<fusion_rt::cuda::BF16T, 2>, 32>(
+// CHECK-NOT: not found in the kernel inventory
+// CHECK: op #{{[0-9]+}} fusion.gated_act_quantize
+// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp4_row_kernel<fusion_rt::cuda::(anonymous namespace)::Src<fusion_rt::cuda::BF16T, 2>, 32>(
+// CHECK-NOT: not found in the kernel inventory
+func.func @fp4_gated_backward_segments(%x: tensor<4x14xbf16>, %dy: tensor<4x7xbf16>, %x2: tensor<4x64xbf16>, %dy2: tensor<4x32xbf16>)
+    -> (tensor<4x14xf4E2M1FN>, tensor<4x2xf8E8M0FNU>, tensor<4x64xf4E2M1FN>, tensor<4x2xf8E8M0FNU>) {
+  %d0 = tensor.empty() : tensor<4x14xf4E2M1FN>
+  %s0 = tensor.empty() : tensor<4x2xf8E8M0FNU>
+  %a:2 = fusion.gated_act_quantize #fusion.act<dswiglu> %x grad %dy as quant<mxfp4, rowwise> via bf16 outs(%d0, %s0)
+      : (tensor<4x14xbf16>, tensor<4x7xbf16>, tensor<4x14xf4E2M1FN>, tensor<4x2xf8E8M0FNU>) -> (tensor<4x14xf4E2M1FN>, tensor<4x2xf8E8M0FNU>)
+  %d1 = tensor.empty() : tensor<4x64xf4E2M1FN>
+  %s1 = tensor.empty() : tensor<4x2xf8E8M0FNU>
+  %b:2 = fusion.gated_act_quantize #fusion.act<dswiglu> %x2 grad %dy2 as quant<mxfp4, rowwise> via bf16 outs(%d1, %s1)
+      : (tensor<4x64xbf16>, tensor<4x32xbf16>, tensor<4x64xf4E2M1FN>, tensor<4x2xf8E8M0FNU>) -> (tensor<4x64xf4E2M1FN>, tensor<4x2xf8E8M0FNU>)
+  return %a#0, %a#1, %b#0, %b#1 : tensor<4x14xf4E2M1FN>, tensor<4x2xf8E8M0FNU>, tensor<4x64xf4E2M1FN>, tensor<4x2xf8E8M0FNU>
+}

@@ -633,3 +633,247 @@ func.func @negative_rowwise_multiplier_no_floor(%x: tensor<5x160xf32>) -> (tenso
   } -> tensor<5x160xf8E4M3FN>
   return %q, %m : tensor<5x160xf8E4M3FN>, tensor<5x1xf32>
 }
+
+// vLLM's per_token_group_quant_fp8 torch reference as torch-mlir emits it
+// (tools/frontend-corpus: VllmGroup): the input flattened to [numel / 128,
+// 128] groups, and on bf16 the clamp(min=1e-10) computed in bf16 (an
+// arith.truncf of the f64 constant): the floor is 1e-10 rounded to bf16.
+#vg_red = affine_map<(d0, d1) -> (d0)>
+#vg_bc = affine_map<(d0, d1) -> (d0, 0)>
+// CHECK-LABEL: func @vllm_group_bf16_floor
+// REMARK: Function=vllm_group_bf16_floor | Remark="raised to fusion.quantize #fusion.quant<fp8_block_e4m3, rowwise, epsilon = 1.0004442e-10> (assuming finite inputs)"
+// CHECK: fusion.quantize %{{.*}} as quant<fp8_block_e4m3, rowwise, epsilon = 1.0004442e-10> outs({{.*}}) : (tensor<2x256xbf16>, tensor<2x256xf8E4M3FN>, tensor<2x2xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @vllm_group_bf16_floor(%arg0: tensor<2x256xbf16>) -> (tensor<2x256xf8E4M3FN>, tensor<2x2xf32>) {
+  %c0_i64 = arith.constant 0 : i64
+  %cst = arith.constant 0xFF80 : bf16
+  %cst_0 = arith.constant 1.000000e-10 : f64
+  %cst_1 = arith.constant 4.480000e+02 : f32
+  %cst_2 = arith.constant -4.480000e+02 : f32
+  %collapsed = tensor.collapse_shape %arg0 [[0, 1]] : tensor<2x256xbf16> into tensor<512xbf16>
+  %expanded = tensor.expand_shape %collapsed [[0, 1]] output_shape [4, 128] : tensor<512xbf16> into tensor<4x128xbf16>
+  %0 = tensor.empty() : tensor<4x128xbf16>
+  %1 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%expanded : tensor<4x128xbf16>) outs(%0 : tensor<4x128xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    %17 = math.absf %in : bf16
+    linalg.yield %17 : bf16
+  } -> tensor<4x128xbf16>
+  %2 = tensor.empty() : tensor<4xi64>
+  %3 = linalg.fill ins(%c0_i64 : i64) outs(%2 : tensor<4xi64>) -> tensor<4xi64>
+  %4 = tensor.empty() : tensor<4xbf16>
+  %5 = linalg.fill ins(%cst : bf16) outs(%4 : tensor<4xbf16>) -> tensor<4xbf16>
+  %6:2 = linalg.generic {indexing_maps = [#id2, #vg_red, #vg_red], iterator_types = ["parallel", "reduction"]} ins(%1 : tensor<4x128xbf16>) outs(%5, %3 : tensor<4xbf16>, tensor<4xi64>) {
+  ^bb0(%in: bf16, %out: bf16, %out_8: i64):
+    %17 = linalg.index 1 : index
+    %18 = arith.index_cast %17 : index to i64
+    %19 = arith.maximumf %in, %out : bf16
+    %20 = arith.cmpf ogt, %in, %out : bf16
+    %21 = arith.select %20, %18, %out_8 : i64
+    linalg.yield %19, %21 : bf16, i64
+  } -> (tensor<4xbf16>, tensor<4xi64>)
+  %expanded_3 = tensor.expand_shape %6#0 [[0, 1]] output_shape [4, 1] : tensor<4xbf16> into tensor<4x1xbf16>
+  %7 = tensor.empty() : tensor<4x1xbf16>
+  %8 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%expanded_3 : tensor<4x1xbf16>) outs(%7 : tensor<4x1xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    %17 = arith.truncf %cst_0 : f64 to bf16
+    %18 = arith.cmpf ult, %in, %17 : bf16
+    %19 = arith.select %18, %17, %in : bf16
+    linalg.yield %19 : bf16
+  } -> tensor<4x1xbf16>
+  %9 = tensor.empty() : tensor<4x1xf32>
+  %10 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%8 : tensor<4x1xbf16>) outs(%9 : tensor<4x1xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %17 = arith.extf %in : bf16 to f32
+    linalg.yield %17 : f32
+  } -> tensor<4x1xf32>
+  %11 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%10 : tensor<4x1xf32>) outs(%9 : tensor<4x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %17 = arith.divf %in, %cst_1 : f32
+    linalg.yield %17 : f32
+  } -> tensor<4x1xf32>
+  %12 = tensor.empty() : tensor<4x128xf32>
+  %13 = linalg.generic {indexing_maps = [#id2, #vg_bc, #id2], iterator_types = ["parallel", "parallel"]} ins(%expanded, %11 : tensor<4x128xbf16>, tensor<4x1xf32>) outs(%12 : tensor<4x128xf32>) {
+  ^bb0(%in: bf16, %in_8: f32, %out: f32):
+    %17 = arith.extf %in : bf16 to f32
+    %18 = arith.divf %17, %in_8 : f32
+    linalg.yield %18 : f32
+  } -> tensor<4x128xf32>
+  %14 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%13 : tensor<4x128xf32>) outs(%12 : tensor<4x128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %17 = arith.cmpf ult, %in, %cst_2 : f32
+    %18 = arith.select %17, %cst_2, %in : f32
+    %19 = arith.cmpf ugt, %18, %cst_1 : f32
+    %20 = arith.select %19, %cst_1, %18 : f32
+    linalg.yield %20 : f32
+  } -> tensor<4x128xf32>
+  %15 = tensor.empty() : tensor<4x128xf8E4M3FN>
+  %16 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%14 : tensor<4x128xf32>) outs(%15 : tensor<4x128xf8E4M3FN>) {
+  ^bb0(%in: f32, %out: f8E4M3FN):
+    %17 = arith.truncf %in : f32 to f8E4M3FN
+    linalg.yield %17 : f8E4M3FN
+  } -> tensor<4x128xf8E4M3FN>
+  %collapsed_4 = tensor.collapse_shape %16 [[0, 1]] : tensor<4x128xf8E4M3FN> into tensor<512xf8E4M3FN>
+  %expanded_5 = tensor.expand_shape %collapsed_4 [[0, 1]] output_shape [2, 256] : tensor<512xf8E4M3FN> into tensor<2x256xf8E4M3FN>
+  %collapsed_6 = tensor.collapse_shape %11 [[0, 1]] : tensor<4x1xf32> into tensor<4xf32>
+  %expanded_7 = tensor.expand_shape %collapsed_6 [[0, 1]] output_shape [2, 2] : tensor<4xf32> into tensor<2x2xf32>
+  return %expanded_5, %expanded_7 : tensor<2x256xf8E4M3FN>, tensor<2x2xf32>
+}
+
+// The scales returned column-major (SGLang / DeepGEMM: s.t().contiguous()):
+// the transpose is not the quantizer's; the raised op writes [2, 3] and the
+// transpose stays, reading them.
+// CHECK-LABEL: func @vllm_group_colmajor_scales
+// REMARK: Function=vllm_group_colmajor_scales | Remark="raised to fusion.quantize #fusion.quant<fp8_block_e4m3, rowwise, epsilon = 1.0e-10>; its scales returned transposed (column-major for the GEMM) by the program's transpose, kept (assuming finite inputs)"
+// CHECK: %[[Q:.*]]:2 = fusion.quantize %{{.*}} as quant<fp8_block_e4m3, rowwise, epsilon = 1.0e-10> outs({{.*}}) : (tensor<2x384xf32>, tensor<2x384xf8E4M3FN>, tensor<2x3xf32>)
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[Q]]#1 : tensor<2x3xf32>) outs(%{{.*}} : tensor<3x2xf32>) permutation = [1, 0]
+// CHECK: return %{{.*}}, %[[T]]
+func.func @vllm_group_colmajor_scales(%arg0: tensor<2x384xf32>) -> (tensor<2x384xf8E4M3FN>, tensor<3x2xf32>) {
+  %c0_i64 = arith.constant 0 : i64
+  %cst = arith.constant 0xFF800000 : f32
+  %cst_0 = arith.constant 1.000000e-10 : f64
+  %cst_1 = arith.constant 4.480000e+02 : f32
+  %cst_2 = arith.constant -4.480000e+02 : f32
+  %collapsed = tensor.collapse_shape %arg0 [[0, 1]] : tensor<2x384xf32> into tensor<768xf32>
+  %expanded = tensor.expand_shape %collapsed [[0, 1]] output_shape [6, 128] : tensor<768xf32> into tensor<6x128xf32>
+  %0 = tensor.empty() : tensor<6x128xf32>
+  %1 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%expanded : tensor<6x128xf32>) outs(%0 : tensor<6x128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %15 = math.absf %in : f32
+    linalg.yield %15 : f32
+  } -> tensor<6x128xf32>
+  %2 = tensor.empty() : tensor<6xi64>
+  %3 = linalg.fill ins(%c0_i64 : i64) outs(%2 : tensor<6xi64>) -> tensor<6xi64>
+  %4 = tensor.empty() : tensor<6xf32>
+  %5 = linalg.fill ins(%cst : f32) outs(%4 : tensor<6xf32>) -> tensor<6xf32>
+  %6:2 = linalg.generic {indexing_maps = [#id2, #vg_red, #vg_red], iterator_types = ["parallel", "reduction"]} ins(%1 : tensor<6x128xf32>) outs(%5, %3 : tensor<6xf32>, tensor<6xi64>) {
+  ^bb0(%in: f32, %out: f32, %out_8: i64):
+    %15 = linalg.index 1 : index
+    %16 = arith.index_cast %15 : index to i64
+    %17 = arith.maximumf %in, %out : f32
+    %18 = arith.cmpf ogt, %in, %out : f32
+    %19 = arith.select %18, %16, %out_8 : i64
+    linalg.yield %17, %19 : f32, i64
+  } -> (tensor<6xf32>, tensor<6xi64>)
+  %expanded_3 = tensor.expand_shape %6#0 [[0, 1]] output_shape [6, 1] : tensor<6xf32> into tensor<6x1xf32>
+  %7 = tensor.empty() : tensor<6x1xf32>
+  %8 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%expanded_3 : tensor<6x1xf32>) outs(%7 : tensor<6x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %15 = arith.truncf %cst_0 : f64 to f32
+    %16 = arith.cmpf ult, %in, %15 : f32
+    %17 = arith.select %16, %15, %in : f32
+    linalg.yield %17 : f32
+  } -> tensor<6x1xf32>
+  %9 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%8 : tensor<6x1xf32>) outs(%7 : tensor<6x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %15 = arith.divf %in, %cst_1 : f32
+    linalg.yield %15 : f32
+  } -> tensor<6x1xf32>
+  %10 = linalg.generic {indexing_maps = [#id2, #vg_bc, #id2], iterator_types = ["parallel", "parallel"]} ins(%expanded, %9 : tensor<6x128xf32>, tensor<6x1xf32>) outs(%0 : tensor<6x128xf32>) {
+  ^bb0(%in: f32, %in_8: f32, %out: f32):
+    %15 = arith.divf %in, %in_8 : f32
+    linalg.yield %15 : f32
+  } -> tensor<6x128xf32>
+  %11 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%10 : tensor<6x128xf32>) outs(%0 : tensor<6x128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %15 = arith.cmpf ult, %in, %cst_2 : f32
+    %16 = arith.select %15, %cst_2, %in : f32
+    %17 = arith.cmpf ugt, %16, %cst_1 : f32
+    %18 = arith.select %17, %cst_1, %16 : f32
+    linalg.yield %18 : f32
+  } -> tensor<6x128xf32>
+  %12 = tensor.empty() : tensor<6x128xf8E4M3FN>
+  %13 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%11 : tensor<6x128xf32>) outs(%12 : tensor<6x128xf8E4M3FN>) {
+  ^bb0(%in: f32, %out: f8E4M3FN):
+    %15 = arith.truncf %in : f32 to f8E4M3FN
+    linalg.yield %15 : f8E4M3FN
+  } -> tensor<6x128xf8E4M3FN>
+  %collapsed_4 = tensor.collapse_shape %13 [[0, 1]] : tensor<6x128xf8E4M3FN> into tensor<768xf8E4M3FN>
+  %expanded_5 = tensor.expand_shape %collapsed_4 [[0, 1]] output_shape [2, 384] : tensor<768xf8E4M3FN> into tensor<2x384xf8E4M3FN>
+  %collapsed_6 = tensor.collapse_shape %9 [[0, 1]] : tensor<6x1xf32> into tensor<6xf32>
+  %expanded_7 = tensor.expand_shape %collapsed_6 [[0, 1]] output_shape [2, 3] : tensor<6xf32> into tensor<2x3xf32>
+  %14 = tensor.empty() : tensor<3x2xf32>
+  %transposed = linalg.transpose ins(%expanded_7 : tensor<2x3xf32>) outs(%14 : tensor<3x2xf32>) permutation = [1, 0] 
+  return %expanded_5, %transposed : tensor<2x384xf8E4M3FN>, tensor<3x2xf32>
+}
+
+// The transpose is looked through, not trusted: scales doubled before it
+// are compared like any others and declined.
+// CHECK-LABEL: func @negative_transposed_scales_doubled
+// CHECK-NOT: fusion.quantize
+// CHECK: return
+// REMARK: Function=negative_transposed_scales_doubled | Reason="differs from every runtime quantizer", Remark="closest is {{.*}}: scale 2.{{.*}} in the IR, 1.{{.*}} in the runtime"
+func.func @negative_transposed_scales_doubled(%arg0: tensor<2x384xf32>) -> (tensor<2x384xf8E4M3FN>, tensor<3x2xf32>) {
+  %c0_i64 = arith.constant 0 : i64
+  %cst = arith.constant 0xFF800000 : f32
+  %cst_0 = arith.constant 1.000000e-10 : f64
+  %cst_1 = arith.constant 4.480000e+02 : f32
+  %cst_2 = arith.constant -4.480000e+02 : f32
+  %collapsed = tensor.collapse_shape %arg0 [[0, 1]] : tensor<2x384xf32> into tensor<768xf32>
+  %expanded = tensor.expand_shape %collapsed [[0, 1]] output_shape [6, 128] : tensor<768xf32> into tensor<6x128xf32>
+  %0 = tensor.empty() : tensor<6x128xf32>
+  %1 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%expanded : tensor<6x128xf32>) outs(%0 : tensor<6x128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %15 = math.absf %in : f32
+    linalg.yield %15 : f32
+  } -> tensor<6x128xf32>
+  %2 = tensor.empty() : tensor<6xi64>
+  %3 = linalg.fill ins(%c0_i64 : i64) outs(%2 : tensor<6xi64>) -> tensor<6xi64>
+  %4 = tensor.empty() : tensor<6xf32>
+  %5 = linalg.fill ins(%cst : f32) outs(%4 : tensor<6xf32>) -> tensor<6xf32>
+  %6:2 = linalg.generic {indexing_maps = [#id2, #vg_red, #vg_red], iterator_types = ["parallel", "reduction"]} ins(%1 : tensor<6x128xf32>) outs(%5, %3 : tensor<6xf32>, tensor<6xi64>) {
+  ^bb0(%in: f32, %out: f32, %out_8: i64):
+    %15 = linalg.index 1 : index
+    %16 = arith.index_cast %15 : index to i64
+    %17 = arith.maximumf %in, %out : f32
+    %18 = arith.cmpf ogt, %in, %out : f32
+    %19 = arith.select %18, %16, %out_8 : i64
+    linalg.yield %17, %19 : f32, i64
+  } -> (tensor<6xf32>, tensor<6xi64>)
+  %expanded_3 = tensor.expand_shape %6#0 [[0, 1]] output_shape [6, 1] : tensor<6xf32> into tensor<6x1xf32>
+  %7 = tensor.empty() : tensor<6x1xf32>
+  %8 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%expanded_3 : tensor<6x1xf32>) outs(%7 : tensor<6x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %15 = arith.truncf %cst_0 : f64 to f32
+    %16 = arith.cmpf ult, %in, %15 : f32
+    %17 = arith.select %16, %15, %in : f32
+    linalg.yield %17 : f32
+  } -> tensor<6x1xf32>
+  %9 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%8 : tensor<6x1xf32>) outs(%7 : tensor<6x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %15 = arith.divf %in, %cst_1 : f32
+    linalg.yield %15 : f32
+  } -> tensor<6x1xf32>
+  %10 = linalg.generic {indexing_maps = [#id2, #vg_bc, #id2], iterator_types = ["parallel", "parallel"]} ins(%expanded, %9 : tensor<6x128xf32>, tensor<6x1xf32>) outs(%0 : tensor<6x128xf32>) {
+  ^bb0(%in: f32, %in_8: f32, %out: f32):
+    %15 = arith.divf %in, %in_8 : f32
+    linalg.yield %15 : f32
+  } -> tensor<6x128xf32>
+  %11 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%10 : tensor<6x128xf32>) outs(%0 : tensor<6x128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %15 = arith.cmpf ult, %in, %cst_2 : f32
+    %16 = arith.select %15, %cst_2, %in : f32
+    %17 = arith.cmpf ugt, %16, %cst_1 : f32
+    %18 = arith.select %17, %cst_1, %16 : f32
+    linalg.yield %18 : f32
+  } -> tensor<6x128xf32>
+  %12 = tensor.empty() : tensor<6x128xf8E4M3FN>
+  %13 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%11 : tensor<6x128xf32>) outs(%12 : tensor<6x128xf8E4M3FN>) {
+  ^bb0(%in: f32, %out: f8E4M3FN):
+    %15 = arith.truncf %in : f32 to f8E4M3FN
+    linalg.yield %15 : f8E4M3FN
+  } -> tensor<6x128xf8E4M3FN>
+  %collapsed_4 = tensor.collapse_shape %13 [[0, 1]] : tensor<6x128xf8E4M3FN> into tensor<768xf8E4M3FN>
+  %expanded_5 = tensor.expand_shape %collapsed_4 [[0, 1]] output_shape [2, 384] : tensor<768xf8E4M3FN> into tensor<2x384xf8E4M3FN>
+  %collapsed_6 = tensor.collapse_shape %9 [[0, 1]] : tensor<6x1xf32> into tensor<6xf32>
+  %expanded_7 = tensor.expand_shape %collapsed_6 [[0, 1]] output_shape [2, 3] : tensor<6xf32> into tensor<2x3xf32>
+  %e2 = tensor.empty() : tensor<2x3xf32>
+  %doubled = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%expanded_7 : tensor<2x3xf32>) outs(%e2 : tensor<2x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %d = arith.addf %in, %in : f32
+    linalg.yield %d : f32
+  } -> tensor<2x3xf32>
+  %14 = tensor.empty() : tensor<3x2xf32>
+  %transposed = linalg.transpose ins(%doubled : tensor<2x3xf32>) outs(%14 : tensor<3x2xf32>) permutation = [1, 0] 
+  return %expanded_5, %transposed : tensor<2x384xf8E4M3FN>, tensor<3x2xf32>
+}

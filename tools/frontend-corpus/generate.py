@@ -545,6 +545,33 @@ class SwigluChunkMx(torch.nn.Module):
         return data, scale
 
 
+class VllmGroup(torch.nn.Module):
+    """act(x) quantized by the torch reference of vLLM's
+    per_token_group_quant_fp8: the tensor flattened to [numel / 128, 128]
+    groups, amax clamped at 1e-10 in the input's type (so 1e-10 rounded to
+    bf16 for a bf16 input), .float() / 448, x / s, clamp, cast. `gated`:
+    silu(gate) * up of a [gate | up] input; `col_major`: the scales returned
+    transposed ([groups, tokens], DeepGEMM's layout, as SGLang's
+    column_major_scales)."""
+
+    def __init__(self, act, gated=False, col_major=False):
+        super().__init__()
+        self.act, self.gated, self.col_major = act, gated, col_major
+
+    def forward(self, x):
+        if self.gated:
+            d = x.shape[-1] // 2
+            x = self.act(x[..., :d]) * x[..., d:]
+        else:
+            x = self.act(x)
+        g = x.reshape(x.numel() // 128, 128)
+        amax = g.abs().max(dim=-1, keepdim=True)[0].clamp(min=1e-10).to(torch.float32)
+        s = amax / 448.0
+        q = (g / s).clamp(min=-448.0, max=448.0).to(torch.float8_e4m3fn)
+        s = s.reshape(x.shape[:-1] + (x.shape[-1] // 128,))
+        return q.reshape(x.shape), (s.t().contiguous() if self.col_major else s)
+
+
 def gelu_tanh(x):
     return F.gelu(x, approximate="tanh")
 
@@ -761,6 +788,13 @@ def programs():
     yield "both_silu_mxfp8_rceil_bf16_dyn", ActColwise(F.silu, both=True), \
         (x((64, 64), bf),), \
         {"x": {0: 32 * torch.export.Dim("tb", min=1, max=1 << 15)}}
+    # vLLM's per-token-group reference written in torch: the floor rounded
+    # to bf16, the scales column-major, SwiGLU from one [gate | up] input.
+    yield "silu_vllm_group_bf16", VllmGroup(F.silu), (x((4, 256), bf),)
+    yield "silu_vllm_group_colmajor_bf16", VllmGroup(F.silu, col_major=True), \
+        (x((6, 384), bf),)
+    yield "swiglu_vllm_group_bf16", VllmGroup(F.silu, gated=True), \
+        (x((4, 512), bf),)
 
 
 def large_programs():

@@ -228,6 +228,13 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
   r8.col_transposed = scheme.getColwiseLayout() == ColwiseLayout::transposed;
   r8.dbias = dbias;
   streamSizes(shape, r8.rows, r8.cols);
+  // A gated backward's value matrix is [dgate | dup], two segments of the
+  // K columns of `shape` (api.cpp: seg_cols = K): blocks never straddle
+  // them, and an odd K starts the second on an odd nibble.
+  if (kind == 2 && !ss.forward && r8.cols > 0) {
+    r8.seg_cols = r8.cols;
+    r8.cols *= 2;
+  }
   r8.input16 = !inElt.isF32();
   // FP8 per tensor rowwise from 16-bit rows of 128-multiple width: the
   // stream kernels (fp8_block_stream_applies); with a transposed copy from
@@ -303,12 +310,12 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
   rf.block_cols = r8.block_cols;
   rf.rows = r8.rows;
   rf.cols = r8.cols;
+  rf.seg = r8.seg_cols;
   const formats_plan::Plan fp = formats_plan::plan(rf);
   for (int i = 0; i < fp.n; ++i)
     plan.kernels.push_back(formats_plan::kernel_name(fp.steps[i], srcT));
   plan.launch = "block 256, grid-stride, grid = min(work / 256, 132 SMs x 8) "
-                "(formats.cu, its plan: common/formats_plan.h; "
-                "fp4_row_serial_kernel for a gated backward with an odd K)";
+                "(formats.cu, its plan: common/formats_plan.h)";
 }
 
 /// The plan request of an MXFP8 op (common/mx_plan.h) with the lowering's
