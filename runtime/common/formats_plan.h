@@ -47,6 +47,9 @@ struct Request {
   bool rowwise = true, colwise = false;
   bool nvfp4_2d = false; ///< NVFP4 with 16x16 blocks
   bool dbias = false;
+  /// A gated activation: no dbias step (validation rejects a gated dbias;
+  /// the plan says so rather than the launcher's compile-time guard alone).
+  bool gated = false;
   int32_t block_cols = 0; ///< FP8 block width
   int64_t rows = 0, cols = 0;
   int64_t seg = 0; ///< rowwise segment (cols, or K of a gated backward)
@@ -106,7 +109,7 @@ inline Plan plan(const Request &r) {
     }
   }
   // dbias: band sums here, then the reduction (cuda_backend.cu).
-  if (r.dbias && !empty)
+  if (r.dbias && !r.gated && !empty)
     p.add(Kernel::DbiasBand);
   return p;
 }

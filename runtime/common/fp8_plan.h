@@ -110,6 +110,15 @@ inline bool transpose_applies(const Request &r) {
          r.input16 && r.views_ok;
 }
 
+/// U, the group pairs a warp codes a step in the stream kernels (each lane
+/// half U groups of 128): FP8 block codes 4 plain; FP8 per tensor 2 plain;
+/// SwiGLU 1 (fp8_block.cu launch_typed).
+inline int stream_units(const Request &r) {
+  if (r.op == 2)
+    return 1;
+  return is_block(r.format) ? 4 : 2;
+}
+
 namespace detail {
 inline std::string flags(bool a, bool b) {
   return std::string(a ? "true" : "false") + ", " + (b ? "true" : "false");
@@ -129,7 +138,7 @@ inline std::string stream_kernel_name(const Request &r, const std::string &t) {
   return "void " + ns +
          (swiglu ? "fp8_block_swiglu_kernel<" : "fp8_block_plain_kernel<") + t + ", " +
          detail::flags(detail::e4m3(r.format), is_block(r.format) && r.nan_propagate) +
-         (swiglu ? ", 1>(" : ", 2>(") + ns + "BParams)";
+         ", " + std::to_string(stream_units(r)) + ">(" + ns + "BParams)";
 }
 
 /// The tile kernel instance for input type `t` (F32T too).

@@ -864,6 +864,7 @@ formats_plan::Request plan_request(const Request &q, const FParams &p) {
   r.colwise = q.col_wise;
   r.nvfp4_2d = p.s2d != nullptr; // formats_execute's scratch plane
   r.dbias = q.dbias != nullptr;
+  r.gated = q.op == Op::GatedActQuantize;
   r.block_cols = p.s.block_cols;
   r.rows = p.M, r.cols = p.N, r.seg = p.seg;
   return r;
@@ -930,7 +931,8 @@ cudaError_t launch_step(const formats_plan::Step &step, const Request &q, FParam
     break;
   }
   case Kernel::DbiasBand:
-    // dbias: quantize (OP 0) and activation (OP 1) requests only.
+    // Never planned for gated requests (formats_plan: Request::gated); the
+    // guard keeps the gated instance from being compiled.
     if constexpr (T::kOp != 2)
       dbias_band_kernel<T><<<grid_for(ceil_div(p.M, 32) * p.N), kBlock, 0, st>>>(p);
     break;

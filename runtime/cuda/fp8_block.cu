@@ -79,12 +79,14 @@ __device__ __forceinline__ uint32_t group_max16(uint32_t k) {
   return k;
 }
 
-/// The 8 codes of v under decode scale s.
+/// The 8 codes of v under decode scale s: cvt(x / s), the quotient
+/// correctly rounded from r = RN(1 / s), or the division itself where r = 0
+/// (s outside quotient_by_reciprocal_ok, NaN included).
 template <bool E4M3>
-__device__ __forceinline__ uint2 codes8(const float (&v)[8], float s) {
+__device__ __forceinline__ uint2 quotient_codes8(const float (&v)[8], float s,
+                                                 float r) {
   float q[8];
-  if (quotient_by_reciprocal_ok(s)) { // false for NaN
-    const float r = __frcp_rn(s);
+  if (r != 0.f) {
 #pragma unroll
     for (int j = 0; j < 8; ++j)
       q[j] = quotient_by_reciprocal(v[j], s, r);
@@ -99,6 +101,17 @@ __device__ __forceinline__ uint2 codes8(const float (&v)[8], float s) {
     c[j] = E4M3 ? cvt_e4m3x2(q[2 * j], q[2 * j + 1])
                 : cvt_e5m2x2(q[2 * j], q[2 * j + 1]);
   return make_uint2(c[0] | (c[1] << 16), c[2] | (c[3] << 16));
+}
+
+/// r of quotient_codes8 for the decode scale s.
+__device__ __forceinline__ float quotient_rcp(float s) {
+  return quotient_by_reciprocal_ok(s) ? __frcp_rn(s) : 0.f; // NaN: 0
+}
+
+/// The 8 codes of v under decode scale s.
+template <bool E4M3>
+__device__ __forceinline__ uint2 codes8(const float (&v)[8], float s) {
+  return quotient_codes8<E4M3>(v, s, quotient_rcp(s));
 }
 
 /// fp8_block_scales_of (common/quantize_block.h) with the default recipe's
@@ -123,35 +136,85 @@ __device__ __forceinline__ Fp8BlockScales block_scales(const fusion_rt_quant_sch
   return {s.force_pow2_scale != 0 ? pow2_roundup(q) : q, 0.f};
 }
 
-/// Codes and (lane 0 of the group) scale of a lane's 8 values of group
-/// `pos`, whose amax key (f32 bits of |x|, NaN patterns above Inf) is `key`.
+/// The scales of the 2U groups of a step, computed once each: lane l < U of
+/// a lane half takes the half's group u = l (its key is the half's key[l]),
+/// and U shuffles of each value hand group u's scales to all its lanes. A
+/// warp thus runs the scale arithmetic (the division or its correction,
+/// the reciprocal, the recipe's branches) once a step instead of once a
+/// group. `own` is this lane's own result (the scale it stores, lane l of
+/// group u = l).
+struct GScale {
+  float dec; ///< the decode scale written
+  float r;   ///< RN(1 / dec) where the corrected quotient applies, else 0
+  float enc; ///< MULTIPLY recipes: the encode scale (codes x * enc), else 0
+};
+
+template <bool E4M3, int U>
+__device__ __forceinline__ void group_scales(const fusion_rt_quant_scheme &sch,
+                                             int l, const uint32_t (&key)[U],
+                                             GScale (&gs)[U], GScale &own) {
+  uint32_t k = key[0];
+#pragma unroll
+  for (int u = 1; u < U; ++u)
+    k = l == u ? key[u] : k;
+  const bool nan = k > 0x7f800000u;
+  const Fp8BlockScales s = block_scales<E4M3>(sch, nan ? 0.f : __uint_as_float(k), nan);
+  own.dec = s.dec;
+  own.enc = s.enc;
+  own.r = quotient_rcp(s.dec);
+  const bool multiply = sch.nvfp4_recipe == FUSION_RT_NVFP4_RECIPE_MULTIPLY ||
+                        sch.nvfp4_recipe == FUSION_RT_NVFP4_RECIPE_MULTIPLIER;
+  const int half = threadIdx.x & 16;
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    gs[u].dec = __shfl_sync(0xffffffffu, own.dec, half | u);
+    gs[u].r = __shfl_sync(0xffffffffu, own.r, half | u);
+    gs[u].enc = multiply ? __shfl_sync(0xffffffffu, own.enc, half | u) : 0.f;
+  }
+}
+
+/// The 8 codes of v in a group of scales g: x * enc (MULTIPLY recipes),
+/// else x / dec (quotient_codes8).
 template <bool E4M3>
-__device__ __forceinline__ void emit(const BParams &p, GPos pos, int l,
-                                     const float (&v)[8], uint32_t key,
-                                     float tensor_scale, uint32_t &tmax) {
+__device__ __forceinline__ uint2 block_codes8(const float (&v)[8], const GScale &g) {
+  return g.enc != 0.f ? stream::codes8<E4M3>(v, g.enc)
+                      : quotient_codes8<E4M3>(v, g.dec, g.r);
+}
+
+/// Codes and scales of one step: the lane's 8 values v[u] of its half's
+/// groups pos, pos + 2, .. with their group amax keys (f32 bits of |x|,
+/// NaN patterns above Inf) key[u]. FP8 per tensor (p.mode != kCodes): the
+/// tensor amax of the keys (NaN-free there, an Inf included) and, for a
+/// cast, the codes x * tensor_scale; groups past the end hold zeros.
+template <bool E4M3, int U>
+__device__ __forceinline__ void emit_step(const BParams &p, GPos pos, int l,
+                                          const float (&v)[U][8],
+                                          const uint32_t (&key)[U],
+                                          float tensor_scale, uint32_t &tmax) {
   if (p.mode != kCodes) {
-    // FP8 per tensor: key is NaN-free here (IGNORE keys), an Inf included;
-    // groups past the end hold zeros.
-    tmax = max(tmax, key);
-    if (p.mode == kTensorAmax || pos.g >= p.geo.groups)
-      return;
-    // cvt(x * scale) in pairs: the MXFP8 stream kernels' codes8.
-    *reinterpret_cast<uint2 *>(p.rd + int64_t(pos.row) * p.rd_rs +
-                               int64_t(pos.gc) * 128 + l * 8) =
-        stream::codes8<E4M3>(v, tensor_scale);
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      tmax = max(tmax, key[u]);
+      if (p.mode == kTensorCast && pos.g < p.geo.groups)
+        *reinterpret_cast<uint2 *>(p.rd + int64_t(pos.row) * p.rd_rs +
+                                   int64_t(pos.gc) * 128 + l * 8) =
+            stream::codes8<E4M3>(v[u], tensor_scale);
+      pos = gstream::next2(p.geo, pos);
+    }
     return;
   }
-  const bool nan = key > 0x7f800000u;
-  const Fp8BlockScales s =
-      block_scales<E4M3>(p.s, nan ? 0.f : __uint_as_float(key), nan);
-  // MULTIPLY recipe: cvt(x * enc), the per-tensor codes; else x / dec.
-  const uint2 code = s.enc != 0.f ? stream::codes8<E4M3>(v, s.enc)
-                                  : codes8<E4M3>(v, s.dec);
-  if (pos.g < p.geo.groups) {
-    const int64_t col = int64_t(pos.gc) * 128 + l * 8;
-    *reinterpret_cast<uint2 *>(p.rd + int64_t(pos.row) * p.rd_rs + col) = code;
-    if (l == 0)
-      p.sc[int64_t(pos.row) * p.sc_rs + int64_t(pos.gc) * p.sc_cs] = s.dec;
+  GScale gs[U], own;
+  group_scales<E4M3, U>(p.s, l, key, gs, own);
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    const uint2 code = block_codes8<E4M3>(v[u], gs[u]);
+    if (pos.g < p.geo.groups) {
+      const int64_t col = int64_t(pos.gc) * 128 + l * 8;
+      *reinterpret_cast<uint2 *>(p.rd + int64_t(pos.row) * p.rd_rs + col) = code;
+      if (l == u)
+        p.sc[int64_t(pos.row) * p.sc_rs + int64_t(pos.gc) * p.sc_cs] = own.dec;
+    }
+    pos = gstream::next2(p.geo, pos);
   }
 }
 
@@ -160,16 +223,17 @@ template <typename T, bool E4M3, bool PROPAGATE, int U>
 __device__ __forceinline__ void step_plain(const BParams &p, GPos pos, int l,
                                            const uint4 (&w)[U], float ts,
                                            uint32_t &tmax) {
+  float v[U][8];
+  uint32_t key[U];
 #pragma unroll
   for (int u = 0; u < U; ++u) {
-    const uint32_t key = group_max16(
-        stream::key_f32_bits<T>(stream::vec_key<T, PROPAGATE>(w[u])));
-    const float v[8] = {T::lo(w[u].x), T::hi(w[u].x), T::lo(w[u].y),
-                        T::hi(w[u].y), T::lo(w[u].z), T::hi(w[u].z),
-                        T::lo(w[u].w), T::hi(w[u].w)};
-    emit<E4M3>(p, pos, l, v, key, ts, tmax);
-    pos = gstream::next2(p.geo, pos);
+    key[u] = group_max16(stream::key_f32_bits<T>(stream::vec_key<T, PROPAGATE>(w[u])));
+    v[u][0] = T::lo(w[u].x), v[u][1] = T::hi(w[u].x);
+    v[u][2] = T::lo(w[u].y), v[u][3] = T::hi(w[u].y);
+    v[u][4] = T::lo(w[u].z), v[u][5] = T::hi(w[u].z);
+    v[u][6] = T::lo(w[u].w), v[u][7] = T::hi(w[u].w);
   }
+  emit_step<E4M3, U>(p, pos, l, v, key, ts, tmax);
 }
 
 /// Codes one SwiGLU step: values of row_stream.cuh swiglu8 (the formula of
@@ -179,14 +243,12 @@ __device__ __forceinline__ void step_swiglu(const BParams &p, GPos pos, int l,
                                             const uint4 (&g)[U],
                                             const uint4 (&up)[U], float ts,
                                             uint32_t &tmax) {
+  float v[U][8];
+  uint32_t key[U];
 #pragma unroll
-  for (int u = 0; u < U; ++u) {
-    float v[8];
-    const uint32_t key = group_max16(
-        stream::swiglu8<T, PROPAGATE, INTER>(p.act, g[u], up[u], v));
-    emit<E4M3>(p, pos, l, v, key, ts, tmax);
-    pos = gstream::next2(p.geo, pos);
-  }
+  for (int u = 0; u < U; ++u)
+    key[u] = group_max16(stream::swiglu8<T, PROPAGATE, INTER>(p.act, g[u], up[u], v[u]));
+  emit_step<E4M3, U>(p, pos, l, v, key, ts, tmax);
 }
 
 /// The tensor amax of a per-tensor stream (the amax pass, or a delayed
@@ -247,18 +309,21 @@ __global__ void __launch_bounds__(128)
     stream_body<T, E4M3, PROPAGATE, kInterF32, U, true>(p);
 }
 
-/// Groups a step for each kernel family (plain: 2 x 2 groups; SwiGLU: 1 x 2
-/// groups, its two inputs doubling the bytes in flight).
-constexpr int kPlainU = 2, kSwigluU = 1;
-
+/// Groups a step (fp8_plan::stream_units): FP8 block codes 4 x 2 plain (an
+/// H200 A/B, docs/kernels.md: more bytes in flight a warp beat more
+/// resident warps), SwiGLU 1 x 2 (its 2 x 2 form spills on sm_120a); the
+/// FP8 per-tensor passes 2 x 2 and 1 x 2.
 template <typename T, bool E4M3, bool PROPAGATE>
 cudaError_t launch_typed(const BParams &p, bool swiglu, cudaStream_t st) {
-  static int per_sm[2] = {0, 0};
+  static int per_sm[3] = {0, 0, 0};
   if (swiglu)
-    return gstream::launch<kSwigluU>(fp8_block_swiglu_kernel<T, E4M3, PROPAGATE, kSwigluU>,
-                            p, per_sm[1], st);
-  return gstream::launch<kPlainU>(fp8_block_plain_kernel<T, E4M3, PROPAGATE, kPlainU>, p,
-                         per_sm[0], st);
+    return gstream::launch<1>(fp8_block_swiglu_kernel<T, E4M3, PROPAGATE, 1>, p,
+                              per_sm[0], st);
+  if (p.mode == kCodes)
+    return gstream::launch<4>(fp8_block_plain_kernel<T, E4M3, PROPAGATE, 4>, p,
+                              per_sm[1], st);
+  return gstream::launch<2>(fp8_block_plain_kernel<T, E4M3, PROPAGATE, 2>, p,
+                            per_sm[2], st);
 }
 
 template <typename T>

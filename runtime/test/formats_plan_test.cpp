@@ -110,6 +110,10 @@ TEST(FormatsPlan, DbiasComesLast) {
   r.colwise = true;
   EXPECT_EQ(kernels(r), (std::vector<Kernel>{Kernel::Fp4Row, Kernel::Fp4Col,
                                              Kernel::DbiasBand}));
+  // A gated request has no dbias step (validation rejects a gated dbias;
+  // the plan encodes it, not only the launcher's compile-time guard).
+  r.gated = true;
+  EXPECT_EQ(kernels(r), (std::vector<Kernel>{Kernel::Fp4Row, Kernel::Fp4Col}));
 }
 
 TEST(FormatsPlan, ActivationOnly) {

@@ -216,7 +216,7 @@ func.func @ffn_front(%x: tensor<1x4096xbf16>, %wg: tensor<14336x4096xbf16>, %wu:
 // kernel (fp8_block.cu), f32 1x128 groups the lane-group kernel (16 lanes a
 // group), a whole row of 96 the warp kernel (formats.cu).
 // CHECK: op #{{[0-9]+}} fusion.gated_act_quantize
-// CHECK: CUDA launch: block 128, persistent grid
+// CHECK: CUDA launch: block 128, persistent grid of at most 132 SMs x resident blocks; a warp codes 2 groups of 1x128 a step
 // CHECK-NEXT: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_block_swiglu_kernel<fusion_rt::cuda::BF16T, true, true, 1>(fusion_rt::cuda::(anonymous namespace)::BParams)
 // CHECK-NOT: not found in the kernel inventory
 // CHECK: op #{{[0-9]+}} fusion.quantize
@@ -226,7 +226,8 @@ func.func @ffn_front(%x: tensor<1x4096xbf16>, %wg: tensor<14336x4096xbf16>, %wu:
 // CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_block_row_kernel<fusion_rt::cuda::(anonymous namespace)::Src<fusion_rt::cuda::F32T, 0>, 16>(
 // CHECK-NOT: not found in the kernel inventory
 // CHECK: op #{{[0-9]+}} fusion.quantize
-// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_block_plain_kernel<fusion_rt::cuda::F16T, false, false, 2>(fusion_rt::cuda::(anonymous namespace)::BParams)
+// CHECK: CUDA launch: block 128, persistent grid of at most 132 SMs x resident blocks; a warp codes 8 groups of 1x128 a step
+// CHECK-NEXT: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_block_plain_kernel<fusion_rt::cuda::F16T, false, false, 4>(fusion_rt::cuda::(anonymous namespace)::BParams)
 // CHECK-NOT: not found in the kernel inventory
 func.func @fp8_block(%gu: tensor<64x512xbf16>, %x: tensor<8x96xf32>, %y: tensor<4x256xf32>, %z: tensor<2x384xf16>)
     -> (tensor<64x256xf8E4M3FN>, tensor<64x2xf32>, tensor<8x96xf8E4M3FN>, tensor<8x1xf32>, tensor<4x256xf8E4M3FN>, tensor<4x2xf32>, tensor<2x384xf8E5M2>, tensor<2x3xf32>) {

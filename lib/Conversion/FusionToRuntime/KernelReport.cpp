@@ -278,7 +278,7 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
       plan.kernels.push_back(fp8_plan::stream_kernel_name(r8, typeTag(inElt, false)));
       plan.launch = "block 128, persistent grid of at most 132 SMs x resident "
                     "blocks; a warp codes " +
-                    std::string(kind == 2 ? "2" : "4") +
+                    std::to_string(2 * fp8_plan::stream_units(r8)) +
                     " groups of 1x128 a step (fp8_block.cu; formats.cu's "
                     "fp8_block_row_kernel where rows are not 16-byte aligned)";
       return;
@@ -307,6 +307,7 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
   rf.colwise = r8.colwise;
   rf.nvfp4_2d = nv && scheme.getBlockRows() == 16;
   rf.dbias = dbias;
+  rf.gated = kind == 2;
   rf.block_cols = r8.block_cols;
   rf.rows = r8.rows;
   rf.cols = r8.cols;
