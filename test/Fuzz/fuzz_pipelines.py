@@ -106,9 +106,14 @@ def main():
     p.add_argument("--seconds", type=float, default=0)
     p.add_argument("--timeout", type=float, default=60)
     p.add_argument("--out", default="")
+    p.add_argument("--exclude", action="append", default=[],
+                   help="skip seeds under this folder (relative to --root)")
     a = p.parse_args()
     seeds = []
+    excluded = [os.path.join(os.path.abspath(a.root), d) + os.sep for d in a.exclude]
     for path in run_every_program.programs(a.root):
+        if any(os.path.abspath(path).startswith(d) for d in excluded):
+            continue
         text = open(path).read()
         if not any(m in text for m in run_every_program.SKIP_MARKERS):
             seeds.append((path, text))

@@ -795,6 +795,8 @@ def programs():
         (x((6, 384), bf),)
     yield "swiglu_vllm_group_bf16", VllmGroup(F.silu, gated=True), \
         (x((4, 512), bf),)
+    yield "silu_vllm_group_colmajor_bf16_dyn", VllmGroup(F.silu, col_major=True), \
+        (x((6, 256), bf),), {"x": {0: torch.export.Dim("T", min=2, max=1 << 20)}}
 
 
 def large_programs():
