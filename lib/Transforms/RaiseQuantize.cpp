@@ -843,38 +843,29 @@ SmallVector<Candidate> RaiseQuantizePass::delimit(Operation *castOp,
 }
 
 /// The value that `r` transposes when r swaps the last two dimensions of
-/// one tensor and does nothing else: a linalg.transpose, or the generic
-/// that generalizing one gives (one input read through the swapped map,
-/// the identity output, a body that yields the input), else null.
+/// one tensor and does nothing else: a linalg.transpose, or a generic that
+/// is one (upstream isaTransposeOpInterface, as generalizing leaves it),
+/// else null.
 Value lastTwoTransposed(Value r) {
-  auto swapsLastTwo = [](ArrayRef<int64_t> perm) {
-    const int64_t n = perm.size();
-    if (n < 2 || perm[n - 2] != n - 1 || perm[n - 1] != n - 2)
-      return false;
-    for (int64_t i = 0; i + 2 < n; ++i)
-      if (perm[i] != i)
-        return false;
-    return true;
-  };
-  if (auto t = r.getDefiningOp<linalg::TransposeOp>())
-    return t.hasPureTensorSemantics() && swapsLastTwo(t.getPermutation())
-               ? t.getInput()
-               : Value();
-  auto g = r.getDefiningOp<linalg::GenericOp>();
-  if (!g || !g.hasPureTensorSemantics() || g.getNumDpsInputs() != 1 ||
-      g.getNumDpsInits() != 1 ||
-      g.getNumParallelLoops() != g.getNumLoops())
+  Value in;
+  std::optional<SmallVector<int64_t>> perm;
+  if (auto t = r.getDefiningOp<linalg::TransposeOp>()) {
+    in = t.getInput();
+    perm = SmallVector<int64_t>(t.getPermutation());
+  } else if (auto g = r.getDefiningOp<linalg::GenericOp>();
+             g && g.hasPureTensorSemantics()) {
+    perm = linalg::isaTransposeOpInterface(g);
+    in = perm ? g.getDpsInputs()[0] : Value();
+  }
+  // A swap of the last two dimensions is its own inverse: either reading
+  // of the permutation gives the same test.
+  const int64_t n = perm ? int64_t(perm->size()) : 0;
+  if (!in || n < 2 || (*perm)[n - 2] != n - 1 || (*perm)[n - 1] != n - 2)
     return Value();
-  auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
-  if (yield.getOperand(0) != g.getBody()->getArgument(0))
-    return Value();
-  SmallVector<AffineMap> maps = g.getIndexingMapsArray();
-  if (!maps[1].isIdentity() || !maps[0].isPermutation())
-    return Value();
-  SmallVector<int64_t> perm;
-  for (AffineExpr e : maps[0].getResults())
-    perm.push_back(cast<AffineDimExpr>(e).getPosition());
-  return swapsLastTwo(perm) ? g.getDpsInputs()[0] : Value();
+  for (int64_t i = 0; i + 2 < n; ++i)
+    if ((*perm)[i] != i)
+      return Value();
+  return in;
 }
 
 LogicalResult RaiseQuantizePass::findScales(Candidate &c,
