@@ -428,6 +428,9 @@ public:
   SmallVector<SmallVector<Value, 2>, 2> projArgs;
   /// The type each projection is rounded to before the epilogue, or null.
   SmallVector<Type, 2> roundTypes;
+  /// The bias added to each projection before that rounding (`truncf(y +
+  /// b)`, a Linear with bias=True), or null.
+  SmallVector<Value, 2> roundedBiases;
   /// Body values that depend on a projection.
   DenseSet<Value> dependent;
 
@@ -453,9 +456,13 @@ public:
     return -1;
   }
 
-  /// Evaluates body value `v` in double: projection i is `proj[i]`, column
-  /// operands get the probe value of their position.
+  /// Evaluates body value `v` in double: projection i is `proj[i]` (its
+  /// rounding, with its bias when rounded with it, standing for the
+  /// projection too), column operands get the probe value of their position.
   std::optional<double> eval(Value v, ArrayRef<double> proj, int probe) {
+    if (!isa<BlockArgument>(v) && v.getDefiningOp<arith::TruncFOp>())
+      if (int pi = projectionOf(v); pi >= 0)
+        return proj[pi];
     if (auto arg = dyn_cast<BlockArgument>(v)) {
       if (arg.getOwner() != generic.getBody())
         return std::nullopt;
@@ -587,22 +594,72 @@ public:
     return true;
   }
 
+  /// The bias-then-rounding of projection argument `a` (a bf16 Linear with
+  /// bias=True: `truncf(a + b)`, `b` not depending on a projection, the sum
+  /// read by nothing but roundings to bf16 / f16 that are not the body's
+  /// result), as the sum; null otherwise.
+  Value biasThenRound(Value a) const {
+    auto accType = dyn_cast<FloatType>(a.getType());
+    if (!accType || !accType.isF32() || a.use_empty())
+      return Value();
+    arith::AddFOp add;
+    for (Operation *u : a.getUsers()) {
+      auto au = dyn_cast<arith::AddFOp>(u);
+      if (!au || (add && au != add))
+        return Value();
+      add = au;
+    }
+    Value b = add.getLhs() == a ? add.getRhs() : add.getLhs();
+    if (b == a || dependent.contains(b) || add.getResult().use_empty())
+      return Value();
+    for (Operation *u : add->getUsers()) {
+      auto trunc = dyn_cast<arith::TruncFOp>(u);
+      auto to = trunc ? dyn_cast<FloatType>(trunc.getType()) : FloatType();
+      if (!to || !(to.isBF16() || to.isF16()) || trunc.getResult() == root())
+        return Value();
+    }
+    return add.getResult();
+  }
+
   /// Finds how the epilogue reads each projection: as the f32 accumulator,
   /// or rounded once to bf16 / f16 before anything else reads it (a bf16
   /// Linear's output: truncf of the block argument, every use of the
   /// argument being that rounding), which the fused op records and applies
-  /// (`round(bf16)`). A projection read both rounded and unrounded, or
-  /// rounded to another type, is declined. Roundings inside the epilogue (a
-  /// bf16 sigmoid) are accepted, as fusion-fuse-act-quantize accepts them:
-  /// the fused op computes in f32 and rounds once, the more accurate result.
-  /// Sets `unsupported`.
+  /// (`round(bf16)`); or its sum with a bias rounded so (a Linear with
+  /// bias=True: `round(bf16, with_bias)`, the bias in `roundedBiases`). A
+  /// projection read both rounded and unrounded, or rounded to another type,
+  /// is declined. Roundings inside the epilogue (a bf16 sigmoid) are
+  /// accepted, as fusion-fuse-act-quantize accepts them: the fused op
+  /// computes in f32 and rounds once, the more accurate result. Sets
+  /// `unsupported`.
   bool checkPrecision() {
     roundTypes.assign(projArgs.size(), Type());
+    roundedBiases.assign(projArgs.size(), Value());
     for (auto [pi, args] : llvm::enumerate(projArgs)) {
       SmallVector<Value, 2> rounded;
+      bool withBias = false, withoutBias = false;
       for (Value a : SmallVector<Value, 2>(args)) {
         auto accType = dyn_cast<FloatType>(a.getType());
         bool anyTrunc = false, allTrunc = true;
+        Value sum = biasThenRound(a);
+        (sum ? withBias : withoutBias) = true;
+        if (withBias && withoutBias) {
+          unsupported = "the epilogue reads the projection both with a bias "
+                        "before its rounding and without (the fused op reads "
+                        "it one way)";
+          return false;
+        }
+        if (sum) {
+          auto add = sum.getDefiningOp<arith::AddFOp>();
+          Value b = add.getLhs() == a ? add.getRhs() : add.getLhs();
+          if (roundedBiases[pi] && roundedBiases[pi] != b) {
+            unsupported = "the projection is read with two biases before its "
+                          "rounding";
+            return false;
+          }
+          roundedBiases[pi] = b;
+          a = sum; // its roundings below stand for the projection
+        }
         for (Operation *u : a.getUsers()) {
           auto trunc = dyn_cast<arith::TruncFOp>(u);
           if (trunc && trunc.getResult() == root()) {
@@ -758,6 +815,10 @@ Value findBias(const EpilogueBody &body, Value f, int proj = 0) {
     Operation *op = v.getDefiningOp();
     if (!op || op->getBlock() != body.block)
       continue;
+    // A rounded projection stands for it: a bias added before the rounding
+    // is the rounding's (EpilogueBody::roundedBiases), not the epilogue's.
+    if (isa<arith::TruncFOp>(op) && body.projectionOf(v) >= 0)
+      continue;
     if (auto add = dyn_cast<arith::AddFOp>(op)) {
       for (auto [a, b] : {std::pair(add.getLhs(), add.getRhs()),
                           std::pair(add.getRhs(), add.getLhs())})
@@ -813,100 +874,121 @@ FailureOr<EpilogueMatch> mlir::fusion::matchEpilogue(Value projection,
   m.round = body.roundTypes[0];
   m.generic = g;
   m.result = g->getResult(0);
+  // The kind, read with each rounded projection standing for it.
+  auto kindOf = [&]() -> FailureOr<EpilogueMatch> {
 
-  // silu through the ActivationMatcher (the act-quantize definition).
-  ActivationMatchResult act = matchActivation(g->getResult(0));
-  if (act.match && !act.match->backward && !act.match->up) {
-    if (act.match->kind == ActivationKind::silu &&
-        act.match->input == projection) {
+    // silu through the ActivationMatcher (the act-quantize definition).
+    ActivationMatchResult act = matchActivation(g->getResult(0));
+    if (act.match && !act.match->backward && !act.match->up) {
+      if (act.match->kind == ActivationKind::silu &&
+          act.match->input == projection) {
+        m.kind = EpilogueKind::silu;
+        return m;
+      }
+    }
+
+    Value root = body.root();
+    if (auto def = root.getDefiningOp();
+        def && isa<arith::TruncFOp, arith::ExtFOp>(def))
+      root = def->getOperand(0);
+    bool negate = false;
+    SmallVector<Value, 2> factors;
+    Value f;
+    if (!factorize(body, root, negate, factors, f) || !f) {
+      // silu(y + b) = t * sigmoid(t) has two factors that depend on y: read
+      // the whole root as the function of y.
+      if (Value b = findBias(body, root); b && body.agrees(root, b, refSilu)) {
+        m.kind = EpilogueKind::silu;
+        m.bias = columnParam(body, b);
+        return m;
+      }
+      if (body.agrees(root, Value(), refSilu)) {
+        m.kind = EpilogueKind::silu;
+        return m;
+      }
+      return unsupported("the epilogue is not a product of one function of the "
+                         "projection and per-column factors");
+    }
+    bool plain = factors.empty() && !negate;
+
+    // none (a rounding or widening of y) and bias (y + b).
+    if (plain && body.projectionOf(f) == 0)
+      return m; // kind none with the generic's result type
+    Value bias = findBias(body, f);
+    if (plain && bias) {
+      auto add = f.getDefiningOp<arith::AddFOp>();
+      if (add && (add.getLhs() == bias || add.getRhs() == bias)) {
+        m.kind = EpilogueKind::bias;
+        m.bias = columnParam(body, bias);
+        return m;
+      }
+    }
+    if (plain && body.agrees(f, Value(), refSigmoid)) {
+      m.kind = EpilogueKind::sigmoid;
+      return m;
+    }
+    if (plain && body.agrees(f, Value(), refSilu)) {
       m.kind = EpilogueKind::silu;
       return m;
     }
-  }
-
-  Value root = body.root();
-  if (auto def = root.getDefiningOp();
-      def && isa<arith::TruncFOp, arith::ExtFOp>(def))
-    root = def->getOperand(0);
-  bool negate = false;
-  SmallVector<Value, 2> factors;
-  Value f;
-  if (!factorize(body, root, negate, factors, f) || !f) {
-    // silu(y + b) = t * sigmoid(t) has two factors that depend on y: read
-    // the whole root as the function of y.
-    if (Value b = findBias(body, root); b && body.agrees(root, b, refSilu)) {
-      m.kind = EpilogueKind::silu;
-      m.bias = columnParam(body, b);
-      return m;
-    }
-    if (body.agrees(root, Value(), refSilu)) {
-      m.kind = EpilogueKind::silu;
-      return m;
-    }
-    return unsupported("the epilogue is not a product of one function of the "
-                       "projection and per-column factors");
-  }
-  bool plain = factors.empty() && !negate;
-
-  // none (a rounding or widening of y) and bias (y + b).
-  if (plain && body.projectionOf(f) == 0)
-    return m; // kind none with the generic's result type
-  Value bias = findBias(body, f);
-  if (plain && bias) {
-    auto add = f.getDefiningOp<arith::AddFOp>();
-    if (add && (add.getLhs() == bias || add.getRhs() == bias)) {
-      m.kind = EpilogueKind::bias;
+    // sigmoid(y + b) and silu(y + b): the bias is a column value added to y
+    // inside the activation (a bias added after it is no match: `bias` is
+    // then not an operand of an add with y).
+    if (plain && bias && body.agrees(f, bias, refSigmoid)) {
+      m.kind = EpilogueKind::sigmoid;
       m.bias = columnParam(body, bias);
       return m;
     }
-  }
-  if (plain && body.agrees(f, Value(), refSigmoid)) {
-    m.kind = EpilogueKind::sigmoid;
-    return m;
-  }
-  if (plain && body.agrees(f, Value(), refSilu)) {
-    m.kind = EpilogueKind::silu;
-    return m;
-  }
-  // sigmoid(y + b) and silu(y + b): the bias is a column value added to y
-  // inside the activation (a bias added after it is no match: `bias` is
-  // then not an operand of an add with y).
-  if (plain && bias && body.agrees(f, bias, refSigmoid)) {
-    m.kind = EpilogueKind::sigmoid;
-    m.bias = columnParam(body, bias);
-    return m;
-  }
-  if (plain && bias && body.agrees(f, bias, refSilu)) {
-    m.kind = EpilogueKind::silu;
-    m.bias = columnParam(body, bias);
-    return m;
-  }
-  if (body.agrees(f, bias, refSoftplus)) {
-    m.kind = EpilogueKind::softplus_bias_scale;
-    if (bias) {
+    if (plain && bias && body.agrees(f, bias, refSilu)) {
+      m.kind = EpilogueKind::silu;
       m.bias = columnParam(body, bias);
-    } else {
-      m.bias = ColumnParam();
-      m.bias->constant = 0.0;
+      return m;
     }
-    ColumnParam scale;
-    if (factors.size() == 1 && !negate) {
-      scale = columnParam(body, factors.front());
-    } else {
-      scale.factors = factors;
-      scale.negate = negate;
+    if (body.agrees(f, bias, refSoftplus)) {
+      m.kind = EpilogueKind::softplus_bias_scale;
+      if (bias) {
+        m.bias = columnParam(body, bias);
+      } else {
+        m.bias = ColumnParam();
+        m.bias->constant = 0.0;
+      }
+      ColumnParam scale;
+      if (factors.size() == 1 && !negate) {
+        scale = columnParam(body, factors.front());
+      } else {
+        scale.factors = factors;
+        scale.negate = negate;
+      }
+      m.scale = scale;
+      return m;
     }
-    m.scale = scale;
-    return m;
-  }
-  if (!plain && (body.agrees(f, Value(), refSigmoid) ||
-                 (bias && (body.agrees(f, bias, refSigmoid) ||
-                           body.agrees(f, bias, refSilu))) ||
-                 (bias && f.getDefiningOp<arith::AddFOp>())))
-    return unsupported("a scale on an epilogue other than softplus");
-  return unsupported("the epilogue matches none of: y + bias, "
-                     "sigmoid(y [+ bias]), silu(y [+ bias]), "
-                     "softplus(y + bias) * scale");
+    if (!plain && (body.agrees(f, Value(), refSigmoid) ||
+                   (bias && (body.agrees(f, bias, refSigmoid) ||
+                             body.agrees(f, bias, refSilu))) ||
+                   (bias && f.getDefiningOp<arith::AddFOp>())))
+      return unsupported("a scale on an epilogue other than softplus");
+    return unsupported("the epilogue matches none of: y + bias, "
+                       "sigmoid(y [+ bias]), silu(y [+ bias]), "
+                       "softplus(y + bias) * scale");
+  };
+  FailureOr<EpilogueMatch> r = kindOf();
+  Value rb = body.roundedBiases[0];
+  if (failed(r) || !rb)
+    return r;
+  // The bias was added before the rounding (a Linear with bias=True): it is
+  // the epilogue's bias, added before the rounding; the epilogue may not add
+  // one of its own after it (the fused op adds one bias).
+  bool ownBias = r->bias && (r->bias->tensor || !r->bias->factors.empty() ||
+                             r->bias->constant != 0.0);
+  if (ownBias || r->kind == EpilogueKind::bias)
+    return unsupported("the epilogue adds a bias both before and after "
+                       "rounding the projection to " +
+                       typeString(r->round) + " (the fused op adds one)");
+  if (r->kind == EpilogueKind::none)
+    r->kind = EpilogueKind::bias;
+  r->bias = columnParam(body, rb);
+  r->roundWithBias = true;
+  return r;
 }
 
 linalg::GenericOp mlir::fusion::getGatedConsumer(Value a, Value b) {
@@ -923,8 +1005,11 @@ linalg::GenericOp mlir::fusion::getGatedConsumer(Value a, Value b) {
 /// inside the body, act(y_g + b_g) * (y_u + b_u), which the ActivationMatcher
 /// does not take (it matches gated products of tensors): the biases are
 /// located structurally and the product is compared on probes with the
-/// runtime's swiglu, geglu (tanh GELU) and geglu_erf.
-static bool matchGatedBiases(EpilogueBody &body, GatedMatch &m) {
+/// runtime's swiglu, geglu (tanh GELU) and geglu_erf. With `plainToo`, a
+/// product without such biases is matched the same way (projections rounded
+/// with their biases, which the ActivationMatcher cannot see as operands).
+static bool matchGatedBiases(EpilogueBody &body, GatedMatch &m,
+                             bool plainToo = false) {
   Value root = body.root();
   if (auto def = root.getDefiningOp();
       def && isa<arith::TruncFOp, arith::ExtFOp>(def))
@@ -935,7 +1020,7 @@ static bool matchGatedBiases(EpilogueBody &body, GatedMatch &m) {
   };
   for (unsigned gate : {0u, 1u}) {
     Value bg = findBias(body, root, gate), bu = findBias(body, root, 1 - gate);
-    if (!bg && !bu)
+    if (!bg && !bu && !plainToo)
       continue; // plain products are the ActivationMatcher's
     for (Form f : {Form{ActivationKind::swiglu, refSilu},
                    Form{ActivationKind::geglu, refGeluTanh},
@@ -979,8 +1064,32 @@ FailureOr<GatedMatch> mlir::fusion::matchGated(Value a, Value b,
   auto withRounds = [&]() -> FailureOr<GatedMatch> {
     m.gateRound = body.roundTypes[m.gateIndex];
     m.upRound = body.roundTypes[1 - m.gateIndex];
+    // Biases added before the roundings (Linears with bias=True).
+    for (auto [idx, bias, flag] :
+         {std::tuple(m.gateIndex, &m.gateBias, &m.gateRoundWithBias),
+          std::tuple(1 - m.gateIndex, &m.upBias, &m.upRoundWithBias)}) {
+      Value rb = body.roundedBiases[idx];
+      if (!rb)
+        continue;
+      if (*bias)
+        return fail(DeclineRule::UnsupportedEpilogue,
+                    "the gated body adds a bias both before and after "
+                    "rounding a projection to " +
+                        typeString(body.roundTypes[idx]) +
+                        " (the fused op adds one)");
+      *bias = columnParam(body, rb);
+      *flag = true;
+    }
     return m;
   };
+  if (body.roundedBiases[0] || body.roundedBiases[1]) {
+    if (matchGatedBiases(body, m, /*plainToo=*/true))
+      return withRounds();
+    return fail(DeclineRule::UnsupportedEpilogue,
+                "the body is not swiglu, geglu or geglu_erf of the "
+                "projections rounded with their biases (the forms matched "
+                "for biased bf16 / f16 Linears)");
+  }
   ActivationMatchResult act = matchActivation(m.generic->getResult(0));
   if (!act.match && matchGatedBiases(body, m))
     return withRounds();

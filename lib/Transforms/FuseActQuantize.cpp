@@ -837,7 +837,8 @@ void FuseActQuantizePass::fuseIntoPairedProjection(
       paired.getRhs1(), paired.getBias0(), paired.getScale0(),
       paired.getBias1(), paired.getScale1(), outs, paired.getEpilogue0Attr(),
       paired.getEpilogue1Attr(), paired.getGatedAttr(), paired.getKnAttr(),
-      paired.getRound0Attr(), paired.getRound1Attr(), scheme,
+      paired.getRound0Attr(), paired.getRound1Attr(),
+      paired.getRoundWithBias0Attr(), paired.getRoundWithBias1Attr(), scheme,
       TypeAttr::get(intermediate));
   if (failed(verifyQuietly(fused))) {
     fused->erase();

@@ -103,10 +103,11 @@ std::string typeStr(Type t) {
 }
 
 /// If the results of `a` and `b` reach, each directly or through its own
-/// rounding generic (a bf16 Linear's output), the gate and up inputs of one
-/// forward fusion.gated_act_quantize: that op, in `gateIndex` which of `a`
-/// (0) and `b` (1) is the gate, and in `epi` the epilogue (none, with that
-/// rounding generic if any) of `a` and of `b`.
+/// rounding or bias generic (a bf16 Linear's output, with or without its
+/// bias), the gate and up inputs of one forward fusion.gated_act_quantize:
+/// that op, in `gateIndex` which of `a` (0) and `b` (1) is the gate, and in
+/// `epi` the epilogue (none or bias, with that generic if any) of `a` and
+/// of `b`.
 GatedActQuantizeOp getGatedQuantizeConsumer(Value a, Value b,
                                             unsigned &gateIndex,
                                             EpilogueMatch (&epi)[2]) {
@@ -114,7 +115,8 @@ GatedActQuantizeOp getGatedQuantizeConsumer(Value a, Value b,
                      EpilogueMatch &match) -> GatedActQuantizeOp {
     MatchFailure ignored;
     FailureOr<EpilogueMatch> e = matchEpilogue(v, ignored);
-    if (failed(e) || e->kind != EpilogueKind::none || e->bias ||
+    if (failed(e) ||
+        (e->kind != EpilogueKind::none && e->kind != EpilogueKind::bias) ||
         !e->result.hasOneUse())
       return {};
     match = *e;
@@ -314,18 +316,30 @@ LogicalResult matchInterleaved(tensor::ExpandShapeOp e, SplitPlan &plan,
   return success();
 }
 
-/// True if `g` is an elementwise generic of one input whose body only casts
-/// floats (the truncf of a bf16 Linear's output).
-bool isCastGeneric(linalg::GenericOp g) {
-  if (!g || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
-      g.getNumParallelLoops() != g.getNumLoops() ||
-      !llvm::all_of(g.getIndexingMapsArray(),
-                    [](AffineMap m) { return m.isIdentity(); }))
+/// True if `g` is the output step of a (bf16) Linear that a split can clone
+/// per part: an elementwise 2-D generic whose first input is `v` (identity
+/// map) and whose other inputs are [H] columns (a bias: map (n, h) -> (h)),
+/// the body casting floats and adding (the truncf of y, or of y + bias).
+bool isSplittableOutputStep(linalg::GenericOp g, Value v) {
+  if (!g || g.getNumDpsInputs() < 1 || g.getNumDpsInits() != 1 ||
+      g.getNumLoops() != 2 || g.getNumParallelLoops() != 2 ||
+      g.getDpsInputOperand(0)->get() != v)
     return false;
-  for (Operation &op : g.getBody()->without_terminator())
-    if (!isa<arith::TruncFOp, arith::ExtFOp>(op))
+  SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+  SmallVector<Value> inputs = g.getDpsInputs();
+  AffineMap column =
+      AffineMap::get(2, 0, getAffineDimExpr(1, g.getContext()), g.getContext());
+  for (auto [i, m] : llvm::enumerate(maps)) {
+    const bool isColumn = i >= 1 && i < g.getNumDpsInputs();
+    if (isColumn ? m != column : !m.isIdentity())
       return false;
-  return g.getBody()->getArgument(1).use_empty();
+    if (isColumn && inputs[i] == v) // the projection read twice
+      return false;
+  }
+  for (Operation &op : g.getBody()->without_terminator())
+    if (!isa<arith::TruncFOp, arith::ExtFOp, arith::AddFOp>(op))
+      return false;
+  return g.getBody()->getArguments().back().use_empty();
 }
 
 /// Recognises a split projection at `op`. Returns failure with `why` set
@@ -349,7 +363,7 @@ FailureOr<SplitPlan> matchSplit(linalg::LinalgOp op, std::string &why) {
   }
   if (v.hasOneUse())
     if (auto g = dyn_cast<linalg::GenericOp>(*v.getUsers().begin());
-        isCastGeneric(g)) {
+        isSplittableOutputStep(g, v)) {
       plan.rounding = g;
       v = g->getResult(0);
     }
@@ -362,6 +376,15 @@ FailureOr<SplitPlan> matchSplit(linalg::LinalgOp op, std::string &why) {
               return isa<tensor::ExtractSliceOp>(u);
             }))
           return failure();
+        if (plan.rounding && plan.rounding.getNumDpsInputs() > 1) {
+          if (llvm::any_of(e->getUsers(), [](Operation *u) {
+                return isa<tensor::ExtractSliceOp>(u);
+              }))
+            why = "the result is biased before a split into head groups; "
+                  "the parts' biases would need de-interleaving, which the "
+                  "split does not do";
+          return failure();
+        }
         if (failed(matchInterleaved(e, plan, why)))
           return failure();
         return plan;
@@ -458,13 +481,21 @@ void rewriteSplit(SplitPlan &plan, DenseSet<Operation *> &erased) {
     mm->setAttr("indexing_maps", b.getArrayAttr(maps));
     Value v = mm->getResult(0);
     if (linalg::GenericOp r = plan.rounding) {
+      // The output step of the part: the projection's rows [o, o + h), its
+      // bias columns the same range of each bias.
       Type et = getElementTypeOrSelf(r->getResult(0).getType());
       Value out = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, v), et);
-      AffineMap id = b.getMultiDimIdentityMap(2);
+      SmallVector<Value> ins{v}, rIns = r.getDpsInputs();
+      for (Value col : ArrayRef<Value>(rIns).drop_front())
+        ins.push_back(tensor::ExtractSliceOp::create(
+            b, loc, col, ArrayRef<OpFoldResult>{b.getIndexAttr(o)},
+            ArrayRef<OpFoldResult>{b.getIndexAttr(h)},
+            ArrayRef<OpFoldResult>{b.getIndexAttr(1)}));
+      SmallVector<AffineMap> rmaps = r.getIndexingMapsArray();
       SmallVector<utils::IteratorType> iters(2, utils::IteratorType::parallel);
       v = linalg::GenericOp::create(
-              b, loc, TypeRange{out.getType()}, ValueRange{v}, ValueRange{out},
-              ArrayRef<AffineMap>{id, id}, iters,
+              b, loc, TypeRange{out.getType()}, ins, ValueRange{out},
+              rmaps, iters,
               [&](OpBuilder &nb, Location l, ValueRange args) {
                 IRMapping m;
                 m.map(r.getBody()->getArguments(), args);
@@ -612,14 +643,12 @@ FailureOr<PairPlan> FusePairedProjectionsPass::checkPair(const Projection &a,
   PairPlan plan;
   plan.proj[0] = a;
   plan.proj[1] = b;
-  // The accumulator starts from a bias (addmm) and is rounded with it: the
-  // fused op rounds before adding its bias.
-  auto declineRoundedInitBias = [&](Type round) {
+  // The accumulator starts from a bias (addmm): a rounding of it rounds
+  // the sum (`round(T, with_bias)`); another bias is one too many.
+  auto declineSecondBias = [&](StringRef where) {
     return decline(DeclineRule::UnsupportedEpilogue,
-                   "the accumulator starts from a bias and is rounded to " +
-                       typeStr(round) +
-                       " with it (the fused op rounds before adding its "
-                       "bias)");
+                   ("a bias in the accumulator and another in the " + where)
+                       .str());
   };
   unsigned gateIndex = 0;
   if (GatedActQuantizeOp gq = getGatedQuantizeConsumer(
@@ -650,14 +679,18 @@ FailureOr<PairPlan> FusePairedProjectionsPass::checkPair(const Projection &a,
                              typeStr(stored) +
                              " (the fused op rounds the accumulator to bf16 "
                              "or f16 only)");
+        // The stored value is y [+ b] rounded: a bias epilogue's bias is
+        // added before that rounding (a Linear with bias=True).
         plan.epi[i].round = stored;
+        plan.epi[i].roundWithBias = plan.epi[i].bias.has_value();
       }
       if (Value initBias = plan.proj[i].initBias) {
-        if (plan.epi[i].round)
-          return declineRoundedInitBias(plan.epi[i].round);
+        if (plan.epi[i].bias)
+          return declineSecondBias("epilogue");
         plan.epi[i].kind = EpilogueKind::bias;
         plan.epi[i].bias = ColumnParam();
         plan.epi[i].bias->tensor = initBias;
+        plan.epi[i].roundWithBias = plan.epi[i].round != Type();
       }
     }
     plan.score = 4;
@@ -671,19 +704,18 @@ FailureOr<PairPlan> FusePairedProjectionsPass::checkPair(const Projection &a,
     if (g->gateIndex == 1)
       std::swap(plan.proj[0], plan.proj[1]);
     // A bias the accumulator starts from is the gate's or up's bias.
-    for (auto [p, bias, round] :
-         {std::tuple(&plan.proj[0], &plan.gated->gateBias, plan.gated->gateRound),
-          std::tuple(&plan.proj[1], &plan.gated->upBias, plan.gated->upRound)}) {
+    for (auto [p, bias, round, withBias] :
+         {std::tuple(&plan.proj[0], &plan.gated->gateBias, plan.gated->gateRound,
+                     &plan.gated->gateRoundWithBias),
+          std::tuple(&plan.proj[1], &plan.gated->upBias, plan.gated->upRound,
+                     &plan.gated->upRoundWithBias)}) {
       if (!p->initBias)
         continue;
-      if (round)
-        return declineRoundedInitBias(round);
       if (*bias)
-        return decline(DeclineRule::UnsupportedEpilogue,
-                       "a bias in the accumulator and another in the gated "
-                       "body");
+        return declineSecondBias("gated body");
       *bias = ColumnParam();
       (*bias)->tensor = p->initBias;
+      *withBias = round != Type();
     }
     plan.score = 3;
     return plan;
@@ -694,8 +726,6 @@ FailureOr<PairPlan> FusePairedProjectionsPass::checkPair(const Projection &a,
       return failure();
     plan.epi[i] = *e;
     if (Value initBias = plan.proj[i].initBias) {
-      if (e->round)
-        return declineRoundedInitBias(e->round);
       // y starts from a bias (torch-mlir's addmm): `none` takes it as
       // `bias`, sigmoid and silu without a bias of their own as theirs
       // (sigmoid(y + b)); the fused op adds one bias per projection.
@@ -713,6 +743,8 @@ FailureOr<PairPlan> FusePairedProjectionsPass::checkPair(const Projection &a,
         plan.epi[i].kind = EpilogueKind::bias;
       plan.epi[i].bias = ColumnParam();
       plan.epi[i].bias->tensor = initBias;
+      // A rounding of the accumulator rounds the sum with its bias.
+      plan.epi[i].roundWithBias = e->round != Type();
     }
     if (plan.epi[i].kind != EpilogueKind::none)
       ++plan.score;
@@ -799,6 +831,7 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
   SmallVector<Type, 2> resultTypes;
   ActivationAttr gatedAttr;
   TypeAttr rounds[2];
+  bool withBias[2] = {false, false};
   auto typeAttr = [](Type t) { return t ? TypeAttr::get(t) : TypeAttr(); };
   SmallVector<Operation *> roots;
   if (plan.gated) {
@@ -816,6 +849,8 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
     gatedAttr = ActivationAttr::get(ctx, g.kind);
     rounds[0] = typeAttr(g.gateRound);
     rounds[1] = typeAttr(g.upRound);
+    withBias[0] = g.gateRoundWithBias;
+    withBias[1] = g.upRoundWithBias;
     resultTypes.push_back(g.generic->getResult(0).getType());
     roots.push_back(g.generic);
   } else {
@@ -823,6 +858,7 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
       EpilogueMatch &e = plan.epi[i];
       kinds[i] = e.kind;
       rounds[i] = typeAttr(e.round);
+      withBias[i] = e.roundWithBias;
       if (e.bias)
         bias[i] = materializeColumnParam(b, loc, e.generic, *e.bias,
                                          hSize(plan.proj[i]));
@@ -901,7 +937,8 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
   auto fused = PairedProjectionOp::create(
       b, loc, resultTypes, lhs, plan.proj[0].weight, plan.proj[1].weight,
       bias[0], scale[0], bias[1], scale[1], outs, kinds[0], kinds[1],
-      gatedAttr, plan.proj[0].kn, rounds[0], rounds[1], quant, intermediate);
+      gatedAttr, plan.proj[0].kn, rounds[0], rounds[1], withBias[0],
+      withBias[1], quant, intermediate);
   // The rules imply a valid op; a failure here is a bug, reported as a
   // decline rather than as invalid IR.
   LogicalResult verified = verifyQuietly(fused);
@@ -945,14 +982,25 @@ std::string describe(const PairPlan &plan) {
   std::string s = "paired " + plan.proj[0].op->getName().getStringRef().str() +
                   " and " + plan.proj[1].op->getName().getStringRef().str() +
                   " into fusion.paired_projection ";
+  // " with a gate bias", and where the bias is added before the rounding
+  // (a Linear with bias=True) " rounded with it".
+  auto biasPhrase = [](bool has, bool withBias, StringRef which) {
+    if (!has)
+      return std::string();
+    return (" with " + which + " bias" + (withBias ? " rounded with it" : ""))
+        .str();
+  };
   if (GatedActQuantizeOp gq = plan.gatedQuant) {
     Type round = plan.epi[0].round ? plan.epi[0].round : plan.epi[1].round;
     return s + "gated " +
            stringifyActivationKind(gq.getActivation().getKind()).str() +
            (round ? " of the accumulators rounded to " + typeStr(round)
                   : std::string()) +
-           (plan.epi[0].bias ? " with a gate bias" : "") +
-           (plan.epi[1].bias ? " with an up bias" : "") + ", quantized " +
+           biasPhrase(plan.epi[0].bias.has_value(), plan.epi[0].roundWithBias,
+                      "a gate") +
+           biasPhrase(plan.epi[1].bias.has_value(), plan.epi[1].roundWithBias,
+                      "an up") +
+           ", quantized " +
            stringifyQuantFormat(gq.getScheme().getFormat()).str() + " via " +
            typeStr(gq.getIntermediate()) +
            " (the fusion.gated_act_quantize it fed)";
@@ -964,12 +1012,15 @@ std::string describe(const PairPlan &plan) {
                       typeStr(plan.gated->gateRound ? plan.gated->gateRound
                                                     : plan.gated->upRound)
                 : std::string()) +
-           (plan.gated->gateBias ? " with a gate bias" : "") +
-           (plan.gated->upBias ? " with an up bias" : "");
+           biasPhrase(plan.gated->gateBias.has_value(),
+                      plan.gated->gateRoundWithBias, "a gate") +
+           biasPhrase(plan.gated->upBias.has_value(),
+                      plan.gated->upRoundWithBias, "an up");
   auto epi = [&](unsigned i) {
     std::string r;
     if (Type t = plan.epi[i].round)
-      r = "round(" + typeStr(t) + ") ";
+      r = "round(" + typeStr(t) +
+          (plan.epi[i].roundWithBias ? ", with_bias" : "") + ") ";
     return r + stringifyEpilogueKind(plan.epi[i].kind).str();
   };
   return s + "with epilogues " + epi(0) + ", " + epi(1);
@@ -1007,8 +1058,11 @@ void FusePairedProjectionsPass::runOnOperation() {
                 std::to_string(o + h) + ")";
     if (split->parts.empty())
       remark::passed(op->getLoc(), remarkOpts(function)) << remark::add(
-          "split {0} into {1} projections over rows {2} of its weight",
-          op->getName().getStringRef(), split->slices.size(), ranges);
+          "split {0} into {1} projections over rows {2} of its weight{3}",
+          op->getName().getStringRef(), split->slices.size(), ranges,
+          split->rounding && split->rounding.getNumDpsInputs() > 1
+              ? " and those columns of its bias"
+              : "");
     else
       remark::passed(op->getLoc(), remarkOpts(function)) << remark::add(
           "split {0} into {1} projections over rows {2} of each of the {3} "

@@ -241,7 +241,9 @@ def paired_projection(x, w0, w1, *, epilogue0="none", epilogue1="none", bias0=No
     w.t()), both from one read of x, accumulated in f32. Epilogues: none,
     bias (bias_i), sigmoid / silu (optional bias_i), softplus_bias_scale
     (softplus(y + bias_i) * scale_i). round_i = "bf16" / "f16" rounds the
-    accumulator first (a bf16 / f16 nn.Linear). gated = a gated activation
+    accumulator first (a bf16 / f16 nn.Linear), then adds bias_i;
+    "bf16_with_bias" / "f16_with_bias" round y + bias_i once (an nn.Linear
+    with bias=True) and add no bias after. gated = a gated activation
     name: returns (act(x @ w0.T + b0) * (x @ w1.T + b1), None). Output dtypes
     default to x's. Returns (out0, out1)."""
     E = _abi.enum_value

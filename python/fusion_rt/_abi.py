@@ -38,7 +38,7 @@ GATED_ACTS = ("swiglu", "geglu", "reglu", "qgeglu", "sreglu", "clamped_swiglu",
               "geglu_erf")
 EPILOGUE = {"none": 0, "bias": 1, "sigmoid": 2, "silu": 3,
             "softplus_bias_scale": 4}
-ACC_ROUND = {"none": 0, "bf16": 1, "f16": 2}
+ACC_ROUND = {"none": 0, "bf16": 1, "f16": 2, "bf16_with_bias": 3, "f16_with_bias": 4}
 
 STATUS = {0: "FUSION_RT_STATUS_SUCCESS", 1: "FUSION_RT_STATUS_NULL_POINTER",
           2: "FUSION_RT_STATUS_MISALIGNED", 3: "FUSION_RT_STATUS_BAD_SHAPE",

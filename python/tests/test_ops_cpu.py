@@ -293,7 +293,9 @@ class BytesTest(unittest.TestCase):
         cases = [dict(epilogue0="sigmoid", epilogue1="softplus_bias_scale", bias1=bias,
                       scale1=scale, out_dtype0=torch.float32, out_dtype1=torch.float32),
                  dict(epilogue0="bias", bias0=b0, epilogue1="silu", round0="bf16",
-                      round1="bf16")]
+                      round1="bf16"),
+                 dict(epilogue0="bias", bias0=b0, epilogue1="silu", bias1=bias,
+                      round0="bf16_with_bias", round1="bf16_with_bias")]
         for kw in cases:
             o0, o1 = fusion_rt.paired_projection(x, w0, w1t.t(), **kw)
             self.assertEqual(o0.shape, (2, 5, 24))
@@ -316,6 +318,12 @@ class BytesTest(unittest.TestCase):
             self.assertEqual(LIB.fusion_rt_paired_projection_run(ctypes.byref(d), None, None), 0)
             self.assertEqual(tensor_bytes(o0), tensor_bytes(r0))
             self.assertEqual(tensor_bytes(o1), tensor_bytes(r1))
+        # bf16_with_bias: the f32 accumulator plus the bias, rounded once (a
+        # bf16 nn.Linear with bias=True), on one backend bit for bit
+        y0, _ = fusion_rt.paired_projection(x, w0, w1t.t(), out_dtype0=torch.float32,
+                                            out_dtype1=torch.float32)
+        o0, _ = fusion_rt.paired_projection(x, w0, w1t.t(), **cases[2])
+        self.assertEqual(tensor_bytes(o0), tensor_bytes((y0 + b0).bfloat16()))
         # against torch (f32 sums in another order: close, not bit-exact)
         beta, gg = fusion_rt.paired_projection(x, w0, w1t.t(), **cases[0])
         xf = x.float()

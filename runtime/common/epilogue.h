@@ -16,6 +16,8 @@
 //                         F.softplus(beta=1, threshold=20):
 //                         t > 20 ? t : log1pf(expf(t))
 // Gated pairs: out = gated_forward(kind, y0 + b0, y1 + b1) (activation.h).
+// With an accumulator rounding, y + b above reads round(y) + b, or
+// round(y + b) for the _AFTER_BIAS modes (biased_accumulator).
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSION_RT_COMMON_EPILOGUE_H
@@ -39,21 +41,40 @@ enum EpilogueKind : int32_t {
 
 /// Rounding of the accumulator before the epilogue; values equal
 /// fusion_rt_accumulator_round of fusion_rt.h.
-enum AccRound : int32_t { kRoundNone = 0, kRoundBf16 = 1, kRoundF16 = 2 };
+enum AccRound : int32_t {
+  kRoundNone = 0,
+  kRoundBf16 = 1,
+  kRoundF16 = 2,
+  kRoundBf16AfterBias = 3,
+  kRoundF16AfterBias = 4
+};
 
 /// `y` rounded to bf16 / f16 (nearest even, NaN kept) and widened back, as a
-/// bf16 / f16 Linear's output is before the epilogue reads it.
+/// bf16 / f16 Linear's output is before the epilogue reads it (the
+/// _AFTER_BIAS modes round the same way; the bias is the caller's).
 FUSION_RT_HDI float round_accumulator(int32_t mode, float y) {
-  return round_to_intermediate(y, mode == kRoundBf16  ? kInterBF16
-                                  : mode == kRoundF16 ? kInterF16
-                                                      : kInterF32);
+  return round_to_intermediate(
+      y, mode == kRoundBf16 || mode == kRoundBf16AfterBias  ? kInterBF16
+         : mode == kRoundF16 || mode == kRoundF16AfterBias ? kInterF16
+                                                           : kInterF32);
 }
 
-/// Applies epilogue `kind` to the fp32 accumulation `y`; `b` and `s` are the
-/// bias and scale of the output column (ignored unless has_bias / has_scale).
-FUSION_RT_HDI float apply_epilogue(int32_t kind, float y, bool has_bias, float b,
-                                   bool has_scale, float s) {
-  const float t = has_bias ? y + b : y;
+/// The value an epilogue (or a gated activation) reads of the accumulator
+/// `y` and the column's bias `b` (when `has_bias`): round(y) + b, or
+/// round(y + b) for the _AFTER_BIAS modes (a Linear with bias=True).
+FUSION_RT_HDI float biased_accumulator(int32_t mode, float y, bool has_bias,
+                                       float b) {
+  if (mode == kRoundBf16AfterBias || mode == kRoundF16AfterBias)
+    return round_accumulator(mode, has_bias ? y + b : y);
+  const float r = round_accumulator(mode, y);
+  return has_bias ? r + b : r;
+}
+
+/// Applies epilogue `kind` to `t`, the accumulator with its bias and
+/// rounding (biased_accumulator); `s` is the output column's scale (ignored
+/// unless has_scale).
+FUSION_RT_HDI float apply_epilogue(int32_t kind, float t, bool has_scale,
+                                   float s) {
   if (kind != kEpiSigmoid && kind != kEpiSilu && kind != kEpiSoftplusBiasScale)
     return t; // NONE, BIAS
   // One expf serves the three kinds (less code in the kernels that inline

@@ -76,12 +76,12 @@ void run_rows(const PairedRequest &q, const Weights &wf, float *x, int64_t m0,
     if (gated) {
       const bool hb0 = q.bias[0].present(), hb1 = q.bias[1].present();
       for (int64_t n = 0; n < q.w[0].rows; ++n) {
-        float a = round_accumulator(q.round[0], dot(x, wf.w[0].data() + n * k, k));
-        float g = round_accumulator(q.round[1], dot(x, wf.w[1].data() + n * k, k));
-        if (hb0)
-          a = a + load(q.bias[0], 0, n);
-        if (hb1)
-          g = g + load(q.bias[1], 0, n);
+        const float a = biased_accumulator(
+            q.round[0], dot(x, wf.w[0].data() + n * k, k), hb0,
+            hb0 ? load(q.bias[0], 0, n) : 0.f);
+        const float g = biased_accumulator(
+            q.round[1], dot(x, wf.w[1].data() + n * k, k), hb1,
+            hb1 ? load(q.bias[1], 0, n) : 0.f);
         store(q.out[0], m, n, gated_forward(q.gated_kind, a, g, params));
       }
       continue;
@@ -89,11 +89,11 @@ void run_rows(const PairedRequest &q, const Weights &wf, float *x, int64_t m0,
     for (int i = 0; i < 2; ++i) {
       const bool hb = q.bias[i].present(), hs = q.scale[i].present();
       for (int64_t n = 0; n < q.w[i].rows; ++n) {
-        const float y =
-            round_accumulator(q.round[i], dot(x, wf.w[i].data() + n * k, k));
         const float b = hb ? load(q.bias[i], 0, n) : 0.f;
         const float s = hs ? load(q.scale[i], 0, n) : 1.f;
-        store(q.out[i], m, n, apply_epilogue(q.epi_kind[i], y, hb, b, hs, s));
+        const float t = biased_accumulator(
+            q.round[i], dot(x, wf.w[i].data() + n * k, k), hb, b);
+        store(q.out[i], m, n, apply_epilogue(q.epi_kind[i], t, hs, s));
       }
     }
   }

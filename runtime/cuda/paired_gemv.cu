@@ -249,16 +249,19 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
     if (!mine)
       return;
     if (gated) {
-      const float ry = round_accumulator(p.out[0].round, y);
-      const float ry1 = round_accumulator(p.out[1].round, y1);
       finish(p.out[0], om, ou,
-             gated_forward(p.gated_kind, p.out[0].bias ? ry + pb : ry,
-                           p.out[1].bias ? ry1 + pb1 : ry1, ActParams{}));
+             gated_forward(p.gated_kind,
+                           biased_accumulator(p.out[0].round, y,
+                                              p.out[0].bias != nullptr, pb),
+                           biased_accumulator(p.out[1].round, y1,
+                                              p.out[1].bias != nullptr, pb1),
+                           ActParams{}));
     } else {
       const OutParams &oo = p.out[ooi];
-      finish(oo, om, orow, apply_epilogue(oo.kind, round_accumulator(oo.round, y),
-                                          oo.bias != nullptr, pb,
-                                          oo.scale != nullptr, ps));
+      finish(oo, om, orow,
+             apply_epilogue(oo.kind,
+                            biased_accumulator(oo.round, y, oo.bias != nullptr, pb),
+                            oo.scale != nullptr, ps));
     }
   };
   // The sums of this thread's output (y1: the up half if gated), then one
@@ -397,8 +400,9 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
     }
   }
   if (mine)
-    finish(oo, m, orow, apply_epilogue(oo.kind, round_accumulator(oo.round, y),
-                                       bias != nullptr, pb, scale != nullptr, ps));
+    finish(oo, m, orow,
+           apply_epilogue(oo.kind, biased_accumulator(oo.round, y, bias != nullptr, pb),
+                          scale != nullptr, ps));
 }
 
 template <typename T, int MT, bool LEAN>

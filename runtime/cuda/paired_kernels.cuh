@@ -122,20 +122,17 @@ __device__ __forceinline__ float epilogue_of(const OutParams &o, int64_t n, floa
   const bool hb = o.bias != nullptr, hs = o.scale != nullptr;
   const float b = hb ? load_elem(o.bias, o.bias_dtype, n * o.bias_cs) : 0.f;
   const float s = hs ? load_elem(o.scale, o.scale_dtype, n * o.scale_cs) : 1.f;
-  return apply_epilogue(o.kind, round_accumulator(o.round, y), hb, b, hs, s);
+  return apply_epilogue(o.kind, biased_accumulator(o.round, y, hb, b), hs, s);
 }
 
 /// Gated output n of token m from y0 (gate) and y1 (up).
 __device__ __forceinline__ float gated_of(const Params &p, int64_t n, float a,
                                           float g) {
   const OutParams &o0 = p.out[0], &o1 = p.out[1];
-  a = round_accumulator(o0.round, a);
-  g = round_accumulator(o1.round, g);
-  if (o0.bias)
-    a = a + load_elem(o0.bias, o0.bias_dtype, n * o0.bias_cs);
-  if (o1.bias)
-    g = g + load_elem(o1.bias, o1.bias_dtype, n * o1.bias_cs);
-  return gated_forward(p.gated_kind, a, g, ActParams{});
+  const float b0 = o0.bias ? load_elem(o0.bias, o0.bias_dtype, n * o0.bias_cs) : 0.f;
+  const float b1 = o1.bias ? load_elem(o1.bias, o1.bias_dtype, n * o1.bias_cs) : 0.f;
+  return gated_forward(p.gated_kind, biased_accumulator(o0.round, a, o0.bias, b0),
+                       biased_accumulator(o1.round, g, o1.bias, b1), ActParams{});
 }
 
 //===--- 16-byte vectors ------------------------------------------------------===//

@@ -371,11 +371,17 @@ typedef enum fusion_rt_epilogue_kind {
 
 /** Rounding of a paired projection's f32 accumulator before its epilogue:
  *  what a bf16 / f16 `torch.nn.Linear` does (its output is rounded to the
- *  input dtype, then the epilogue reads it). The epilogue itself stays f32. */
+ *  input dtype, then the epilogue reads it). The epilogue itself stays f32.
+ *  BF16 / F16 round y and then add the epilogue's bias (a Linear without
+ *  bias, then `+ dt_bias` in f32); the _AFTER_BIAS modes round y + bias
+ *  once (a Linear with bias=True: its output is the rounded sum), and the
+ *  epilogue then adds no bias. Without a bias they equal BF16 / F16. */
 typedef enum fusion_rt_accumulator_round {
   FUSION_RT_ROUND_NONE = 0, /**< the epilogue reads the f32 accumulator */
-  FUSION_RT_ROUND_BF16 = 1, /**< rounded to bf16 (nearest even) first */
-  FUSION_RT_ROUND_F16 = 2   /**< rounded to f16 (nearest even) first */
+  FUSION_RT_ROUND_BF16 = 1, /**< y rounded to bf16 (nearest even), then + bias */
+  FUSION_RT_ROUND_F16 = 2,  /**< y rounded to f16 (nearest even), then + bias */
+  FUSION_RT_ROUND_BF16_AFTER_BIAS = 3, /**< y + bias rounded to bf16 */
+  FUSION_RT_ROUND_F16_AFTER_BIAS = 4   /**< y + bias rounded to f16 */
 } fusion_rt_accumulator_round;
 
 typedef struct fusion_rt_epilogue {

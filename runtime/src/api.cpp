@@ -637,12 +637,17 @@ fusion_rt_status check_paired_epilogue(const fusion_rt_epilogue &e, int i,
                 "epilogues (the gated activation is the epilogue)",
                 i, int(e.kind));
   req.epi_kind[i] = e.kind;
-  if (!in_range(e.accumulator_round, FUSION_RT_ROUND_NONE, FUSION_RT_ROUND_F16))
+  if (!in_range(e.accumulator_round, FUSION_RT_ROUND_NONE,
+                FUSION_RT_ROUND_F16_AFTER_BIAS))
     return fail(FUSION_RT_STATUS_BAD_VALUE,
                 "desc->epilogue%d.accumulator_round = %d is not a "
                 "fusion_rt_accumulator_round",
                 i, int(e.accumulator_round));
-  req.round[i] = e.accumulator_round;
+  // Without a bias, rounding after it is the plain rounding (one form for
+  // the paths that read the mode, such as the cuBLAS gate/up type).
+  req.round[i] = !e.bias.data && e.accumulator_round >= FUSION_RT_ROUND_BF16_AFTER_BIAS
+                     ? e.accumulator_round - 2
+                     : e.accumulator_round;
   std::snprintf(name, sizeof name, "desc->epilogue%d.bias", i);
   if (e.kind == FUSION_RT_EPILOGUE_NONE && e.bias.data)
     return fail(FUSION_RT_STATUS_BAD_VALUE, "%s is given but epilogue%d.kind is NONE",

@@ -539,7 +539,7 @@ TEST(AbiFuzz, PairedProjectionCallsAreRejectedOrStayInTheirViews) {
     for (int i = 0; i < 2; ++i) {
       fusion_rt_epilogue &e = *epis[i];
       e.kind = int32_t(f.pick(gated ? 2 : 5));
-      e.accumulator_round = int32_t(f.pick(3));
+      e.accumulator_round = int32_t(f.pick(5));
       const bool bias = e.kind == FUSION_RT_EPILOGUE_BIAS ||
                         (e.kind != FUSION_RT_EPILOGUE_NONE && f.pick(2) == 0);
       if (bias)
@@ -596,8 +596,8 @@ TEST(AbiFuzz, PairedProjectionQuantizeCallsAreRejectedOrStayInTheirViews) {
     d.weight1 = w1.view();
     d.gated_kind = int32_t(FUSION_RT_ACT_SWIGLU + f.pick(6));
     d.accumulate_dtype = FUSION_RT_F32;
-    d.epilogue0.accumulator_round = int32_t(f.pick(3));
-    d.epilogue1.accumulator_round = int32_t(f.pick(3));
+    d.epilogue0.accumulator_round = int32_t(f.pick(5));
+    d.epilogue1.accumulator_round = int32_t(f.pick(5));
     if (f.pick(2) == 0) {
       d.epilogue0.kind = FUSION_RT_EPILOGUE_BIAS;
       d.epilogue0.bias = view1d(bias0.bytes.data(), FUSION_RT_F32, h);

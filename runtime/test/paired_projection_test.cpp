@@ -316,6 +316,62 @@ TEST(PairedProjectionCpu, AccumulatorRoundingBeforeTheEpilogue) {
     }
 }
 
+// The _AFTER_BIAS modes (a Linear with bias=True, whose output is y + b
+// rounded): the epilogue reads round(y + b) and adds no bias. Without a
+// bias they are the plain rounding. Must differ from round(y) + b somewhere.
+TEST(PairedProjectionCpu, AccumulatorRoundingAfterTheBias) {
+  auto rnd = [](int32_t mode, float y) {
+    return mode == FUSION_RT_ROUND_BF16_AFTER_BIAS
+               ? fusion_rt::bf16_to_f32(fusion_rt::f32_to_bf16(y))
+               : fusion_rt::f16_to_f32(fusion_rt::f32_to_f16(y));
+  };
+  for (int32_t dt : kDtypes)
+    for (int32_t mode : {FUSION_RT_ROUND_BF16_AFTER_BIAS, FUSION_RT_ROUND_F16_AFTER_BIAS}) {
+      // epilogue0 sigmoid with no bias, epilogue1 softplus(round(y + b)) * s.
+      Pair p(3, 200, 8, 8, dt, 71 + mode, FUSION_RT_F32, FUSION_RT_F32);
+      p.d.epilogue0.accumulator_round = mode;
+      p.d.epilogue1.accumulator_round = mode;
+      ASSERT_EQ(p.run(), FUSION_RT_STATUS_SUCCESS) << fusion_rt_last_error_message();
+      Pair q(3, 200, 8, 8, dt, 71 + mode, FUSION_RT_F32, FUSION_RT_F32);
+      q.d.epilogue0.accumulator_round = mode - 2; // the plain mode
+      q.d.epilogue1.accumulator_round = mode - 2;
+      ASSERT_EQ(q.run(), FUSION_RT_STATUS_SUCCESS) << fusion_rt_last_error_message();
+      EXPECT_EQ(p.o0.bytes, q.o0.bytes) << "no bias: the modes must agree";
+      bool changed = false;
+      for (int64_t r = 0; r < p.m; ++r)
+        for (int64_t n = 0; n < 8; ++n) {
+          const float t1 = rnd(mode, p.y_f(1, r, n) + p.b1.at(0, n));
+          const float sp = (t1 > 20.f ? t1 : log1pf(expf(t1))) * p.s1.at(0, n);
+          EXPECT_EQ(fusion_rt::f32_bits(p.o1.at(r, n)), fusion_rt::f32_bits(sp))
+              << "dtype " << dt << " mode " << mode << " row " << r << " col " << n;
+          changed |= p.o1.at(r, n) != q.o1.at(r, n);
+        }
+      EXPECT_TRUE(changed) << "dtype " << dt << " mode " << mode;
+    }
+  // Gated SwiGLU of two biased bf16 Linears: silu(round(y0 + b0)) *
+  // round(y1 + b1), rounded once to bf16.
+  Pair g(4, 256, 16, 16, FUSION_RT_BF16, 79, FUSION_RT_BF16);
+  g.d.gated_kind = FUSION_RT_ACT_SWIGLU;
+  g.d.epilogue0 = fusion_rt_epilogue{};
+  g.d.epilogue0.kind = FUSION_RT_EPILOGUE_BIAS;
+  g.d.epilogue0.bias = view1d(g.b0.bytes.data(), FUSION_RT_F32, g.h0);
+  g.d.epilogue0.accumulator_round = FUSION_RT_ROUND_BF16_AFTER_BIAS;
+  g.d.epilogue1 = fusion_rt_epilogue{};
+  g.d.epilogue1.kind = FUSION_RT_EPILOGUE_BIAS;
+  g.d.epilogue1.bias = view1d(g.b1.bytes.data(), g.b1.dtype, g.h1);
+  g.d.epilogue1.accumulator_round = FUSION_RT_ROUND_BF16_AFTER_BIAS;
+  g.d.out1 = fusion_rt_tensor{};
+  ASSERT_EQ(g.run(), FUSION_RT_STATUS_SUCCESS) << fusion_rt_last_error_message();
+  for (int64_t r = 0; r < g.m; ++r)
+    for (int64_t n = 0; n < 16; ++n) {
+      const float a = rnd(FUSION_RT_ROUND_BF16_AFTER_BIAS, g.y_f(0, r, n) + g.b0.at(0, n));
+      const float u = rnd(FUSION_RT_ROUND_BF16_AFTER_BIAS, g.y_f(1, r, n) + g.b1.at(0, n));
+      const float want = a * (1.f / (1.f + expf(-a))) * u;
+      EXPECT_EQ(g.o0.at(r, n), fusion_rt::bf16_to_f32(fusion_rt::f32_to_bf16(want)))
+          << "row " << r << " col " << n;
+    }
+}
+
 TEST(PairedProjectionCpu, TransposedWeightViewGivesTheSameBits) {
   for (int32_t dt : kDtypes) {
     Pair a(6, 200, 12, 20, dt, 3);
@@ -500,7 +556,7 @@ TEST(PairedProjectionValidation, EveryBrokenArgumentIsReportedAndNothingWritten)
        FUSION_RT_STATUS_BAD_VALUE, "desc->epilogue1.kind"},
       {"epilogue kind negative", [](Pair &p) { p.d.epilogue0.kind = -1; },
        FUSION_RT_STATUS_BAD_VALUE, "desc->epilogue0.kind"},
-      {"accumulator round range", [](Pair &p) { p.d.epilogue1.accumulator_round = 3; },
+      {"accumulator round range", [](Pair &p) { p.d.epilogue1.accumulator_round = FUSION_RT_ROUND_F16_AFTER_BIAS + 1; },
        FUSION_RT_STATUS_BAD_VALUE, "desc->epilogue1.accumulator_round"},
       {"accumulator round negative",
        [](Pair &p) { p.d.epilogue0.accumulator_round = -1; },

@@ -139,6 +139,23 @@ func.func @paired_rounded(%x: tensor<1x2048xbf16>, %wa: tensor<32x2048xbf16>, %w
 
 // -----
 
+// round(bf16, with_bias) / round(f16, with_bias) pass 3 / 4 (the bias added
+// before the rounding: a Linear with bias=True).
+// CHECK-LABEL: func.func @paired_rounded_with_bias
+// CHECK:        %[[KN:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:    %[[R0:.*]] = arith.constant 3 : i32
+// CHECK-NEXT:    %[[R1:.*]] = arith.constant 4 : i32
+// CHECK:         call @fusion_rt_mlir_paired_projection(%{{.*}}, %{{.*}}, %{{.*}}, %[[KN]], %[[R0]], %[[R1]],
+func.func @paired_rounded_with_bias(%x: tensor<4x64xbf16>, %w0: tensor<32x64xbf16>, %w1: tensor<32x64xbf16>, %b0: tensor<32xbf16>, %b1: tensor<32xf32>) -> (tensor<4x32xbf16>, tensor<4x32xf32>) {
+  %d0 = tensor.empty() : tensor<4x32xbf16>
+  %d1 = tensor.empty() : tensor<4x32xf32>
+  %a, %b = fusion.paired_projection %x, %w0, %w1 epilogues(round(bf16, with_bias) bias bias %b0, round(f16, with_bias) sigmoid bias %b1) outs(%d0, %d1)
+      : (tensor<4x64xbf16>, tensor<32x64xbf16>, tensor<32x64xbf16>, tensor<32xbf16>, tensor<32xf32>, tensor<4x32xbf16>, tensor<4x32xf32>) -> (tensor<4x32xbf16>, tensor<4x32xf32>)
+  return %a, %b : tensor<4x32xbf16>, tensor<4x32xf32>
+}
+
+// -----
+
 // The quantizing gated pair (the FFN front) calls its own entry point: the
 // pair's scalars (swiglu = 7, both accumulators rounded to bf16), then the
 // intermediate dtype (f32 = 2) and the scheme's (format e5m2 = 1 first).

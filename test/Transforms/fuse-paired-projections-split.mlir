@@ -188,3 +188,68 @@ func.func @negative_init_bias(%x: tensor<4x64xf32>, %w: tensor<64x64xf32>, %bias
   %b = tensor.extract_slice %y[0, 32] [4, 32] [1, 1] : tensor<4x64xf32> to tensor<4x32xf32>
   return %a, %b : tensor<4x32xf32>, tensor<4x32xf32>
 }
+
+/// A bf16 w13 Linear with bias=True, chunked (torch-mlir: y + b rounded to
+/// bf16 once, then the chunks): each part gets its rows of the weight and
+/// the same columns of the bias, added before its rounding (with_bias).
+// REMARK: split linalg.matmul into 2 projections over rows [0, 32), [32, 64) of its weight and those columns of its bias
+// CHECK-LABEL: func.func @w13_bias_chunk_bf16
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xbf16>, %[[W:.*]]: tensor<64x64xbf16>, %[[B:.*]]: tensor<64xbf16>)
+//   CHECK-DAG: %[[BG:.*]] = tensor.extract_slice %[[B]][0] [32] [1]
+//   CHECK-DAG: %[[BU:.*]] = tensor.extract_slice %[[B]][32] [32] [1]
+//       CHECK: fusion.paired_projection %[[X]], %{{.*}}, %{{.*}} epilogues(round(bf16, with_bias) bias bias %[[BG]], round(bf16, with_bias) bias bias %[[BU]]) gated(#fusion.act<swiglu>)
+func.func @w13_bias_chunk_bf16(%x: tensor<4x64xbf16>, %w: tensor<64x64xbf16>, %b: tensor<64xbf16>) -> tensor<4x32xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x64xf32>) -> tensor<4x64xf32>
+  // expected-remark @+2 {{Remark="split linalg.matmul into 2 projections over rows [0, 32), [32, 64) of its weight and those columns of its bias"}}
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection gated swiglu of the accumulators rounded to bf16 with a gate bias rounded with it with an up bias rounded with it"}}
+  %y = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w : tensor<4x64xbf16>, tensor<64x64xbf16>) outs(%acc : tensor<4x64xf32>) -> tensor<4x64xf32>
+  %eb = tensor.empty() : tensor<4x64xbf16>
+  %yb = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%y, %b : tensor<4x64xf32>, tensor<64xbf16>) outs(%eb : tensor<4x64xbf16>) {
+  ^bb0(%v: f32, %bv: bf16, %o: bf16):
+    %bf = arith.extf %bv : bf16 to f32
+    %t = arith.addf %v, %bf : f32
+    %r = arith.truncf %t : f32 to bf16
+    linalg.yield %r : bf16
+  } -> tensor<4x64xbf16>
+  %gb = tensor.extract_slice %yb[0, 0] [4, 32] [1, 1] : tensor<4x64xbf16> to tensor<4x32xbf16>
+  %ub = tensor.extract_slice %yb[0, 32] [4, 32] [1, 1] : tensor<4x64xbf16> to tensor<4x32xbf16>
+  %g = arith.extf %gb : tensor<4x32xbf16> to tensor<4x32xf32>
+  %u = arith.extf %ub : tensor<4x32xbf16> to tensor<4x32xf32>
+  %n = arith.negf %g : tensor<4x32xf32>
+  %e = math.exp %n : tensor<4x32xf32>
+  %one = arith.constant dense<1.0> : tensor<4x32xf32>
+  %d = arith.addf %one, %e : tensor<4x32xf32>
+  %s = arith.divf %g, %d : tensor<4x32xf32>
+  %h = arith.mulf %s, %u : tensor<4x32xf32>
+  %hb = arith.truncf %h : tensor<4x32xf32> to tensor<4x32xbf16>
+  return %hb : tensor<4x32xbf16>
+}
+
+/// A biased result split inside head groups: the parts' biases would need
+/// de-interleaving, which the split does not do.
+// CHECK-LABEL: func.func @negative_head_groups_biased
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_head_groups_biased(%x: tensor<3x2xf32>, %w: tensor<16x2xf32>, %bias: tensor<16xf32>) -> (tensor<3x8xf32>, tensor<3x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<3x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<3x16xf32>) -> tensor<3x16xf32>
+  // expected-remark @below {{Reason="unsupported split", Remark="the result is biased before a split into head groups; the parts' biases would need de-interleaving, which the split does not do"}}
+  %y = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w : tensor<3x2xf32>, tensor<16x2xf32>) outs(%acc : tensor<3x16xf32>) -> tensor<3x16xf32>
+  %yb = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%y, %bias : tensor<3x16xf32>, tensor<16xf32>) outs(%empty : tensor<3x16xf32>) {
+  ^bb0(%v: f32, %bv: f32, %o: f32):
+    %t = arith.addf %v, %bv : f32
+    linalg.yield %t : f32
+  } -> tensor<3x16xf32>
+  %g = tensor.expand_shape %yb [[0], [1, 2]] output_shape [3, 4, 4] : tensor<3x16xf32> into tensor<3x4x4xf32>
+  %bs = tensor.extract_slice %g[0, 0, 0] [3, 4, 2] [1, 1, 1] : tensor<3x4x4xf32> to tensor<3x4x2xf32>
+  %as = tensor.extract_slice %g[0, 0, 2] [3, 4, 2] [1, 1, 1] : tensor<3x4x4xf32> to tensor<3x4x2xf32>
+  %b = tensor.collapse_shape %bs [[0], [1, 2]] : tensor<3x4x2xf32> into tensor<3x8xf32>
+  %a = tensor.collapse_shape %as [[0], [1, 2]] : tensor<3x4x2xf32> into tensor<3x8xf32>
+  return %b, %a : tensor<3x8xf32>, tensor<3x8xf32>
+}

@@ -719,16 +719,16 @@ func.func @negative_rounded_and_unrounded(%x: tensor<4x64xbf16>, %w0: tensor<8x6
 }
 
 /// torch-mlir's bf16 addmm: the accumulator starts from the bias and the sum
-/// is rounded to bf16; the fused op would round before adding the bias.
-// CHECK-LABEL: func.func @negative_rounded_init_bias
-//   CHECK-NOT: fusion.paired_projection
-func.func @negative_rounded_init_bias(%x: tensor<4x64xbf16>, %w0: tensor<8x64xbf16>, %w1: tensor<8x64xbf16>,
-                                      %b0: tensor<8xf32>) -> (tensor<4x8xbf16>, tensor<4x8xf32>) {
+/// is rounded to bf16: the bias is added before the rounding (with_bias).
+// CHECK-LABEL: func.func @rounded_init_bias
+//       CHECK: fusion.paired_projection %{{.*}} epilogues(round(bf16, with_bias) sigmoid bias %{{.*}}, none)
+func.func @rounded_init_bias(%x: tensor<4x64xbf16>, %w0: tensor<8x64xbf16>, %w1: tensor<8x64xbf16>,
+                             %b0: tensor<8xf32>) -> (tensor<4x8xbf16>, tensor<4x8xf32>) {
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<4x8xf32>
   %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
   %binit = linalg.broadcast ins(%b0 : tensor<8xf32>) outs(%empty : tensor<4x8xf32>) dimensions = [0]
-  // expected-remark @below {{Reason="unsupported epilogue", Remark="the accumulator starts from a bias and is rounded to bf16 with it (the fused op rounds before adding its bias)"}}
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues round(bf16, with_bias) sigmoid, none"}}
   %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
       ins(%x, %w0 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%binit : tensor<4x8xf32>) -> tensor<4x8xf32>
   %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
@@ -1400,4 +1400,104 @@ func.func @batch_broadcast_generic_dynamic(%x: tensor<?x?x64xf32>, %w0: tensor<8
   %y1 = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
       ins(%x, %wb1 : tensor<?x?x64xf32>, tensor<?x8x64xf32>) outs(%acc : tensor<?x?x8xf32>) -> tensor<?x?x8xf32>
   return %y0, %y1 : tensor<?x?x8xf32>, tensor<?x?x8xf32>
+}
+
+/// bf16 Linears with bias=True as torch-mlir writes them: y + b (the bf16
+/// bias widened) rounded to bf16, then the epilogue in f32. The bias is the
+/// epilogue's, added before the rounding (with_bias): a sigmoid of one, the
+/// bias-only epilogue of the other (its rounding is the result's type).
+// CHECK-LABEL: func.func @biased_linear_bf16
+//       CHECK: fusion.paired_projection %{{.*}} epilogues(round(bf16, with_bias) sigmoid bias %{{.*}}, bias bias %{{[a-z0-9]+}})
+//  CHECK-SAME: -> (tensor<4x8xbf16>, tensor<4x8xbf16>)
+func.func @biased_linear_bf16(%x: tensor<4x64xbf16>, %w0: tensor<8x64xbf16>, %w1: tensor<8x64xbf16>,
+                              %b0: tensor<8xbf16>, %b1: tensor<8xbf16>) -> (tensor<4x8xbf16>, tensor<4x8xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues round(bf16, with_bias) sigmoid, bias"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %eb = tensor.empty() : tensor<4x8xbf16>
+  %bb0 = linalg.broadcast ins(%b0 : tensor<8xbf16>) outs(%eb : tensor<4x8xbf16>) dimensions = [0]
+  %bb1 = linalg.broadcast ins(%b1 : tensor<8xbf16>) outs(%eb : tensor<4x8xbf16>) dimensions = [0]
+  %bf0 = arith.extf %bb0 : tensor<4x8xbf16> to tensor<4x8xf32>
+  %bf1 = arith.extf %bb1 : tensor<4x8xbf16> to tensor<4x8xf32>
+  %t0 = arith.addf %y0, %bf0 : tensor<4x8xf32>
+  %t1 = arith.addf %y1, %bf1 : tensor<4x8xf32>
+  %r0 = arith.truncf %t0 : tensor<4x8xf32> to tensor<4x8xbf16>
+  %r1 = arith.truncf %t1 : tensor<4x8xf32> to tensor<4x8xbf16>
+  %yf = arith.extf %r0 : tensor<4x8xbf16> to tensor<4x8xf32>
+  %n = arith.negf %yf : tensor<4x8xf32>
+  %e = math.exp %n : tensor<4x8xf32>
+  %one = arith.constant dense<1.0> : tensor<4x8xf32>
+  %d = arith.addf %one, %e : tensor<4x8xf32>
+  %s = arith.divf %one, %d : tensor<4x8xf32>
+  %sb = arith.truncf %s : tensor<4x8xf32> to tensor<4x8xbf16>
+  return %sb, %r1 : tensor<4x8xbf16>, tensor<4x8xbf16>
+}
+
+/// Gate and up bf16 Linears with bias=True feeding SwiGLU in bf16 (torch's
+/// F.silu(gate(x)) * up(x)): both biases before their roundings.
+// CHECK-LABEL: func.func @gate_up_swiglu_biased_bf16
+//       CHECK: fusion.paired_projection %{{.*}} epilogues(round(bf16, with_bias) bias bias %{{.*}}, round(bf16, with_bias) bias bias %{{.*}}) gated(#fusion.act<swiglu>)
+func.func @gate_up_swiglu_biased_bf16(%x: tensor<4x64xbf16>, %wg: tensor<32x64xbf16>, %wu: tensor<32x64xbf16>,
+                                      %bg: tensor<32xbf16>, %bu: tensor<32xbf16>) -> tensor<4x32xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x32xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x32xf32>) -> tensor<4x32xf32>
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection gated swiglu of the accumulators rounded to bf16 with a gate bias rounded with it with an up bias rounded with it"}}
+  %g = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %wg : tensor<4x64xbf16>, tensor<32x64xbf16>) outs(%acc : tensor<4x32xf32>) -> tensor<4x32xf32>
+  %u = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %wu : tensor<4x64xbf16>, tensor<32x64xbf16>) outs(%acc : tensor<4x32xf32>) -> tensor<4x32xf32>
+  %eb = tensor.empty() : tensor<4x32xbf16>
+  %bbg = linalg.broadcast ins(%bg : tensor<32xbf16>) outs(%eb : tensor<4x32xbf16>) dimensions = [0]
+  %bbu = linalg.broadcast ins(%bu : tensor<32xbf16>) outs(%eb : tensor<4x32xbf16>) dimensions = [0]
+  %bfg = arith.extf %bbg : tensor<4x32xbf16> to tensor<4x32xf32>
+  %bfu = arith.extf %bbu : tensor<4x32xbf16> to tensor<4x32xf32>
+  %tg = arith.addf %g, %bfg : tensor<4x32xf32>
+  %tu = arith.addf %u, %bfu : tensor<4x32xf32>
+  %rg = arith.truncf %tg : tensor<4x32xf32> to tensor<4x32xbf16>
+  %ru = arith.truncf %tu : tensor<4x32xf32> to tensor<4x32xbf16>
+  %gf = arith.extf %rg : tensor<4x32xbf16> to tensor<4x32xf32>
+  %uf = arith.extf %ru : tensor<4x32xbf16> to tensor<4x32xf32>
+  %n = arith.negf %gf : tensor<4x32xf32>
+  %e = math.exp %n : tensor<4x32xf32>
+  %one = arith.constant dense<1.0> : tensor<4x32xf32>
+  %d = arith.addf %one, %e : tensor<4x32xf32>
+  %sg = arith.divf %gf, %d : tensor<4x32xf32>
+  %sgb = arith.truncf %sg : tensor<4x32xf32> to tensor<4x32xbf16>
+  %sgf = arith.extf %sgb : tensor<4x32xbf16> to tensor<4x32xf32>
+  %h = arith.mulf %sgf, %uf : tensor<4x32xf32>
+  %hb = arith.truncf %h : tensor<4x32xf32> to tensor<4x32xbf16>
+  return %hb : tensor<4x32xbf16>
+}
+
+/// A biased bf16 Linear whose rounded output gets another bias in f32 before
+/// the softplus: two biases, the fused op adds one.
+// CHECK-LABEL: func.func @negative_bias_before_and_after_rounding
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_bias_before_and_after_rounding(%x: tensor<4x64xbf16>, %w0: tensor<8x64xbf16>, %w1: tensor<8x64xbf16>,
+                                                   %b0: tensor<8xbf16>, %dt: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @below {{Reason="unsupported epilogue", Remark="the epilogue adds a bias both before and after rounding the projection to bf16 (the fused op adds one)"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %eb = tensor.empty() : tensor<4x8xbf16>
+  %bb0 = linalg.broadcast ins(%b0 : tensor<8xbf16>) outs(%eb : tensor<4x8xbf16>) dimensions = [0]
+  %bf0 = arith.extf %bb0 : tensor<4x8xbf16> to tensor<4x8xf32>
+  %t0 = arith.addf %y0, %bf0 : tensor<4x8xf32>
+  %r0 = arith.truncf %t0 : tensor<4x8xf32> to tensor<4x8xbf16>
+  %yf = arith.extf %r0 : tensor<4x8xbf16> to tensor<4x8xf32>
+  %dtb = linalg.broadcast ins(%dt : tensor<8xf32>) outs(%empty : tensor<4x8xf32>) dimensions = [0]
+  %t = arith.addf %yf, %dtb : tensor<4x8xf32>
+  %ex = math.exp %t : tensor<4x8xf32>
+  %sp = math.log1p %ex : tensor<4x8xf32>
+  return %sp, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
 }

@@ -442,17 +442,17 @@ class GdnGatesBA(GdnGates):
 
 class Ffn(torch.nn.Module):
     """A Llama FFN front: silu(w1 x) * w3 x, from separate w1 / w3 Linears
-    or one stacked w13 Linear chunked in two; quantized to MXFP8 (torchao's
-    to_mx, RCEIL) when mx is set."""
+    or one stacked w13 Linear chunked in two, with biases when bias is set;
+    quantized to MXFP8 (torchao's to_mx, RCEIL) when mx is set."""
 
-    def __init__(self, hidden, inter, dtype, stacked=False, mx=False):
+    def __init__(self, hidden, inter, dtype, stacked=False, mx=False, bias=False):
         super().__init__()
         self.stacked, self.mx = stacked, mx
         if stacked:
-            self.w13 = torch.nn.Linear(hidden, 2 * inter, bias=False, dtype=dtype)
+            self.w13 = torch.nn.Linear(hidden, 2 * inter, bias=bias, dtype=dtype)
         else:
-            self.w1 = torch.nn.Linear(hidden, inter, bias=False, dtype=dtype)
-            self.w3 = torch.nn.Linear(hidden, inter, bias=False, dtype=dtype)
+            self.w1 = torch.nn.Linear(hidden, inter, bias=bias, dtype=dtype)
+            self.w3 = torch.nn.Linear(hidden, inter, bias=bias, dtype=dtype)
 
     def forward(self, x):
         if self.stacked:
@@ -797,6 +797,15 @@ def programs():
         (x((4, 512), bf),)
     yield "silu_vllm_group_colmajor_bf16_dyn", VllmGroup(F.silu, col_major=True), \
         (x((6, 256), bf),), {"x": {0: torch.export.Dim("T", min=2, max=1 << 20)}}
+    # FFN fronts of Linears with bias=True: torch-mlir adds the bias to the
+    # f32 accumulator and rounds the sum to bf16 once.
+    yield "ffn_bias_bf16", Ffn(64, 32, bf, bias=True), (x((4, 64), bf, 1.0),)
+    yield "ffn_bias_mxfp8_bf16", Ffn(64, 32, bf, mx=True, bias=True), \
+        (x((4, 64), bf, 1.0),)
+    yield "ffn_bias_mxfp8_f32", Ffn(64, 32, f32, mx=True, bias=True), \
+        (x((4, 64), f32, 1.0),)
+    yield "ffn13_bias_mxfp8_bf16_3d", Ffn(64, 32, bf, stacked=True, mx=True, bias=True), \
+        (x((2, 3, 64), bf, 1.0),)
 
 
 def large_programs():

@@ -95,6 +95,9 @@ struct EpilogueMatch {
   /// The type (bf16 / f16) the epilogue rounds the f32 accumulator to before
   /// reading it (a bf16 Linear's output), or null.
   Type round;
+  /// The bias is added before that rounding (`round(y + b)`: a Linear with
+  /// bias=True), not after it.
+  bool roundWithBias = false;
 };
 
 /// The gated activation consuming two projections.
@@ -108,6 +111,9 @@ struct GatedMatch {
   /// Roundings of the gate and up accumulators before the activation (see
   /// EpilogueMatch::round), or null.
   Type gateRound, upRound;
+  /// The gate's / up's bias is added before its rounding (see
+  /// EpilogueMatch::roundWithBias).
+  bool gateRoundWithBias = false, upRoundWithBias = false;
 };
 
 /// Outcome of a match: the admission rule and a detail when it failed.

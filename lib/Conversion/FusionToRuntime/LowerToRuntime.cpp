@@ -200,9 +200,17 @@ static SmallVector<Value> scalarArgs(OpBuilder &b, Location loc,
     args.push_back(
         i32(b, loc, p.getGated() ? int64_t(p.getGated()->getKind()) : -1));
     args.push_back(i32(b, loc, p.getKn() ? 1 : 0));
-    // fusion_rt_accumulator_round of each projection (0 none, 1 bf16, 2 f16).
-    for (std::optional<Type> r : {p.getRound0(), p.getRound1()})
-      args.push_back(i32(b, loc, !r ? 0 : r->isBF16() ? 1 : 2));
+    // fusion_rt_accumulator_round of each projection: none, bf16, f16, and
+    // with the bias added before the rounding (with_bias) bf16 / f16 + 2.
+    for (auto [r, withBias] : {std::pair(p.getRound0(), p.getRoundWithBias0()),
+                               std::pair(p.getRound1(), p.getRoundWithBias1())}) {
+      int64_t mode = !r                ? FUSION_RT_ROUND_NONE
+                     : r->isBF16()     ? FUSION_RT_ROUND_BF16
+                                       : FUSION_RT_ROUND_F16;
+      if (r && withBias)
+        mode += FUSION_RT_ROUND_BF16_AFTER_BIAS - FUSION_RT_ROUND_BF16;
+      args.push_back(i32(b, loc, mode));
+    }
     for (Value v : {p.getBias0(), p.getScale0(), p.getBias1(), p.getScale1()})
       args.push_back(i32(b, loc, v ? 1 : 0));
     // The quantizing form: the intermediate type, then the scheme.

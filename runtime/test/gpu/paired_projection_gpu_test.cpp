@@ -161,19 +161,42 @@ struct Case {
 /// `y` rounded as fusion_rt_accumulator_round `mode` rounds the accumulator.
 double round_acc(int32_t mode, double y) {
   const float f = float(y);
-  if (mode == FUSION_RT_ROUND_BF16)
+  if (mode == FUSION_RT_ROUND_BF16 || mode == FUSION_RT_ROUND_BF16_AFTER_BIAS)
     return fusion_rt::bf16_to_f32(fusion_rt::f32_to_bf16(f));
-  if (mode == FUSION_RT_ROUND_F16)
+  if (mode == FUSION_RT_ROUND_F16 || mode == FUSION_RT_ROUND_F16_AFTER_BIAS)
     return fusion_rt::f16_to_f32(fusion_rt::f32_to_f16(f));
   return y;
+}
+
+/// What the epilogue reads of accumulator `y` and bias `b` (when `hb`):
+/// round(y) + b, or round(y + b) for the _AFTER_BIAS modes.
+double biased_acc(int32_t mode, double y, bool hb, double b) {
+  if (mode == FUSION_RT_ROUND_BF16_AFTER_BIAS || mode == FUSION_RT_ROUND_F16_AFTER_BIAS)
+    return round_acc(mode, hb ? double(float(y) + float(b)) : y);
+  return round_acc(mode, y) + (hb ? b : 0.0);
+}
+
+const char *round_name(int32_t mode) {
+  switch (mode) {
+  case FUSION_RT_ROUND_BF16:
+    return " round=bf16";
+  case FUSION_RT_ROUND_F16:
+    return " round=f16";
+  case FUSION_RT_ROUND_BF16_AFTER_BIAS:
+    return " round=bf16(y+b)";
+  case FUSION_RT_ROUND_F16_AFTER_BIAS:
+    return " round=f16(y+b)";
+  default:
+    return "";
+  }
 }
 
 constexpr int32_t NONE_ = FUSION_RT_EPILOGUE_NONE;
 
 double sig(double x) { return 1 / (1 + std::exp(-x)); }
 double sp(double x) { return x > 20 ? x : std::log1p(std::exp(x)); }
-double epi_d(int kind, double y, bool hb, double b, bool hs, double s) {
-  const double t = hb ? y + b : y;
+/// Epilogue `kind` of `t`, the accumulator with its bias (biased_acc).
+double epi_d(int kind, double t, bool hs, double s) {
   switch (kind) {
   case FUSION_RT_EPILOGUE_SIGMOID:
     return sig(t);
@@ -263,9 +286,7 @@ void run_case(const Case &c, const char *path, uint32_t seed) {
                 (long long)c.h1, dt_name(c.dt), c.epi0, c.epi1, c.gated,
                 dt_name(c.od0), dt_name(c.od1), c.transposed_w1 ? " wT" : "",
                 c.pad ? " padded" : "", c.stacked ? " stacked" : "",
-                c.round == FUSION_RT_ROUND_BF16  ? " round=bf16"
-                : c.round == FUSION_RT_ROUND_F16 ? " round=f16"
-                                                 : "");
+                round_name(c.round));
 
   // CPU reference on host memory.
   std::vector<uint8_t> ref0 = o0.host, ref1 = o1.host;
@@ -336,11 +357,12 @@ void run_case(const Case &c, const char *path, uint32_t seed) {
     return i == 0 ? double(w0.at(n * w0rs + j))
                   : double(w1.at(c.transposed_w1 ? j * c.h1 + n : n * c.k + j));
   };
-  auto y64 = [&](int i, int64_t m, int64_t n) {
+  // Projection i's accumulator with its bias (when `hb`) and rounding.
+  auto y64 = [&](int i, int64_t m, int64_t n, bool hb, double b) {
     double acc = 0;
     for (int64_t j = 0; j < c.k; ++j)
       acc += xat(m, j) * wat(i, n, j);
-    return round_acc(c.round, acc);
+    return biased_acc(c.round, acc, hb, b);
   };
   for (int oi = 0; oi < (gated ? 1 : 2); ++oi) {
     const std::vector<uint8_t> &g = oi == 0 ? g0 : g1;
@@ -354,13 +376,13 @@ void run_case(const Case &c, const char *path, uint32_t seed) {
       for (int64_t n = 0; n < h; ++n) {
         double ref;
         if (gated) {
-          const double a = y64(0, m, n) + (c.epi0 != NONE_ ? b0.at(n) : 0.0),
-                       u = y64(1, m, n) + (c.epi1 != NONE_ ? b1.at(n) : 0.0);
+          const double a = y64(0, m, n, c.epi0 != NONE_, b0.at(n)),
+                       u = y64(1, m, n, c.epi1 != NONE_, b1.at(n));
           ref = c.gated == FUSION_RT_ACT_SWIGLU ? a * sig(a) * u : NAN;
         } else if (oi == 0) {
-          ref = epi_d(c.epi0, y64(0, m, n), c.epi0 != 0, b0.at(n), false, 1);
+          ref = epi_d(c.epi0, y64(0, m, n, c.epi0 != 0, b0.at(n)), false, 1);
         } else {
-          ref = epi_d(c.epi1, y64(1, m, n), c.epi1 != 0, b1.at(n),
+          ref = epi_d(c.epi1, y64(1, m, n, c.epi1 != 0, b1.at(n)),
                       c.epi1 == FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE, s1.at(n));
         }
         const int64_t off = (guard + m * h + n) * es;
@@ -391,9 +413,10 @@ void run_case(const Case &c, const char *path, uint32_t seed) {
     const double out_tol = od == FUSION_RT_F32    ? 1e-5
                            : od == FUSION_RT_BF16 ? 8e-3
                                                   : 1e-3;
-    const double round_tol = c.round == FUSION_RT_ROUND_BF16  ? 8e-3
-                             : c.round == FUSION_RT_ROUND_F16 ? 1e-3
-                                                              : 0.0;
+    const double round_tol =
+        c.round == FUSION_RT_ROUND_BF16 || c.round == FUSION_RT_ROUND_BF16_AFTER_BIAS ? 8e-3
+        : c.round == FUSION_RT_ROUND_F16 || c.round == FUSION_RT_ROUND_F16_AFTER_BIAS ? 1e-3
+                                                                                      : 0.0;
     const double tol = std::max(out_tol, round_tol);
     char line[512];
     std::snprintf(line, sizeof line,
@@ -486,27 +509,37 @@ void quantizing_front(const char *path) {
   struct QCase {
     int64_t m, k, h;
     int32_t inter, round;
+    bool bias = false; ///< bf16 gate and up biases (a Linear with bias=True)
   };
   const QCase qcases[] = {{1, 2048, 64, FUSION_RT_BF16, FUSION_RT_ROUND_BF16},
                           {4, 1024, 96, FUSION_RT_BF16, FUSION_RT_ROUND_BF16},
                           {16, 2048, 64, FUSION_RT_F32, FUSION_RT_ROUND_NONE},
                           {128, 1024, 64, FUSION_RT_BF16, FUSION_RT_ROUND_BF16},
-                          {300, 512, 96, FUSION_RT_BF16, FUSION_RT_ROUND_NONE}};
+                          {300, 512, 96, FUSION_RT_BF16, FUSION_RT_ROUND_NONE},
+                          // Appended: biased gate / up, y + b rounded once.
+                          {1, 2048, 64, FUSION_RT_BF16, FUSION_RT_ROUND_BF16_AFTER_BIAS, true},
+                          {4, 1024, 96, FUSION_RT_BF16, FUSION_RT_ROUND_BF16_AFTER_BIAS, true},
+                          {128, 1024, 64, FUSION_RT_BF16, FUSION_RT_ROUND_BF16_AFTER_BIAS, true},
+                          {300, 512, 96, FUSION_RT_BF16, FUSION_RT_ROUND_BF16, true}};
   if (std::strcmp(path, "auto"))
     set_knob("FUSION_RT_PAIRED_PATH", path);
   std::mt19937 gen(99);
   std::normal_distribution<float> nd(0.f, 1.f);
   for (const QCase &c : qcases) {
-    Buf x, w, value;
+    Buf x, w, value, bias;
     x.alloc(FUSION_RT_BF16, c.m * c.k);
     w.alloc(FUSION_RT_BF16, 2 * c.h * c.k); // [Wg; Wu]
     value.alloc(c.inter, c.m * c.h);
+    bias.alloc(FUSION_RT_BF16, 2 * c.h);     // [bg; bu]
     for (int64_t i = 0; i < x.n; ++i)
       x.set(i, nd(gen));
     for (int64_t i = 0; i < w.n; ++i)
       w.set(i, nd(gen) / std::sqrt(float(c.k)));
+    for (int64_t i = 0; i < bias.n; ++i)
+      bias.set(i, 0.5f * nd(gen));
     x.upload();
     w.upload();
+    bias.upload();
     fusion_rt_paired_projection d{};
     d.lhs = view(x.dev, FUSION_RT_BF16, c.m, c.k, c.k, 1);
     d.weight0 = view(w.dev, FUSION_RT_BF16, c.h, c.k, c.k, 1);
@@ -515,6 +548,14 @@ void quantizing_front(const char *path) {
     d.gated_kind = FUSION_RT_ACT_SWIGLU;
     d.accumulate_dtype = FUSION_RT_F32;
     d.epilogue0.accumulator_round = d.epilogue1.accumulator_round = c.round;
+    auto set_biases = [&](fusion_rt_paired_projection &pd, uint8_t *b) {
+      if (!c.bias)
+        return;
+      pd.epilogue0.kind = pd.epilogue1.kind = FUSION_RT_EPILOGUE_BIAS;
+      pd.epilogue0.bias = vec1(b, FUSION_RT_BF16, c.h);
+      pd.epilogue1.bias = vec1(b + c.h * 2, FUSION_RT_BF16, c.h);
+    };
+    set_biases(d, static_cast<uint8_t *>(bias.dev));
     fusion_rt_quant_scheme s;
     fusion_rt_quant_scheme_init(&s);
     const int64_t nb = c.h / 32;
@@ -535,7 +576,8 @@ void quantizing_front(const char *path) {
     const std::string what = std::string("quantizing front [") + path + "] m=" +
                              std::to_string(c.m) + " k=" + std::to_string(c.k) +
                              " h=" + std::to_string(c.h) + " round=" +
-                             std::to_string(c.round) + ": ";
+                             std::to_string(c.round) + (c.bias ? " biased" : "") +
+                             ": ";
     fusion_rt_quant_outputs o0 = outs(0), o1 = outs(1);
     fusion_rt_status st =
         fusion_rt_paired_projection_quantize(&d, c.inter, &s, &o0, nullptr, nullptr);
@@ -564,6 +606,7 @@ void quantizing_front(const char *path) {
       hd.lhs.data = x.host.data();
       hd.weight0.data = w.host.data();
       hd.weight1.data = w.host.data() + c.h * c.k * 2;
+      set_biases(hd, bias.host.data());
       hd.out0 = fusion_rt_tensor{};
       fusion_rt_quant_outputs o3;
       fusion_rt_quant_outputs_init(&o3);
@@ -608,7 +651,7 @@ void quantizing_front(const char *path) {
       cudaFree(codes[i]);
       cudaFree(scales[i]);
     }
-    for (Buf *b : {&x, &w, &value})
+    for (Buf *b : {&x, &w, &value, &bias})
       b->release();
   }
   set_knob("FUSION_RT_PAIRED_PATH", nullptr);
@@ -719,7 +762,10 @@ int main(int argc, char **argv) {
   // rounded to bf16 / f16 before the epilogue (a bf16 Linear's output) on
   // every path — the GDN gates at decode and prefill sizes, the gated
   // gate/up pair, stacked weights, the decode instance (f32 bias).
-  for (int32_t r : {FUSION_RT_ROUND_BF16, FUSION_RT_ROUND_F16}) {
+  // Then the _AFTER_BIAS modes on the same cases (a Linear with bias=True:
+  // y + b rounded once).
+  for (int32_t r : {FUSION_RT_ROUND_BF16, FUSION_RT_ROUND_F16,
+                    FUSION_RT_ROUND_BF16_AFTER_BIAS, FUSION_RT_ROUND_F16_AFTER_BIAS}) {
     for (int64_t m : {1, 4, 16, 128})
       cases.push_back({m, 2048, 32, 32, FUSION_RT_BF16, S, SP, -1, FUSION_RT_F32,
                        FUSION_RT_BF16, false, 0, false, true, r});

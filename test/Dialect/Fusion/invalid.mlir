@@ -453,6 +453,39 @@ func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>) {
 func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>) {
   %dst0 = tensor.empty() : tensor<4x8xf32>
   %dst1 = tensor.empty() : tensor<4x8xf32>
+  // expected-error @+1 {{round('bf16', with_bias) of epilogue 0 needs a bias operand}}
+  %a, %b = fusion.paired_projection %x, %w, %w epilogues(round(bf16, with_bias) sigmoid, none) outs(%dst0, %dst1)
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>) {
+  %dst0 = tensor.empty() : tensor<4x8xf32>
+  %dst1 = tensor.empty() : tensor<4x8xf32>
+  // expected-error @+1 {{expected 'with_bias'}}
+  %a, %b = fusion.paired_projection %x, %w, %w epilogues(round(bf16, after) sigmoid, none) outs(%dst0, %dst1)
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %b: tensor<8xf32>) {
+  %dst0 = tensor.empty() : tensor<4x8xf32>
+  %dst1 = tensor.empty() : tensor<4x8xf32>
+  // expected-error @+1 {{epilogue 0: 'with_bias' needs a round(type)}}
+  %a, %c = "fusion.paired_projection"(%x, %w, %w, %b, %dst0, %dst1) <{epilogue0 = #fusion<epilogue bias>, epilogue1 = #fusion<epilogue none>, round_with_bias0, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 2>}>
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>) {
+  %dst0 = tensor.empty() : tensor<4x8xf32>
+  %dst1 = tensor.empty() : tensor<4x8xf32>
   // expected-error @+1 {{expected non-function type}}
   %a, %b = fusion.paired_projection %x, %w, %w epilogues(round() none, none) outs(%dst0, %dst1)
       : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)

@@ -263,6 +263,21 @@ func.func @paired_rounded(%x: tensor<1x2048xbf16>, %wa: tensor<32x2048xbf16>, %w
   return %g, %b : tensor<1x32xf32>, tensor<1x32xbf16>
 }
 
+// A bias added before the rounding (bf16 Linears with bias=True feeding a
+// SwiGLU; a sigmoid of one).
+// CHECK-LABEL: func @paired_rounded_with_bias
+// CHECK: epilogues(round(bf16, with_bias) bias bias %{{.*}}, round(f16, with_bias) sigmoid bias %{{.*}}) outs(
+// CHECK: epilogues(round(bf16, with_bias) bias bias %{{.*}}, round(bf16) bias bias %{{.*}}) gated(#fusion.act<swiglu>) outs(
+func.func @paired_rounded_with_bias(%x: tensor<4x64xbf16>, %w0: tensor<32x64xbf16>, %w1: tensor<32x64xbf16>, %b0: tensor<32xbf16>, %b1: tensor<32xf32>) -> (tensor<4x32xbf16>, tensor<4x32xf32>, tensor<4x32xbf16>) {
+  %d0 = tensor.empty() : tensor<4x32xbf16>
+  %d1 = tensor.empty() : tensor<4x32xf32>
+  %a, %b = fusion.paired_projection %x, %w0, %w1 epilogues(round(bf16, with_bias) bias bias %b0, round(f16, with_bias) sigmoid bias %b1) outs(%d0, %d1)
+      : (tensor<4x64xbf16>, tensor<32x64xbf16>, tensor<32x64xbf16>, tensor<32xbf16>, tensor<32xf32>, tensor<4x32xbf16>, tensor<4x32xf32>) -> (tensor<4x32xbf16>, tensor<4x32xf32>)
+  %g = fusion.paired_projection %x, %w0, %w1 epilogues(round(bf16, with_bias) bias bias %b0, round(bf16) bias bias %b1) gated(#fusion.act<swiglu>) outs(%d0)
+      : (tensor<4x64xbf16>, tensor<32x64xbf16>, tensor<32x64xbf16>, tensor<32xbf16>, tensor<32xf32>, tensor<4x32xbf16>) -> tensor<4x32xbf16>
+  return %a, %b, %g : tensor<4x32xbf16>, tensor<4x32xf32>, tensor<4x32xbf16>
+}
+
 // CHECK-LABEL: func @paired_bias_silu_kn
 // CHECK: epilogues(bias bias %{{.*}}, silu) kn outs({{.*}}) : (tensor<?x64xf16>, tensor<64x16xf16>, tensor<64x8xf16>, tensor<16xf16>, tensor<?x16xf16>, tensor<?x8xf16>) -> (tensor<?x16xf16>, tensor<?x8xf16>)
 func.func @paired_bias_silu_kn(%x: tensor<?x64xf16>, %w0: tensor<64x16xf16>, %w1: tensor<64x8xf16>, %b: tensor<16xf16>) -> (tensor<?x16xf16>, tensor<?x8xf16>) {

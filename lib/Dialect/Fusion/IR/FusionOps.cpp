@@ -47,12 +47,19 @@ static void printFusionAttr(OpAsmPrinter &p, Operation *, AttrT attr) {
 }
 
 /// An epilogue kind written as a bare keyword (`sigmoid`), after an optional
-/// `round(type)` of the accumulator.
+/// `round(type)` or `round(type, with_bias)` of the accumulator.
 static ParseResult parseEpilogue(OpAsmParser &parser, EpilogueKindAttr &result,
-                                 TypeAttr &round) {
+                                 TypeAttr &round, UnitAttr &withBias) {
   if (succeeded(parser.parseOptionalKeyword("round"))) {
     Type t;
-    if (parser.parseLParen() || parser.parseType(t) || parser.parseRParen())
+    if (parser.parseLParen() || parser.parseType(t))
+      return failure();
+    if (succeeded(parser.parseOptionalComma())) {
+      if (parser.parseKeyword("with_bias"))
+        return failure();
+      withBias = UnitAttr::get(parser.getContext());
+    }
+    if (parser.parseRParen())
       return failure();
     round = TypeAttr::get(t);
   }
@@ -70,9 +77,10 @@ static ParseResult parseEpilogue(OpAsmParser &parser, EpilogueKindAttr &result,
 }
 
 static void printEpilogue(OpAsmPrinter &p, Operation *, EpilogueKindAttr attr,
-                          TypeAttr round) {
+                          TypeAttr round, UnitAttr withBias) {
   if (round)
-    p << "round(" << round.getValue() << ") ";
+    p << "round(" << round.getValue() << (withBias ? ", with_bias" : "")
+      << ") ";
   p << stringifyEpilogueKind(attr.getValue());
 }
 
@@ -590,10 +598,19 @@ LogicalResult PairedProjectionOp::verify() {
   if (!isa<FloatType>(lhsTy.getElementType()))
     return emitOpError() << "lhs must have a float element type";
   TypeAttr rounds[2] = {getRound0Attr(), getRound1Attr()};
+  bool withBias[2] = {getRoundWithBias0(), getRoundWithBias1()};
+  Value biases[2] = {getBias0(), getBias1()};
   for (auto [i, round] : llvm::enumerate(rounds)) {
     if (round && !round.getValue().isBF16() && !round.getValue().isF16())
       return emitOpError() << "round(" << round.getValue() << ") of epilogue "
                            << i << ": the accumulator rounds to bf16 or f16";
+    if (withBias[i] && !round)
+      return emitOpError() << "epilogue " << i
+                           << ": 'with_bias' needs a round(type)";
+    if (withBias[i] && !biases[i])
+      return emitOpError() << "round(" << round.getValue()
+                           << ", with_bias) of epilogue " << i
+                           << " needs a bias operand";
   }
   auto h0 = verifyProjection(*this, 0, getRhs0(), getEpilogue0(), getBias0(),
                              getScale0());

@@ -168,7 +168,12 @@ def Fusion_PairedProjectionOp : Fusion_DpsOp<"paired_projection"> {
     rounds that projection's f32 accumulator to bf16 (f16) before the
     epilogue reads it, as a bf16 `torch.nn.Linear` rounds its output; the
     epilogue then runs in f32 on the rounded value (in a gated pair: the
-    gate and up values, before the activation).
+    gate and up values, before the activation). The epilogue's bias is
+    added after that rounding (`round(bf16) softplus_bias_scale bias %dt`:
+    a Linear without bias, then `+ dt_bias` in f32); with
+    `round(bf16, with_bias)` the bias is added first and the sum rounded
+    once (a Linear with `bias=True`, whose output is the rounded `y + b`),
+    and the epilogue adds no bias of its own.
 
     With `gated #fusion.act<swiglu>` (or another gated forward kind) the op
     has one result, `act(y0) * y1` (gate/up feeding SwiGLU); its epilogues
@@ -214,12 +219,16 @@ def Fusion_PairedProjectionOp : Fusion_DpsOp<"paired_projection"> {
                        UnitAttr:$kn,
                        OptionalAttr<TypeAttr>:$round0,
                        OptionalAttr<TypeAttr>:$round1,
+                       UnitAttr:$round_with_bias0,
+                       UnitAttr:$round_with_bias1,
                        OptionalAttr<Fusion_QuantSchemeAttr>:$quant,
                        OptionalAttr<TypeAttr>:$intermediate);
   let assemblyFormat = [{
     $lhs `,` $rhs0 `,` $rhs1 `epilogues` `(`
-      custom<Epilogue>($epilogue0, $round0) (`bias` $bias0^)? (`scale` $scale0^)? `,`
-      custom<Epilogue>($epilogue1, $round1) (`bias` $bias1^)? (`scale` $scale1^)? `)`
+      custom<Epilogue>($epilogue0, $round0, $round_with_bias0)
+        (`bias` $bias0^)? (`scale` $scale0^)? `,`
+      custom<Epilogue>($epilogue1, $round1, $round_with_bias1)
+        (`bias` $bias1^)? (`scale` $scale1^)? `)`
     (`gated` `(` qualified($gated)^ `)`)?
     (`quantize` `(` qualified($quant)^ `via` $intermediate `)`)?
     (`kn` $kn^)? `outs` `(` $outs `)`
