@@ -440,57 +440,139 @@ FailureOr<EvalScalar> TensorEvaluator::evalElement(Value v,
   return failure();
 }
 
+const TensorEvaluator::Structured &
+TensorEvaluator::structureOf(Operation *op) {
+  std::unique_ptr<Structured> &slot = structured[op];
+  if (slot)
+    return *slot;
+  slot = std::make_unique<Structured>();
+  Structured &s = *slot;
+  auto linalgOp = cast<linalg::LinalgOp>(op);
+  if (!linalgOp.hasPureTensorSemantics()) {
+    s.error = "a structured op on buffers";
+    return s;
+  }
+  s.ranges = linalgOp.getStaticLoopRanges();
+  if (llvm::any_of(s.ranges,
+                   [](int64_t r) { return ShapedType::isDynamic(r); })) {
+    s.error = "a structured op with dynamic loop ranges";
+    return s;
+  }
+  SmallVector<AffineMap> maps = linalgOp.getIndexingMapsArray();
+  if (llvm::any_of(maps, hasSymbols)) {
+    s.error = "an indexing map with symbols";
+    return s;
+  }
+  SmallVector<utils::IteratorType> iters = linalgOp.getIteratorTypesArray();
+  unsigned numLoops = s.ranges.size();
+  SmallVector<bool> reduction(numLoops, false);
+  for (unsigned l = 0; l < numLoops; ++l)
+    if (iters[l] == utils::IteratorType::reduction) {
+      s.reductionDims.push_back(l);
+      reduction[l] = true;
+    }
+  for (unsigned o = 0; o < linalgOp.getNumDpsInits(); ++o) {
+    OpOperand *operand = linalgOp.getDpsInitOperand(o);
+    AffineMap m = linalgOp.getMatchingIndexingMap(operand);
+    s.initMaps.push_back(m);
+    BlockArgument arg = linalgOp.getMatchingBlockArgument(operand);
+    s.initRead.push_back(arg && !arg.use_empty());
+    // The loop point of a result element: the dimensions of its output
+    // map; every parallel loop must be one of them (reductions are
+    // enumerated).
+    SmallVector<unsigned> dims;
+    SmallVector<bool> known(numLoops, false);
+    std::string why;
+    for (AffineExpr e : m.getResults()) {
+      auto dim = dyn_cast<AffineDimExpr>(e);
+      if (!dim) {
+        why = "an output indexing map that is not a projection";
+        break;
+      }
+      dims.push_back(dim.getPosition());
+      known[dim.getPosition()] = true;
+    }
+    for (unsigned l = 0; l < numLoops && why.empty(); ++l)
+      if (!reduction[l] && !known[l])
+        why = "a parallel loop the output does not index";
+    s.outDims.push_back(std::move(dims));
+    s.outErrors.push_back(std::move(why));
+  }
+  for (BlockArgument arg : linalgOp.getBlock()->getArguments()) {
+    OpOperand *operand = linalgOp.getMatchingOpOperand(arg);
+    Structured::Arg a;
+    a.used = !arg.use_empty();
+    if (linalgOp.isDpsInit(operand)) {
+      a.init = operand->getOperandNumber() - linalgOp.getNumDpsInputs();
+    } else {
+      a.operand = operand->get();
+      if (isa<ShapedType>(a.operand.getType()))
+        a.map = linalgOp.getMatchingIndexingMap(operand);
+    }
+    s.args.push_back(a);
+  }
+  // The body's slots (see Structured::BodyOp).
+  Block *body = linalgOp.getBlock();
+  DenseMap<Value, int> slotOf;
+  for (BlockArgument arg : body->getArguments())
+    slotOf[arg] = arg.getArgNumber();
+  int next = body->getNumArguments();
+  auto source = [&](Value v) {
+    if (auto it = slotOf.find(v); it != slotOf.end())
+      return it->second;
+    s.outer.push_back(v);
+    return -int(s.outer.size());
+  };
+  for (Operation &op : body->without_terminator()) {
+    if (isa<cf::AssertOp>(op))
+      continue; // Checks of the frontend; no value.
+    if (op.getNumResults() != 1) {
+      s.error = "a body op without exactly one result";
+      return s;
+    }
+    Structured::BodyOp b{&op, {}};
+    for (Value operand : op.getOperands())
+      b.operands.push_back(source(operand));
+    slotOf[op.getResult(0)] = next++;
+    s.bodyOps.push_back(std::move(b));
+  }
+  for (Value v : body->getTerminator()->getOperands())
+    s.yields.push_back(source(v));
+  return s;
+}
+
 LogicalResult
 TensorEvaluator::evalStructured(Operation *op, unsigned resultIndex,
                                 ArrayRef<int64_t> index,
                                 SmallVectorImpl<EvalScalar> &results) {
   auto linalgOp = cast<linalg::LinalgOp>(op);
-  if (!linalgOp.hasPureTensorSemantics())
-    return fail(op, "a structured op on buffers");
-  SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
-  if (llvm::any_of(ranges, [](int64_t r) { return ShapedType::isDynamic(r); }))
-    return fail(op, "a structured op with dynamic loop ranges");
-  SmallVector<AffineMap> maps = linalgOp.getIndexingMapsArray();
-  if (llvm::any_of(maps, hasSymbols))
-    return fail(op, "an indexing map with symbols");
-  SmallVector<utils::IteratorType> iters = linalgOp.getIteratorTypesArray();
+  const Structured &st = structureOf(op);
+  if (!st.error.empty())
+    return fail(op, st.error);
+  if (!st.outErrors[resultIndex].empty())
+    return fail(op, st.outErrors[resultIndex]);
+  ArrayRef<int64_t> ranges = st.ranges;
+  ArrayRef<unsigned> reductionDims = st.reductionDims;
 
   // The loop point of the requested result element: the dimensions of its
   // output map, the reductions enumerated below.
   unsigned numLoops = ranges.size();
   SmallVector<int64_t> d(numLoops, 0);
-  SmallVector<bool> known(numLoops, false);
-  OpOperand *init = linalgOp.getDpsInitOperand(resultIndex);
-  AffineMap outMap = linalgOp.getMatchingIndexingMap(init);
-  for (auto [k, e] : llvm::enumerate(outMap.getResults())) {
-    auto dim = dyn_cast<AffineDimExpr>(e);
-    if (!dim)
-      return fail(op, "an output indexing map that is not a projection");
-    d[dim.getPosition()] = index[k];
-    known[dim.getPosition()] = true;
-  }
-  SmallVector<unsigned> reductionDims;
-  for (unsigned l = 0; l < numLoops; ++l) {
-    if (iters[l] == utils::IteratorType::reduction)
-      reductionDims.push_back(l);
-    else if (!known[l])
-      return fail(op, "a parallel loop the output does not index");
-  }
+  for (auto [k, dim] : llvm::enumerate(st.outDims[resultIndex]))
+    d[dim] = index[k];
 
   Block *body = linalgOp.getBlock();
-  unsigned numInits = linalgOp.getNumDpsInits();
+  unsigned numInits = st.initMaps.size();
   // Accumulators: the init elements, read only where the body uses them.
   SmallVector<EvalScalar> acc(numInits);
   SmallVector<SmallVector<int64_t>> initIndex(numInits);
   for (unsigned o = 0; o < numInits; ++o) {
-    OpOperand *operand = linalgOp.getDpsInitOperand(o);
-    AffineMap m = linalgOp.getMatchingIndexingMap(operand);
-    for (AffineExpr e : m.getResults())
+    for (AffineExpr e : st.initMaps[o].getResults())
       initIndex[o].push_back(evalAffine(e, d));
-    BlockArgument arg = linalgOp.getMatchingBlockArgument(operand);
-    if (!arg || arg.use_empty())
+    if (!st.initRead[o])
       continue;
-    FailureOr<EvalScalar> x = evalElement(operand->get(), initIndex[o]);
+    FailureOr<EvalScalar> x =
+        evalElement(linalgOp.getDpsInitOperand(o)->get(), initIndex[o]);
     if (failed(x))
       return failure();
     acc[o] = *x;
@@ -498,33 +580,31 @@ TensorEvaluator::evalStructured(Operation *op, unsigned resultIndex,
 
   SmallVector<EvalScalar> args(body->getNumArguments());
   SmallVector<EvalScalar> yielded;
+  SmallVector<int64_t> at;
   while (true) {
-    for (BlockArgument arg : body->getArguments()) {
-      OpOperand *operand = linalgOp.getMatchingOpOperand(arg);
-      if (linalgOp.isDpsInit(operand)) {
-        args[arg.getArgNumber()] =
-            acc[operand->getOperandNumber() - linalgOp.getNumDpsInputs()];
+    for (auto [i, a] : llvm::enumerate(st.args)) {
+      if (a.init >= 0) {
+        args[i] = acc[a.init];
         continue;
       }
-      if (arg.use_empty())
+      if (!a.used)
         continue;
-      if (!isa<ShapedType>(operand->get().getType())) {
-        FailureOr<EvalScalar> s = scalar(operand->get());
+      if (!a.map) {
+        FailureOr<EvalScalar> s = scalar(a.operand);
         if (failed(s))
           return failure();
-        args[arg.getArgNumber()] = *s;
+        args[i] = *s;
         continue;
       }
-      AffineMap m = linalgOp.getMatchingIndexingMap(operand);
-      SmallVector<int64_t> at;
-      for (AffineExpr e : m.getResults())
+      at.clear();
+      for (AffineExpr e : a.map.getResults())
         at.push_back(evalAffine(e, d));
-      FailureOr<EvalScalar> x = evalElement(operand->get(), at);
+      FailureOr<EvalScalar> x = evalElement(a.operand, at);
       if (failed(x))
         return failure();
-      args[arg.getArgNumber()] = *x;
+      args[i] = *x;
     }
-    if (failed(evalBody(*body, d, args, yielded)))
+    if (failed(evalBody(st, d, args, yielded)))
       return failure();
     for (unsigned o = 0; o < numInits; ++o)
       acc[o] = yielded[o];
@@ -551,48 +631,38 @@ TensorEvaluator::evalStructured(Operation *op, unsigned resultIndex,
   return success();
 }
 
-LogicalResult TensorEvaluator::evalBody(Block &body,
+LogicalResult TensorEvaluator::evalBody(const Structured &st,
                                         ArrayRef<int64_t> loopIndex,
                                         ArrayRef<EvalScalar> args,
                                         SmallVectorImpl<EvalScalar> &yielded) {
-  DenseMap<Value, EvalScalar> env;
-  for (BlockArgument arg : body.getArguments())
-    env[arg] = args[arg.getArgNumber()];
-  SmallVector<EvalScalar, 4> operands;
-  for (Operation &op : body.without_terminator()) {
-    if (isa<cf::AssertOp>(op))
-      continue; // Checks of the frontend; no value.
-    operands.clear();
-    for (Value operand : op.getOperands()) {
-      auto it = env.find(operand);
-      if (it != env.end()) {
-        operands.push_back(it->second);
-        continue;
-      }
-      FailureOr<EvalScalar> s = scalar(operand); // Defined outside the body.
-      if (failed(s))
-        return failure();
-      operands.push_back(*s);
+  // Slots: the block arguments, then each op's result in body order.
+  SmallVector<EvalScalar, 32> slots(args.begin(), args.end());
+  auto read = [&](int src, EvalScalar &out) -> LogicalResult {
+    if (src >= 0) {
+      out = slots[src];
+      return success();
     }
-    if (op.getNumResults() != 1)
-      return fail(&op, "a body op without exactly one result");
-    EvalScalar r;
-    if (failed(evalScalarOp(&op, operands, loopIndex, r)))
-      return failure();
-    env[op.getResult(0)] = r;
-  }
-  yielded.clear();
-  for (Value v : body.getTerminator()->getOperands()) {
-    auto it = env.find(v);
-    if (it != env.end()) {
-      yielded.push_back(it->second);
-      continue;
-    }
-    FailureOr<EvalScalar> s = scalar(v);
+    FailureOr<EvalScalar> s = scalar(st.outer[-src - 1]); // Outside the body.
     if (failed(s))
       return failure();
-    yielded.push_back(*s);
+    out = *s;
+    return success();
+  };
+  SmallVector<EvalScalar, 4> operands;
+  for (const Structured::BodyOp &b : st.bodyOps) {
+    operands.resize(b.operands.size());
+    for (auto [i, src] : llvm::enumerate(b.operands))
+      if (failed(read(src, operands[i])))
+        return failure();
+    EvalScalar r;
+    if (failed(evalScalarOp(b.op, operands, loopIndex, r)))
+      return failure();
+    slots.push_back(r);
   }
+  yielded.resize(st.yields.size());
+  for (auto [i, src] : llvm::enumerate(st.yields))
+    if (failed(read(src, yielded[i])))
+      return failure();
   return success();
 }
 

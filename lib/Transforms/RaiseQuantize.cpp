@@ -675,10 +675,11 @@ struct Mismatch {
   std::string what;
   unsigned count = 0;
   unsigned firstProbe = 0; ///< The probe of the first difference.
-  /// Counts a difference found by `probe`; the first one is kept.
-  void add(std::string w, unsigned probe) {
+  /// Counts a difference found by `probe`; the first one is kept (its text
+  /// built by `w`, called for that one only).
+  void add(llvm::function_ref<std::string()> w, unsigned probe) {
     if (count++ == 0) {
-      what = std::move(w);
+      what = w();
       firstProbe = probe;
     }
   }
@@ -1816,9 +1817,12 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
         why = {DeclineRule::NotEvaluable, error};
         return failure();
       }
-      auto note = [&](std::string what) {
+      // The text of a difference is built for the first one only (the
+      // mismatch keeps no other; formatting every difference of a large
+      // check cost more than evaluating it).
+      auto note = [&](llvm::function_ref<std::string()> what) {
         alive[k] = false;
-        mismatch[k].add(std::move(what), kind);
+        mismatch[k].add(what, kind);
       };
       // The amax the raised op returns must be the IR's, exactly.
       llvm::APFloat rtAmax(ref.amax);
@@ -1828,7 +1832,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
                                            irAmax->bits));
       if (irAmax->poison || lost ||
           !(irA.bitwiseIsEqual(rtAmax) || (irA.isNaN() && rtAmax.isNaN())))
-        note(llvm::formatv("probe {0}: the tensor amax is {1} in the IR, "
+        note([&] { return llvm::formatv("probe {0}: the tensor amax is {1} in the IR, "
                            "{2:e} in the runtime",
                            kind,
                            irAmax->poison ? std::string("undefined (poison)")
@@ -1836,7 +1840,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
                                                           irA.convertToDouble())
                                                 .str(),
                            ref.amax)
-                 .str());
+                 .str(); });
       for (int64_t i = 0; i < n; ++i) {
         EvalScalar e = irData[i];
         uint8_t want = ref.data[i];
@@ -1844,14 +1848,14 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
         llvm::APFloat rt(*dSem, llvm::APInt(8, want));
         if (!e.poison && ((e.bits & 0xff) == want || (ir.isNaN() && rt.isNaN())))
           continue;
-        note(llvm::formatv("probe {0}, element {1}: x = {2:e} (tensor amax "
+        note([&] { return llvm::formatv("probe {0}, element {1}: x = {2:e} (tensor amax "
                            "{3:e}, runtime scale_inv {4:e}) gives {5} in the IR, "
                            "0x{6} in the runtime",
                            kind, i, values[i], ref.amax, ref.scaleInv,
                            e.poison ? std::string("undefined (poison)")
                                     : "0x" + hexByte(e.bits & 0xff),
                            hexByte(want))
-                 .str());
+                 .str(); });
       }
     }
     if (llvm::none_of(alive, [](bool a) { return a; }))
@@ -1887,13 +1891,15 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
     };
     small = copyOnSmallInput(c, /*shrinkLast=*/false, noCopy);
     // Scales swizzled into 128x4 tiles (to_blocked) split the rows by 128:
-    // two tiles of rows, and, if that is still too large, two tiles of
-    // columns (4 blocks of 16 each).
+    // two tiles of rows and two tiles of columns (4 blocks of 16 each),
+    // which still show the tile order both ways; the check's cost is the
+    // copy's element count (on torch-mlir's raw IR, minutes for 60 000
+    // elements). Columns that are no whole number of tiles keep their width.
     if (failed(small) && c.swizzledScales) {
       std::string tiled;
-      small = copyOnSmallInput(c, /*shrinkLast=*/false, tiled, 128);
-      if (succeeded(small) && elementsOf(small) > kPerTensorLimit)
-        small = copyOnSmallInput(c, /*shrinkLast=*/true, tiled, 128, 64);
+      small = copyOnSmallInput(c, /*shrinkLast=*/true, tiled, 128, 64);
+      if (failed(small))
+        small = copyOnSmallInput(c, /*shrinkLast=*/false, tiled, 128);
       if (failed(small) && tiled != noCopy)
         noCopy += "; in 128-row tiles: " + tiled;
     }
@@ -2126,39 +2132,42 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
           m = std::fmax(m, std::fabs(values[s * cols + i]));
         return m;
       };
-      auto note = [&](std::string what) {
+      // The text of a difference is built for the first one only (the
+      // mismatch keeps no other; formatting every difference of a large
+      // check cost more than evaluating it).
+      auto note = [&](llvm::function_ref<std::string()> what) {
         alive[k] = false;
-        mismatch[k].add(std::move(what), kind);
+        mismatch[k].add(what, kind);
       };
       if (c.amax && !(irAmax && (*irAmax == double(ref.amax) ||
                                  (std::isnan(*irAmax) &&
                                   std::isnan(ref.amax))))) {
         sameAmax[k] = false;
         if (c.readByNonCheck)
-          note(llvm::formatv("probe {0}: the tensor amax that the program "
+          note([&] { return llvm::formatv("probe {0}: the tensor amax that the program "
                              "reads is {1} in the IR, {2:e} in the runtime",
                              kind,
                              irAmax ? llvm::formatv("{0:e}", *irAmax).str()
                                     : std::string("undefined (poison)"),
                              ref.amax)
-                   .str());
+                   .str(); });
       }
       const bool swz = scheme.getScaleLayout() == ScaleLayout::swizzled;
       if (swz && !badPadding.empty())
-        note(badPadding);
+        note([&] { return badPadding; });
       for (int64_t s = 0; s < srows; ++s) {
         for (int64_t b = 0; b < nb; ++b) {
           EvalScalar e = (swz ? irSwizzled : irScales)[s * nb + b];
           uint8_t want = ref.scales[s * nb + b];
           if (e.poison || (e.bits & 0xff) != want)
-            note(llvm::formatv(
+            note([&] { return llvm::formatv(
                      "probe {5}, row {0} block {1} (amax {2:e}): scale byte {3} in "
                      "the IR, {4} in the runtime",
                      sampled[s], b, blockAmax(s, b),
                      e.poison ? std::string("undefined (poison)")
                               : "0x" + hexByte(e.bits & 0xff),
                      "0x" + hexByte(want), kind)
-                     .str());
+                     .str(); });
         }
         for (int64_t col : compared) {
           EvalScalar e = irData[s * dataCols + col];
@@ -2167,7 +2176,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
             if (!e.poison && (e.bits & 0xff) == want)
               continue;
             const int64_t c0 = 2 * col, c1 = std::min(cols - 1, 2 * col + 1);
-            note(llvm::formatv(
+            note([&] { return llvm::formatv(
                      "probe {6}, row {0} byte {1} (x = {2:e}, {3:e}, block "
                      "amax {4:e}): {5} in the IR, 0x{7} in the runtime",
                      sampled[s], col, values[s * cols + c0],
@@ -2175,7 +2184,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
                      e.poison ? std::string("undefined (poison)")
                               : "0x" + hexByte(e.bits & 0xff),
                      kind, hexByte(want))
-                     .str());
+                     .str(); });
             continue;
           }
           llvm::APFloat ir = llvm::APFloat(
@@ -2192,7 +2201,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
           if (!e.poison && ir.isNaN() && rt.isFinite() && rt.isLargest())
             diag = "; the IR's cast does not saturate (no clamp to the "
                    "format's maximum before arith.truncf)";
-          note(llvm::formatv("probe {7}, row {0} column {1}: x = {2:e} (block "
+          note([&] { return llvm::formatv("probe {7}, row {0} column {1}: x = {2:e} (block "
                              "amax {3:e}) gives {4} in the IR, 0x{5} in the "
                              "runtime{6}",
                              sampled[s], col, values[s * cols + col],
@@ -2200,7 +2209,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
                              e.poison ? std::string("undefined (poison)")
                                       : "0x" + hexByte(e.bits & 0xff),
                              hexByte(want), diag, kind)
-                   .str());
+                   .str(); });
         }
       }
     }
@@ -2488,9 +2497,12 @@ RaiseQuantizePass::identifyBlockFP8(Candidate &c, Decline &why) {
         why = {DeclineRule::NotEvaluable, error};
         return failure();
       }
-      auto note = [&](std::string what) {
+      // The text of a difference is built for the first one only (the
+      // mismatch keeps no other; formatting every difference of a large
+      // check cost more than evaluating it).
+      auto note = [&](llvm::function_ref<std::string()> what) {
         alive[k] = false;
-        mismatch[k].add(std::move(what), kind);
+        mismatch[k].add(what, kind);
       };
       for (int64_t j = 0; j < sbands; ++j)
         for (int64_t b : blocks) {
@@ -2499,14 +2511,14 @@ RaiseQuantizePass::identifyBlockFP8(Candidate &c, Decline &why) {
           const float ir = llvm::bit_cast<float>(uint32_t(e.bits));
           if (e.poison || !(llvm::bit_cast<uint32_t>(want) == uint32_t(e.bits) ||
                             (std::isnan(ir) && std::isnan(want))))
-            note(llvm::formatv("probe {0}, {1} {2} block {3}: scale {4} in "
+            note([&] { return llvm::formatv("probe {0}, {1} {2} block {3}: scale {4} in "
                                "the IR, {5:e} in the runtime",
                                kind, br > 1 ? "band" : "row",
                                br > 1 ? bands[j] : sampled[j], b,
                                e.poison ? std::string("undefined (poison)")
                                         : llvm::formatv("{0:e}", ir).str(),
                                want)
-                     .str());
+                     .str(); });
         }
       for (int64_t s = 0; s < srows; ++s)
         for (int64_t b : blocks) {
@@ -2519,13 +2531,13 @@ RaiseQuantizePass::identifyBlockFP8(Candidate &c, Decline &why) {
                 llvm::APFloat(*dataSem, llvm::APInt(8, rt)).isNaN();
             if (!d.poison && ((d.bits & 0xff) == rt || bothNaN))
               continue;
-            note(llvm::formatv("probe {0}, row {1} column {2}: x = {3:e} "
+            note([&] { return llvm::formatv("probe {0}, row {1} column {2}: x = {3:e} "
                                "gives {4} in the IR, 0x{5} in the runtime",
                                kind, sampled[s], col, values[s * cols + col],
                                d.poison ? std::string("undefined (poison)")
                                         : "0x" + hexByte(d.bits & 0xff),
                                hexByte(rt))
-                     .str());
+                     .str(); });
           }
         }
     }

@@ -21,12 +21,14 @@
 #define FUSION_ANALYSIS_TENSOREVALUATOR_H
 
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/DenseMap.h"
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 namespace mlir::fusion {
@@ -85,12 +87,48 @@ private:
   /// op), keyed by (result, linear index).
   DenseMap<std::pair<void *, int64_t>, EvalScalar> cache;
 
+  /// What evalStructured reads of a structured op, read from the op once
+  /// (its maps and operands are the same for every element it evaluates).
+  struct Structured {
+    SmallVector<int64_t> ranges;
+    SmallVector<unsigned> reductionDims;
+    /// Per init: its indexing map, whether the body reads it.
+    SmallVector<AffineMap> initMaps;
+    SmallVector<bool> initRead;
+    /// Per output result: loop dimension of each index of the output map,
+    /// or why that result cannot be evaluated.
+    SmallVector<SmallVector<unsigned>> outDims;
+    SmallVector<std::string> outErrors;
+    /// Per block argument: the operand it reads (null: an init, see
+    /// `initOf`), its map (tensors) or none (a scalar operand).
+    struct Arg {
+      Value operand;
+      AffineMap map;
+      int init = -1; ///< index of the init it reads, or -1
+      bool used = false;
+    };
+    SmallVector<Arg> args;
+    /// The body as a list of slots: block arguments first, then one per op
+    /// result. Each op reads its operands from slots (index >= 0) or, for
+    /// values defined outside the body, through scalar() (`outer`).
+    struct BodyOp {
+      Operation *op;
+      SmallVector<int, 4> operands; ///< slot, or -1 - index into `outer`
+    };
+    SmallVector<BodyOp> bodyOps;
+    SmallVector<Value> outer;
+    SmallVector<int> yields; ///< slot, or -1 - index into `outer`
+    std::string error; ///< why the op cannot be evaluated, or empty
+  };
+  DenseMap<Operation *, std::unique_ptr<Structured>> structured;
+  const Structured &structureOf(Operation *op);
+
   LogicalResult fail(Operation *op, const Twine &why);
   FailureOr<EvalScalar> evalElement(Value v, ArrayRef<int64_t> index);
   LogicalResult evalStructured(Operation *op, unsigned resultIndex,
                                ArrayRef<int64_t> index,
                                SmallVectorImpl<EvalScalar> &results);
-  LogicalResult evalBody(Block &body, ArrayRef<int64_t> loopIndex,
+  LogicalResult evalBody(const Structured &st, ArrayRef<int64_t> loopIndex,
                          ArrayRef<EvalScalar> args,
                          SmallVectorImpl<EvalScalar> &yielded);
   /// `in` rounded to the float type `t` as arith.truncf does: to nearest
