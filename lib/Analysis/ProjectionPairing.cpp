@@ -605,20 +605,27 @@ public:
     arith::AddFOp add;
     for (Operation *u : a.getUsers()) {
       auto au = dyn_cast<arith::AddFOp>(u);
-      if (!au || (add && au != add))
+      if (!au || (add && au != add) || !isBiasThenRound(a, au))
         return Value();
       add = au;
     }
+    return add.getResult();
+  }
+
+  /// True if `add` is `a + b` with `b` not depending on a projection and
+  /// the sum read only by roundings to bf16 / f16 that are not the body's
+  /// result.
+  bool isBiasThenRound(Value a, arith::AddFOp add) const {
     Value b = add.getLhs() == a ? add.getRhs() : add.getLhs();
     if (b == a || dependent.contains(b) || add.getResult().use_empty())
-      return Value();
+      return false;
     for (Operation *u : add->getUsers()) {
       auto trunc = dyn_cast<arith::TruncFOp>(u);
       auto to = trunc ? dyn_cast<FloatType>(trunc.getType()) : FloatType();
       if (!to || !(to.isBF16() || to.isF16()) || trunc.getResult() == root())
-        return Value();
+        return false;
     }
-    return add.getResult();
+    return true;
   }
 
   /// Finds how the epilogue reads each projection: as the f32 accumulator,
@@ -642,7 +649,14 @@ public:
         auto accType = dyn_cast<FloatType>(a.getType());
         bool anyTrunc = false, allTrunc = true;
         Value sum = biasThenRound(a);
+        // Read with its bias before a rounding by one op, and otherwise by
+        // another: the fused op reads it one way.
+        bool someBiased = llvm::any_of(a.getUsers(), [&](Operation *u) {
+          auto add = dyn_cast<arith::AddFOp>(u);
+          return add && isBiasThenRound(a, add);
+        });
         (sum ? withBias : withoutBias) = true;
+        withBias |= someBiased;
         if (withBias && withoutBias) {
           unsupported = "the epilogue reads the projection both with a bias "
                         "before its rounding and without (the fused op reads "

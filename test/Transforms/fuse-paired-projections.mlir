@@ -1501,3 +1501,53 @@ func.func @negative_bias_before_and_after_rounding(%x: tensor<4x64xbf16>, %w0: t
   %sp = math.log1p %ex : tensor<4x8xf32>
   return %sp, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+/// Gate and up bf16 Linears with bias=True feeding ReGLU: the biased gated
+/// bodies are matched on probes as swiglu, geglu or geglu_erf only.
+// CHECK-LABEL: func.func @negative_gate_up_reglu_biased_bf16
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_gate_up_reglu_biased_bf16(%x: tensor<4x64xbf16>, %wg: tensor<32x64xbf16>, %wu: tensor<32x64xbf16>,
+                                              %bg: tensor<32xf32>, %bu: tensor<32xf32>) -> tensor<4x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x32xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x32xf32>) -> tensor<4x32xf32>
+  // expected-remark @below {{Reason="unsupported epilogue", Remark="the body is not swiglu, geglu or geglu_erf of the projections rounded with their biases (the forms matched for biased bf16 / f16 Linears)"}}
+  %g = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %wg : tensor<4x64xbf16>, tensor<32x64xbf16>) outs(%acc : tensor<4x32xf32>) -> tensor<4x32xf32>
+  %u = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %wu : tensor<4x64xbf16>, tensor<32x64xbf16>) outs(%acc : tensor<4x32xf32>) -> tensor<4x32xf32>
+  %bbg = linalg.broadcast ins(%bg : tensor<32xf32>) outs(%empty : tensor<4x32xf32>) dimensions = [0]
+  %bbu = linalg.broadcast ins(%bu : tensor<32xf32>) outs(%empty : tensor<4x32xf32>) dimensions = [0]
+  %tg = arith.addf %g, %bbg : tensor<4x32xf32>
+  %tu = arith.addf %u, %bbu : tensor<4x32xf32>
+  %rg = arith.truncf %tg : tensor<4x32xf32> to tensor<4x32xbf16>
+  %ru = arith.truncf %tu : tensor<4x32xf32> to tensor<4x32xbf16>
+  %gf = arith.extf %rg : tensor<4x32xbf16> to tensor<4x32xf32>
+  %uf = arith.extf %ru : tensor<4x32xbf16> to tensor<4x32xf32>
+  %zeros = arith.constant dense<0.0> : tensor<4x32xf32>
+  %r = arith.maximumf %gf, %zeros : tensor<4x32xf32>
+  %h = arith.mulf %r, %uf : tensor<4x32xf32>
+  return %h : tensor<4x32xf32>
+}
+
+/// The epilogue reads the biased rounding of the projection and the
+/// projection itself: the fused op reads it one way.
+// CHECK-LABEL: func.func @negative_biased_rounding_and_unrounded
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_biased_rounding_and_unrounded(%x: tensor<4x64xbf16>, %w0: tensor<8x64xbf16>, %w1: tensor<8x64xbf16>,
+                                                  %b0: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @below {{Reason="unsupported epilogue", Remark="the epilogue reads the projection both with a bias before its rounding and without (the fused op reads it one way)"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %bb0 = linalg.broadcast ins(%b0 : tensor<8xf32>) outs(%empty : tensor<4x8xf32>) dimensions = [0]
+  %t0 = arith.addf %y0, %bb0 : tensor<4x8xf32>
+  %r0 = arith.truncf %t0 : tensor<4x8xf32> to tensor<4x8xbf16>
+  %f0 = arith.extf %r0 : tensor<4x8xbf16> to tensor<4x8xf32>
+  %s = arith.mulf %f0, %y0 : tensor<4x8xf32>
+  return %s, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
