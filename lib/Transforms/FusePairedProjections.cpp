@@ -330,7 +330,7 @@ bool isSplittableOutputStep(linalg::GenericOp g, Value v) {
   AffineMap column =
       AffineMap::get(2, 0, getAffineDimExpr(1, g.getContext()), g.getContext());
   for (auto [i, m] : llvm::enumerate(maps)) {
-    const bool isColumn = i >= 1 && i < g.getNumDpsInputs();
+    const bool isColumn = i >= 1 && i < inputs.size();
     if (isColumn ? m != column : !m.isIdentity())
       return false;
     if (isColumn && inputs[i] == v) // the projection read twice
