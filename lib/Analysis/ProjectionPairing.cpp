@@ -597,19 +597,25 @@ public:
   /// The bias-then-rounding of projection argument `a` (a bf16 Linear with
   /// bias=True: `truncf(a + b)`, `b` not depending on a projection, the sum
   /// read by nothing but roundings to bf16 / f16 that are not the body's
-  /// result), as the sum; null otherwise.
-  Value biasThenRound(Value a) const {
+  /// result), as the sum, when every use of `a` is that one add; null
+  /// otherwise, with `partly` set when some use is such an add and another
+  /// is not.
+  Value biasThenRound(Value a, bool &partly) const {
+    partly = false;
     auto accType = dyn_cast<FloatType>(a.getType());
     if (!accType || !accType.isF32() || a.use_empty())
       return Value();
     arith::AddFOp add;
+    bool other = false;
     for (Operation *u : a.getUsers()) {
       auto au = dyn_cast<arith::AddFOp>(u);
-      if (!au || (add && au != add) || !isBiasThenRound(a, au))
-        return Value();
-      add = au;
+      if (au && (!add || au == add) && isBiasThenRound(a, au))
+        add = au;
+      else
+        other = true;
     }
-    return add.getResult();
+    partly = add && other;
+    return add && !other ? add.getResult() : Value();
   }
 
   /// True if `add` is `a + b` with `b` not depending on a projection and
@@ -648,15 +654,12 @@ public:
       for (Value a : SmallVector<Value, 2>(args)) {
         auto accType = dyn_cast<FloatType>(a.getType());
         bool anyTrunc = false, allTrunc = true;
-        Value sum = biasThenRound(a);
         // Read with its bias before a rounding by one op, and otherwise by
-        // another: the fused op reads it one way.
-        bool someBiased = llvm::any_of(a.getUsers(), [&](Operation *u) {
-          auto add = dyn_cast<arith::AddFOp>(u);
-          return add && isBiasThenRound(a, add);
-        });
+        // another (`partly`): the fused op reads it one way.
+        bool partly = false;
+        Value sum = biasThenRound(a, partly);
         (sum ? withBias : withoutBias) = true;
-        withBias |= someBiased;
+        withBias |= partly;
         if (withBias && withoutBias) {
           unsupported = "the epilogue reads the projection both with a bias "
                         "before its rounding and without (the fused op reads "

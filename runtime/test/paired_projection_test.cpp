@@ -263,6 +263,24 @@ TEST(PairedProjectionCpu, OutputDtypesRoundOnce) {
     }
 }
 
+/// `g` as a gated SwiGLU pair (out1 absent): the gate with its f32 bias b0,
+/// the up half with bias b1 when `up_bias`, both accumulators rounded as
+/// `round` says.
+void make_gated_swiglu(Pair &g, int32_t round, bool up_bias) {
+  g.d.gated_kind = FUSION_RT_ACT_SWIGLU;
+  g.d.epilogue0 = fusion_rt_epilogue{};
+  g.d.epilogue0.kind = FUSION_RT_EPILOGUE_BIAS;
+  g.d.epilogue0.bias = view1d(g.b0.bytes.data(), FUSION_RT_F32, g.h0);
+  g.d.epilogue0.accumulator_round = round;
+  g.d.epilogue1 = fusion_rt_epilogue{};
+  if (up_bias) {
+    g.d.epilogue1.kind = FUSION_RT_EPILOGUE_BIAS;
+    g.d.epilogue1.bias = view1d(g.b1.bytes.data(), g.b1.dtype, g.h1);
+  }
+  g.d.epilogue1.accumulator_round = round;
+  g.d.out1 = fusion_rt_tensor{};
+}
+
 // accumulator_round: y is rounded to bf16 / f16 (what a bf16 Linear's
 // output holds) before the epilogue, which then runs in f32 on the rounded
 // value: the expected value is the sequential fp32 sum rounded, then the
@@ -297,14 +315,7 @@ TEST(PairedProjectionCpu, AccumulatorRoundingBeforeTheEpilogue) {
     }
   // Gated SwiGLU: silu(round(y0) + b0) * round(y1), rounded once to bf16.
   Pair g(4, 256, 16, 16, FUSION_RT_BF16, 77, FUSION_RT_BF16);
-  g.d.gated_kind = FUSION_RT_ACT_SWIGLU;
-  g.d.epilogue0 = fusion_rt_epilogue{};
-  g.d.epilogue0.kind = FUSION_RT_EPILOGUE_BIAS;
-  g.d.epilogue0.bias = view1d(g.b0.bytes.data(), FUSION_RT_F32, g.h0);
-  g.d.epilogue0.accumulator_round = FUSION_RT_ROUND_BF16;
-  g.d.epilogue1 = fusion_rt_epilogue{};
-  g.d.epilogue1.accumulator_round = FUSION_RT_ROUND_BF16;
-  g.d.out1 = fusion_rt_tensor{};
+  make_gated_swiglu(g, FUSION_RT_ROUND_BF16, /*up_bias=*/false);
   ASSERT_EQ(g.run(), FUSION_RT_STATUS_SUCCESS) << fusion_rt_last_error_message();
   for (int64_t r = 0; r < g.m; ++r)
     for (int64_t n = 0; n < 16; ++n) {
@@ -351,16 +362,7 @@ TEST(PairedProjectionCpu, AccumulatorRoundingAfterTheBias) {
   // Gated SwiGLU of two biased bf16 Linears: silu(round(y0 + b0)) *
   // round(y1 + b1), rounded once to bf16.
   Pair g(4, 256, 16, 16, FUSION_RT_BF16, 79, FUSION_RT_BF16);
-  g.d.gated_kind = FUSION_RT_ACT_SWIGLU;
-  g.d.epilogue0 = fusion_rt_epilogue{};
-  g.d.epilogue0.kind = FUSION_RT_EPILOGUE_BIAS;
-  g.d.epilogue0.bias = view1d(g.b0.bytes.data(), FUSION_RT_F32, g.h0);
-  g.d.epilogue0.accumulator_round = FUSION_RT_ROUND_BF16_AFTER_BIAS;
-  g.d.epilogue1 = fusion_rt_epilogue{};
-  g.d.epilogue1.kind = FUSION_RT_EPILOGUE_BIAS;
-  g.d.epilogue1.bias = view1d(g.b1.bytes.data(), g.b1.dtype, g.h1);
-  g.d.epilogue1.accumulator_round = FUSION_RT_ROUND_BF16_AFTER_BIAS;
-  g.d.out1 = fusion_rt_tensor{};
+  make_gated_swiglu(g, FUSION_RT_ROUND_BF16_AFTER_BIAS, /*up_bias=*/true);
   ASSERT_EQ(g.run(), FUSION_RT_STATUS_SUCCESS) << fusion_rt_last_error_message();
   for (int64_t r = 0; r < g.m; ++r)
     for (int64_t n = 0; n < 16; ++n) {
