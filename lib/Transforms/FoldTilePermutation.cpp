@@ -26,6 +26,8 @@
 
 #include "fusion/Transforms/FoldTilePermutation.h"
 
+#include "fusion/Analysis/Permutation.h"
+
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -72,33 +74,6 @@ public:
 private:
   SmallVector<int64_t> sizes;
 };
-
-/// The permutation `out[i] = in[perm[i]]` of a pure permutation: a
-/// linalg.transpose, or a linalg.generic copy whose input map is a
-/// permutation and whose output map is the identity.
-std::optional<SmallVector<int64_t>> permutationOf(Operation *o) {
-  if (auto t = dyn_cast<linalg::TransposeOp>(o))
-    return SmallVector<int64_t>(t.getPermutation());
-  auto g = dyn_cast<linalg::GenericOp>(o);
-  if (!g || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
-      g.getNumReductionLoops() != 0 || !g.hasPureTensorSemantics())
-    return std::nullopt;
-  Block &b = g.getRegion().front();
-  auto y = dyn_cast<linalg::YieldOp>(b.getTerminator());
-  if (b.getOperations().size() != 1 || !y || y.getNumOperands() != 1 ||
-      y.getOperand(0) != b.getArgument(0))
-    return std::nullopt;
-  AffineMap inMap = g.getIndexingMapsArray()[0];
-  AffineMap outMap = g.getIndexingMapsArray()[1];
-  if (!inMap.isPermutation() || !outMap.isIdentity())
-    return std::nullopt;
-  // Output dim i is loop dim i; input dim k is loop dim inMap(k):
-  // out[i] = in[k] where inMap(k) = i.
-  SmallVector<int64_t> perm(inMap.getNumResults());
-  for (unsigned k = 0; k < inMap.getNumResults(); ++k)
-    perm[inMap.getDimPosition(k)] = k;
-  return perm;
-}
 
 /// The view after `op` (a reshape or a pure permutation of `in`), or
 /// failure. `views` are refined in place where an atom is split.

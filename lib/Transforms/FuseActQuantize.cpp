@@ -43,14 +43,15 @@
 //===----------------------------------------------------------------------===//
 #include "fusion/Transforms/Declines.h"
 #include "fusion/Transforms/Passes.h"
+#include "fusion/Transforms/QuantDestinations.h"
 #include "fusion/Transforms/RemarkLock.h"
 #include "fusion/Transforms/VerifyQuietly.h"
 #include "fusion/Transforms/CheckElision.h"
 
 #include "fusion/Analysis/ActivationMatcher.h"
 #include "fusion/Analysis/FloatRange.h"
+#include "fusion/Analysis/Permutation.h"
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
-#include "fusion/Dialect/Fusion/IR/QuantShapes.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -60,6 +61,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Remarks.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
@@ -83,50 +85,6 @@ struct Plan {
   /// dropped (said in the remark).
   std::string checksNote;
 };
-
-/// Dimension algebra on OpFoldResults for QuantShapes.h: static dims fold
-/// to attributes, dynamic ones to affine.apply on tensor.dim values.
-struct ValueDims {
-  using Dim = OpFoldResult;
-  OpBuilder &b;
-  Location loc;
-  Dim apply(AffineExpr e, Dim d) {
-    return affine::makeComposedFoldedAffineApply(b, loc, e, {d});
-  }
-  AffineExpr s0() { return b.getAffineSymbolExpr(0); }
-  Dim constant(int64_t v) { return b.getIndexAttr(v); }
-  Dim ceilDiv(Dim d, int64_t k) { return apply(s0().ceilDiv(k), d); }
-  Dim roundUp(Dim d, int64_t k) { return apply(s0().ceilDiv(k) * k, d); }
-  Dim mul(Dim d, int64_t k) { return k == 1 ? d : apply(s0() * k, d); }
-  Dim divExact(Dim d, int64_t k) {
-    return k == 1 ? d : apply(s0().floorDiv(k), d);
-  }
-};
-
-/// `tensor.empty` destinations of `types` for a quantizer of data of
-/// `dataShape` (`halves` independently scaled halves), with dynamic sizes
-/// from the verifier's shape rules. FP4 data typed i8 is packed two per byte.
-SmallVector<Value> createQuantDestinations(OpBuilder &b, Location loc,
-                                           QuantSchemeAttr scheme,
-                                           SmallVector<OpFoldResult> dataShape,
-                                           unsigned halves, bool dbias,
-                                           TypeRange types) {
-  ValueDims alg{b, loc};
-  auto shapes = computeQuantResultShapes(alg, scheme, ArrayRef(dataShape),
-                                         halves, dbias);
-  SmallVector<Value> outs;
-  for (auto [type, shape] : llvm::zip_equal(types, shapes)) {
-    auto t = cast<RankedTensorType>(type);
-    if (t.getElementType().isInteger(8))
-      shape.back() = alg.divExact(shape.back(), 2);
-    SmallVector<Value> dynSizes;
-    for (auto [d, size] : llvm::enumerate(shape))
-      if (t.isDynamicDim(d))
-        dynSizes.push_back(getValueOrCreateConstantIndexOp(b, loc, size));
-    outs.push_back(tensor::EmptyOp::create(b, loc, t, dynSizes));
-  }
-  return outs;
-}
 
 /// True for the element types the runtime's entry points read.
 bool isRuntimeFloat(Type t) { return t.isBF16() || t.isF16() || t.isF32(); }
@@ -417,14 +375,17 @@ PairedProjectionOp gatedPairedProducer(Value v,
   return paired;
 }
 
-/// The sizes of `v`'s two dimensions swapped, and an empty tensor of them
-/// with `v`'s element type; eraseSwappedEmpty undoes both (the tensor.dim
-/// ops of dynamic sizes included) where the rewrite is abandoned.
-static Value swappedEmpty(OpBuilder &b, Location loc, Value v) {
-  SmallVector<OpFoldResult> sizes;
-  for (int64_t d : {1, 0})
-    sizes.push_back(tensor::getMixedSize(b, loc, v, d));
-  return tensor::EmptyOp::create(b, loc, sizes, getElementTypeOrSelf(v));
+/// An empty matrix of `m`'s sizes (`swap`: swapped) with the element type
+/// `elem`; eraseSwappedEmpty undoes it (the tensor.dim ops of dynamic sizes
+/// included) where the rewrite is abandoned. Dynamic sizes are read off
+/// `m`, which must be defined before the builder's point and outlive the
+/// rewrite (not the result of an op it replaces).
+static Value swappedEmpty(OpBuilder &b, Location loc, Value m, Type elem,
+                          bool swap = true) {
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, m);
+  if (swap)
+    std::swap(sizes[0], sizes[1]);
+  return tensor::EmptyOp::create(b, loc, sizes, elem);
 }
 static void eraseSwappedEmpty(Value empty) {
   // The empty tensor, then its tensor.dim sizes, then their index constants.
@@ -438,33 +399,6 @@ static void eraseSwappedEmpty(Value empty) {
           isa<tensor::DimOp, arith::ConstantIndexOp>(def))
         dead.push_back(def);
   }
-}
-
-/// The matrix that `def` transposes, if it is a pure 2-D transpose: a
-/// `linalg.transpose` with permutation [1, 0], or a generic with one tensor
-/// input whose body yields it through swapped maps; null otherwise.
-static Value pureTransposeSource(Operation *def) {
-  if (!def)
-    return Value();
-  if (auto t = dyn_cast<linalg::TransposeOp>(def))
-    return t.getPermutation() == ArrayRef<int64_t>{1, 0} ? t.getInput()
-                                                          : Value();
-  auto g = dyn_cast<linalg::GenericOp>(def);
-  if (!g || g->getNumResults() != 1 || g.getNumDpsInputs() != 1 ||
-      g.getNumLoops() != 2 || g.getNumParallelLoops() != 2 ||
-      !isa<RankedTensorType>(g.getDpsInputs()[0].getType()))
-    return Value();
-  MLIRContext *ctx = def->getContext();
-  AffineMap swap = AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, ctx);
-  AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
-  SmallVector<AffineMap> maps = g.getIndexingMapsArray();
-  Block *body = g.getBody();
-  if (body->getOperations().size() != 1 ||
-      cast<linalg::YieldOp>(body->getTerminator()).getOperand(0) !=
-          body->getArgument(0) ||
-      !((maps[0] == swap && maps[1] == id) || (maps[0] == id && maps[1] == swap)))
-    return Value();
-  return g.getDpsInputs()[0];
 }
 
 /// `x` with `direction` (colwise or both) and the colwise data transposed,
@@ -517,7 +451,7 @@ static QuantizeOp transposedToColwise(QuantizeOp q, std::string &why) {
   AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
   // What reads the transpose: `source` (a pure transpose) or the operands
   // of `actT` (act(x.t())).
-  Value source = pureTransposeSource(def);
+  Value source = transposedMatrix(def);
   linalg::GenericOp actT;
   if (auto g = dyn_cast<linalg::GenericOp>(def); g && !source) {
     SmallVector<AffineMap> maps = g.getIndexingMapsArray();
@@ -552,7 +486,10 @@ static QuantizeOp transposedToColwise(QuantizeOp q, std::string &why) {
   linalg::GenericOp moved;
   if (actT) {
     // act(x.t()): the same body on the untransposed operands.
-    Value init = swappedEmpty(b, loc, v);
+    // act(x.t()) reads x [M, N] transposed: the init is x's shape (its
+    // sizes read off x, not off v, whose op goes).
+    Value init = swappedEmpty(b, loc, actT.getDpsInputs()[0],
+                              getElementTypeOrSelf(v), /*swap=*/false);
     moved = linalg::GenericOp::create(
         b, loc, TypeRange{init.getType()}, actT.getDpsInputs(),
         ValueRange{init},
@@ -601,7 +538,7 @@ static bool foldCodeTranspose(Operation *op) {
     return false;
   Operation *transpose = nullptr;
   for (Operation *user : data.getUsers())
-    if (pureTransposeSource(user) == data) {
+    if (transposedMatrix(user) == data) {
       transpose = user;
       break;
     }
@@ -610,7 +547,11 @@ static bool foldCodeTranspose(Operation *op) {
     return false;
   OpBuilder b(op);
   Location loc = op->getLoc();
-  Value colOut = swappedEmpty(b, loc, data);
+  // The codes' sizes from their destination (the op's own result is
+  // defined after the builder's point, and the op is replaced).
+  Value colOut = swappedEmpty(
+      b, loc, cast<DestinationStyleOpInterface>(op).getDpsInits()[0],
+      dataType.getElementType());
   // A detached copy takes the new destinations (its operand segment sizes
   // follow) and the scheme; the op is then built from it with one result
   // more.
@@ -871,6 +812,36 @@ void FuseActQuantizePass::fuseIntoPairedProjection(
       stringifyQuantFormat(scheme.getFormat()), intermediate);
 }
 
+/// Replaces each `tensor.dim` of `value` (a result of an op that reifies
+/// its result shapes: a linalg op) by that size as its producer computes
+/// it, so that the activation is not kept for its shape.
+static void resolveShapeReads(Value value) {
+  auto res = dyn_cast<OpResult>(value);
+  auto shaped =
+      res ? dyn_cast<ReifyRankedShapedTypeOpInterface>(res.getOwner())
+          : ReifyRankedShapedTypeOpInterface();
+  if (!shaped)
+    return;
+  SmallVector<tensor::DimOp> dims;
+  for (Operation *user : value.getUsers())
+    if (auto d = dyn_cast<tensor::DimOp>(user); d && d.getConstantIndex())
+      dims.push_back(d);
+  for (tensor::DimOp d : dims) {
+    OpBuilder b(d);
+    ReifiedRankedShapedTypeDims sizes;
+    if (failed(reifyResultShapes(b, shaped, sizes)))
+      return;
+    OpFoldResult size = sizes[res.getResultNumber()][*d.getConstantIndex()];
+    // A size that reads the value itself would resolve nothing.
+    Value v = getValueOrCreateConstantIndexOp(b, d.getLoc(), size);
+    if (auto again = v.getDefiningOp<tensor::DimOp>();
+        again && again.getSource() == value)
+      continue;
+    d.replaceAllUsesWith(v);
+    d->erase();
+  }
+}
+
 void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
                                           DominanceInfo &dom) {
   Value value = q.getInput();
@@ -881,6 +852,10 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
     value = hoisted;
   auto valueType = cast<RankedTensorType>(value.getType());
 
+  // Reads of its shape alone (a tensor.dim: the dynamic sizes of a raised
+  // quantizer's outputs, or of other values the frontend sized from it)
+  // are no uses of the activation: its producer says its sizes.
+  resolveShapeReads(value);
   // Other users of the quantized value; one of them may be a dbias
   // reduction.
   SmallVector<Operation *> others;

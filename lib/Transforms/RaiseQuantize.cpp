@@ -16,6 +16,8 @@
 #include "fusion/Transforms/Declines.h"
 #include "fusion/Transforms/FoldTilePermutation.h"
 #include "fusion/Transforms/Passes.h"
+#include "fusion/Transforms/QuantDestinations.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "fusion/Transforms/RemarkLock.h"
 #include "fusion/Transforms/VerifyQuietly.h"
 #include "fusion/Transforms/CheckElision.h"
@@ -752,6 +754,8 @@ private:
     /// the quantizer was checked on (equal where the program fixes it, as a
     /// tensor.cast to a static size does); 0 where that dimension is static.
     int64_t checkedLast[2] = {0, 0};
+    /// The size the copy gave the other dynamic dimensions.
+    int64_t checkedLeading = 0;
   };
   /// The first candidate of the seed that identify() admits; else `why`
   /// (empty rule: no remark) and the region a declined FP4 quantizer owns.
@@ -760,11 +764,14 @@ private:
                                     SmallVectorImpl<Operation *> &declined);
   /// The same for a seed with dynamic sizes, checked on `sp`; an input
   /// whose last dimension is dynamic also on `wide()` (that dimension fixed
-  /// to another size; null if no such copy).
+  /// to another size; null if no such copy). `emptyData`, where given, is
+  /// set when `sp` leaves the quantized data empty (a leading dynamic size
+  /// too small for a whole block; the caller may retry on larger copies).
   std::optional<Found>
   findRaisableDynamic(Operation *castOp, bool packedFp4, Specialized &sp,
                       llvm::function_ref<Specialized *()> wide, Decline &why,
-                      SmallVectorImpl<Operation *> &declined);
+                      SmallVectorImpl<Operation *> &declined,
+                      bool *emptyData = nullptr);
 };
 
 SmallVector<Candidate> RaiseQuantizePass::delimit(Operation *castOp,
@@ -2662,12 +2669,14 @@ QuantizeOp createRaisedQuantize(OpBuilder &b, const Candidate &c,
   assert(succeeded(types) && "identify() checked the shape");
   if (packedFp4Data) {
     SmallVector<int64_t> shape((*types)[0].getShape());
-    shape.back() = (shape.back() + 1) / 2;
+    if (!ShapedType::isDynamic(shape.back()))
+      shape.back() = (shape.back() + 1) / 2;
     (*types)[0] = RankedTensorType::get(shape, b.getI8Type());
   }
-  // Dynamic sizes are leading sizes of the input (rowwise compact results),
-  // reified from its producer where it has one: a tensor.dim of the input
-  // would be one more user of it (of the activation a fusion takes).
+  // The input's sizes, reified from its producer where it has one: a
+  // tensor.dim of the input would be one more user of it (of the activation
+  // a fusion takes). The results' dynamic sizes follow from them by the
+  // verifier's rules (a dynamic last dimension's scales: ceil(N / block)).
   SmallVector<OpFoldResult> sizes;
   if (auto res = dyn_cast<OpResult>(input)) {
     ReifiedRankedShapedTypeDims dims;
@@ -2677,15 +2686,9 @@ QuantizeOp createRaisedQuantize(OpBuilder &b, const Candidate &c,
   }
   if (sizes.empty())
     sizes = tensor::getMixedSizes(b, loc, input);
-  SmallVector<Value> outs;
-  for (RankedTensorType t : *types) {
-    SmallVector<Value> dyn;
-    for (int64_t d = 0; d < t.getRank(); ++d)
-      if (t.isDynamicDim(d))
-        dyn.push_back(getValueOrCreateConstantIndexOp(b, loc, sizes[d]));
-    outs.push_back(tensor::EmptyOp::create(b, loc, t, dyn));
-  }
   SmallVector<Type> resultTypes(types->begin(), types->end());
+  SmallVector<Value> outs = createQuantDestinations(
+      b, loc, scheme, sizes, /*halves=*/1, /*dbias=*/false, resultTypes);
   return QuantizeOp::create(b, loc, resultTypes, input, Value(), Value(), outs,
                             scheme);
 }
@@ -2880,6 +2883,13 @@ constexpr int64_t kSpecializedSize = 4;
 /// per-row block (the whole dimension) differs between them.
 constexpr int64_t kSpecializedLast = 256;
 constexpr int64_t kSpecializedLastWide = 384;
+/// Where a leading dynamic size reaches the blocks (rows quantized along
+/// dim 0 through a transpose: the rows become the blocked last dimension),
+/// the copy with it fixed to kSpecializedSize has no whole block; the check
+/// then takes two copies with every dynamic size kSpecializedLast and
+/// kSpecializedLastWide (the same scheme in both, as for a dynamic last
+/// dimension), if their quantized data has at most this many elements.
+constexpr int64_t kSpecializedBlocksMaxElements = int64_t(1) << 21;
 
 /// bitcast(cast(x)) -> cast(bitcast(x)): a cast to a dynamic type before a
 /// bitcast (torchao's view.dtype) would otherwise keep the copy dynamic.
@@ -2965,6 +2975,13 @@ struct TraceListener : RewriterBase::Listener {
 struct Specialized {
   OwningOpRef<ModuleOp> module;
   DenseMap<Value, Value> toOrig;
+  /// The sizes the dynamic dimensions were fixed to (where the program
+  /// casts to no static size): a last one, and every other.
+  int64_t lastSize = 0, leadingSize = 0;
+  /// Whether a value of the copy is empty (a size of 0: a dynamic size
+  /// divided into blocks it does not fill), so that a quantizer may find
+  /// no whole block to check in it.
+  bool degenerate = false;
   /// The function's value for `v` of the copy (through casts), or null.
   Value orig(Value v) const {
     for (unsigned depth = 0; v && depth < 8; ++depth) {
@@ -2991,9 +3008,12 @@ struct Specialized {
 };
 
 FailureOr<Specialized> specialize(func::FuncOp fn,
-                                  int64_t lastSize = kSpecializedLast) {
+                                  int64_t lastSize = kSpecializedLast,
+                                  int64_t leadingSize = kSpecializedSize) {
   MLIRContext *ctx = fn.getContext();
   Specialized sp;
+  sp.lastSize = lastSize;
+  sp.leadingSize = leadingSize;
   sp.module = ModuleOp::create(fn.getLoc());
   IRMapping map;
   auto copy = cast<func::FuncOp>(fn->clone(map));
@@ -3009,13 +3029,13 @@ FailureOr<Specialized> specialize(func::FuncOp fn,
   for (BlockArgument a : copy.getArguments()) {
     auto t = dyn_cast<RankedTensorType>(a.getType());
     if (t && !t.hasStaticShape()) {
-      // A size the program casts the argument to, else kSpecializedSize
+      // A size the program casts the argument to, else `leadingSize`
       // (a last dimension: `lastSize`).
       SmallVector<int64_t> shape(t.getShape());
       for (int64_t d = 0; d < t.getRank(); ++d) {
         if (!ShapedType::isDynamic(shape[d]))
           continue;
-        shape[d] = d == t.getRank() - 1 ? lastSize : kSpecializedSize;
+        shape[d] = d == t.getRank() - 1 ? lastSize : leadingSize;
         for (Operation *u : a.getUsers())
           if (auto c = dyn_cast<tensor::CastOp>(u))
             if (auto ct = dyn_cast<RankedTensorType>(c.getType()))
@@ -3067,6 +3087,12 @@ FailureOr<Specialized> specialize(func::FuncOp fn,
   // divide) leave no copy to check.
   if (failed(verifyQuietly(copy)))
     return failure();
+  copy.walk([&](Operation *op) {
+    for (Type t : op->getResultTypes())
+      if (auto rt = dyn_cast<RankedTensorType>(t))
+        if (llvm::is_contained(rt.getShape(), 0))
+          sp.degenerate = true;
+  });
   return sp;
 }
 
@@ -3075,11 +3101,12 @@ FailureOr<Specialized> specialize(func::FuncOp fn,
 /// A function that has no such copy keeps having none.
 struct LazyCopy {
   int64_t lastSize;
+  int64_t leadingSize = kSpecializedSize;
   std::optional<Specialized> copy;
   bool failed = false;
   Specialized *get(func::FuncOp fn) {
     if (!copy && !failed) {
-      FailureOr<Specialized> s = specialize(fn, lastSize);
+      FailureOr<Specialized> s = specialize(fn, lastSize, leadingSize);
       if (succeeded(s))
         copy = std::move(*s);
       failed = !copy;
@@ -3202,7 +3229,7 @@ std::optional<RaiseQuantizePass::Found>
 RaiseQuantizePass::findRaisableDynamic(
     Operation *castOp, bool packedFp4, Specialized &sp,
     llvm::function_ref<Specialized *()> wide, Decline &why,
-    SmallVectorImpl<Operation *> &declinedRegion) {
+    SmallVectorImpl<Operation *> &declinedRegion, bool *emptyData) {
   Operation *copySeed = sp.copyOf(castOp->getResult(0));
   if (!copySeed) {
     why = {DeclineRule::RaiseUnsupportedShape,
@@ -3211,20 +3238,38 @@ RaiseQuantizePass::findRaisableDynamic(
   }
   // Data that the copy with fixed sizes leaves empty (a leading dynamic size
   // of an argument, fixed to 4, reaching the blocks: rows quantized along
-  // dim 0 through a transpose, as [N, rows / 32, 32]): nothing to check.
+  // dim 0 through a transpose, as [N, rows / 32, 32]): nothing to check
+  // here; the caller retries on copies with every dynamic size larger.
   auto origData = cast<RankedTensorType>(castOp->getResult(0).getType());
   auto copyData = dyn_cast<RankedTensorType>(copySeed->getResult(0).getType());
   if (copyData && copyData.getRank() == origData.getRank() &&
       llvm::any_of(llvm::seq<int64_t>(0, origData.getRank()), [&](int64_t d) {
         return origData.isDynamicDim(d) && copyData.getDimSize(d) == 0;
       })) {
+    if (emptyData)
+      *emptyData = true;
     why = {DeclineRule::RaiseUnsupportedShape,
            llvm::formatv("dynamic sizes: the copy with fixed sizes (each "
                          "leading dynamic size {0}) leaves the quantized "
                          "data empty: a leading dynamic size of an argument "
                          "reaches its blocks (such as rows quantized along "
                          "dim 0 through a transpose); not checked",
-                         kSpecializedSize)
+                         sp.leadingSize)
+               .str()};
+    return std::nullopt;
+  }
+  // The copies that size every dynamic dimension for whole blocks check
+  // an input of that many rows: bounded, as the check's cost is its size.
+  if (sp.leadingSize > kSpecializedSize && copyData &&
+      copyData.hasStaticShape() &&
+      copyData.getNumElements() > kSpecializedBlocksMaxElements) {
+    why = {DeclineRule::RaiseUnsupportedShape,
+           llvm::formatv("dynamic sizes: a leading dynamic size reaches the "
+                         "quantizer's blocks, and its copy with each dynamic "
+                         "size {0} quantizes {1} elements, more than the "
+                         "check takes ({2}); not checked",
+                         sp.leadingSize, copyData.getNumElements(),
+                         kSpecializedBlocksMaxElements)
                .str()};
     return std::nullopt;
   }
@@ -3338,6 +3383,7 @@ RaiseQuantizePass::findRaisableDynamic(
     return declineRegion();
   }
   f->candidate = std::move(c);
+  f->checkedLeading = sp.leadingSize;
   return f;
 }
 
@@ -3384,6 +3430,8 @@ void RaiseQuantizePass::runOnOperation() {
                         [](const auto &p) { return p.second; });
   DenseSet<Operation *> erased, declinedFp4;
   LazyCopy spec{kSpecializedLast}, wideSpec{kSpecializedLastWide};
+  LazyCopy blocksSpec{kSpecializedLast, kSpecializedLast},
+      blocksWideSpec{kSpecializedLastWide, kSpecializedLastWide};
   for (auto [castOp, packedFp4] : casts) {
     if (erased.contains(castOp) || declinedFp4.contains(castOp))
       continue;
@@ -3396,10 +3444,29 @@ void RaiseQuantizePass::runOnOperation() {
       found = findRaisable(castOp, packedFp4, why, declinedRegion);
     } else {
       auto wide = [&] { return wideSpec.get(func); };
-      if (Specialized *sp = spec.get(func))
+      bool emptyData = false;
+      if (Specialized *sp = spec.get(func)) {
         found = findRaisableDynamic(castOp, packedFp4, *sp, wide, why,
-                                    declinedRegion);
-      else
+                                    declinedRegion, &emptyData);
+        // The copy has empty values (packed FP4 codes stay non-empty where
+        // their scales have no block): the quantizer may have had nothing
+        // to check in it either. The larger copies decide.
+        if (!found && (emptyData || sp->degenerate)) {
+          declinedRegion.clear();
+          auto blocksWide = [&] { return blocksWideSpec.get(func); };
+          if (Specialized *bs = blocksSpec.get(func))
+            found = findRaisableDynamic(castOp, packedFp4, *bs, blocksWide,
+                                        why, declinedRegion);
+          else
+            why = {DeclineRule::RaiseUnsupportedShape,
+                   llvm::formatv(
+                       "dynamic sizes: a leading dynamic size reaches the "
+                       "quantizer's blocks, and the program's reshapes "
+                       "contradict every dynamic size {0}; not checked",
+                       kSpecializedLast)
+                       .str()};
+        }
+      } else
         why = {DeclineRule::RaiseUnsupportedShape,
                "dynamic sizes: no copy of the function with fixed sizes (an "
                "unranked argument, or sizes the program's reshapes "
@@ -3418,6 +3485,8 @@ void RaiseQuantizePass::runOnOperation() {
     // copy of the function as it is then.
     spec.copy.reset();
     wideSpec.copy.reset();
+    blocksSpec.copy.reset();
+    blocksWideSpec.copy.reset();
     if (taken.perTensor)
       rewritePerTensor(taken, found->scheme);
     else
@@ -3425,10 +3494,16 @@ void RaiseQuantizePass::runOnOperation() {
     ++numRaised;
     std::string dynamicNote;
     if (!rt.hasStaticShape()) {
-      dynamicNote = " (dynamic sizes: checked with each dynamic size fixed to 4";
       // checkedLast is set where the input's last dimension is dynamic.
       auto [last, lastWide] = found->checkedLast;
-      if (last != 0 && last == lastWide)
+      dynamicNote = llvm::formatv(" (dynamic sizes: checked with each "
+                                  "dynamic size fixed to {0}",
+                                  found->checkedLeading);
+      if (found->checkedLeading != kSpecializedSize)
+        dynamicNote += llvm::formatv(
+            " and to {0}, where a leading dynamic size reaches the blocks",
+            kSpecializedLastWide);
+      else if (last != 0 && last == lastWide)
         dynamicNote += llvm::formatv(", the last one to {0} in both copies: "
                                      "the program fixes it",
                                      last);

@@ -59,9 +59,12 @@
 // CHECK-LABEL: func.func @dynamic_columns_pinned_by_cast
 // CHECK: fusion.quantize %{{.*}} as quant<fp8_e4m3, rowwise, epsilon = 1.0e-12>
 // Rows quantized in blocks of 32 along a dynamic size (dim 0 through a
-// transpose): the copy with that size fixed to 4 has no whole block, so
-// nothing is checked and the quantizer stays as written.
-// CHECK-LABEL: func.func @negative_dynamic_rows_blocked_through_transpose
+// transpose): the copy with that size fixed to 4 has no whole block, and
+// the copies with every dynamic size 256 and 384 that then take the check
+// are bounded (the check's cost is their size): 16384 columns are more
+// than it takes, so the quantizer stays as written. (Programs within the
+// bound: test/Frontend/corpus.test, T_DYN_COL.)
+// CHECK-LABEL: func.func @negative_dynamic_rows_blocked_too_large
 // CHECK-NOT: fusion.quantize
 // CHECK: return
 
@@ -870,17 +873,17 @@ module {
     } -> tensor<4x?xf8E4M3FN>
     return %q, %scale : tensor<4x?xf8E4M3FN>, tensor<f32>
   }
-  func.func @negative_dynamic_rows_blocked_through_transpose(%x: tensor<?x64xf32>) -> tensor<64x?x32xf8E4M3FN> {
+  func.func @negative_dynamic_rows_blocked_too_large(%x: tensor<?x16384xf32>) -> tensor<16384x?x32xf8E4M3FN> {
     %c0 = arith.constant 0 : index
     %c32 = arith.constant 32 : index
-    %n = tensor.dim %x, %c0 : tensor<?x64xf32>
-    %e = tensor.empty(%n) : tensor<64x?xf32>
-    %t = linalg.transpose ins(%x : tensor<?x64xf32>) outs(%e : tensor<64x?xf32>) permutation = [1, 0]
+    %n = tensor.dim %x, %c0 : tensor<?x16384xf32>
+    %e = tensor.empty(%n) : tensor<16384x?xf32>
+    %t = linalg.transpose ins(%x : tensor<?x16384xf32>) outs(%e : tensor<16384x?xf32>) permutation = [1, 0]
     %nb = arith.divui %n, %c32 : index
-    %t3 = tensor.expand_shape %t [[0], [1, 2]] output_shape [64, %nb, 32] : tensor<64x?xf32> into tensor<64x?x32xf32>
-    %e1 = tensor.empty(%nb) : tensor<64x?x32xf8E4M3FN>
-    // expected-remark @below {{Reason="unsupported shape", Remark="dynamic sizes: the copy with fixed sizes (each leading dynamic size 4) leaves the quantized data empty: a leading dynamic size of an argument reaches its blocks (such as rows quantized along dim 0 through a transpose); not checked"}}
-    %q = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%t3 : tensor<64x?x32xf32>) outs(%e1 : tensor<64x?x32xf8E4M3FN>) {
+    %t3 = tensor.expand_shape %t [[0], [1, 2]] output_shape [16384, %nb, 32] : tensor<16384x?xf32> into tensor<16384x?x32xf32>
+    %e1 = tensor.empty(%nb) : tensor<16384x?x32xf8E4M3FN>
+    // expected-remark @below {{Reason="unsupported shape", Remark="dynamic sizes: a leading dynamic size reaches the quantizer's blocks, and its copy with each dynamic size 256 quantizes 4194304 elements, more than the check takes (2097152); not checked"}}
+    %q = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%t3 : tensor<16384x?x32xf32>) outs(%e1 : tensor<16384x?x32xf8E4M3FN>) {
     ^bb0(%in: f32, %out: f8E4M3FN):
       %lo = arith.constant -448.0 : f32
       %hi = arith.constant 448.0 : f32
@@ -888,7 +891,7 @@ module {
       %m1 = arith.minimumf %m0, %hi : f32
       %c = arith.truncf %m1 : f32 to f8E4M3FN
       linalg.yield %c : f8E4M3FN
-    } -> tensor<64x?x32xf8E4M3FN>
-    return %q : tensor<64x?x32xf8E4M3FN>
+    } -> tensor<16384x?x32xf8E4M3FN>
+    return %q : tensor<16384x?x32xf8E4M3FN>
   }
 }

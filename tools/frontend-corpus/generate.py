@@ -806,6 +806,21 @@ def programs():
         (x((4, 64), f32, 1.0),)
     yield "ffn13_bias_mxfp8_bf16_3d", Ffn(64, 32, bf, stacked=True, mx=True, bias=True), \
         (x((2, 3, 64), bf, 1.0),)
+    # Dynamic rows quantized along dim 0: the rows are the transposed
+    # quantizer's blocked dimension (checked on copies with 256 and 384).
+    tb = 32 * torch.export.Dim("tb", min=1, max=1 << 15)
+    yield "col_relu_mxfp4_rceil_bf16_dyn", \
+        ActColwise(F.relu, elem=torch.float4_e2m1fn_x2), (x((64, 64), bf),), \
+        {"x": {0: tb}}
+    yield "both_silu_nvfp4_bf16_dyn", ActColwise(F.silu, nvfp4=True, both=True), \
+        (x((64, 64), bf),), {"x": {0: tb}}
+    yield "both_gelu_mxfp8_floor_f32_dyn", \
+        ActColwise(F.gelu, mode=Mode.FLOOR, both=True), (x((96, 64), f32),), \
+        {"x": {0: tb}}
+    yield "col_swiglu_mxfp8_rceil_bf16_dyn", SwigluColwise(), \
+        (x((64, 64), bf), x((64, 64), bf)), {"gate": {0: tb}, "up": {0: tb}}
+    yield "castT_silu_fp8_tensorwise_bf16_dyn", Fp8CastTranspose(F.silu), \
+        (x((48, 64), bf),), {"x": {0: torch.export.Dim("T", min=2, max=1 << 20)}}
 
 
 def large_programs():

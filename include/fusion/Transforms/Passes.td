@@ -112,7 +112,7 @@ def RaiseQuantize : Pass<"fusion-raise-quantize", "func::FuncOp"> {
     scale rounding, ...). docs/passes.md lists the rules.
   }];
   let dependentDialects = ["fusion::FusionDialect", "tensor::TensorDialect",
-                           "linalg::LinalgDialect"];
+                           "linalg::LinalgDialect", "affine::AffineDialect"];
   let options = [
     Option<"saturatingCasts", "saturating-casts", "bool", /*default=*/"false",
            "Treat arith.truncf to an FP8 type as a saturating cast (finite "
