@@ -525,39 +525,49 @@ Value stripCasts(Value v) {
   return v;
 }
 
-/// Expands the body of `generic` into a polynomial, with `hypothesis` (a
-/// tensor input or a scalar computed in the body) as the leaf x.
-class BodyExpander {
+/// The one interpreter of a generic's scalar body. It walks the body's ops
+/// once, and a Domain gives them their meaning: polynomials in the canonical
+/// form (PolyDomain, the matcher's algebra) or numbers in double precision
+/// (NumDomain, the numeric cross-check), so the two opinions on what a body
+/// computes read the same ops the same way. A Domain provides `Val`,
+/// `normalize(Value)` (values taken as the same before the memo),
+/// `bound(Value)` (a value the caller binds: a hypothesis, a leaf),
+/// `outside(Value)` (a value defined outside the body, or nullopt to
+/// interpret its op), `input(arg, operand)` (a body argument of a non-splat
+/// input), `error()` (a failure of the domain itself), one method per op,
+/// and which powers it takes (`takesPower`, `kVariablePower`).
+template <typename Domain>
+class BodyInterpreter {
 public:
-  BodyExpander(linalg::GenericOp generic, Algebra &alg, Value hypothesis)
-      : generic(generic), alg(alg), hypothesis(hypothesis) {}
+  using Val = typename Domain::Val;
+  BodyInterpreter(linalg::GenericOp generic, Domain domain)
+      : generic(generic), d(std::move(domain)) {}
 
-  /// The failure that is independent of the hypothesis (an op the algebra
-  /// does not know); empty when the expansion worked.
+  /// Why the body cannot be interpreted, independent of the bindings (an
+  /// op the domain does not know); empty when the interpretation worked.
   std::string unsupported;
 
-  std::optional<Poly> expand(Value v) {
-    v = stripCasts(v);
+  std::optional<Val> eval(Value v) {
+    v = d.normalize(v);
     auto it = memo.find(v);
     if (it != memo.end())
       return it->second;
-    std::optional<Poly> p = expandUncached(v);
-    if (alg.overflow) {
-      unsupported = "the expression is too large";
+    std::optional<Val> r = evalUncached(v);
+    if (std::optional<std::string> err = d.error()) {
+      unsupported = *err;
       return std::nullopt;
     }
-    if (p)
-      memo[v] = *p;
-    return p;
+    if (r)
+      memo[v] = *r;
+    return r;
   }
 
 private:
   linalg::GenericOp generic;
-  Algebra &alg;
-  Value hypothesis;
-  DenseMap<Value, Poly> memo;
+  Domain d;
+  DenseMap<Value, Val> memo;
 
-  std::optional<Poly> fail(Operation *op, StringRef why = "") {
+  std::optional<Val> fail(Operation *op, StringRef why = "") {
     if (unsupported.empty())
       unsupported = ("the body uses '" + op->getName().getStringRef() + "'" +
                      (why.empty() ? "" : " " + why))
@@ -565,10 +575,9 @@ private:
     return std::nullopt;
   }
 
-  std::optional<Poly> expandBlockArg(BlockArgument arg) {
-    Block *body = generic.getBody();
-    if (arg.getOwner() != body)
-      return alg.leaf(arg.getAsOpaquePointer());
+  std::optional<Val> blockArg(BlockArgument arg) {
+    if (arg.getOwner() != generic.getBody())
+      return d.outside(arg);
     unsigned idx = arg.getArgNumber();
     if (idx >= generic.getNumDpsInputs()) {
       unsupported = "the body reads its output operand";
@@ -576,148 +585,232 @@ private:
     }
     OpOperand *operand = generic.getDpsInputOperand(idx);
     if (std::optional<double> c = getSplatValue(operand->get()))
-      return Algebra::constant(*c);
-    if (generic.getMatchingIndexingMap(operand).isIdentity())
-      return alg.leaf(operand->get().getAsOpaquePointer());
-    return alg.leaf(arg.getAsOpaquePointer());
+      return d.constant(*c);
+    return d.input(arg, operand);
   }
 
-  /// A comparison as a 0/1 step polynomial.
-  std::optional<Poly> expandCmp(arith::CmpFOp cmp) {
-    std::optional<Poly> a = expand(cmp.getLhs()), b = expand(cmp.getRhs());
-    if (!a || !b)
+  /// A comparison (0 or 1 in the domain); equality predicates are not
+  /// taken (the polynomial form has no equality step).
+  std::optional<Val> cmp(arith::CmpFOp c) {
+    std::optional<Val> a = eval(c.getLhs());
+    std::optional<Val> b = a ? eval(c.getRhs()) : std::nullopt;
+    if (!b)
       return std::nullopt;
     using P = arith::CmpFPredicate;
-    switch (cmp.getPredicate()) {
+    switch (c.getPredicate()) {
     case P::OGT:
     case P::UGT:
-      return alg.step(alg.sub(*a, *b));
+      return d.greater(*a, *b);
     case P::OLT:
     case P::ULT:
-      return alg.step(alg.sub(*b, *a));
+      return d.greater(*b, *a);
     case P::OGE:
     case P::UGE:
-      return alg.sub(Algebra::constant(1), alg.step(alg.sub(*b, *a)));
+      return d.greaterEqual(*a, *b);
     case P::OLE:
     case P::ULE:
-      return alg.sub(Algebra::constant(1), alg.step(alg.sub(*a, *b)));
+      return d.greaterEqual(*b, *a);
     default:
-      return fail(cmp, "with an equality predicate");
+      return fail(c, "with an equality predicate");
     }
   }
 
-  std::optional<Poly> expandUncached(Value v) {
-    if (hypothesis && v == hypothesis)
-      return alg.leaf(v.getAsOpaquePointer());
+  std::optional<Val> evalUncached(Value v) {
+    if (std::optional<Val> b = d.bound(v))
+      return b;
     if (auto arg = dyn_cast<BlockArgument>(v))
-      return expandBlockArg(arg);
+      return blockArg(arg);
     Operation *op = v.getDefiningOp();
     FloatAttr fa;
     if (matchPattern(v, m_Constant(&fa)))
-      return Algebra::constant(fa.getValueAsDouble());
+      return d.constant(fa.getValueAsDouble());
     if (op->getBlock() != generic.getBody())
-      return alg.leaf(v.getAsOpaquePointer());
+      if (std::optional<Val> o = d.outside(v))
+        return o;
 
-    auto unary = [&](auto fn) -> std::optional<Poly> {
-      std::optional<Poly> a = expand(op->getOperand(0));
+    auto unary = [&](auto fn) -> std::optional<Val> {
+      std::optional<Val> a = eval(op->getOperand(0));
       if (!a)
         return std::nullopt;
       return fn(*a);
     };
-    auto binary = [&](auto fn) -> std::optional<Poly> {
-      std::optional<Poly> a = expand(op->getOperand(0));
+    auto binary = [&](auto fn) -> std::optional<Val> {
+      std::optional<Val> a = eval(op->getOperand(0));
       if (!a)
         return std::nullopt;
-      std::optional<Poly> b = expand(op->getOperand(1));
+      std::optional<Val> b = eval(op->getOperand(1));
       if (!b)
         return std::nullopt;
       return fn(*a, *b);
     };
     const void *name = op->getName().getAsOpaquePointer();
 
+    if (isa<arith::ExtFOp, arith::TruncFOp>(op))
+      return eval(op->getOperand(0));
     if (isa<arith::AddFOp>(op))
-      return binary([&](auto &a, auto &b) { return alg.add(a, b); });
+      return binary([&](auto &a, auto &b) { return d.add(a, b); });
     if (isa<arith::SubFOp>(op))
-      return binary([&](auto &a, auto &b) { return alg.sub(a, b); });
+      return binary([&](auto &a, auto &b) { return d.sub(a, b); });
     if (isa<arith::MulFOp>(op))
-      return binary([&](auto &a, auto &b) { return alg.mul(a, b); });
+      return binary([&](auto &a, auto &b) { return d.mul(a, b); });
     if (isa<arith::DivFOp>(op))
-      return binary([&](auto &a, auto &b) { return alg.mul(a, alg.recip(b)); });
+      return binary([&](auto &a, auto &b) { return d.div(a, b); });
     if (isa<arith::NegFOp>(op))
-      return unary([&](auto &a) { return alg.scale(a, -1.0); });
+      return unary([&](auto &a) { return d.neg(a); });
     if (isa<arith::MaximumFOp, arith::MaxNumFOp>(op))
-      return binary([&](auto &a, auto &b) { return alg.max(a, b); });
+      return binary([&](auto &a, auto &b) { return d.max(a, b); });
     if (isa<arith::MinimumFOp, arith::MinNumFOp>(op))
-      return binary([&](auto &a, auto &b) { return alg.min(a, b); });
+      return binary([&](auto &a, auto &b) { return d.min(a, b); });
     if (auto sel = dyn_cast<arith::SelectOp>(op)) {
-      auto cmp = sel.getCondition().getDefiningOp<arith::CmpFOp>();
-      if (!cmp)
+      auto c = sel.getCondition().getDefiningOp<arith::CmpFOp>();
+      if (!c)
         return fail(op, "on a condition that is not an arith.cmpf");
-      std::optional<Poly> c = expandCmp(cmp);
-      std::optional<Poly> t = c ? expand(sel.getTrueValue()) : std::nullopt;
-      std::optional<Poly> f = t ? expand(sel.getFalseValue()) : std::nullopt;
+      std::optional<Val> k = cmp(c);
+      std::optional<Val> t = k ? eval(sel.getTrueValue()) : std::nullopt;
+      std::optional<Val> f = t ? eval(sel.getFalseValue()) : std::nullopt;
       if (!f)
         return std::nullopt;
-      return alg.add(*f, alg.mul(alg.sub(*t, *f), *c));
+      return d.select(*k, *t, *f);
     }
+    if (auto c = dyn_cast<arith::CmpFOp>(op))
+      return cmp(c);
     if (auto toFp = dyn_cast<arith::UIToFPOp>(op)) {
-      if (auto cmp = toFp.getIn().getDefiningOp<arith::CmpFOp>())
-        return expandCmp(cmp);
+      if (auto c = toFp.getIn().getDefiningOp<arith::CmpFOp>())
+        return cmp(c);
       return fail(op, "on a value that is not an arith.cmpf");
     }
     if (isa<math::ExpOp>(op))
-      return unary([&](auto &a) { return alg.exp(a); });
+      return unary([&](auto &a) { return d.exp(a); });
     if (isa<math::Exp2Op>(op))
-      return unary([&](auto &a) { return alg.exp(alg.scale(a, M_LN2)); });
+      return unary([&](auto &a) { return d.exp2(a); });
     if (isa<math::ExpM1Op>(op))
-      return unary(
-          [&](auto &a) { return alg.sub(alg.exp(a), Algebra::constant(1.0)); });
+      return unary([&](auto &a) { return d.expm1(a); });
     if (isa<math::TanhOp>(op))
-      return unary([&](auto &a) { return alg.tanh(a); });
+      return unary([&](auto &a) { return d.tanh(a); });
     if (isa<math::ErfOp>(op))
-      return unary([&](auto &a) { return alg.erf(a); });
+      return unary([&](auto &a) { return d.erf(a); });
     if (isa<math::ErfcOp>(op)) // jax.nn.gelu(approximate=False)
-      return unary(
-          [&](auto &a) { return alg.sub(Algebra::constant(1.0), alg.erf(a)); });
+      return unary([&](auto &a) { return d.erfc(a); });
     if (isa<math::SqrtOp>(op))
       return unary([&](auto &a) {
-        return alg.func(name, a, [](double x) { return std::sqrt(x); });
+        return d.func(name, a, [](double x) { return std::sqrt(x); });
       });
     if (isa<math::RsqrtOp>(op))
       return unary([&](auto &a) {
-        return alg.func(name, a, [](double x) { return 1.0 / std::sqrt(x); });
+        return d.func(name, a, [](double x) { return 1.0 / std::sqrt(x); });
       });
     if (isa<math::LogOp>(op))
       return unary([&](auto &a) {
-        return alg.func(name, a, [](double x) { return std::log(x); });
+        return d.func(name, a, [](double x) { return std::log(x); });
       });
     if (isa<math::Log1pOp>(op))
       return unary([&](auto &a) {
-        return alg.func(name, a, [](double x) { return std::log1p(x); });
+        return d.func(name, a, [](double x) { return std::log1p(x); });
       });
     if (isa<math::AbsFOp>(op))
       return unary([&](auto &a) {
-        return alg.func(name, a, [](double x) { return std::fabs(x); });
+        return d.func(name, a, [](double x) { return std::fabs(x); });
       });
+    // Powers: the exponent is checked before the base is read.
     if (auto powi = dyn_cast<math::FPowIOp>(op)) {
       APInt n;
       if (!matchPattern(powi.getRhs(), m_ConstantInt(&n)) ||
-          std::llabs(n.getSExtValue()) > 8)
+          !d.takesPower(double(n.getSExtValue())))
         return fail(op, "with a non-constant or large exponent");
-      return unary([&](auto &a) { return alg.pow(a, n.getSExtValue()); });
+      return unary([&](auto &a) { return d.pow(a, double(n.getSExtValue())); });
     }
     if (auto powf = dyn_cast<math::PowFOp>(op)) {
       FloatAttr e;
       if (matchPattern(powf.getRhs(), m_Constant(&e))) {
-        double d = e.getValueAsDouble();
-        if (d == std::round(d) && std::fabs(d) <= 8)
-          return unary(
-              [&](auto &a) { return alg.pow(a, static_cast<int64_t>(d)); });
+        double k = e.getValueAsDouble();
+        if (d.takesPower(k))
+          return unary([&](auto &a) { return d.pow(a, k); });
+      } else if constexpr (Domain::kVariablePower) {
+        return binary([&](auto &a, auto &b) { return d.pow(a, b); });
       }
       return fail(op, "with a non-integer exponent");
     }
     return fail(op);
   }
+};
+
+/// The canonical form: a body as a polynomial of the Algebra, with
+/// `hypothesis` (a tensor input or a scalar computed in the body) as the
+/// leaf x. Casts are looked through (the canonical form is real-valued).
+struct PolyDomain {
+  using Val = Poly;
+  Algebra &alg;
+  Value hypothesis;
+
+  Value normalize(Value v) const { return stripCasts(v); }
+  std::optional<Poly> bound(Value v) {
+    if (hypothesis && v == hypothesis)
+      return alg.leaf(v.getAsOpaquePointer());
+    return std::nullopt;
+  }
+  std::optional<Poly> outside(Value v) {
+    return alg.leaf(v.getAsOpaquePointer());
+  }
+  std::optional<Poly> input(BlockArgument arg, OpOperand *operand) {
+    // An input read with the identity map is the tensor itself (the same
+    // leaf wherever it is read); otherwise the element this body reads.
+    auto generic = cast<linalg::GenericOp>(operand->getOwner());
+    if (generic.getMatchingIndexingMap(operand).isIdentity())
+      return alg.leaf(operand->get().getAsOpaquePointer());
+    return alg.leaf(arg.getAsOpaquePointer());
+  }
+  std::optional<std::string> error() const {
+    if (alg.overflow)
+      return std::string("the expression is too large");
+    return std::nullopt;
+  }
+  Poly constant(double c) { return Algebra::constant(c); }
+  Poly add(const Poly &a, const Poly &b) { return alg.add(a, b); }
+  Poly sub(const Poly &a, const Poly &b) { return alg.sub(a, b); }
+  Poly mul(const Poly &a, const Poly &b) { return alg.mul(a, b); }
+  Poly div(const Poly &a, const Poly &b) { return alg.mul(a, alg.recip(b)); }
+  Poly neg(const Poly &a) { return alg.scale(a, -1.0); }
+  Poly max(const Poly &a, const Poly &b) { return alg.max(a, b); }
+  Poly min(const Poly &a, const Poly &b) { return alg.min(a, b); }
+  /// a > b as a 0/1 step; a >= b as 1 - [b > a].
+  Poly greater(const Poly &a, const Poly &b) { return alg.step(alg.sub(a, b)); }
+  Poly greaterEqual(const Poly &a, const Poly &b) {
+    return alg.sub(Algebra::constant(1), alg.step(alg.sub(b, a)));
+  }
+  Poly select(const Poly &c, const Poly &t, const Poly &f) {
+    return alg.add(f, alg.mul(alg.sub(t, f), c));
+  }
+  Poly exp(const Poly &a) { return alg.exp(a); }
+  Poly exp2(const Poly &a) { return alg.exp(alg.scale(a, M_LN2)); }
+  Poly expm1(const Poly &a) {
+    return alg.sub(alg.exp(a), Algebra::constant(1.0));
+  }
+  Poly tanh(const Poly &a) { return alg.tanh(a); }
+  Poly erf(const Poly &a) { return alg.erf(a); }
+  Poly erfc(const Poly &a) {
+    return alg.sub(Algebra::constant(1.0), alg.erf(a));
+  }
+  template <typename Fn>
+  Poly func(const void *name, const Poly &a, Fn fn) {
+    return alg.func(name, a, fn);
+  }
+  /// Integer powers up to 8 expand; others are not polynomials here.
+  static constexpr bool kVariablePower = false;
+  bool takesPower(double e) const {
+    return e == std::round(e) && std::fabs(e) <= 8;
+  }
+  Poly pow(const Poly &a, double e) {
+    return alg.pow(a, static_cast<int64_t>(e));
+  }
+};
+
+/// Expands the body of `generic` into a polynomial, with `hypothesis` (a
+/// tensor input or a scalar computed in the body) as the leaf x.
+class BodyExpander : public BodyInterpreter<PolyDomain> {
+public:
+  BodyExpander(linalg::GenericOp generic, Algebra &alg, Value hypothesis)
+      : BodyInterpreter(generic, PolyDomain{alg, hypothesis}) {}
+  std::optional<Poly> expand(Value v) { return eval(v); }
 };
 
 //===----------------------------------------------------------------------===//
@@ -918,132 +1011,62 @@ Value leafTensor(linalg::GenericOp g, const Algebra &A, AtomId id) {
 // Numeric cross-check
 //===----------------------------------------------------------------------===//
 
-/// Evaluates the body in double precision with the leaves bound to numbers:
-/// a second, independent opinion on what the body computes, so that a bug in
-/// the canonical form cannot turn into a miscompile.
-class BodyEvaluator {
+/// The numbers: a body evaluated in double precision with the leaves bound
+/// to numbers, a second, independent opinion on what the body computes, so
+/// that a bug in the canonical form cannot turn into a miscompile. Values
+/// defined outside the body are evaluated from their ops unless bound.
+struct NumDomain {
+  using Val = double;
+  const DenseMap<Value, double> &leaves;
+
+  Value normalize(Value v) const { return v; }
+  std::optional<double> bound(Value v) const {
+    auto it = leaves.find(v);
+    if (it != leaves.end())
+      return it->second;
+    return std::nullopt;
+  }
+  std::optional<double> outside(Value) const { return std::nullopt; }
+  std::optional<double> input(BlockArgument, OpOperand *operand) const {
+    return bound(operand->get());
+  }
+  std::optional<std::string> error() const { return std::nullopt; }
+  double constant(double c) const { return c; }
+  double add(double a, double b) const { return a + b; }
+  double sub(double a, double b) const { return a - b; }
+  double mul(double a, double b) const { return a * b; }
+  double div(double a, double b) const { return a / b; }
+  double neg(double a) const { return -a; }
+  // IEEE maximum / minimum: +0 is above -0 (the sign of a zero result
+  // matters to the quantized bytes).
+  double max(double a, double b) const {
+    return a == b ? (std::signbit(a) ? b : a) : std::max(a, b);
+  }
+  double min(double a, double b) const {
+    return a == b ? (std::signbit(a) ? a : b) : std::min(a, b);
+  }
+  double greater(double a, double b) const { return a > b ? 1.0 : 0.0; }
+  double greaterEqual(double a, double b) const { return a >= b ? 1.0 : 0.0; }
+  double select(double c, double t, double f) const { return c != 0.0 ? t : f; }
+  double exp(double a) const { return std::exp(a); }
+  double exp2(double a) const { return std::exp2(a); }
+  double expm1(double a) const { return std::expm1(a); }
+  double tanh(double a) const { return std::tanh(a); }
+  double erf(double a) const { return std::erf(a); }
+  double erfc(double a) const { return std::erfc(a); }
+  template <typename Fn>
+  double func(const void *, double a, Fn fn) const { return fn(a); }
+  static constexpr bool kVariablePower = true;
+  bool takesPower(double) const { return true; }
+  double pow(double a, double b) const { return std::pow(a, b); }
+};
+
+/// Evaluates the body in double precision with the leaves bound to numbers.
+class BodyEvaluator : public BodyInterpreter<NumDomain> {
 public:
   BodyEvaluator(linalg::GenericOp generic,
                 const DenseMap<Value, double> &leaves)
-      : generic(generic), leaves(leaves) {}
-
-  std::optional<double> eval(Value v) {
-    auto it = memo.find(v);
-    if (it != memo.end())
-      return it->second;
-    std::optional<double> r = evalUncached(v);
-    if (r)
-      memo[v] = *r;
-    return r;
-  }
-
-private:
-  linalg::GenericOp generic;
-  const DenseMap<Value, double> &leaves;
-  DenseMap<Value, double> memo;
-
-  std::optional<double> evalUncached(Value v) {
-    auto leaf = leaves.find(v);
-    if (leaf != leaves.end())
-      return leaf->second;
-    FloatAttr fa;
-    if (matchPattern(v, m_Constant(&fa)))
-      return fa.getValueAsDouble();
-    if (auto arg = dyn_cast<BlockArgument>(v)) {
-      if (arg.getOwner() != generic.getBody() ||
-          arg.getArgNumber() >= generic.getNumDpsInputs())
-        return std::nullopt;
-      OpOperand *in = generic.getDpsInputOperand(arg.getArgNumber());
-      if (std::optional<double> c = getSplatValue(in->get()))
-        return c;
-      auto t = leaves.find(in->get());
-      if (t != leaves.end())
-        return t->second;
-      return std::nullopt;
-    }
-    Operation *op = v.getDefiningOp();
-    SmallVector<double, 3> a;
-    for (Value operand : op->getOperands()) {
-      if (isa<IntegerType>(operand.getType()) &&
-          !isa<arith::SelectOp, arith::UIToFPOp>(op)) {
-        APInt n;
-        if (!matchPattern(operand, m_ConstantInt(&n)))
-          return std::nullopt;
-        a.push_back(static_cast<double>(n.getSExtValue()));
-        continue;
-      }
-      std::optional<double> x = eval(operand);
-      if (!x)
-        return std::nullopt;
-      a.push_back(*x);
-    }
-    if (isa<arith::ExtFOp, arith::TruncFOp, arith::UIToFPOp>(op))
-      return a[0];
-    if (isa<arith::AddFOp>(op))
-      return a[0] + a[1];
-    if (isa<arith::SubFOp>(op))
-      return a[0] - a[1];
-    if (isa<arith::MulFOp>(op))
-      return a[0] * a[1];
-    if (isa<arith::DivFOp>(op))
-      return a[0] / a[1];
-    if (isa<arith::NegFOp>(op))
-      return -a[0];
-    // IEEE maximum / minimum: +0 is above -0 (the sign of a zero result
-    // matters to the quantized bytes).
-    if (isa<arith::MaximumFOp, arith::MaxNumFOp>(op))
-      return a[0] == a[1] ? (std::signbit(a[0]) ? a[1] : a[0])
-                          : std::max(a[0], a[1]);
-    if (isa<arith::MinimumFOp, arith::MinNumFOp>(op))
-      return a[0] == a[1] ? (std::signbit(a[0]) ? a[0] : a[1])
-                          : std::min(a[0], a[1]);
-    if (isa<arith::SelectOp>(op))
-      return a[0] != 0.0 ? a[1] : a[2];
-    if (auto cmp = dyn_cast<arith::CmpFOp>(op)) {
-      using P = arith::CmpFPredicate;
-      switch (cmp.getPredicate()) {
-      case P::OGT:
-      case P::UGT:
-        return a[0] > a[1] ? 1.0 : 0.0;
-      case P::OGE:
-      case P::UGE:
-        return a[0] >= a[1] ? 1.0 : 0.0;
-      case P::OLT:
-      case P::ULT:
-        return a[0] < a[1] ? 1.0 : 0.0;
-      case P::OLE:
-      case P::ULE:
-        return a[0] <= a[1] ? 1.0 : 0.0;
-      default:
-        return std::nullopt;
-      }
-    }
-    if (isa<math::ExpOp>(op))
-      return std::exp(a[0]);
-    if (isa<math::Exp2Op>(op))
-      return std::exp2(a[0]);
-    if (isa<math::ExpM1Op>(op))
-      return std::expm1(a[0]);
-    if (isa<math::TanhOp>(op))
-      return std::tanh(a[0]);
-    if (isa<math::ErfOp>(op))
-      return std::erf(a[0]);
-    if (isa<math::ErfcOp>(op))
-      return std::erfc(a[0]);
-    if (isa<math::SqrtOp>(op))
-      return std::sqrt(a[0]);
-    if (isa<math::RsqrtOp>(op))
-      return 1.0 / std::sqrt(a[0]);
-    if (isa<math::LogOp>(op))
-      return std::log(a[0]);
-    if (isa<math::Log1pOp>(op))
-      return std::log1p(a[0]);
-    if (isa<math::AbsFOp>(op))
-      return std::fabs(a[0]);
-    if (isa<math::FPowIOp, math::PowFOp>(op))
-      return std::pow(a[0], a[1]);
-    return std::nullopt;
-  }
+      : BodyInterpreter(generic, NumDomain{leaves}) {}
 };
 
 /// The runtime's own activation code (runtime/common/activation.h, in
