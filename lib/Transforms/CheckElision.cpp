@@ -83,8 +83,11 @@ static bool effectFreeBesidesAsserts(Operation *op) {
   return !walk.wasInterrupted();
 }
 
-unsigned mlir::fusion::dropProvenChecks(ArrayRef<Operation *> readers,
-                                        bool finite, std::string &why) {
+/// The cf.assert ops in what is computed from `readers`, and those ops, if
+/// every assert is proven to hold; else nullopt with `why`.
+static std::optional<
+    std::pair<SmallVector<cf::AssertOp>, llvm::SetVector<Operation *>>>
+provenChecks(ArrayRef<Operation *> readers, bool finite, std::string &why) {
   llvm::SetVector<Operation *> reach;
   SmallVector<Operation *> work(readers.begin(), readers.end());
   while (!work.empty()) {
@@ -100,7 +103,7 @@ unsigned mlir::fusion::dropProvenChecks(ArrayRef<Operation *> readers,
     if (!effectFreeBesidesAsserts(o)) {
       why = "'" + o->getName().getStringRef().str() +
             "' among them has effects other than cf.assert";
-      return 0;
+      return std::nullopt;
     }
     o->walk([&](cf::AssertOp a) { asserts.push_back(a); });
   }
@@ -113,8 +116,23 @@ unsigned mlir::fusion::dropProvenChecks(ArrayRef<Operation *> readers,
           (finite ? "finite input" : "input");
     if (!finite && FloatRangeAnalysis(true).alwaysHolds(a))
       why += " (it is for finite inputs: finite-inputs, frontend=torch)";
-    return 0;
+    return std::nullopt;
   }
+  return std::make_pair(std::move(asserts), std::move(reach));
+}
+
+unsigned mlir::fusion::countProvenChecks(ArrayRef<Operation *> readers,
+                                         bool finite, std::string &why) {
+  auto proven = provenChecks(readers, finite, why);
+  return proven ? proven->first.size() : 0;
+}
+
+unsigned mlir::fusion::dropProvenChecks(ArrayRef<Operation *> readers,
+                                        bool finite, std::string &why) {
+  auto proven = provenChecks(readers, finite, why);
+  if (!proven)
+    return 0;
+  auto &[asserts, reach] = *proven;
   for (cf::AssertOp a : asserts)
     a->erase();
   // What went dead with the asserts, and the producers that die with it.

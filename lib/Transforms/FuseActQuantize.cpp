@@ -76,14 +76,30 @@ using namespace mlir::fusion;
 
 namespace {
 
-/// A candidate that passed the rules, with everything the rewrite needs.
+/// A candidate that passed every admission rule (planQuantize, which builds
+/// no IR), with everything the rewrite (rewriteQuantize) needs.
 struct Plan {
+  /// The quantizer, and the one of the other direction that joins it
+  /// (direction `both`; null if none).
+  QuantizeOp q, partner;
+  /// Quantizers identical to q or the partner (they read the fused op's
+  /// results), and further ones declined in favour of the fused op.
+  SmallVector<QuantizeOp> duplicates, extras;
+  /// The fused op's scheme (q's, or the merged directions).
+  QuantSchemeAttr scheme;
+  /// The quantized value (the activation's result).
+  Value value;
   ActivationMatch act;
   /// The reduction whose result becomes the fused op's dbias result.
   Operation *dbias = nullptr;
-  /// Checks on values computed from the activation that were proven and
-  /// dropped (said in the remark).
+  /// Users of the value that feed only checks proven to hold: the checks
+  /// go with the fusion (said in the remark, checksNote).
+  SmallVector<Operation *> checkReaders;
   std::string checksNote;
+  /// The type the activation is rounded to before quantizing.
+  Type intermediate;
+  /// The op before which the fused op goes.
+  Operation *anchor = nullptr;
 };
 
 /// True for the element types the runtime's entry points read.
@@ -348,6 +364,13 @@ private:
   llvm::DenseMap<Operation *, std::string> transposeWhy;
 
   void processQuantize(QuantizeOp q, StringRef function, DominanceInfo &dom);
+  /// Every admission rule for fusing `q` (reading `value`, its input after
+  /// the row reshapes were hoisted): the plan, or nullopt with the decline
+  /// reported. Builds and erases no IR.
+  std::optional<Plan> planQuantize(QuantizeOp q, Value value,
+                                   StringRef function, DominanceInfo &dom);
+  /// The fused op a plan describes, replacing its quantizers.
+  void rewriteQuantize(Plan &plan, StringRef function);
   void fuseIntoPairedProjection(QuantizeOp q, PairedProjectionOp paired,
                                 tensor::ExpandShapeOp expand,
                                 StringRef function);
@@ -812,6 +835,16 @@ void FuseActQuantizePass::fuseIntoPairedProjection(
       stringifyQuantFormat(scheme.getFormat()), intermediate);
 }
 
+/// Whether `user` only reads `value`'s shape in a way resolveShapeReads
+/// replaces: a `tensor.dim` with a constant index of a result of an op that
+/// reifies its result shapes.
+static bool isResolvableShapeRead(Operation *user, Value value) {
+  auto d = dyn_cast<tensor::DimOp>(user);
+  auto res = dyn_cast<OpResult>(value);
+  return d && d.getSource() == value && d.getConstantIndex() && res &&
+         isa<ReifyRankedShapedTypeOpInterface>(res.getOwner());
+}
+
 /// Replaces each `tensor.dim` of `value` (a result of an op that reifies
 /// its result shapes: a linalg op) by that size as its producer computes
 /// it, so that the activation is not kept for its shape.
@@ -848,19 +881,31 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
   tensor::ExpandShapeOp pairedExpand;
   if (PairedProjectionOp paired = gatedPairedProducer(value, pairedExpand))
     return fuseIntoPairedProjection(q, paired, pairedExpand, function);
+  // A normalisation before the rules (the activation moves onto the
+  // quantized shape; a no-op where it does not apply).
   if (Value hoisted = hoistRowReshapes(q))
     value = hoisted;
-  auto valueType = cast<RankedTensorType>(value.getType());
+  if (std::optional<Plan> plan = planQuantize(q, value, function, dom))
+    rewriteQuantize(*plan, function);
+}
 
-  // Reads of its shape alone (a tensor.dim: the dynamic sizes of a raised
-  // quantizer's outputs, or of other values the frontend sized from it)
-  // are no uses of the activation: its producer says its sizes.
-  resolveShapeReads(value);
+std::optional<Plan> FuseActQuantizePass::planQuantize(QuantizeOp q, Value value,
+                                                      StringRef function,
+                                                      DominanceInfo &dom) {
+  auto no = [&](DeclineRule rule, StringRef detail) {
+    decline(q, function, rule, detail);
+    return std::optional<Plan>();
+  };
+  auto valueType = cast<RankedTensorType>(value.getType());
   // Other users of the quantized value; one of them may be a dbias
-  // reduction.
+  // reduction. Reads of its shape alone (a tensor.dim: the dynamic sizes of
+  // a raised quantizer's outputs, or of other values the frontend sized
+  // from it) are no uses of the activation: its producer says its sizes
+  // (resolved by the rewrite).
   SmallVector<Operation *> others;
   for (Operation *user : value.getUsers())
-    if (user != q.getOperation() && !llvm::is_contained(others, user))
+    if (user != q.getOperation() && !llvm::is_contained(others, user) &&
+        !isResolvableShapeRead(user, value))
       others.push_back(user);
   // A rowwise and a colwise quantizer of the same value become one fused op
   // with direction `both`.
@@ -927,12 +972,13 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
     // of the IR's quantizer, which the raised op no longer reads): fused,
     // the activation is not materialised for them, so they may go only
     // where they are proven never to fail.
-    if (unsigned n = dropProvenChecks(others, finiteInputs, checksWhy)) {
+    if (unsigned n = countProvenChecks(others, finiteInputs, checksWhy)) {
       plan.checksNote =
           "; " + std::to_string(n) +
           " check(s) (cf.assert) on values computed from the activation " +
           "proven to hold for every " +
           (finiteInputs ? "finite input" : "input") + " and dropped";
+      plan.checkReaders = others;
       others.clear();
     }
   }
@@ -964,40 +1010,40 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
                  checksWhy;
       else if (!dbiasWhy.empty())
         detail = "the reduction is not a dbias: " + dbiasWhy;
-      return decline(q, function, DeclineRule::ActivationHasAnotherUser, detail);
+      return no(DeclineRule::ActivationHasAnotherUser, detail);
     }
     plan.dbias = dbias;
     for (Value half : plan.act.halves)
       if (!half.hasOneUse())
-        return decline(q, function, DeclineRule::ActivationHasAnotherUser,
-                       "a half of the gated gradient is also used "
-                       "elsewhere");
+        return no(DeclineRule::ActivationHasAnotherUser,
+                  "a half of the gated gradient is also used "
+                  "elsewhere");
     // [dgate | dup] written by two insert_slice: the first write must not
     // be read by anything but the second.
     for (size_t i = 1; i < plan.act.packOps.size(); ++i)
       if (!plan.act.packOps[i]->getResult(0).hasOneUse())
-        return decline(q, function, DeclineRule::ActivationHasAnotherUser,
-                       "the tensor holding one half of the gated gradient is "
-                       "also used elsewhere");
+        return no(DeclineRule::ActivationHasAnotherUser,
+                  "the tensor holding one half of the gated gradient is "
+                  "also used elsewhere");
   } else if (dbias) {
     // quantize + dbias of a value that is not a recognised activation.
     plan.act.kind = ActivationKind::identity;
     plan.act.input = value;
     plan.dbias = dbias;
   } else if (auto it = transposeWhy.find(q); it != transposeWhy.end()) {
-    return decline(q, function, DeclineRule::UnsupportedActivation,
-                   "the quantizer reads a transpose, not taken as the "
-                   "colwise copy of what it transposes: " +
-                       it->second);
+    return no(DeclineRule::UnsupportedActivation,
+              "the quantizer reads a transpose, not taken as the "
+              "colwise copy of what it transposes: " +
+                  it->second);
   } else if (fromHalves || value.getDefiningOp<linalg::GenericOp>()) {
     // The matcher's reason is this rule's tag (ActivationMatch::reason).
-    return decline(q, function, DeclineRule::UnsupportedActivation, matched.detail);
+    return no(DeclineRule::UnsupportedActivation, matched.detail);
   } else {
     std::string detail = "the quantized value is not computed by an "
                          "elementwise linalg.generic";
     if (!dbiasWhy.empty())
       detail += "; the reduction next to it is not a dbias: " + dbiasWhy;
-    return decline(q, function, DeclineRule::NoActivation, detail);
+    return no(DeclineRule::NoActivation, detail);
   }
   ActivationMatch &act = plan.act;
 
@@ -1012,9 +1058,9 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
         why = internalRounding(
             dup, cast<OpResult>(act.halves[1]).getResultNumber(), Value());
     if (!why.empty())
-      return decline(q, function, DeclineRule::BodyRoundsInternally,
-                     why + " (strict-rounding: the fused op computes in f32 "
-                           "and rounds once)");
+      return no(DeclineRule::BodyRoundsInternally,
+                why + " (strict-rounding: the fused op computes in f32 "
+                      "and rounds once)");
   }
 
   // Element types the fused op will read (a leaf the body rounds is read
@@ -1034,16 +1080,16 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
     llvm::raw_string_ostream os(s);
     os << "input element type " << inputElem << " (the runtime reads bf16, "
        << "f16 or f32)";
-    return decline(q, function, DeclineRule::UnsupportedInputElementType, s);
+    return no(DeclineRule::UnsupportedInputElementType, s);
   }
   if (act.grad && readType(act.grad) != inputElem)
-    return decline(q, function, DeclineRule::UnsupportedInputElementType,
-                   "grad and input have different element types");
+    return no(DeclineRule::UnsupportedInputElementType,
+              "grad and input have different element types");
   if (act.up && (readType(act.up) != inputElem ||
                  cast<ShapedType>(act.up.getType()).getShape() !=
                      cast<ShapedType>(act.input.getType()).getShape()))
-    return decline(q, function, DeclineRule::UnsupportedInputElementType,
-                   "gate and up have different types");
+    return no(DeclineRule::UnsupportedInputElementType,
+              "gate and up have different types");
 
   Type intermediate =
       act.intermediate ? act.intermediate : valueType.getElementType();
@@ -1052,14 +1098,14 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
     llvm::raw_string_ostream os(s);
     os << "the activation is rounded to " << intermediate
        << " (the runtime rounds to bf16, f16 or f32)";
-    return decline(q, function, DeclineRule::UnsupportedInputElementType, s);
+    return no(DeclineRule::UnsupportedInputElementType, s);
   }
 
   // Shapes: fusion_rt.h views have rank 1..4.
   if (valueType.getRank() < 1 || valueType.getRank() > 4)
-    return decline(q, function, DeclineRule::ActUnsupportedShape,
-                   "rank " + std::to_string(valueType.getRank()) +
-                       " (the runtime takes ranks 1 to 4)");
+    return no(DeclineRule::ActUnsupportedShape,
+              "rank " + std::to_string(valueType.getRank()) +
+                  " (the runtime takes ranks 1 to 4)");
 
   // Gated backward: the runtime scales the two halves separately, so a
   // rowwise block of the concatenation must not straddle them.
@@ -1068,16 +1114,15 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
     int64_t width = valueType.getShape().back();
     if (ShapedType::isDynamic(width) ||
         (width / 2) % scheme.getBlockSize() != 0)
-      return decline(q, function, DeclineRule::ActUnsupportedShape,
-                     "rowwise blocks of " +
-                         std::to_string(scheme.getBlockSize()) +
-                         " would straddle the [dgate | dup] halves (the "
-                         "half width must be a known multiple)");
+      return no(DeclineRule::ActUnsupportedShape,
+                "rowwise blocks of " + std::to_string(scheme.getBlockSize()) +
+                    " would straddle the [dgate | dup] halves (the "
+                    "half width must be a known multiple)");
   }
 
   // Format.
   if (!formatAllowed(q, scheme, function))
-    return;
+    return std::nullopt;
 
   // Where the fused op goes: before the quantize or the dbias reduction,
   // whichever comes first; every operand must dominate that point.
@@ -1086,8 +1131,8 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
       partner->isBeforeInBlock(q))
     anchor = partner;
   if (partner && partner->getBlock() != q->getBlock())
-    return decline(q, function, DeclineRule::ActivationHasAnotherUser,
-                   "the other quantizer is in another block");
+    return no(DeclineRule::ActivationHasAnotherUser,
+              "the other quantizer is in another block");
   if (plan.dbias && plan.dbias->isBeforeInBlock(anchor))
     anchor = plan.dbias;
   SmallVector<Value> operands{act.input, act.grad, act.up, q.getScale(),
@@ -1096,11 +1141,38 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
     llvm::append_range(operands, act.generic.getDpsInputs());
   for (Value v : operands)
     if (v && !dom.properlyDominates(v, anchor))
-      return decline(q, function, DeclineRule::OperandAfterFusionPoint,
-                     "the fused op goes before the first of the quantizer "
-                     "and its dbias reduction, and one of its operands (the "
-                     "gradient, the up half, the delayed scale or the rng "
-                     "state) is defined after that point");
+      return no(DeclineRule::OperandAfterFusionPoint,
+                "the fused op goes before the first of the quantizer "
+                "and its dbias reduction, and one of its operands (the "
+                "gradient, the up half, the delayed scale or the rng "
+                "state) is defined after that point");
+
+  plan.q = q;
+  plan.partner = partner;
+  plan.duplicates = std::move(duplicates);
+  plan.extras = std::move(extras);
+  plan.scheme = scheme;
+  plan.value = value;
+  plan.intermediate = intermediate;
+  plan.anchor = anchor;
+  return plan;
+}
+
+void FuseActQuantizePass::rewriteQuantize(Plan &plan, StringRef function) {
+  QuantizeOp q = plan.q, partner = plan.partner;
+  SmallVector<QuantizeOp> &duplicates = plan.duplicates, &extras = plan.extras;
+  QuantSchemeAttr scheme = plan.scheme;
+  ActivationMatch &act = plan.act;
+  const bool isIdentity = act.kind == ActivationKind::identity;
+  Type intermediate = plan.intermediate;
+  Operation *anchor = plan.anchor;
+  // What goes with the fusion: the shape reads of the activation (to its
+  // producer's sizes) and the checks proven to hold.
+  resolveShapeReads(plan.value);
+  if (!plan.checkReaders.empty()) {
+    std::string why;
+    dropProvenChecks(plan.checkReaders, finiteInputs, why);
+  }
 
   // Rewrite.
   OpBuilder b(anchor);

@@ -41,6 +41,11 @@ bool feedsChecksOnly(Operation *op);
 unsigned dropProvenChecks(ArrayRef<Operation *> readers, bool finite,
                           std::string &why);
 
+/// The same proof without erasing anything: how many asserts
+/// dropProvenChecks would erase (0, with `why`, where it would not).
+unsigned countProvenChecks(ArrayRef<Operation *> readers, bool finite,
+                           std::string &why);
+
 } // namespace mlir::fusion
 
 #endif // FUSION_TRANSFORMS_CHECKELISION_H
