@@ -41,12 +41,13 @@
 //                                    would be invalid (a bug)
 //
 //===----------------------------------------------------------------------===//
+#include "fusion/Transforms/CheckElision.h"
 #include "fusion/Transforms/Declines.h"
 #include "fusion/Transforms/Passes.h"
 #include "fusion/Transforms/QuantDestinations.h"
 #include "fusion/Transforms/RemarkLock.h"
+#include "fusion/Transforms/ShapeReads.h"
 #include "fusion/Transforms/VerifyQuietly.h"
-#include "fusion/Transforms/CheckElision.h"
 
 #include "fusion/Analysis/ActivationMatcher.h"
 #include "fusion/Analysis/FloatRange.h"
@@ -631,6 +632,9 @@ void FuseActQuantizePass::runOnOperation() {
     }
     allowedFormats.push_back(*f);
   }
+  // Reads of an activation's sizes (tensor.dim, with dynamic sizes) are no
+  // users of it: resolved to its operands' sizes first.
+  resolveShapeReadsIn(func);
   SmallVector<QuantizeOp> quantizers;
   func.walk([&](QuantizeOp q) { quantizers.push_back(q); });
   fromTranspose.clear();
@@ -666,6 +670,9 @@ void FuseActQuantizePass::runOnOperation() {
         "scale per tensor): written by the same op, direction both",
         name);
   }
+  // Values the rewrites sized off linalg ops: resolved too, so that a
+  // second run finds nothing to change.
+  resolveShapeReadsIn(func);
 }
 
 /// quantize(reshape(act(x))) through collapse_shape / expand_shape ops, each
@@ -833,46 +840,6 @@ void FuseActQuantizePass::fuseIntoPairedProjection(
       "via {2}): projections, gated activation and quantizer in one op",
       stringifyActivationKind(paired.getGated()->getKind()),
       stringifyQuantFormat(scheme.getFormat()), intermediate);
-}
-
-/// Whether `user` only reads `value`'s shape in a way resolveShapeReads
-/// replaces: a `tensor.dim` with a constant index of a result of an op that
-/// reifies its result shapes.
-static bool isResolvableShapeRead(Operation *user, Value value) {
-  auto d = dyn_cast<tensor::DimOp>(user);
-  auto res = dyn_cast<OpResult>(value);
-  return d && d.getSource() == value && d.getConstantIndex() && res &&
-         isa<ReifyRankedShapedTypeOpInterface>(res.getOwner());
-}
-
-/// Replaces each `tensor.dim` of `value` (a result of an op that reifies
-/// its result shapes: a linalg op) by that size as its producer computes
-/// it, so that the activation is not kept for its shape.
-static void resolveShapeReads(Value value) {
-  auto res = dyn_cast<OpResult>(value);
-  auto shaped =
-      res ? dyn_cast<ReifyRankedShapedTypeOpInterface>(res.getOwner())
-          : ReifyRankedShapedTypeOpInterface();
-  if (!shaped)
-    return;
-  SmallVector<tensor::DimOp> dims;
-  for (Operation *user : value.getUsers())
-    if (auto d = dyn_cast<tensor::DimOp>(user); d && d.getConstantIndex())
-      dims.push_back(d);
-  for (tensor::DimOp d : dims) {
-    OpBuilder b(d);
-    ReifiedRankedShapedTypeDims sizes;
-    if (failed(reifyResultShapes(b, shaped, sizes)))
-      return;
-    OpFoldResult size = sizes[res.getResultNumber()][*d.getConstantIndex()];
-    // A size that reads the value itself would resolve nothing.
-    Value v = getValueOrCreateConstantIndexOp(b, d.getLoc(), size);
-    if (auto again = v.getDefiningOp<tensor::DimOp>();
-        again && again.getSource() == value)
-      continue;
-    d.replaceAllUsesWith(v);
-    d->erase();
-  }
 }
 
 void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,

@@ -42,6 +42,7 @@
 #include "fusion/Transforms/Declines.h"
 #include "fusion/Transforms/Passes.h"
 #include "fusion/Transforms/RemarkLock.h"
+#include "fusion/Transforms/ShapeReads.h"
 #include "fusion/Transforms/VerifyQuietly.h"
 
 #include "fusion/Analysis/ProjectionPairing.h"
@@ -243,10 +244,11 @@ LogicalResult matchInterleaved(tensor::ExpandShapeOp e, SplitPlan &plan,
       why = interleave + "; a use is not a unit-stride slice of one use";
       return failure();
     }
-    ArrayRef<int64_t> offs = s.getStaticOffsets(), sz = s.getStaticSizes();
+    // Every token dimension and the group dimension whole (a dynamic
+    // token count read off the same size).
     for (int64_t d = 0; d + 1 < rank; ++d)
-      if (offs[d] != 0 || sz[d] != et.getShape()[d] ||
-          ShapedType::isDynamic(sz[d])) {
+      if (!isConstantIntValue(s.getMixedOffsets()[d], 0) ||
+          !isSizeOf(s.getMixedSizes()[d], e.getResult(), d)) {
         why = interleave + "; a slice cuts a token dimension or a group";
         return failure();
       }
@@ -409,9 +411,11 @@ FailureOr<SplitPlan> matchSplit(linalg::LinalgOp op, std::string &why) {
       return failure();
     }
     ArrayRef<int64_t> offs = s.getStaticOffsets(), sz = s.getStaticSizes();
+    // Every token dimension whole (a dynamic token count read off the
+    // same size).
     for (int64_t d = 0; d + 1 < rank; ++d)
-      if (offs[d] != 0 || (sz[d] != vt.getShape()[d]) ||
-          ShapedType::isDynamic(sz[d])) {
+      if (!isConstantIntValue(s.getMixedOffsets()[d], 0) ||
+          !isSizeOf(s.getMixedSizes()[d], v, d)) {
         why = "a slice cuts a token dimension";
         return failure();
       }
@@ -1030,6 +1034,9 @@ void FusePairedProjectionsPass::runOnOperation() {
   func::FuncOp func = getOperation();
   StringRef function = func.getSymName();
   erased.clear();
+  // Reads of a projection's sizes (tensor.dim, with dynamic token counts)
+  // are no consumers of it: resolved to its operands' sizes first.
+  resolveShapeReadsIn(func);
   // Projections over stacked weights, cut into parts: one projection per
   // part first, so that the parts pair like separate projections.
   bool splitAny = false;
@@ -1183,6 +1190,9 @@ void FusePairedProjectionsPass::runOnOperation() {
         << remark::reason("{0}", declineTag(why->rule).str())
         << remark::add("{0}", why->detail);
   }
+  // The split parts' outputs are sized off their new projections: resolved
+  // too, so that a second run finds nothing to change.
+  resolveShapeReadsIn(func);
 }
 
 } // namespace

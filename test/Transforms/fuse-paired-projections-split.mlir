@@ -253,3 +253,56 @@ func.func @negative_head_groups_biased(%x: tensor<3x2xf32>, %w: tensor<16x2xf32>
   %a = tensor.collapse_shape %as [[0], [1, 2]] : tensor<3x4x2xf32> into tensor<3x8xf32>
   return %b, %a : tensor<3x8xf32>, tensor<3x8xf32>
 }
+
+/// A dynamic token count: the chunks' token size is read off the result
+/// (tensor.dim), which is the whole dimension, and the sizes read off the
+/// projection are resolved to its input's first (no extra consumer).
+// REMARK: split linalg.matmul into 2 projections over rows [0, 32), [32, 64) of its weight
+// CHECK-LABEL: func.func @w13_chunk_dynamic_tokens
+//  CHECK-SAME: (%[[X:.*]]: tensor<?x64xf32>, %[[W:.*]]: tensor<64x64xf32>)
+//       CHECK: fusion.paired_projection %[[X]], %{{.*}}, %{{.*}} epilogues(none, none) gated(#fusion.act<swiglu>)
+//   CHECK-NOT: linalg.matmul
+func.func @w13_chunk_dynamic_tokens(%x: tensor<?x64xf32>, %w: tensor<64x64xf32>) -> tensor<?x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x64xf32>
+  %empty = tensor.empty(%n) : tensor<?x64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<?x64xf32>) -> tensor<?x64xf32>
+  // expected-remark @+2 {{Remark="split linalg.matmul into 2 projections over rows}}
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection gated swiglu"}}
+  %y = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w : tensor<?x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %t = tensor.dim %y, %c0 : tensor<?x64xf32>
+  %g = tensor.extract_slice %y[0, 0] [%t, 32] [1, 1] : tensor<?x64xf32> to tensor<?x32xf32>
+  %u = tensor.extract_slice %y[0, 32] [%t, 32] [1, 1] : tensor<?x64xf32> to tensor<?x32xf32>
+  %e0 = tensor.empty(%t) : tensor<?x32xf32>
+  %h = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%g, %u : tensor<?x32xf32>, tensor<?x32xf32>) outs(%e0 : tensor<?x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %one = arith.constant 1.0 : f32
+    %ng = arith.negf %a : f32
+    %ex = math.exp %ng : f32
+    %den = arith.addf %one, %ex : f32
+    %s = arith.divf %a, %den : f32
+    %r = arith.mulf %s, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<?x32xf32>
+  return %h : tensor<?x32xf32>
+}
+
+/// A dynamic token size that is not the result's (an argument): it may cut
+/// the tokens, so no split.
+// CHECK-LABEL: func.func @negative_dynamic_token_cut
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_dynamic_token_cut(%x: tensor<?x64xf32>, %w: tensor<64x64xf32>, %m: index) -> (tensor<?x32xf32>, tensor<?x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x64xf32>
+  %empty = tensor.empty(%n) : tensor<?x64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<?x64xf32>) -> tensor<?x64xf32>
+  // expected-remark @below {{Reason="unsupported split", Remark="a slice cuts a token dimension"}}
+  %y = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w : tensor<?x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %a = tensor.extract_slice %y[0, 0] [%m, 32] [1, 1] : tensor<?x64xf32> to tensor<?x32xf32>
+  %b = tensor.extract_slice %y[0, 32] [%n, 32] [1, 1] : tensor<?x64xf32> to tensor<?x32xf32>
+  return %a, %b : tensor<?x32xf32>, tensor<?x32xf32>
+}

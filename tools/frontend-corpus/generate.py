@@ -821,6 +821,17 @@ def programs():
         (x((64, 64), bf), x((64, 64), bf)), {"gate": {0: tb}, "up": {0: tb}}
     yield "castT_silu_fp8_tensorwise_bf16_dyn", Fp8CastTranspose(F.silu), \
         (x((48, 64), bf),), {"x": {0: torch.export.Dim("T", min=2, max=1 << 20)}}
+    # Paired projections with a dynamic token count (serving): the GDN gates
+    # (separate and stacked in_proj_ba), the FFN front quantized to MXFP8
+    # (separate w1 / w3; stacked w13 with bias), and f32.
+    tok = {"x": {0: torch.export.Dim("T", min=2, max=1 << 16)}}
+    yield "gdn_bf16_dyn", GdnGates(64, 8, bf), (x((5, 64), bf, 1.0),), tok
+    yield "gdn_ba_stacked_bf16_dyn", GdnGatesBA(64, 4, 8, bf, False), \
+        (x((3, 64), bf, 1.0),), tok
+    yield "ffn_mxfp8_bf16_dyn", Ffn(64, 32, bf, mx=True), (x((4, 64), bf, 1.0),), tok
+    yield "ffn13_bias_mxfp8_bf16_dyn", Ffn(64, 32, bf, stacked=True, mx=True, bias=True), \
+        (x((6, 64), bf, 1.0),), tok
+    yield "ffn_f32_dyn", Ffn(64, 32, f32), (x((4, 64), f32, 1.0),), tok
 
 
 def large_programs():
