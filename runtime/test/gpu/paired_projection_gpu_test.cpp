@@ -426,11 +426,21 @@ void run_case(const Case &c, const char *path, uint32_t seed) {
                   (long long)(c.m * h), (long long)ulp_max);
     std::printf("  %s\n", line);
     check(rel <= tol, line);
+    // A summation order other than the CPU's (cuBLAS, the mma tiles) moves
+    // a sum across a rounding boundary now and then: one ulp of the
+    // rounded type, propagated. The f16 grid is 8x finer than bf16's, so
+    // it is crossed 8x as often (measured on the H100: 1.08% of a
+    // K = 1024 blas case, round(f16) after the bias); a rounding not
+    // applied alike moves most elements. Limits: 1% bf16, 4% f16.
+    const bool f16Round = c.round == FUSION_RT_ROUND_F16 ||
+                          c.round == FUSION_RT_ROUND_F16_AFTER_BIAS;
+    const int64_t farLimit = f16Round ? 4 : 1;
     if (c.round)
-      check(far * 100 <= c.m * h,
+      check(far * 100 <= farLimit * c.m * h,
             std::string(line) + ": " + std::to_string(far) +
                 " elements differ from the CPU by more than f32 accuracy "
-                "(more than 1% of them: the rounding is not applied alike)");
+                "(more than " + std::to_string(farLimit) +
+                "% of them: the rounding is not applied alike)");
     if (od == FUSION_RT_F32 && std::strcmp(path, "generic") != 0)
       g_worst_f32 = std::max(g_worst_f32, rel);
     if (!std::strcmp(path, "generic")) {
