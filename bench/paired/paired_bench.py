@@ -416,6 +416,10 @@ def main():
                          "FFNQ_SHAPES x FFNQ_NS: ours (one call), ours in two calls, "
                          "cuBLAS + ours' gated quantizer, eager, torch.compile default and "
                          "max-autotune-no-cudagraphs; paired_ffn_quant.csv")
+    ap.add_argument("--ffn-bias", action="store_true",
+                    help="with --ffn-quant: Linears with bias=True (bf16 biases added to "
+                         "the f32 accumulator and rounded with it: round(bf16, with_bias)); "
+                         "paired_ffn_bias_quant.csv")
     ap.add_argument("--ncu-point", metavar="K,H,N",
                     help="6 calls of ours at one point (weights 0..5), for ncu")
     ap.add_argument("--sweep", action="store_true",
@@ -653,9 +657,10 @@ def ffn_weights(K, H):
     return R, Wall, gen
 
 
-def ffn_desc(x, Wall, i, H, rnd, out0=None):
+def ffn_desc(x, Wall, i, H, rnd, out0=None, biases=None):
     """The gated SwiGLU pair of x with copy i of [Wg; Wu], both accumulators
-    rounded as `rnd` (fusion_rt_accumulator_round), out0 given or absent."""
+    rounded as `rnd` (fusion_rt_accumulator_round), out0 given or absent;
+    `biases` (bg, bu): Linears with bias=True (bias epilogues)."""
     d = Paired()
     d.lhs = tview(x)
     d.weight0 = tview(Wall[i, :H])
@@ -663,6 +668,9 @@ def ffn_desc(x, Wall, i, H, rnd, out0=None):
     d.gated_kind = ACT_SWIGLU
     d.accumulate_dtype = 2
     d.epilogue0.accumulator_round = d.epilogue1.accumulator_round = rnd
+    if biases is not None:
+        d.epilogue0.kind = d.epilogue1.kind = 1  # FUSION_RT_EPILOGUE_BIAS
+        d.epilogue0.bias, d.epilogue1.bias = tview(biases[0]), tview(biases[1])
     if out0 is not None:
         d.out0 = tview(out0)
     return d
@@ -765,9 +773,9 @@ def ffn_quant(lib, args):
     lib.fusion_rt_quantize.argtypes = [vp, vp, vp, vp, vp]
     lib.fusion_rt_gated_act_quantize.argtypes = [vp] * 8
 
-    def front(x, wg, wu):
-        g = F.linear(x, wg)
-        u = F.linear(x, wu)
+    def front(x, wg, wu, bg=None, bu=None):
+        g = F.linear(x, wg, bg)
+        u = F.linear(x, wu, bu)
         h = (F.silu(g.float()) * u.float()).bfloat16()
         return mx_floor_rowwise(h)
 
@@ -798,8 +806,14 @@ def ffn_quant(lib, args):
             raise RuntimeError("%s: %d %s" % (what, st, lib.fusion_rt_last_error_message()))
 
     rows = []
+    with_bias = getattr(args, "ffn_bias", False)
     for K, H in FFNQ_SHAPES:
         R, Wall, gen = ffn_weights(K, H)
+        # bias=True Linears: bf16 [H] biases, added to the f32 accumulator
+        # and rounded with it (FUSION_RT_ROUND_BF16_AFTER_BIAS), as torch.
+        biases = ((torch.randn(H, device="cuda", generator=gen) * 0.1).bfloat16(),
+                  (torch.randn(H, device="cuda", generator=gen) * 0.1).bfloat16()) \
+            if with_bias else None
         for N in FFNQ_NS:
             x = torch.randn(N, K, device="cuda", generator=gen).to(torch.bfloat16)
             codes = torch.empty(N, H, device="cuda", dtype=torch.uint8)
@@ -812,7 +826,8 @@ def ffn_quant(lib, args):
             keep = []
 
             def desc(i, out0=None):
-                d = ffn_desc(x, Wall, i, H, 1, out0)  # round(bf16), as the IR
+                # round(bf16), as the IR (with biases: of y + b)
+                d = ffn_desc(x, Wall, i, H, 3 if biases else 1, out0, biases)
                 keep.append(d)
                 return d
 
@@ -839,9 +854,14 @@ def ffn_quant(lib, args):
 
             gv, uv = av(gu[:, :H]), av(gu[:, H:])
 
+            bgu = torch.cat(biases) if biases else None
+
             def cublas_ours(i):
                 def call():
-                    torch.mm(x, Wall[i].t(), out=gu)
+                    if bgu is not None:
+                        torch.addmm(bgu, x, Wall[i].t(), out=gu)
+                    else:
+                        torch.mm(x, Wall[i].t(), out=gu)
                     checked(lib.fusion_rt_gated_act_quantize(
                         ctypes.addressof(gv), ctypes.addressof(uv), None, ctypes.addressof(act),
                         ctypes.addressof(scheme), ctypes.addressof(outs), None, stream()),
@@ -864,7 +884,9 @@ def ffn_quant(lib, args):
                 if arm != "eager" and time.time() - T0 > args.budget:
                     print("  budget: %s skipped at N=%d" % (arm, N), flush=True)
                     continue
-                cs = [(lambda i=i, fn=fn: fn(x, Wall[i, :H], Wall[i, H:])) for i in range(R)]
+                bb = biases or (None, None)
+                cs = [(lambda i=i, fn=fn: fn(x, Wall[i, :H], Wall[i, H:], *bb))
+                      for i in range(R)]
                 q, s = cs[0]()
                 torch.cuda.synchronize()
                 agree = ((q.view(torch.uint8) == ref_codes).float().mean().item(),
@@ -878,7 +900,8 @@ def ffn_quant(lib, args):
             torch.cuda.empty_cache()
         del Wall
         torch.cuda.empty_cache()
-    write_csv(args, "paired_ffn_quant.csv", "K,H,N,arm,us,codes_equal,scales_equal",
+    write_csv(args, "paired_ffn_bias_quant.csv" if with_bias else "paired_ffn_quant.csv",
+              "K,H,N,arm,us,codes_equal,scales_equal",
               "%d,%d,%d,%s,%.3f,%.6f,%.6f", rows)
     print("ffnq total %.0f s" % (time.time() - T0))
 

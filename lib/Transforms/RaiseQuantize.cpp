@@ -2920,8 +2920,18 @@ struct StaticReshape : OpRewritePattern<tensor::ReshapeOp> {
   LogicalResult matchAndRewrite(tensor::ReshapeOp op,
                                 PatternRewriter &rewriter) const override {
     auto rt = op.getResultType();
+    // Static already, from a cast of a static tensor (the shape folded
+    // before the source did): read the static tensor.
+    if (rt.hasStaticShape()) {
+      auto c = op.getSource().getDefiningOp<tensor::CastOp>();
+      if (!c || !cast<ShapedType>(c.getSource().getType()).hasStaticShape())
+        return failure();
+      rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(op, rt, c.getSource(),
+                                                     op.getShape());
+      return success();
+    }
     DenseIntElementsAttr shape;
-    if (rt.hasStaticShape() || !matchPattern(op.getShape(), m_Constant(&shape)))
+    if (!matchPattern(op.getShape(), m_Constant(&shape)))
       return failure();
     SmallVector<int64_t> dims;
     for (const APInt &v : shape.getValues<APInt>()) {

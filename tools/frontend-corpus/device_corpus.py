@@ -131,7 +131,9 @@ TORCH = {"swiglu_mxfp8_rceil_bf16": (1, 0, 0.0),
          "both_gelu_mxfp8_floor_f32": (1, 0, 0.0),
          "col_swiglu_mxfp8_rceil_bf16": (1, 0, 0.0),
          "both_gelu_mxfp8_floor_f32_dyn": (1, 0, 0.0),
-         "col_swiglu_mxfp8_rceil_bf16_dyn": (1, 0, 0.0)}
+         "col_swiglu_mxfp8_rceil_bf16_dyn": (1, 0, 0.0),
+         "swiglu_fp8_group128_bf16_dyn": (1, 0, 0.0079),
+         "swiglu_chunk_mxfp8_rceil_bf16_dyn": (1, 0, 0.0)}
 # Programs with an f32 output computed from transcendental functions (the
 # fused dgelu's dbias column sum): the GPU's expf/FMAs against the CPU's,
 # within corpus.test's bound against torch.

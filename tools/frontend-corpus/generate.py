@@ -832,6 +832,18 @@ def programs():
     yield "ffn13_bias_mxfp8_bf16_dyn", Ffn(64, 32, bf, stacked=True, mx=True, bias=True), \
         (x((6, 64), bf, 1.0),), tok
     yield "ffn_f32_dyn", Ffn(64, 32, f32), (x((4, 64), f32, 1.0),), tok
+    # Dynamic rows for per-token-group FP8 written in torch (a view with -1,
+    # which torch-mlir writes as a tensor.reshape to a computed shape), the
+    # packed [gate | up] SwiGLU, and a 3-D input with dynamic batch and
+    # sequence.
+    yield "silu_fp8_group128_bf16_dyn", Fp8Grouped(128), (x((4, 256), bf),), tok
+    yield "swiglu_fp8_group128_bf16_dyn", Fp8Grouped(128, gated=True), \
+        (x((4, 512), bf),), tok
+    yield "swiglu_chunk_mxfp8_rceil_bf16_dyn", SwigluChunkMx(), (x((4, 128), bf),), \
+        {"gu": {0: torch.export.Dim("T", min=2, max=1 << 16)}}
+    yield "silu_mxfp8_rceil_bf16_3d_bt", ActMx(F.silu), (x((2, 4, 64), bf),), \
+        {"x": {0: torch.export.Dim("B", min=2, max=64),
+               1: torch.export.Dim("S", min=2, max=1 << 12)}}
 
 
 def large_programs():
