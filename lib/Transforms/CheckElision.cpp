@@ -83,32 +83,30 @@ static bool effectFreeBesidesAsserts(Operation *op) {
   return !walk.wasInterrupted();
 }
 
-/// The cf.assert ops in what is computed from `readers`, and those ops, if
-/// every assert is proven to hold; else nullopt with `why`.
-static std::optional<
-    std::pair<SmallVector<cf::AssertOp>, llvm::SetVector<Operation *>>>
-provenChecks(ArrayRef<Operation *> readers, bool finite, std::string &why) {
-  llvm::SetVector<Operation *> reach;
+std::optional<mlir::fusion::ProvenChecks>
+mlir::fusion::proveChecks(ArrayRef<Operation *> readers, bool finite,
+                          std::string &why) {
+  ProvenChecks proven;
   SmallVector<Operation *> work(readers.begin(), readers.end());
   while (!work.empty()) {
     Operation *o = work.pop_back_val();
-    if (!reach.insert(o))
+    if (!proven.reach.insert(o))
       continue;
     for (Value r : o->getResults())
       for (Operation *u : r.getUsers())
         work.push_back(u);
   }
-  SmallVector<cf::AssertOp> asserts;
-  for (Operation *o : reach) {
+  for (Operation *o : proven.reach) {
     if (!effectFreeBesidesAsserts(o)) {
       why = "'" + o->getName().getStringRef().str() +
             "' among them has effects other than cf.assert";
       return std::nullopt;
     }
-    o->walk([&](cf::AssertOp a) { asserts.push_back(a); });
+    o->walk([&](cf::AssertOp a) { proven.asserts.push_back(a); });
   }
   FloatRangeAnalysis ranges(finite);
-  for (cf::AssertOp a : asserts) {
+  for (Operation *op : proven.asserts) {
+    auto a = cast<cf::AssertOp>(op);
     if (ranges.alwaysHolds(a))
       continue;
     why = "the check \"" + a.getMsg().str() +
@@ -118,28 +116,25 @@ provenChecks(ArrayRef<Operation *> readers, bool finite, std::string &why) {
       why += " (it is for finite inputs: finite-inputs, frontend=torch)";
     return std::nullopt;
   }
-  return std::make_pair(std::move(asserts), std::move(reach));
+  return proven;
 }
 
-unsigned mlir::fusion::countProvenChecks(ArrayRef<Operation *> readers,
-                                         bool finite, std::string &why) {
-  auto proven = provenChecks(readers, finite, why);
-  return proven ? proven->first.size() : 0;
+void mlir::fusion::eraseProvenChecks(const ProvenChecks &proven) {
+  for (Operation *a : proven.asserts)
+    a->erase();
+  // What went dead with the asserts, and the producers that die with it.
+  SmallVector<Operation *> sinks;
+  for (Operation *o : proven.reach)
+    if (o->use_empty() && isOpTriviallyDead(o))
+      sinks.push_back(o);
+  eraseWithDeadProducers(sinks);
 }
 
 unsigned mlir::fusion::dropProvenChecks(ArrayRef<Operation *> readers,
                                         bool finite, std::string &why) {
-  auto proven = provenChecks(readers, finite, why);
+  std::optional<ProvenChecks> proven = proveChecks(readers, finite, why);
   if (!proven)
     return 0;
-  auto &[asserts, reach] = *proven;
-  for (cf::AssertOp a : asserts)
-    a->erase();
-  // What went dead with the asserts, and the producers that die with it.
-  SmallVector<Operation *> sinks;
-  for (Operation *o : reach)
-    if (o->use_empty() && isOpTriviallyDead(o))
-      sinks.push_back(o);
-  eraseWithDeadProducers(sinks);
-  return asserts.size();
+  eraseProvenChecks(*proven);
+  return proven->asserts.size();
 }

@@ -93,9 +93,9 @@ struct Plan {
   ActivationMatch act;
   /// The reduction whose result becomes the fused op's dbias result.
   Operation *dbias = nullptr;
-  /// Users of the value that feed only checks proven to hold: the checks
-  /// go with the fusion (said in the remark, checksNote).
-  SmallVector<Operation *> checkReaders;
+  /// The checks on values computed from the activation, proven to hold:
+  /// they go with the fusion (said in the remark, checksNote).
+  std::optional<ProvenChecks> checks;
   std::string checksNote;
   /// The type the activation is rounded to before quantizing.
   Type intermediate;
@@ -939,14 +939,16 @@ std::optional<Plan> FuseActQuantizePass::planQuantize(QuantizeOp q, Value value,
     // of the IR's quantizer, which the raised op no longer reads): fused,
     // the activation is not materialised for them, so they may go only
     // where they are proven never to fail.
-    if (unsigned n = countProvenChecks(others, finiteInputs, checksWhy)) {
+    plan.checks = proveChecks(others, finiteInputs, checksWhy);
+    if (plan.checks && !plan.checks->asserts.empty()) {
       plan.checksNote =
-          "; " + std::to_string(n) +
+          "; " + std::to_string(plan.checks->asserts.size()) +
           " check(s) (cf.assert) on values computed from the activation " +
           "proven to hold for every " +
           (finiteInputs ? "finite input" : "input") + " and dropped";
-      plan.checkReaders = others;
       others.clear();
+    } else {
+      plan.checks.reset();
     }
   }
   if (matched.match) {
@@ -1136,10 +1138,8 @@ void FuseActQuantizePass::rewriteQuantize(Plan &plan, StringRef function) {
   // What goes with the fusion: the shape reads of the activation (to its
   // producer's sizes) and the checks proven to hold.
   resolveShapeReads(plan.value);
-  if (!plan.checkReaders.empty()) {
-    std::string why;
-    dropProvenChecks(plan.checkReaders, finiteInputs, why);
-  }
+  if (plan.checks)
+    eraseProvenChecks(*plan.checks);
 
   // Rewrite.
   OpBuilder b(anchor);

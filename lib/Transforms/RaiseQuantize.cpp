@@ -764,14 +764,11 @@ private:
                                     SmallVectorImpl<Operation *> &declined);
   /// The same for a seed with dynamic sizes, checked on `sp`; an input
   /// whose last dimension is dynamic also on `wide()` (that dimension fixed
-  /// to another size; null if no such copy). `emptyData`, where given, is
-  /// set when `sp` leaves the quantized data empty (a leading dynamic size
-  /// too small for a whole block; the caller may retry on larger copies).
+  /// to another size; null if no such copy).
   std::optional<Found>
   findRaisableDynamic(Operation *castOp, bool packedFp4, Specialized &sp,
                       llvm::function_ref<Specialized *()> wide, Decline &why,
-                      SmallVectorImpl<Operation *> &declined,
-                      bool *emptyData = nullptr);
+                      SmallVectorImpl<Operation *> &declined);
 };
 
 SmallVector<Candidate> RaiseQuantizePass::delimit(Operation *castOp,
@@ -3235,11 +3232,10 @@ RaiseQuantizePass::findRaisable(Operation *castOp, bool packedFp4, Decline &why,
   return std::nullopt;
 }
 
-std::optional<RaiseQuantizePass::Found>
-RaiseQuantizePass::findRaisableDynamic(
+std::optional<RaiseQuantizePass::Found> RaiseQuantizePass::findRaisableDynamic(
     Operation *castOp, bool packedFp4, Specialized &sp,
     llvm::function_ref<Specialized *()> wide, Decline &why,
-    SmallVectorImpl<Operation *> &declinedRegion, bool *emptyData) {
+    SmallVectorImpl<Operation *> &declinedRegion) {
   Operation *copySeed = sp.copyOf(castOp->getResult(0));
   if (!copySeed) {
     why = {DeclineRule::RaiseUnsupportedShape,
@@ -3256,8 +3252,6 @@ RaiseQuantizePass::findRaisableDynamic(
       llvm::any_of(llvm::seq<int64_t>(0, origData.getRank()), [&](int64_t d) {
         return origData.isDynamicDim(d) && copyData.getDimSize(d) == 0;
       })) {
-    if (emptyData)
-      *emptyData = true;
     why = {DeclineRule::RaiseUnsupportedShape,
            llvm::formatv("dynamic sizes: the copy with fixed sizes (each "
                          "leading dynamic size {0}) leaves the quantized "
@@ -3454,14 +3448,13 @@ void RaiseQuantizePass::runOnOperation() {
       found = findRaisable(castOp, packedFp4, why, declinedRegion);
     } else {
       auto wide = [&] { return wideSpec.get(func); };
-      bool emptyData = false;
       if (Specialized *sp = spec.get(func)) {
         found = findRaisableDynamic(castOp, packedFp4, *sp, wide, why,
-                                    declinedRegion, &emptyData);
+                                    declinedRegion);
         // The copy has empty values (packed FP4 codes stay non-empty where
         // their scales have no block): the quantizer may have had nothing
         // to check in it either. The larger copies decide.
-        if (!found && (emptyData || sp->degenerate)) {
+        if (!found && sp->degenerate) {
           declinedRegion.clear();
           auto blocksWide = [&] { return blocksWideSpec.get(func); };
           if (Specialized *bs = blocksSpec.get(func))

@@ -15,6 +15,9 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <optional>
 
 #include <string>
 
@@ -41,10 +44,17 @@ bool feedsChecksOnly(Operation *op);
 unsigned dropProvenChecks(ArrayRef<Operation *> readers, bool finite,
                           std::string &why);
 
-/// The same proof without erasing anything: how many asserts
-/// dropProvenChecks would erase (0, with `why`, where it would not).
-unsigned countProvenChecks(ArrayRef<Operation *> readers, bool finite,
-                           std::string &why);
+/// dropProvenChecks in two steps, for a pass that decides before it
+/// rewrites: the proof (the asserts in what is computed from `readers` and
+/// those ops, when every assert holds; else nullopt with `why`), which
+/// changes nothing, then the erasure of what it found.
+struct ProvenChecks {
+  SmallVector<Operation *> asserts;
+  llvm::SetVector<Operation *> reach;
+};
+std::optional<ProvenChecks> proveChecks(ArrayRef<Operation *> readers,
+                                        bool finite, std::string &why);
+void eraseProvenChecks(const ProvenChecks &proven);
 
 } // namespace mlir::fusion
 
