@@ -8,6 +8,7 @@
 #include "fusion/Analysis/FloatRange.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
@@ -16,7 +17,8 @@
 using namespace mlir;
 using namespace mlir::fusion;
 
-void mlir::fusion::eraseWithDeadProducers(ArrayRef<Operation *> ops,
+void mlir::fusion::eraseWithDeadProducers(RewriterBase &rewriter,
+                                          ArrayRef<Operation *> ops,
                                           DenseSet<Operation *> &erased) {
   SmallVector<Operation *> worklist;
   auto erase = [&](Operation *op) {
@@ -29,7 +31,7 @@ void mlir::fusion::eraseWithDeadProducers(ArrayRef<Operation *> ops,
         worklist.push_back(def);
     });
     erased.insert(op);
-    op->erase();
+    rewriter.eraseOp(op);
   };
   for (Operation *op : ops)
     if (op && !erased.contains(op) && op->use_empty())
@@ -39,6 +41,21 @@ void mlir::fusion::eraseWithDeadProducers(ArrayRef<Operation *> ops,
     if (!erased.contains(op) && op->use_empty() && isOpTriviallyDead(op))
       erase(op);
   }
+}
+
+void mlir::fusion::eraseWithDeadProducers(RewriterBase &rewriter,
+                                          ArrayRef<Operation *> ops) {
+  DenseSet<Operation *> erased;
+  eraseWithDeadProducers(rewriter, ops, erased);
+}
+
+void mlir::fusion::eraseWithDeadProducers(ArrayRef<Operation *> ops,
+                                          DenseSet<Operation *> &erased) {
+  for (Operation *op : ops)
+    if (op) {
+      IRRewriter rewriter(op->getContext());
+      return eraseWithDeadProducers(rewriter, ops, erased);
+    }
 }
 
 void mlir::fusion::eraseWithDeadProducers(ArrayRef<Operation *> ops) {
@@ -119,15 +136,23 @@ mlir::fusion::proveChecks(ArrayRef<Operation *> readers, bool finite,
   return proven;
 }
 
-void mlir::fusion::eraseProvenChecks(const ProvenChecks &proven) {
+void mlir::fusion::eraseProvenChecks(RewriterBase &rewriter,
+                                     const ProvenChecks &proven) {
   for (Operation *a : proven.asserts)
-    a->erase();
+    rewriter.eraseOp(a);
   // What went dead with the asserts, and the producers that die with it.
   SmallVector<Operation *> sinks;
   for (Operation *o : proven.reach)
     if (o->use_empty() && isOpTriviallyDead(o))
       sinks.push_back(o);
-  eraseWithDeadProducers(sinks);
+  eraseWithDeadProducers(rewriter, sinks);
+}
+
+void mlir::fusion::eraseProvenChecks(const ProvenChecks &proven) {
+  if (proven.asserts.empty())
+    return;
+  IRRewriter rewriter(proven.asserts.front()->getContext());
+  eraseProvenChecks(rewriter, proven);
 }
 
 unsigned mlir::fusion::dropProvenChecks(ArrayRef<Operation *> readers,

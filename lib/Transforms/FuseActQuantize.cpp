@@ -47,6 +47,7 @@
 #include "fusion/Transforms/QuantDestinations.h"
 #include "fusion/Transforms/RemarkLock.h"
 #include "fusion/Transforms/ShapeReads.h"
+#include "fusion/Transforms/Transforms.h"
 #include "fusion/Transforms/VerifyQuietly.h"
 
 #include "fusion/Analysis/ActivationMatcher.h"
@@ -77,31 +78,7 @@ using namespace mlir::fusion;
 
 namespace {
 
-/// A candidate that passed every admission rule (planQuantize, which builds
-/// no IR), with everything the rewrite (rewriteQuantize) needs.
-struct Plan {
-  /// The quantizer, and the one of the other direction that joins it
-  /// (direction `both`; null if none).
-  QuantizeOp q, partner;
-  /// Quantizers identical to q or the partner (they read the fused op's
-  /// results), and further ones declined in favour of the fused op.
-  SmallVector<QuantizeOp> duplicates, extras;
-  /// The fused op's scheme (q's, or the merged directions).
-  QuantSchemeAttr scheme;
-  /// The quantized value (the activation's result).
-  Value value;
-  ActivationMatch act;
-  /// The reduction whose result becomes the fused op's dbias result.
-  Operation *dbias = nullptr;
-  /// The checks on values computed from the activation, proven to hold:
-  /// they go with the fusion (said in the remark, checksNote).
-  std::optional<ProvenChecks> checks;
-  std::string checksNote;
-  /// The type the activation is rounded to before quantizing.
-  Type intermediate;
-  /// The op before which the fused op goes.
-  Operation *anchor = nullptr;
-};
+using Plan = ActQuantizePlan;
 
 /// True for the element types the runtime's entry points read.
 bool isRuntimeFloat(Type t) { return t.isBF16() || t.isF16() || t.isF32(); }
@@ -311,6 +288,25 @@ bool isSameQuantizer(QuantizeOp a, QuantizeOp b) {
          a->getResultTypes() == b->getResultTypes();
 }
 
+/// The fused ops' schemes and the `formats` option: the decline of
+/// `scheme`, or DeclineRule::None.
+MatchFailure formatDecline(const ActQuantizeOptions &options,
+                           QuantSchemeAttr scheme) {
+  if (scheme.isBlockFP8() && scheme.getBlockRows() > 1)
+    return {DeclineRule::UnsupportedScheme,
+            ("2D FP8 blocks (block = " + Twine(scheme.getBlockRows()) + "x" +
+             Twine(scheme.getBlockCols()) +
+             ") quantize weights; the fused activation ops take 1xG blocks")
+                .str()};
+  if (!options.formats.empty() &&
+      !llvm::is_contained(options.formats, scheme.getFormat()))
+    return {DeclineRule::UnsupportedFormatForFusedActivation,
+            ("format " + stringifyQuantFormat(scheme.getFormat()) +
+             " is not in 'formats'")
+                .str()};
+  return {};
+}
+
 struct FuseActQuantizePass
     : public fusion::impl::FuseActQuantizeBase<FuseActQuantizePass> {
   using FuseActQuantizeBase::FuseActQuantizeBase;
@@ -318,7 +314,7 @@ struct FuseActQuantizePass
   void runOnOperation() override;
 
 private:
-  SmallVector<QuantFormat> allowedFormats;
+  ActQuantizeOptions options;
 
   remark::RemarkOpts remarkOpts(StringRef function) const {
     return remark::RemarkOpts::name("FuseActQuantize")
@@ -335,27 +331,6 @@ private:
         << remark::add("{0}", detail.str());
   }
 
-  /// The `formats` option: declines `q` (and returns false) when `scheme`'s
-  /// format is not in it.
-  bool formatAllowed(QuantizeOp q, QuantSchemeAttr scheme, StringRef function) {
-    if (scheme.isBlockFP8() && scheme.getBlockRows() > 1) {
-      decline(q, function, DeclineRule::UnsupportedScheme,
-              ("2D FP8 blocks (block = " + Twine(scheme.getBlockRows()) + "x" +
-               Twine(scheme.getBlockCols()) +
-               ") quantize weights; the fused activation ops take 1xG blocks")
-                  .str());
-      return false;
-    }
-    if (allowedFormats.empty() ||
-        llvm::is_contained(allowedFormats, scheme.getFormat()))
-      return true;
-    decline(q, function, DeclineRule::UnsupportedFormatForFusedActivation,
-            ("format " + stringifyQuantFormat(scheme.getFormat()) +
-             " is not in 'formats'")
-                .str());
-    return false;
-  }
-
   /// Quantizers already fused as the partner of an earlier one.
   llvm::SmallPtrSet<Operation *, 8> handled;
   /// Colwise quantizers made from rowwise ones of a transpose
@@ -365,12 +340,8 @@ private:
   llvm::DenseMap<Operation *, std::string> transposeWhy;
 
   void processQuantize(QuantizeOp q, StringRef function, DominanceInfo &dom);
-  /// Every admission rule for fusing `q` (reading `value`, its input after
-  /// the row reshapes were hoisted): the plan, or nullopt with the decline
-  /// reported. Builds and erases no IR.
-  std::optional<Plan> planQuantize(QuantizeOp q, Value value,
-                                   StringRef function, DominanceInfo &dom);
-  /// The fused op a plan describes, replacing its quantizers.
+  /// The fused op a plan describes, replacing its quantizers, with its
+  /// remarks.
   void rewriteQuantize(Plan &plan, StringRef function);
   void fuseIntoPairedProjection(QuantizeOp q, PairedProjectionOp paired,
                                 tensor::ExpandShapeOp expand,
@@ -622,7 +593,7 @@ static bool foldCodeTranspose(Operation *op) {
 
 void FuseActQuantizePass::runOnOperation() {
   func::FuncOp func = getOperation();
-  allowedFormats.clear();
+  options = ActQuantizeOptions();
   for (const std::string &name : formats) {
     std::optional<QuantFormat> f = symbolizeQuantFormat(name);
     if (!f) {
@@ -630,8 +601,11 @@ void FuseActQuantizePass::runOnOperation() {
                        << "' in 'formats'";
       return signalPassFailure();
     }
-    allowedFormats.push_back(*f);
+    options.formats.push_back(*f);
   }
+  options.strictRounding = strictRounding;
+  options.finiteInputs = finiteInputs;
+  options.settled = &handled;
   // Reads of an activation's sizes (tensor.dim, with dynamic sizes) are no
   // users of it: resolved to its operands' sizes first.
   resolveShapeReadsIn(func);
@@ -780,8 +754,9 @@ void FuseActQuantizePass::fuseIntoPairedProjection(
     return decline(q, function, DeclineRule::UnsupportedScheme,
                    "a quantizing fusion.paired_projection takes no scale or "
                    "rng operand (FP8 delayed scaling, stochastic rounding)");
-  if (!formatAllowed(q, scheme, function))
-    return;
+  if (MatchFailure f = formatDecline(options, scheme);
+      f.rule != DeclineRule::None)
+    return decline(q, function, f.rule, f.detail);
   if (expand && scheme.hasColwise())
     return decline(q, function, DeclineRule::ActUnsupportedShape,
                    "a colwise copy of a result with several token dimensions "
@@ -852,17 +827,41 @@ void FuseActQuantizePass::processQuantize(QuantizeOp q, StringRef function,
   // quantized shape; a no-op where it does not apply).
   if (Value hoisted = hoistRowReshapes(q))
     value = hoisted;
-  if (std::optional<Plan> plan = planQuantize(q, value, function, dom))
-    rewriteQuantize(*plan, function);
+  MatchFailure why;
+  FailureOr<Plan> plan = planActQuantize(q, dom, options, &why, value);
+  if (failed(plan)) {
+    // A rowwise quantizer of a transpose, left as it is: why it was not
+    // taken as the colwise copy is the better reason.
+    auto it = transposeWhy.find(q);
+    if (it != transposeWhy.end() &&
+        (why.rule == DeclineRule::UnsupportedActivation ||
+         why.rule == DeclineRule::NoActivation))
+      why = {DeclineRule::UnsupportedActivation,
+             "the quantizer reads a transpose, not taken as the colwise copy "
+             "of what it transposes: " +
+                 it->second};
+    return decline(q, function, why.rule, why.detail);
+  }
+  plan->colwiseFromTranspose =
+      fromTranspose.contains(q.getOperation()) ||
+      (plan->partner && fromTranspose.contains(plan->partner.getOperation()));
+  rewriteQuantize(*plan, function);
 }
 
-std::optional<Plan> FuseActQuantizePass::planQuantize(QuantizeOp q, Value value,
-                                                      StringRef function,
-                                                      DominanceInfo &dom) {
-  auto no = [&](DeclineRule rule, StringRef detail) {
-    decline(q, function, rule, detail);
-    return std::optional<Plan>();
+} // namespace
+
+FailureOr<ActQuantizePlan>
+mlir::fusion::planActQuantize(QuantizeOp q, DominanceInfo &dom,
+                              const ActQuantizeOptions &options,
+                              MatchFailure *why, Value value) {
+  auto no = [&](DeclineRule rule, const Twine &detail) {
+    if (why)
+      *why = {rule, detail.str()};
+    return failure();
   };
+  if (!value)
+    value = q.getInput();
+  const bool finiteInputs = options.finiteInputs;
   auto valueType = cast<RankedTensorType>(value.getType());
   // Other users of the quantized value; one of them may be a dbias
   // reduction. Reads of its shape alone (a tensor.dim: the dynamic sizes of
@@ -893,7 +892,8 @@ std::optional<Plan> FuseActQuantizePass::planQuantize(QuantizeOp q, Value value,
   SmallVector<QuantizeOp> duplicates, extras;
   for (Operation *user : others) {
     auto other = dyn_cast<QuantizeOp>(user);
-    if (!other || other->getBlock() != q->getBlock() || handled.contains(user))
+    if (!other || other->getBlock() != q->getBlock() ||
+        (options.settled && options.settled->contains(user)))
       continue;
     if (isSameQuantizer(q, other) ||
         (partner && isSameQuantizer(partner, other)))
@@ -941,11 +941,7 @@ std::optional<Plan> FuseActQuantizePass::planQuantize(QuantizeOp q, Value value,
     // where they are proven never to fail.
     plan.checks = proveChecks(others, finiteInputs, checksWhy);
     if (plan.checks && !plan.checks->asserts.empty()) {
-      plan.checksNote =
-          "; " + std::to_string(plan.checks->asserts.size()) +
-          " check(s) (cf.assert) on values computed from the activation " +
-          "proven to hold for every " +
-          (finiteInputs ? "finite input" : "input") + " and dropped";
+      plan.checksForFiniteInputs = finiteInputs;
       others.clear();
     } else {
       plan.checks.reset();
@@ -999,11 +995,6 @@ std::optional<Plan> FuseActQuantizePass::planQuantize(QuantizeOp q, Value value,
     plan.act.kind = ActivationKind::identity;
     plan.act.input = value;
     plan.dbias = dbias;
-  } else if (auto it = transposeWhy.find(q); it != transposeWhy.end()) {
-    return no(DeclineRule::UnsupportedActivation,
-              "the quantizer reads a transpose, not taken as the "
-              "colwise copy of what it transposes: " +
-                  it->second);
   } else if (fromHalves || value.getDefiningOp<linalg::GenericOp>()) {
     // The matcher's reason is this rule's tag (ActivationMatch::reason).
     return no(DeclineRule::UnsupportedActivation, matched.detail);
@@ -1018,7 +1009,8 @@ std::optional<Plan> FuseActQuantizePass::planQuantize(QuantizeOp q, Value value,
 
   // strict-rounding: the fused result must equal the unfused one bit for
   // bit as far as rounding goes.
-  if (strictRounding && act.generic && act.kind != ActivationKind::identity) {
+  if (options.strictRounding && act.generic &&
+      act.kind != ActivationKind::identity) {
     std::string why =
         internalRounding(act.generic, act.resultIndex, act.inputScalar);
     if (why.empty() && act.halves.size() == 2)
@@ -1090,8 +1082,9 @@ std::optional<Plan> FuseActQuantizePass::planQuantize(QuantizeOp q, Value value,
   }
 
   // Format.
-  if (!formatAllowed(q, scheme, function))
-    return std::nullopt;
+  if (MatchFailure f = formatDecline(options, scheme);
+      f.rule != DeclineRule::None)
+    return no(f.rule, f.detail);
 
   // Where the fused op goes: before the quantize or the dbias reduction,
   // whichever comes first; every operand must dominate that point.
@@ -1127,9 +1120,11 @@ std::optional<Plan> FuseActQuantizePass::planQuantize(QuantizeOp q, Value value,
   return plan;
 }
 
-void FuseActQuantizePass::rewriteQuantize(Plan &plan, StringRef function) {
+FailureOr<ActQuantizeRewrite>
+mlir::fusion::rewriteActQuantize(RewriterBase &rewriter, ActQuantizePlan &plan,
+                                 MatchFailure *why) {
   QuantizeOp q = plan.q, partner = plan.partner;
-  SmallVector<QuantizeOp> &duplicates = plan.duplicates, &extras = plan.extras;
+  SmallVector<QuantizeOp> &duplicates = plan.duplicates;
   QuantSchemeAttr scheme = plan.scheme;
   ActivationMatch &act = plan.act;
   const bool isIdentity = act.kind == ActivationKind::identity;
@@ -1137,17 +1132,16 @@ void FuseActQuantizePass::rewriteQuantize(Plan &plan, StringRef function) {
   Operation *anchor = plan.anchor;
   // What goes with the fusion: the shape reads of the activation (to its
   // producer's sizes) and the checks proven to hold.
-  resolveShapeReads(plan.value);
+  resolveShapeReads(rewriter, plan.value);
   if (plan.checks)
-    eraseProvenChecks(*plan.checks);
+    eraseProvenChecks(rewriter, *plan.checks);
 
   // Rewrite.
-  OpBuilder b(anchor);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(anchor);
+  RewriterBase &b = rewriter;
   Location loc = q.getLoc();
-  std::optional<Location> partnerLoc;
-  if (partner)
-    partnerLoc = partner.getLoc();
-  MLIRContext *ctx = &getContext();
+  MLIRContext *ctx = rewriter.getContext();
   // The tensors the fused op reads: the matched leaves, or the values the
   // body computes (or rounds) from them, materialised.
   auto operandFor = [&](Value tensor) -> Value {
@@ -1194,9 +1188,6 @@ void FuseActQuantizePass::rewriteQuantize(Plan &plan, StringRef function) {
     }
   }
 
-  const bool transposed =
-      fromTranspose.contains(q.getOperation()) ||
-      (partner && fromTranspose.contains(partner.getOperation()));
   Operation *fused;
   std::string form;
   SmallVector<Value> outs;
@@ -1241,17 +1232,19 @@ void FuseActQuantizePass::rewriteQuantize(Plan &plan, StringRef function) {
   LogicalResult verified = verifyQuietly(fused);
   if (failed(verified)) {
     SmallVector<Value> made{input, grad, up};
-    fused->erase();
+    rewriter.eraseOp(fused);
     for (Value out : outs)
-      eraseWithDeadProducers({out.getDefiningOp()});
+      eraseWithDeadProducers(rewriter, {out.getDefiningOp()});
     for (auto [mine, matched] :
          llvm::zip(made, SmallVector<Value>{act.input, act.grad, act.up}))
       if (mine && mine != matched && mine.use_empty())
-        eraseWithDeadProducers({mine.getDefiningOp()});
-    return decline(q, function, DeclineRule::ActFusedOpDoesNotVerify,
-                   "the admission rules passed but the fused op would not "
-                   "verify (a bug of this pass: please report it with the "
-                   "input)");
+        eraseWithDeadProducers(rewriter, {mine.getDefiningOp()});
+    if (why)
+      *why = {DeclineRule::ActFusedOpDoesNotVerify,
+              "the admission rules passed but the fused op would not verify "
+              "(a bug of fusion-fuse-act-quantize: please report it with the "
+              "input)"};
+    return failure();
   }
 
   SmallVector<QuantizeOp> replaced{q};
@@ -1260,19 +1253,12 @@ void FuseActQuantizePass::rewriteQuantize(Plan &plan, StringRef function) {
   llvm::append_range(replaced, duplicates);
   for (QuantizeOp from : replaced)
     for (auto [i, k] : llvm::enumerate(kindsOf(from)))
-      from->getResult(i).replaceAllUsesWith(
+      rewriter.replaceAllUsesWith(
+          from->getResult(i),
           fused->getResult(llvm::find(fusedKinds, k) - fusedKinds.begin()));
   if (plan.dbias)
-    plan.dbias->getResult(0).replaceAllUsesWith(fused->getResults().back());
-  if (partner)
-    handled.insert(partner.getOperation());
-  SmallVector<Location> duplicateLocs;
-  for (QuantizeOp dup : duplicates) {
-    handled.insert(dup.getOperation());
-    duplicateLocs.push_back(dup.getLoc());
-  }
-  for (QuantizeOp extra : extras)
-    handled.insert(extra.getOperation());
+    rewriter.replaceAllUsesWith(plan.dbias->getResult(0),
+                                fused->getResults().back());
   SmallVector<Operation *> dead{q.getOperation(), partner.getOperation(),
                                 plan.dbias};
   for (QuantizeOp dup : duplicates)
@@ -1280,17 +1266,52 @@ void FuseActQuantizePass::rewriteQuantize(Plan &plan, StringRef function) {
   llvm::append_range(dead, act.packOps);
   if (act.generic && act.generic->use_empty())
     dead.push_back(act.generic);
-  eraseWithDeadProducers(dead);
+  eraseWithDeadProducers(rewriter, dead);
 
-  ++numFused;
-  std::string what = activationName(act.kind, act.backward);
   if (partner)
     form += " (rowwise and colwise quantizers as direction both)";
-  if (transposed)
+  if (plan.colwiseFromTranspose)
     form += " (a rowwise quantizer of the transposed activation as its "
             "colwise copy, data transposed)";
-  form += plan.checksNote;
-  std::string opName = fused->getName().getStringRef().str();
+  if (plan.checks && !plan.checks->asserts.empty())
+    form += "; " + std::to_string(plan.checks->asserts.size()) +
+            " check(s) (cf.assert) on values computed from the activation "
+            "proven to hold for every " +
+            (plan.checksForFiniteInputs ? "finite input" : "input") +
+            " and dropped";
+  return ActQuantizeRewrite{fused, form};
+}
+
+namespace {
+
+void FuseActQuantizePass::rewriteQuantize(Plan &plan, StringRef function) {
+  QuantizeOp q = plan.q, partner = plan.partner;
+  // The quantizers go with the rewrite: what the remarks need first.
+  Location loc = q.getLoc();
+  std::optional<Location> partnerLoc;
+  if (partner)
+    partnerLoc = partner.getLoc();
+  SmallVector<Location> duplicateLocs;
+  for (QuantizeOp dup : plan.duplicates)
+    duplicateLocs.push_back(dup.getLoc());
+  SmallVector<QuantizeOp> extras = plan.extras;
+  QuantSchemeAttr scheme = plan.scheme;
+  IRRewriter rewriter(&getContext());
+  MatchFailure why;
+  FailureOr<ActQuantizeRewrite> done = rewriteActQuantize(rewriter, plan, &why);
+  if (failed(done))
+    return decline(q, function, why.rule, why.detail);
+  if (partner)
+    handled.insert(partner.getOperation());
+  for (QuantizeOp dup : plan.duplicates)
+    handled.insert(dup.getOperation());
+  for (QuantizeOp extra : extras)
+    handled.insert(extra.getOperation());
+
+  ++numFused;
+  std::string what = activationName(plan.act.kind, plan.act.backward);
+  const std::string &form = done->form;
+  std::string opName = done->fused->getName().getStringRef().str();
   {
     std::lock_guard<std::mutex> lock(getRemarkMutex());
     remark::passed(loc, remarkOpts(function)) << remark::add(

@@ -43,6 +43,7 @@
 #include "fusion/Transforms/Passes.h"
 #include "fusion/Transforms/RemarkLock.h"
 #include "fusion/Transforms/ShapeReads.h"
+#include "fusion/Transforms/Transforms.h"
 #include "fusion/Transforms/VerifyQuietly.h"
 
 #include "fusion/Analysis/ProjectionPairing.h"
@@ -70,18 +71,7 @@ using namespace mlir::fusion;
 
 namespace {
 
-/// An admitted pair, ordered as the fused op takes it (the gate first).
-struct PairPlan {
-  Projection proj[2];
-  EpilogueMatch epi[2];
-  std::optional<GatedMatch> gated;
-  /// The gated quantizer consuming both projections (epi[i] then holds each
-  /// projection's rounding and bias): the FFN front after
-  /// fusion-fuse-act-quantize; the pair becomes a quantizing paired op.
-  GatedActQuantizeOp gatedQuant;
-  /// Preference among admitted partners of one seed.
-  int score = 0;
-};
+using PairPlan = PairedProjectionPlan;
 
 /// True if `a` and `b` are the same computation under two SSA names (the
 /// same op on the same operands with the same attributes).
@@ -137,8 +127,8 @@ GatedActQuantizeOp getGatedQuantizeConsumer(Value a, Value b,
 }
 
 /// The op of the pair's data flow whose result the fused op replaces.
-Operation *rootOf(Projection &p, EpilogueMatch &e) {
-  return e.generic ? e.generic.getOperation() : p.op.getOperation();
+Operation *rootOf(const Projection &p, const EpilogueMatch &e) {
+  return e.generic ? &*e.generic : &*p.op;
 }
 
 /// `v` (an [H] float tensor) as f32, through a one-loop extf/truncf generic.
@@ -569,21 +559,16 @@ private:
         .category("fusion")
         .function(function);
   }
-
-  FailureOr<PairPlan> checkPair(const Projection &a, const Projection &b,
-                                MatchFailure &why);
-  FailureOr<Operation *> placement(PairPlan &plan, DominanceInfo &dom,
-                                   MatchFailure &why);
-  Operation *rewrite(PairPlan &plan, Operation *anchor);
-  /// Erases `ops` and the producers that went dead, recorded in `erased`.
-  void eraseWithDeadProducers(ArrayRef<Operation *> ops) {
-    fusion::eraseWithDeadProducers(ops, erased);
-  }
 };
 
-FailureOr<PairPlan> FusePairedProjectionsPass::checkPair(const Projection &a,
-                                                         const Projection &b,
-                                                         MatchFailure &why) {
+/// The admission rules on two projections (placement aside).
+FailureOr<PairPlan> checkPair(const Projection &a, const Projection &b,
+                              MatchFailure &why);
+/// Where the fused op goes (plan.anchor), or the decline.
+LogicalResult placement(PairPlan &plan, DominanceInfo &dom, MatchFailure &why);
+
+FailureOr<PairPlan> checkPair(const Projection &a, const Projection &b,
+                              MatchFailure &why) {
   auto decline = [&](DeclineRule rule, const Twine &detail) {
     why.rule = rule;
     why.detail = detail.str();
@@ -598,8 +583,10 @@ FailureOr<PairPlan> FusePairedProjectionsPass::checkPair(const Projection &a,
                      "the inputs are equal computations under two SSA names "
                      "(run cse first)");
     return decline(DeclineRule::DifferentLhs,
-                   "the gated activation multiplies projections of two "
-                   "different inputs");
+                   gatedConsumer
+                       ? "the gated activation multiplies projections of two "
+                         "different inputs"
+                       : "the projections read different inputs");
   }
 
   // Same K and element types.
@@ -763,9 +750,7 @@ FailureOr<PairPlan> FusePairedProjectionsPass::checkPair(const Projection &a,
   return plan;
 }
 
-FailureOr<Operation *> FusePairedProjectionsPass::placement(PairPlan &plan,
-                                                            DominanceInfo &dom,
-                                                            MatchFailure &why) {
+LogicalResult placement(PairPlan &plan, DominanceInfo &dom, MatchFailure &why) {
   // The roots whose results the fused op replaces.
   SmallVector<Operation *, 2> roots;
   if (plan.gated) {
@@ -803,8 +788,10 @@ FailureOr<Operation *> FusePairedProjectionsPass::placement(PairPlan &plan,
     for (Operation *root : roots)
       for (Operation *user : root->getUsers())
         ok = ok && dom.dominates(anchor, user);
-    if (ok)
-      return anchor;
+    if (ok) {
+      plan.anchor = anchor;
+      return success();
+    }
   }
   why.rule = DeclineRule::DependencyBetweenProjections;
   why.detail = "no point of the block sees every operand of the pair and "
@@ -812,10 +799,46 @@ FailureOr<Operation *> FusePairedProjectionsPass::placement(PairPlan &plan,
   return failure();
 }
 
-Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
-                                              Operation *anchor) {
-  OpBuilder b(anchor);
-  MLIRContext *ctx = &getContext();
+} // namespace
+
+FailureOr<PairedProjectionPlan>
+mlir::fusion::planPairedProjection(linalg::LinalgOp a, linalg::LinalgOp b,
+                                   DominanceInfo &dom, MatchFailure *why) {
+  MatchFailure local;
+  MatchFailure &w = why ? *why : local;
+  std::optional<Projection> pa = matchProjection(a), pb = matchProjection(b);
+  if (!pa || !pb) {
+    w = {DeclineRule::UnsupportedProjection,
+         "'" + (pa ? b : a)->getName().getStringRef().str() +
+             "' is not a projection (a contraction of an activation by a "
+             "weight)"};
+    return failure();
+  }
+  if (a->getBlock() != b->getBlock()) {
+    w = {DeclineRule::DependencyBetweenProjections,
+         "the projections are in different blocks"};
+    return failure();
+  }
+  FailureOr<PairPlan> plan = checkPair(*pa, *pb, w);
+  if (failed(plan) || failed(placement(*plan, dom, w)))
+    return failure();
+  return plan;
+}
+
+FailureOr<PairedProjectionOp>
+mlir::fusion::rewritePairedProjection(RewriterBase &rewriter,
+                                      const PairedProjectionPlan &plan,
+                                      DenseSet<Operation *> *erasedOps) {
+  DenseSet<Operation *> localErased;
+  DenseSet<Operation *> &erased = erasedOps ? *erasedOps : localErased;
+  auto eraseWithDeadProducers = [&](ArrayRef<Operation *> ops) {
+    fusion::eraseWithDeadProducers(rewriter, ops, erased);
+  };
+  Operation *anchor = plan.anchor;
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(anchor);
+  RewriterBase &b = rewriter;
+  MLIRContext *ctx = rewriter.getContext();
   Location loc =
       b.getFusedLoc({plan.proj[0].op->getLoc(), plan.proj[1].op->getLoc()});
   // H of each projection, computed once (a tensor.dim when dynamic).
@@ -839,7 +862,7 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
   auto typeAttr = [](Type t) { return t ? TypeAttr::get(t) : TypeAttr(); };
   SmallVector<Operation *> roots;
   if (plan.gated) {
-    GatedMatch &g = *plan.gated;
+    const GatedMatch &g = *plan.gated;
     if (g.gateBias) {
       kinds[0] = EpilogueKind::bias;
       bias[0] = materializeColumnParam(b, loc, g.generic, *g.gateBias,
@@ -859,7 +882,7 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
     roots.push_back(g.generic);
   } else {
     for (unsigned i = 0; i < 2; ++i) {
-      EpilogueMatch &e = plan.epi[i];
+      const EpilogueMatch &e = plan.epi[i];
       kinds[i] = e.kind;
       rounds[i] = typeAttr(e.round);
       withBias[i] = e.roundWithBias;
@@ -883,7 +906,7 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
     intermediate = gq.getIntermediateAttr();
     llvm::append_range(resultTypes, gq->getResultTypes());
     roots.push_back(gq);
-    for (EpilogueMatch &e : plan.epi)
+    for (const EpilogueMatch &e : plan.epi)
       if (e.generic)
         roots.push_back(e.generic);
   }
@@ -921,7 +944,8 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
   // collapsed like the results, for the quantizing form.
   SmallVector<Value, 2> outs;
   if (plan.gatedQuant)
-    for (auto [out, t] : llvm::zip(plan.gatedQuant.getOuts(), resultTypes))
+    for (auto [out, t] :
+         llvm::zip(GatedActQuantizeOp(plan.gatedQuant).getOuts(), resultTypes))
       outs.push_back(out.getType() == t ? out
                                         : tensor::CollapseShapeOp::create(
                                               b, loc, out, reassoc)
@@ -954,13 +978,13 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
         created.push_back(out);
     if (lhs != plan.proj[0].lhs)
       created.push_back(lhs);
-    fused->erase();
+    rewriter.eraseOp(fused);
     for (Value v : created)
       if (Operation *def = v ? v.getDefiningOp() : nullptr)
         if (def->isBeforeInBlock(anchor) && def->use_empty() &&
             def->getBlock() == anchor->getBlock())
           eraseWithDeadProducers({def});
-    return nullptr;
+    return failure();
   }
   for (auto [old, result] : llvm::zip(replacedValues, fused->getResults())) {
     Value replacement = result;
@@ -973,7 +997,7 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
       replacement =
           tensor::ExpandShapeOp::create(b, loc, type, result, reassoc, shape);
     }
-    old.replaceAllUsesWith(replacement);
+    rewriter.replaceAllUsesWith(old, replacement);
   }
   SmallVector<Operation *> dead(roots);
   dead.push_back(plan.proj[0].op);
@@ -982,7 +1006,8 @@ Operation *FusePairedProjectionsPass::rewrite(PairPlan &plan,
   return fused;
 }
 
-std::string describe(const PairPlan &plan) {
+std::string
+mlir::fusion::describePairedProjection(const PairedProjectionPlan &plan) {
   std::string s = "paired " + plan.proj[0].op->getName().getStringRef().str() +
                   " and " + plan.proj[1].op->getName().getStringRef().str() +
                   " into fusion.paired_projection ";
@@ -1030,10 +1055,13 @@ std::string describe(const PairPlan &plan) {
   return s + "with epilogues " + epi(0) + ", " + epi(1);
 }
 
+namespace {
+
 void FusePairedProjectionsPass::runOnOperation() {
   func::FuncOp func = getOperation();
   StringRef function = func.getSymName();
   erased.clear();
+  IRRewriter rewriter(&getContext());
   // Reads of a projection's sizes (tensor.dim, with dynamic token counts)
   // are no consumers of it: resolved to its operands' sizes first.
   resolveShapeReadsIn(func);
@@ -1117,8 +1145,8 @@ void FusePairedProjectionsPass::runOnOperation() {
           !equalComputations(a.lhs, b.lhs))
         continue;
       Candidate c{i, j, std::nullopt, MatchFailure()};
-      FailureOr<PairPlan> plan = checkPair(a, b, c.why);
-      if (succeeded(plan) && succeeded(placement(*plan, dom, c.why)))
+      FailureOr<PairPlan> plan = planPairedProjection(a.op, b.op, dom, &c.why);
+      if (succeeded(plan))
         c.plan = *plan;
       candidates.push_back(std::move(c));
       hasLaterPartner[i] = true;
@@ -1137,23 +1165,22 @@ void FusePairedProjectionsPass::runOnOperation() {
   });
   SmallVector<bool> fused(n, false);
   for (Candidate *c : admitted) {
-    if (fused[c->a] || fused[c->b])
+    if (fused[c->a] || fused[c->b] ||
+        erased.contains(projections[c->a].op) ||
+        erased.contains(projections[c->b].op))
       continue;
     // Re-check against the IR as earlier rewrites left it.
     MatchFailure why;
-    FailureOr<PairPlan> plan =
-        checkPair(projections[c->a], projections[c->b], why);
-    FailureOr<Operation *> anchor = failure();
-    if (succeeded(plan))
-      anchor = placement(*plan, dom, why);
-    if (failed(anchor)) {
+    FailureOr<PairPlan> plan = planPairedProjection(
+        projections[c->a].op, projections[c->b].op, dom, &why);
+    if (failed(plan)) {
       c->plan.reset();
       c->why = why;
       continue;
     }
     Location seedLoc = projections[c->a].op->getLoc();
-    std::string what = describe(*plan);
-    if (!rewrite(*plan, *anchor)) {
+    std::string what = describePairedProjection(*plan);
+    if (failed(rewritePairedProjection(rewriter, *plan, &erased))) {
       c->plan.reset();
       c->why = {DeclineRule::UnsupportedProjection,
                 "the fused op would not verify"};

@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -21,17 +22,7 @@ bool mlir::fusion::isResolvableShapeRead(Operation *user, Value value) {
          isa<ReifyRankedShapedTypeOpInterface>(res.getOwner());
 }
 
-namespace {
-/// Records the ops a builder creates.
-struct Created : public OpBuilder::Listener {
-  SmallVector<Operation *> ops;
-  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
-    ops.push_back(op);
-  }
-};
-} // namespace
-
-unsigned mlir::fusion::resolveShapeReads(Value value) {
+unsigned mlir::fusion::resolveShapeReads(RewriterBase &rewriter, Value value) {
   auto res = dyn_cast<OpResult>(value);
   auto shaped = res ? dyn_cast<ReifyRankedShapedTypeOpInterface>(res.getOwner())
                     : ReifyRankedShapedTypeOpInterface();
@@ -42,28 +33,39 @@ unsigned mlir::fusion::resolveShapeReads(Value value) {
   for (Operation *user : value.getUsers())
     if (isResolvableShapeRead(user, value))
       dims.push_back(cast<tensor::DimOp>(user));
+  OpBuilder::InsertionGuard guard(rewriter);
   for (tensor::DimOp d : dims) {
-    Created created;
-    OpBuilder b(d);
-    b.setListener(&created);
+    // The ops made for the sizes (those of the other dimensions, and an
+    // unused one, are erased again).
+    Block *block = d->getBlock();
+    Operation *before = d->getPrevNode();
+    rewriter.setInsertionPoint(d);
     ReifiedRankedShapedTypeDims sizes;
-    if (failed(reifyResultShapes(b, shaped, sizes)))
+    if (failed(reifyResultShapes(rewriter, shaped, sizes)))
       return replaced;
     OpFoldResult size = sizes[res.getResultNumber()][*d.getConstantIndex()];
-    Value v = getValueOrCreateConstantIndexOp(b, d.getLoc(), size);
+    Value v = getValueOrCreateConstantIndexOp(rewriter, d.getLoc(), size);
+    SmallVector<Operation *> created;
+    for (Operation &op : llvm::make_range(
+             before ? std::next(before->getIterator()) : block->begin(),
+             d->getIterator()))
+      created.push_back(&op);
     // A size that reads the value itself resolves nothing.
     auto again = v.getDefiningOp<tensor::DimOp>();
     if (!(again && again.getSource() == value)) {
-      d.replaceAllUsesWith(v);
-      d->erase();
+      rewriter.replaceOp(d, v);
       ++replaced;
     }
-    // The sizes made for the other dimensions (and an unused one).
-    for (Operation *op : llvm::reverse(created.ops))
+    for (Operation *op : llvm::reverse(created))
       if (op->use_empty() && isOpTriviallyDead(op))
-        op->erase();
+        rewriter.eraseOp(op);
   }
   return replaced;
+}
+
+unsigned mlir::fusion::resolveShapeReads(Value value) {
+  IRRewriter rewriter(value.getContext());
+  return resolveShapeReads(rewriter, value);
 }
 
 void mlir::fusion::resolveShapeReadsIn(Operation *root) {

@@ -13,6 +13,7 @@
 #define FUSION_TRANSFORMS_CHECKELISION_H
 
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
@@ -24,10 +25,15 @@
 namespace mlir::fusion {
 
 /// Erases `ops` (those without uses, not in `erased` yet; nulls skipped) and
-/// then every producer that became trivially dead, adding each to `erased`.
-void eraseWithDeadProducers(ArrayRef<Operation *> ops,
+/// then every producer that became trivially dead, adding each to `erased`,
+/// through `rewriter` (its listener hears each erasure).
+void eraseWithDeadProducers(RewriterBase &rewriter, ArrayRef<Operation *> ops,
                             DenseSet<Operation *> &erased);
 /// The same when the caller keeps no record of what went.
+void eraseWithDeadProducers(RewriterBase &rewriter, ArrayRef<Operation *> ops);
+/// Both without a rewriter of the caller's (an IRRewriter).
+void eraseWithDeadProducers(ArrayRef<Operation *> ops,
+                            DenseSet<Operation *> &erased);
 void eraseWithDeadProducers(ArrayRef<Operation *> ops);
 
 /// Whether everything computed from `op` ends in checks without results
@@ -54,6 +60,7 @@ struct ProvenChecks {
 };
 std::optional<ProvenChecks> proveChecks(ArrayRef<Operation *> readers,
                                         bool finite, std::string &why);
+void eraseProvenChecks(RewriterBase &rewriter, const ProvenChecks &proven);
 void eraseProvenChecks(const ProvenChecks &proven);
 
 } // namespace mlir::fusion

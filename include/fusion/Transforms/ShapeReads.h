@@ -14,6 +14,7 @@
 
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/PatternMatch.h"
 
 namespace mlir::fusion {
 
@@ -24,7 +25,8 @@ bool isResolvableShapeRead(Operation *user, Value value);
 
 /// Replaces each such `tensor.dim` of `value` by the size its producer
 /// computes (ops made for sizes nothing reads are erased again); returns
-/// how many it replaced.
+/// how many it replaced; through `rewriter`, or an IRRewriter of its own.
+unsigned resolveShapeReads(RewriterBase &rewriter, Value value);
 unsigned resolveShapeReads(Value value);
 
 /// resolveShapeReads for every linalg op result in `root` (its regions'
