@@ -10,6 +10,7 @@
 #include "fusion/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
@@ -51,6 +52,29 @@ struct TensorBitcastToElementwise : public OpRewritePattern<tensor::BitcastOp> {
                                 PatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, op.getType(),
                                                   op.getOperand());
+    return success();
+  }
+};
+
+/// `tensor.dim` of a `tensor.expand_shape` result: the size the expand_shape
+/// names (its output_shape). The collapsing patterns below size the
+/// expand_shape they move onto a generic's result by such reads of the one
+/// the generic read; folded, that one is left with no user, so the rounding
+/// generic it expanded fuses into the epilogue (torch-mlir's [B, T, K]
+/// Linear with a dynamic T).
+struct DimOfExpandShape : public OpRewritePattern<tensor::DimOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::DimOp op,
+                                PatternRewriter &rewriter) const override {
+    auto expand = op.getSource().getDefiningOp<tensor::ExpandShapeOp>();
+    std::optional<int64_t> index = op.getConstantIndex();
+    if (!expand || !index || *index < 0 ||
+        *index >= expand.getResultType().getRank())
+      return failure();
+    OpFoldResult size = expand.getMixedOutputShape()[*index];
+    rewriter.replaceOp(op, getValueOrCreateConstantIndexOp(
+                               rewriter, op.getLoc(), size));
     return success();
   }
 };
@@ -113,6 +137,7 @@ void mlir::fusion::populateNormalizeFusionPatterns(
                consumer.getNumParallelLoops() == consumer.getNumLoops() &&
                expand.getSrc().getDefiningOp<linalg::LinalgOp>();
       });
+  patterns.add<DimOfExpandShape>(patterns.getContext());
 }
 
 namespace {

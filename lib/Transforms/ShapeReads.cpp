@@ -94,11 +94,17 @@ static std::pair<Value, int64_t> traceSize(Value t, int64_t d) {
     Operation *def = t.getDefiningOp();
     if (!def)
       break;
-    if (auto e = dyn_cast<tensor::EmptyOp>(def)) {
-      OpFoldResult s = e.getMixedSizes()[d];
-      auto v = dyn_cast<Value>(s);
+    // A size an op names (tensor.empty's sizes, tensor.expand_shape's
+    // output_shape): a constant, a size read off another tensor, or a value.
+    std::optional<OpFoldResult> named;
+    if (auto e = dyn_cast<tensor::EmptyOp>(def))
+      named = e.getMixedSizes()[d];
+    else if (auto x = dyn_cast<tensor::ExpandShapeOp>(def))
+      named = x.getMixedOutputShape()[d];
+    if (named) {
+      auto v = dyn_cast<Value>(*named);
       if (!v)
-        return {Value(), *getConstantIntValue(s)};
+        return {Value(), *getConstantIntValue(*named)};
       auto dim = v.getDefiningOp<tensor::DimOp>();
       if (!dim || !dim.getConstantIndex())
         return {v, -1};

@@ -124,3 +124,45 @@ func.func @negative_shared_with_a_reduction(%g: !x, %d: !x) -> (tensor<4x128xf32
     }
   return %cat, %r : tensor<4x128xf32>, tensor<64xf32>
 }
+
+/// torch-mlir's Linear of a [B, T, K] input with a dynamic T: the rounded
+/// [B*T, H] result is expanded to [B, T, H] for the epilogue. The epilogue
+/// is collapsed onto [B*T, H]; the expand_shape the collapse sizes its
+/// result from (tensor.dim of the old one) folds to the output_shape it
+/// names, so the old expand_shape dies and the rounding fuses into the
+/// epilogue: one generic reads the matmul.
+// CHECK-LABEL: func.func @rounding_through_dynamic_expand
+//  CHECK-SAME: (%[[A:.*]]: tensor<?x64xbf16>, %[[W:.*]]: tensor<64x8xbf16>, %[[T:.*]]: index)
+//       CHECK: %[[M:.*]] = linalg.matmul
+//       CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[M]] : tensor<?x8xf32>)
+//  CHECK-NEXT:   ^bb0
+//  CHECK-NEXT:   arith.truncf
+//  CHECK-NEXT:   arith.negf
+//       CHECK: tensor.expand_shape %[[G]] {{\[\[}}0, 1], [2]] output_shape [2, %[[T]], 8]
+//   CHECK-NOT: tensor.dim
+//   CHECK-NOT: linalg.generic
+func.func @rounding_through_dynamic_expand(%a: tensor<?x64xbf16>, %w: tensor<64x8xbf16>, %t: index)
+    -> tensor<2x?x8xbf16> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %a, %c0 : tensor<?x64xbf16>
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %y = linalg.matmul ins(%a, %w : tensor<?x64xbf16>, tensor<64x8xbf16>) outs(%acc : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %eb = tensor.empty(%n) : tensor<?x8xbf16>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<?x8xf32>) outs(%eb : tensor<?x8xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %v = arith.truncf %in : f32 to bf16
+    linalg.yield %v : bf16
+  } -> tensor<?x8xbf16>
+  %x = tensor.expand_shape %r [[0, 1], [2]] output_shape [2, %t, 8] : tensor<?x8xbf16> into tensor<2x?x8xbf16>
+  %e3 = tensor.empty(%t) : tensor<2x?x8xbf16>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : tensor<2x?x8xbf16>) outs(%e3 : tensor<2x?x8xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    %v = arith.negf %in : bf16
+    linalg.yield %v : bf16
+  } -> tensor<2x?x8xbf16>
+  return %s : tensor<2x?x8xbf16>
+}

@@ -844,6 +844,18 @@ def programs():
     yield "silu_mxfp8_rceil_bf16_3d_bt", ActMx(F.silu), (x((2, 4, 64), bf),), \
         {"x": {0: torch.export.Dim("B", min=2, max=64),
                1: torch.export.Dim("S", min=2, max=1 << 12)}}
+    # Paired projections of a 3-D input with a dynamic sequence length
+    # ([B, T, K], T a Dim): the GDN gates (separate, stacked in_proj_ba) and
+    # the FFN front over a stacked w13 (without and with bias) to MXFP8.
+    seq = {"x": {1: torch.export.Dim("T", min=2, max=1 << 12)}}
+    yield "gdn_bf16_3d_dyn", GdnGates(64, 8, bf), (x((2, 5, 64), bf, 1.0),), seq
+    yield "gdn_ba_stacked_bf16_3d_dyn", GdnGatesBA(64, 4, 8, bf, False), \
+        (x((2, 3, 64), bf, 1.0),), seq
+    yield "ffn13_mxfp8_bf16_3d_dyn", Ffn(64, 32, bf, stacked=True, mx=True), \
+        (x((2, 5, 64), bf, 1.0),), seq
+    yield "ffn13_bias_mxfp8_bf16_3d_dyn", \
+        Ffn(64, 32, bf, stacked=True, mx=True, bias=True), \
+        (x((2, 3, 64), bf, 1.0),), seq
 
 
 def large_programs():

@@ -37,8 +37,9 @@ void resolveShapeReadsIn(Operation *root);
 
 /// Whether `size` is, provably, the size of `tensor`'s dimension `d`: equal
 /// constants, or the same dimension of the same value once both are traced
-/// through `tensor.dim`, `tensor.empty` sizes and destination-style results
-/// (a linalg op's result has its init's sizes).
+/// through `tensor.dim`, `tensor.empty` sizes, `tensor.expand_shape` output
+/// shapes and destination-style results (a linalg op's result has its
+/// init's sizes).
 bool isSizeOf(OpFoldResult size, Value tensor, int64_t d);
 
 } // namespace mlir::fusion
