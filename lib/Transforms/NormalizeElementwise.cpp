@@ -12,8 +12,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -73,8 +73,8 @@ struct DimOfExpandShape : public OpRewritePattern<tensor::DimOp> {
         *index >= expand.getResultType().getRank())
       return failure();
     OpFoldResult size = expand.getMixedOutputShape()[*index];
-    rewriter.replaceOp(op, getValueOrCreateConstantIndexOp(
-                               rewriter, op.getLoc(), size));
+    rewriter.replaceOp(
+        op, getValueOrCreateConstantIndexOp(rewriter, op.getLoc(), size));
     return success();
   }
 };
