@@ -60,6 +60,7 @@
 //===----------------------------------------------------------------------===//
 #include "cuda/paired_kernels.cuh"
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 
 namespace fusion_rt {
@@ -205,6 +206,73 @@ BlasOperand blas_operand(const Mat &a, bool is_weight) {
   if (o.ld >= lim)
     o.ok = false;
   return o;
+}
+
+/// D = round(op(W) · op(X) + bias), H x M column-major (ld `ldd`, type
+/// `dt`), by cuBLASLt's bias epilogue: the bias is added to the f32
+/// accumulator and the sum rounded once to `dt` (a Linear with bias=True, as
+/// torch runs addmm). CUBLAS_STATUS_NOT_SUPPORTED where cuBLASLt has no
+/// algorithm for it (nothing launched).
+cublasStatus_t lt_gemm_bias(cudaStream_t stream, const BlasOperand &bw,
+                            const void *w, const BlasOperand &bx, const void *x,
+                            cudaDataType_t ct, int64_t H, int64_t M, int64_t K,
+                            void *d, cudaDataType_t dt, int64_t ldd,
+                            const void *bias, cudaDataType_t bias_t) {
+  static thread_local cublasLtHandle_t handles[64] = {};
+  int dev = 0;
+  cudaGetDevice(&dev);
+  if (dev < 0 || dev >= 64)
+    dev = 0;
+  cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+  if (!handles[dev] && (st = cublasLtCreate(&handles[dev])) != CUBLAS_STATUS_SUCCESS) {
+    handles[dev] = nullptr;
+    return st;
+  }
+  void *ws = nullptr;
+  blas_handle(st, ws); // the workspace of this thread's cuBLAS handle
+  const uint64_t ws_bytes = ws ? kBlasWorkspace : 0;
+  cublasLtMatmulDesc_t op = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+  cublasLtMatmulPreference_t pref = nullptr;
+  const cublasOperation_t ta = bw.op, tb = bx.op;
+  const cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_BIAS;
+  const int32_t bias_type = bias_t;
+  cublasLtMatmulHeuristicResult_t found = {};
+  int count = 0;
+  const float alpha = 1.f, beta = 0.f;
+  auto ok = [&](cublasStatus_t s) { return (st = s) == CUBLAS_STATUS_SUCCESS; };
+  if (ok(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F)) &&
+      ok(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta)) &&
+      ok(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb)) &&
+      ok(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi)) &&
+      ok(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
+                                        sizeof bias)) &&
+      ok(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type,
+                                        sizeof bias_type)) &&
+      ok(cublasLtMatrixLayoutCreate(&a, ct, ta == CUBLAS_OP_N ? H : K,
+                                    ta == CUBLAS_OP_N ? K : H, bw.ld)) &&
+      ok(cublasLtMatrixLayoutCreate(&b, ct, tb == CUBLAS_OP_N ? K : M,
+                                    tb == CUBLAS_OP_N ? M : K, bx.ld)) &&
+      ok(cublasLtMatrixLayoutCreate(&c, dt, H, M, ldd)) &&
+      ok(cublasLtMatmulPreferenceCreate(&pref)) &&
+      ok(cublasLtMatmulPreferenceSetAttribute(
+          pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof ws_bytes)) &&
+      ok(cublasLtMatmulAlgoGetHeuristic(handles[dev], op, a, b, c, c, pref, 1, &found,
+                                        &count))) {
+    if (count < 1)
+      st = CUBLAS_STATUS_NOT_SUPPORTED;
+    else
+      st = cublasLtMatmul(handles[dev], op, &alpha, w, a, x, b, &beta, d, c, d, c,
+                          &found.algo, ws, ws_bytes, stream);
+  }
+  if (pref)
+    cublasLtMatmulPreferenceDestroy(pref);
+  for (cublasLtMatrixLayout_t l : {a, b, c})
+    if (l)
+      cublasLtMatrixLayoutDestroy(l);
+  if (op)
+    cublasLtMatmulDescDestroy(op);
+  return st;
 }
 
 cudaError_t launch_epilogue(const Params &p, cudaStream_t stream) {
@@ -494,9 +562,29 @@ fusion_rt_status cuda_paired_quantize_execute(const PairedRequest &q,
   const int32_t dt = q.lhs.dtype;
   const int64_t es = esize_of(dt);
   const int64_t M = q.lhs.rows, K = q.lhs.cols, H = q.w[0].rows;
-  if (q.gated_kind < 0 || q.epi_kind[0] != FUSION_RT_EPILOGUE_NONE ||
-      q.epi_kind[1] != FUSION_RT_EPILOGUE_NONE || q.round[0] != q.round[1] ||
-      M == 0 || H == 0 || K == 0)
+  // Each half: no epilogue, or a bias added before the rounding (a Linear
+  // with bias=True: ROUND_*_AFTER_BIAS, or no rounding), contiguous, which
+  // cuBLASLt's bias epilogue adds to the accumulator. Both halves rounded to
+  // one type.
+  auto roundedType = [](int32_t r) {
+    return r == FUSION_RT_ROUND_BF16 || r == FUSION_RT_ROUND_BF16_AFTER_BIAS ? FUSION_RT_BF16
+           : r == FUSION_RT_ROUND_F16 || r == FUSION_RT_ROUND_F16_AFTER_BIAS ? FUSION_RT_F16
+                                                                              : FUSION_RT_F32;
+  };
+  bool biased = false;
+  for (int i = 0; i < 2; ++i) {
+    if (q.epi_kind[i] == FUSION_RT_EPILOGUE_NONE)
+      continue;
+    const Mat &b = q.bias[i];
+    if (q.epi_kind[i] != FUSION_RT_EPILOGUE_BIAS || q.scale[i].present() || !b.present() ||
+        !(q.round[i] == FUSION_RT_ROUND_NONE || q.round[i] == FUSION_RT_ROUND_BF16_AFTER_BIAS ||
+          q.round[i] == FUSION_RT_ROUND_F16_AFTER_BIAS) ||
+        !(b.cs == 1 || H == 1) || !(b.dtype == FUSION_RT_F32 || b.dtype == roundedType(q.round[i])))
+      return FUSION_RT_STATUS_SUCCESS;
+    biased = true;
+  }
+  if (q.gated_kind < 0 || roundedType(q.round[0]) != roundedType(q.round[1]) || M == 0 ||
+      H == 0 || K == 0)
     return FUSION_RT_STATUS_SUCCESS;
   // cuBLAS's int dimensions (as run_blas): larger calls take the two steps.
   const int64_t lim = int64_t(1) << 31;
@@ -518,9 +606,7 @@ fusion_rt_status cuda_paired_quantize_execute(const PairedRequest &q,
     return st;
   // [gate | up] as one [M, 2H] matrix of the rounding's type: cuBLAS rounds
   // its f32 accumulator once to it, which is round(bf16 / f16) of the pair.
-  const int32_t gu_dt = q.round[0] == FUSION_RT_ROUND_BF16   ? FUSION_RT_BF16
-                        : q.round[0] == FUSION_RT_ROUND_F16 ? FUSION_RT_F16
-                                                            : FUSION_RT_F32;
+  const int32_t gu_dt = roundedType(q.round[0]);
   const cudaDataType_t gu_ct = gu_dt == FUSION_RT_BF16  ? CUDA_R_16BF
                                : gu_dt == FUSION_RT_F16 ? CUDA_R_16F
                                                         : CUDA_R_32F;
@@ -536,7 +622,51 @@ fusion_rt_status cuda_paired_quantize_execute(const PairedRequest &q,
   const bool stacked = (q.w[1].data - q.w[0].data) % es == 0 &&
                        bw0.op == CUBLAS_OP_T && bw1.op == CUBLAS_OP_T &&
                        bw0.ld == bw1.ld && H > 1 && dist == H * q.w[0].rs;
-  if (stacked) {
+  // A bias of each half, or zeros of the other half's bias type where one
+  // half has none: cuBLASLt's bias epilogue adds one vector per GEMM.
+  char *zeros = nullptr;
+  const int32_t bias_dt = q.bias[0].present() ? q.bias[0].dtype : q.bias[1].dtype;
+  auto biasOf = [&](int i, cudaDataType_t &t) -> const void * {
+    t = blas_type(q.bias[i].present() ? q.bias[i].dtype : bias_dt);
+    return q.bias[i].present() ? q.bias[i].data : zeros;
+  };
+  if (biased && (!q.bias[0].present() || !q.bias[1].present())) {
+    const size_t bytes = size_t(H * esize_of(bias_dt));
+    e = cudaMallocAsync(reinterpret_cast<void **>(&zeros), bytes, stream);
+    if (e == cudaSuccess)
+      e = cudaMemsetAsync(zeros, 0, bytes, stream);
+    if (e != cudaSuccess) {
+      cudaFreeAsync(gu, stream);
+      return cuda_fail(e, "cudaMallocAsync(zero bias)");
+    }
+  }
+  // The stacked GEMM takes the biases as one [2H] vector where they are.
+  const bool stackedBias = biased && q.bias[0].present() && q.bias[1].present() &&
+                           q.bias[0].dtype == q.bias[1].dtype &&
+                           q.bias[1].data - q.bias[0].data == H * esize_of(q.bias[0].dtype);
+  if (biased) {
+    bst = CUBLAS_STATUS_SUCCESS;
+    if (stacked && stackedBias) {
+      bst = lt_gemm_bias(stream, bw0, q.w[0].data, bx, q.lhs.data, ct, 2 * H, M, K, gu,
+                         gu_ct, 2 * H, q.bias[0].data, blas_type(q.bias[0].dtype));
+    } else {
+      for (int i = 0; i < 2 && bst == CUBLAS_STATUS_SUCCESS; ++i) {
+        cudaDataType_t bt;
+        const void *bias = biasOf(i, bt);
+        bst = lt_gemm_bias(stream, i == 0 ? bw0 : bw1, q.w[i].data, bx, q.lhs.data, ct, H,
+                           M, K, gu + i * H * gu_es, gu_ct, 2 * H, bias, bt);
+      }
+    }
+    if (zeros)
+      cudaFreeAsync(zeros, stream);
+    if (bst == CUBLAS_STATUS_NOT_SUPPORTED || bst == CUBLAS_STATUS_INVALID_VALUE) {
+      // No cuBLASLt algorithm (or configuration) for it: the caller runs the
+      // pair and the quantizer (nothing but the scratch was written).
+      cudaFreeAsync(gu, stream);
+      taken = false;
+      return FUSION_RT_STATUS_SUCCESS;
+    }
+  } else if (stacked) {
     bst = cublasGemmEx(h, CUBLAS_OP_T, bx.op, int(2 * H), int(M), int(K), &alpha,
                        q.w[0].data, ct, int(bw0.ld), q.lhs.data, ct, int(bx.ld),
                        &beta, gu, gu_ct, int(2 * H), CUBLAS_COMPUTE_32F,

@@ -115,9 +115,12 @@ void cuda_scratch_free(void *ptr, void *stream);
 /// (prefill sizes): the gate and up GEMMs with outputs of the accumulator
 /// rounding's type (bf16 / f16, or f32 without rounding), then the fused
 /// gated quantizer over them (`quant`: the validated quantizer, outputs
-/// included). Sets `taken` false, writing nothing, where it does not apply
-/// (not the cuBLAS path, biases, different roundings, no cuBLAS operand
-/// layout): the caller then runs the pair and the quantizer.
+/// included). Biases added before the rounding (a Linear with bias=True:
+/// ROUND_*_AFTER_BIAS) go into cuBLASLt's bias epilogue. Sets `taken`
+/// false, writing nothing, where it does not apply (not the cuBLAS path,
+/// other epilogues, a bias added after the rounding, different rounding
+/// types, no cuBLAS operand layout, no cuBLASLt algorithm): the caller then
+/// runs the pair and the quantizer.
 fusion_rt_status cuda_paired_quantize_execute(const PairedRequest &pair,
                                               const Request &quant,
                                               int32_t intermediate_dtype,

@@ -520,6 +520,7 @@ void quantizing_front(const char *path) {
     int64_t m, k, h;
     int32_t inter, round;
     bool bias = false; ///< bf16 gate and up biases (a Linear with bias=True)
+    bool gate_bias_only = false; ///< the up Linear without bias
   };
   const QCase qcases[] = {{1, 2048, 64, FUSION_RT_BF16, FUSION_RT_ROUND_BF16},
                           {4, 1024, 96, FUSION_RT_BF16, FUSION_RT_ROUND_BF16},
@@ -530,7 +531,11 @@ void quantizing_front(const char *path) {
                           {1, 2048, 64, FUSION_RT_BF16, FUSION_RT_ROUND_BF16_AFTER_BIAS, true},
                           {4, 1024, 96, FUSION_RT_BF16, FUSION_RT_ROUND_BF16_AFTER_BIAS, true},
                           {128, 1024, 64, FUSION_RT_BF16, FUSION_RT_ROUND_BF16_AFTER_BIAS, true},
-                          {300, 512, 96, FUSION_RT_BF16, FUSION_RT_ROUND_BF16, true}};
+                          {300, 512, 96, FUSION_RT_BF16, FUSION_RT_ROUND_BF16, true},
+                          // Appended: a gate bias only (the prefill form's
+                          // two GEMMs, zeros for the up half's bias).
+                          {256, 512, 64, FUSION_RT_BF16, FUSION_RT_ROUND_BF16_AFTER_BIAS, true,
+                           true}};
   if (std::strcmp(path, "auto"))
     set_knob("FUSION_RT_PAIRED_PATH", path);
   std::mt19937 gen(99);
@@ -561,8 +566,11 @@ void quantizing_front(const char *path) {
     auto set_biases = [&](fusion_rt_paired_projection &pd, uint8_t *b) {
       if (!c.bias)
         return;
-      pd.epilogue0.kind = pd.epilogue1.kind = FUSION_RT_EPILOGUE_BIAS;
+      pd.epilogue0.kind = FUSION_RT_EPILOGUE_BIAS;
       pd.epilogue0.bias = vec1(b, FUSION_RT_BF16, c.h);
+      if (c.gate_bias_only)
+        return;
+      pd.epilogue1.kind = FUSION_RT_EPILOGUE_BIAS;
       pd.epilogue1.bias = vec1(b + c.h * 2, FUSION_RT_BF16, c.h);
     };
     set_biases(d, static_cast<uint8_t *>(bias.dev));
@@ -586,7 +594,8 @@ void quantizing_front(const char *path) {
     const std::string what = std::string("quantizing front [") + path + "] m=" +
                              std::to_string(c.m) + " k=" + std::to_string(c.k) +
                              " h=" + std::to_string(c.h) + " round=" +
-                             std::to_string(c.round) + (c.bias ? " biased" : "") +
+                             std::to_string(c.round) +
+                             (c.bias ? (c.gate_bias_only ? " gate-biased" : " biased") : "") +
                              ": ";
     fusion_rt_quant_outputs o0 = outs(0), o1 = outs(1);
     fusion_rt_status st =
