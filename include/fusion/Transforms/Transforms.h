@@ -111,8 +111,10 @@ struct ActQuantizeRewrite {
 /// Builds the fused op of `plan` before its anchor, replaces the results of
 /// its quantizers (and of the dbias reduction) and erases what went dead:
 /// the quantizers, the activation where nothing else reads it, the proven
-/// checks. Fails, with the IR as it was, only where the fused op would not
-/// verify (a bug: `why` says so).
+/// checks. Fails only where the fused op would not verify (a bug: `why` says
+/// so): the fused op and what was made for it are erased again, while the
+/// shape reads of the activation stay resolved and the proven checks stay
+/// dropped (both hold either way).
 FailureOr<ActQuantizeRewrite> rewriteActQuantize(RewriterBase &rewriter,
                                                  ActQuantizePlan &plan,
                                                  MatchFailure *why = nullptr);
