@@ -856,6 +856,8 @@ def programs():
     yield "ffn13_bias_mxfp8_bf16_3d_dyn", \
         Ffn(64, 32, bf, stacked=True, mx=True, bias=True), \
         (x((2, 3, 64), bf, 1.0),), seq
+    yield "gdn_ba_interleaved_bf16_3d_dyn", GdnGatesBA(64, 4, 8, bf, True), \
+        (x((2, 3, 64), bf, 1.0),), seq
 
 
 def large_programs():
