@@ -859,6 +859,8 @@ mlir::fusion::planActQuantize(QuantizeOp q, DominanceInfo &dom,
       *why = {rule, detail.str()};
     return failure();
   };
+  if (!q)
+    return no(DeclineRule::NoActivation, "no quantizer given");
   if (!value)
     value = q.getInput();
   const bool finiteInputs = options.finiteInputs;

@@ -806,6 +806,10 @@ mlir::fusion::planPairedProjection(linalg::LinalgOp a, linalg::LinalgOp b,
                                    DominanceInfo &dom, MatchFailure *why) {
   MatchFailure local;
   MatchFailure &w = why ? *why : local;
+  if (!a || !b) {
+    w = {DeclineRule::UnsupportedProjection, "no op given"};
+    return failure();
+  }
   std::optional<Projection> pa = matchProjection(a), pb = matchProjection(b);
   if (!pa || !pb) {
     w = {DeclineRule::UnsupportedProjection,

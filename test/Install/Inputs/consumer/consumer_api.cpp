@@ -141,6 +141,13 @@ int main() {
   llvm::outs() << "act declined: " << fusion::declineTag(why.rule) << ": "
                << why.detail << "\n";
 
+  // No op at all: a decline, not a crash.
+  if (succeeded(fusion::planActQuantize(fusion::QuantizeOp(), dom, options,
+                                        &why)))
+    return 10;
+  llvm::outs() << "act declined: " << fusion::declineTag(why.rule) << ": "
+               << why.detail << "\n";
+
   // Paired projections.
   auto matmuls = [&](StringRef name) {
     SmallVector<linalg::LinalgOp> ops;
@@ -174,6 +181,12 @@ int main() {
   });
   if (succeeded(fusion::planPairedProjection(other[0], fill, dom, &why)))
     return 8;
+  llvm::outs() << "pair declined: " << fusion::declineTag(why.rule) << ": "
+               << why.detail << "\n";
+
+  if (succeeded(fusion::planPairedProjection(linalg::LinalgOp(), fill, dom,
+                                             &why)))
+    return 11;
   llvm::outs() << "pair declined: " << fusion::declineTag(why.rule) << ": "
                << why.detail << "\n";
 
