@@ -49,18 +49,12 @@ void mlir::fusion::eraseWithDeadProducers(RewriterBase &rewriter,
   eraseWithDeadProducers(rewriter, ops, erased);
 }
 
-void mlir::fusion::eraseWithDeadProducers(ArrayRef<Operation *> ops,
-                                          DenseSet<Operation *> &erased) {
+void mlir::fusion::eraseWithDeadProducers(ArrayRef<Operation *> ops) {
   for (Operation *op : ops)
     if (op) {
       IRRewriter rewriter(op->getContext());
-      return eraseWithDeadProducers(rewriter, ops, erased);
+      return eraseWithDeadProducers(rewriter, ops);
     }
-}
-
-void mlir::fusion::eraseWithDeadProducers(ArrayRef<Operation *> ops) {
-  DenseSet<Operation *> erased;
-  eraseWithDeadProducers(ops, erased);
 }
 
 bool mlir::fusion::feedsChecksOnly(Operation *op) {
@@ -148,18 +142,12 @@ void mlir::fusion::eraseProvenChecks(RewriterBase &rewriter,
   eraseWithDeadProducers(rewriter, sinks);
 }
 
-void mlir::fusion::eraseProvenChecks(const ProvenChecks &proven) {
-  if (proven.asserts.empty())
-    return;
-  IRRewriter rewriter(proven.asserts.front()->getContext());
-  eraseProvenChecks(rewriter, proven);
-}
-
 unsigned mlir::fusion::dropProvenChecks(ArrayRef<Operation *> readers,
                                         bool finite, std::string &why) {
   std::optional<ProvenChecks> proven = proveChecks(readers, finite, why);
-  if (!proven)
+  if (!proven || proven->asserts.empty())
     return 0;
-  eraseProvenChecks(*proven);
+  IRRewriter rewriter(proven->asserts.front()->getContext());
+  eraseProvenChecks(rewriter, *proven);
   return proven->asserts.size();
 }

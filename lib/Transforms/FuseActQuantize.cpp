@@ -1296,8 +1296,6 @@ void FuseActQuantizePass::rewriteQuantize(Plan &plan, StringRef function) {
   SmallVector<Location> duplicateLocs;
   for (QuantizeOp dup : plan.duplicates)
     duplicateLocs.push_back(dup.getLoc());
-  SmallVector<QuantizeOp> extras = plan.extras;
-  QuantSchemeAttr scheme = plan.scheme;
   IRRewriter rewriter(&getContext());
   MatchFailure why;
   FailureOr<ActQuantizeRewrite> done = rewriteActQuantize(rewriter, plan, &why);
@@ -1307,7 +1305,7 @@ void FuseActQuantizePass::rewriteQuantize(Plan &plan, StringRef function) {
     handled.insert(partner.getOperation());
   for (QuantizeOp dup : plan.duplicates)
     handled.insert(dup.getOperation());
-  for (QuantizeOp extra : extras)
+  for (QuantizeOp extra : plan.extras)
     handled.insert(extra.getOperation());
 
   ++numFused;
@@ -1329,11 +1327,11 @@ void FuseActQuantizePass::rewriteQuantize(Plan &plan, StringRef function) {
   }
   // The runtime writes at most one rowwise and one colwise copy per fused
   // op; the other quantizers keep reading the unfused activation.
-  for (QuantizeOp extra : extras)
+  for (QuantizeOp extra : plan.extras)
     decline(extra, function, DeclineRule::MoreQuantizers,
             "this activation also feeds a fused " + opName + " with " +
-                stringifyQuantFormat(scheme.getFormat()).str() + ", " +
-                stringifyQuantDirection(scheme.getDirection()).str() +
+                stringifyQuantFormat(plan.scheme.getFormat()).str() + ", " +
+                stringifyQuantDirection(plan.scheme.getDirection()).str() +
                 "; one fused op writes one rowwise and one colwise copy of "
                 "one scheme, so this quantizer reads the activation");
 }

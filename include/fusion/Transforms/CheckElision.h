@@ -29,11 +29,9 @@ namespace mlir::fusion {
 /// through `rewriter` (its listener hears each erasure).
 void eraseWithDeadProducers(RewriterBase &rewriter, ArrayRef<Operation *> ops,
                             DenseSet<Operation *> &erased);
-/// The same when the caller keeps no record of what went.
+/// The same when the caller keeps no record of what went; without a
+/// rewriter of the caller's, through an IRRewriter.
 void eraseWithDeadProducers(RewriterBase &rewriter, ArrayRef<Operation *> ops);
-/// Both without a rewriter of the caller's (an IRRewriter).
-void eraseWithDeadProducers(ArrayRef<Operation *> ops,
-                            DenseSet<Operation *> &erased);
 void eraseWithDeadProducers(ArrayRef<Operation *> ops);
 
 /// Whether everything computed from `op` ends in checks without results
@@ -61,7 +59,6 @@ struct ProvenChecks {
 std::optional<ProvenChecks> proveChecks(ArrayRef<Operation *> readers,
                                         bool finite, std::string &why);
 void eraseProvenChecks(RewriterBase &rewriter, const ProvenChecks &proven);
-void eraseProvenChecks(const ProvenChecks &proven);
 
 } // namespace mlir::fusion
 

@@ -133,20 +133,23 @@ int main() {
   llvm::outs() << "act rewrite: " << done->fused->getName() << " inserted "
                << counter.inserted << " erased " << counter.erased << "\n";
 
-  // A declined candidate: its rule's stable tag and the detail.
+  // A declined candidate (`planned` false): its rule's stable tag and the
+  // detail.
+  auto declined = [&](StringRef what, bool planned) {
+    if (!planned)
+      llvm::outs() << what << " declined: " << fusion::declineTag(why.rule)
+                   << ": " << why.detail << "\n";
+    return !planned;
+  };
   q = {};
   lookup(*module, "also_returned").walk([&](fusion::QuantizeOp op) { q = op; });
-  if (succeeded(fusion::planActQuantize(q, dom, options, &why)))
+  if (!declined("act",
+                succeeded(fusion::planActQuantize(q, dom, options, &why))))
     return 4;
-  llvm::outs() << "act declined: " << fusion::declineTag(why.rule) << ": "
-               << why.detail << "\n";
-
   // No op at all: a decline, not a crash.
-  if (succeeded(fusion::planActQuantize(fusion::QuantizeOp(), dom, options,
-                                        &why)))
+  if (!declined("act", succeeded(fusion::planActQuantize(fusion::QuantizeOp(),
+                                                         dom, options, &why))))
     return 10;
-  llvm::outs() << "act declined: " << fusion::declineTag(why.rule) << ": "
-               << why.detail << "\n";
 
   // Paired projections.
   auto matmuls = [&](StringRef name) {
@@ -170,25 +173,20 @@ int main() {
                << counter.inserted << " erased " << counter.erased << "\n";
 
   SmallVector<linalg::LinalgOp> other = matmuls("different_inputs");
-  if (succeeded(fusion::planPairedProjection(other[0], other[1], dom, &why)))
-    return 7;
-  llvm::outs() << "pair declined: " << fusion::declineTag(why.rule) << ": "
-               << why.detail << "\n";
-
   linalg::LinalgOp fill;
   lookup(*module, "different_inputs").walk([&](linalg::FillOp op) {
     fill = op;
   });
-  if (succeeded(fusion::planPairedProjection(other[0], fill, dom, &why)))
+  auto pairDeclined = [&](linalg::LinalgOp a, linalg::LinalgOp b) {
+    return declined("pair",
+                    succeeded(fusion::planPairedProjection(a, b, dom, &why)));
+  };
+  if (!pairDeclined(other[0], other[1]))
+    return 7;
+  if (!pairDeclined(other[0], fill))
     return 8;
-  llvm::outs() << "pair declined: " << fusion::declineTag(why.rule) << ": "
-               << why.detail << "\n";
-
-  if (succeeded(fusion::planPairedProjection(linalg::LinalgOp(), fill, dom,
-                                             &why)))
+  if (!pairDeclined(linalg::LinalgOp(), fill))
     return 11;
-  llvm::outs() << "pair declined: " << fusion::declineTag(why.rule) << ": "
-               << why.detail << "\n";
 
   if (failed(verify(*module)))
     return 9;
