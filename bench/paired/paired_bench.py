@@ -420,6 +420,8 @@ def main():
                     help="with --ffn-quant: Linears with bias=True (bf16 biases added to "
                          "the f32 accumulator and rounded with it: round(bf16, with_bias)); "
                          "paired_ffn_bias_quant.csv")
+    ap.add_argument("--ffn-ns", metavar="N1,N2,...",
+                    help="with --ffn-quant: these token counts instead of FFNQ_NS")
     ap.add_argument("--ncu-point", metavar="K,H,N",
                     help="6 calls of ours at one point (weights 0..5), for ncu")
     ap.add_argument("--sweep", action="store_true",
@@ -814,7 +816,8 @@ def ffn_quant(lib, args):
         biases = ((torch.randn(H, device="cuda", generator=gen) * 0.1).bfloat16(),
                   (torch.randn(H, device="cuda", generator=gen) * 0.1).bfloat16()) \
             if with_bias else None
-        for N in FFNQ_NS:
+        ns = [int(n) for n in args.ffn_ns.split(",")] if args.ffn_ns else FFNQ_NS
+        for N in ns:
             x = torch.randn(N, K, device="cuda", generator=gen).to(torch.bfloat16)
             codes = torch.empty(N, H, device="cuda", dtype=torch.uint8)
             scales = torch.empty(N, H // 32, device="cuda", dtype=torch.uint8)
@@ -870,16 +873,26 @@ def ffn_quant(lib, args):
 
             res = []
             ref_codes = ref_scales = None
-            for arm, make in (("ours", ours), ("ours-2call", two_calls),
-                              ("cublas+ours", cublas_ours)):
-                cs = [make(i) for i in range(R)]
-                cs[0]()
-                torch.cuda.synchronize()
-                if ref_codes is None:
-                    ref_codes, ref_scales = codes.clone(), scales.clone()
-                agree = ((codes == ref_codes).float().mean().item(),
-                         (scales == ref_scales).float().mean().item())
-                res.append((arm, time_calls(cs), *agree))
+            # ours-lt: the bias-free GEMM on cuBLASLt (tuning.def's paired_lt;
+            # the biased form always runs there).
+            arms = [("ours", ours, {}), ("ours-2call", two_calls, {}),
+                    ("cublas+ours", cublas_ours, {})]
+            if not biases:
+                arms.insert(1, ("ours-lt", ours, {"FUSION_RT_PAIRED_LT": 1}))
+            for arm, make, env in arms:
+                def timed():
+                    # Agreement of the first call's outputs (weight copy 0,
+                    # as the peers' below), then the timing.
+                    nonlocal ref_codes, ref_scales
+                    cs = [make(i) for i in range(R)]
+                    cs[0]()
+                    torch.cuda.synchronize()
+                    if ref_codes is None:
+                        ref_codes, ref_scales = codes.clone(), scales.clone()
+                    agree = ((codes == ref_codes).float().mean().item(),
+                             (scales == ref_scales).float().mean().item())
+                    return (time_calls(cs),) + agree
+                res.append((arm,) + with_env(env, timed))
             for arm, fn in (("eager", front), ("compile", comp), ("compile-maxat", compmax)):
                 if arm != "eager" and time.time() - T0 > args.budget:
                     print("  budget: %s skipped at N=%d" % (arm, N), flush=True)

@@ -149,16 +149,21 @@ cudaError_t launch_generic(const Params &p, int32_t dt, cudaStream_t stream) {
 /// a call captured in a CUDA graph allocates nothing inside cuBLAS.
 constexpr size_t kBlasWorkspace = size_t(32) << 20;
 
+/// The slot of this thread's current device in the per-(thread, device)
+/// handle arrays below (a device numbered past 63 uses slot 0).
+int device_slot() {
+  int dev = 0;
+  cudaGetDevice(&dev);
+  return dev < 0 || dev >= 64 ? 0 : dev;
+}
+
 /// One cuBLAS handle (and workspace) per (thread, device): handles are not
 /// safe to share between threads that set different streams. Created by the
 /// first blas-path call on the device, which must not be inside a capture.
 cublasHandle_t blas_handle(cublasStatus_t &st, void *&workspace) {
   static thread_local cublasHandle_t handles[64] = {};
   static thread_local void *spaces[64] = {};
-  int dev = 0;
-  cudaGetDevice(&dev);
-  if (dev < 0 || dev >= 64)
-    dev = 0;
+  const int dev = device_slot();
   st = CUBLAS_STATUS_SUCCESS;
   if (!handles[dev]) {
     st = cublasCreate(&handles[dev]);
@@ -208,21 +213,66 @@ BlasOperand blas_operand(const Mat &a, bool is_weight) {
   return o;
 }
 
-/// D = round(op(W) · op(X) + bias), H x M column-major (ld `ldd`, type
-/// `dt`), by cuBLASLt's bias epilogue: the bias is added to the f32
-/// accumulator and the sum rounded once to `dt` (a Linear with bias=True, as
-/// torch runs addmm). CUBLAS_STATUS_NOT_SUPPORTED where cuBLASLt has no
-/// algorithm for it (nothing launched).
-cublasStatus_t lt_gemm_bias(cudaStream_t stream, const BlasOperand &bw,
-                            const void *w, const BlasOperand &bx, const void *x,
-                            cudaDataType_t ct, int64_t H, int64_t M, int64_t K,
-                            void *d, cudaDataType_t dt, int64_t ldd,
-                            const void *bias, cudaDataType_t bias_t) {
-  static thread_local cublasLtHandle_t handles[64] = {};
+/// One cuBLASLt matmul configuration of a thread: its descriptors and the
+/// algorithm the heuristic chose, kept for the next call of the same shape,
+/// layout, types and pointer alignments (the heuristic and the descriptors
+/// cost host time on every prefill call otherwise). The bias pointer is set
+/// on each call.
+struct LtPlan {
+  bool used = false;
   int dev = 0;
-  cudaGetDevice(&dev);
-  if (dev < 0 || dev >= 64)
-    dev = 0;
+  int64_t H = 0, M = 0, K = 0, lda = 0, ldb = 0, ldd = 0;
+  cublasOperation_t ta = CUBLAS_OP_N, tb = CUBLAS_OP_N;
+  cudaDataType_t ct = CUDA_R_32F, dt = CUDA_R_32F, bias_t = CUDA_R_32F;
+  bool bias = false;
+  uint32_t align[3] = {0, 0, 0}; // A (weight), B (lhs), C = D
+  cublasLtMatmulDesc_t op = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+  cublasLtMatmulAlgo_t algo = {};
+
+  bool same(const LtPlan &o) const {
+    return used && dev == o.dev && H == o.H && M == o.M && K == o.K &&
+           lda == o.lda && ldb == o.ldb && ldd == o.ldd && ta == o.ta &&
+           tb == o.tb && ct == o.ct && dt == o.dt && bias == o.bias &&
+           (!bias || bias_t == o.bias_t) && align[0] == o.align[0] &&
+           align[1] == o.align[1] && align[2] == o.align[2];
+  }
+  void release() {
+    for (cublasLtMatrixLayout_t l : {a, b, c})
+      if (l)
+        cublasLtMatrixLayoutDestroy(l);
+    if (op)
+      cublasLtMatmulDescDestroy(op);
+    op = nullptr;
+    a = b = c = nullptr;
+    used = false;
+  }
+};
+
+/// The alignment (bytes, at most 256) cuBLASLt may assume of a pointer.
+uint32_t lt_alignment(const void *p) {
+  const uintptr_t v = reinterpret_cast<uintptr_t>(p);
+  uint32_t al = 256;
+  while (al > 1 && v % al)
+    al /= 2;
+  return al;
+}
+
+/// D = round(op(W) · op(X) [+ bias]), H x M column-major (ld `ldd`, type
+/// `dt`), on cuBLASLt. With a bias, its bias epilogue adds it to the f32
+/// accumulator and the sum is rounded once to `dt` (a Linear with
+/// bias=True, as torch runs addmm). CUBLAS_STATUS_NOT_SUPPORTED where
+/// cuBLASLt has no algorithm for it (nothing launched).
+cublasStatus_t lt_gemm(cudaStream_t stream, const BlasOperand &bw,
+                       const void *w, const BlasOperand &bx, const void *x,
+                       cudaDataType_t ct, int64_t H, int64_t M, int64_t K,
+                       void *d, cudaDataType_t dt, int64_t ldd,
+                       const void *bias, cudaDataType_t bias_t) {
+  static thread_local cublasLtHandle_t handles[64] = {};
+  constexpr int kPlans = 16;
+  static thread_local LtPlan plans[kPlans];
+  static thread_local int next_plan = 0;
+  const int dev = device_slot();
   cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
   if (!handles[dev] && (st = cublasLtCreate(&handles[dev])) != CUBLAS_STATUS_SUCCESS) {
     handles[dev] = nullptr;
@@ -231,47 +281,98 @@ cublasStatus_t lt_gemm_bias(cudaStream_t stream, const BlasOperand &bw,
   void *ws = nullptr;
   blas_handle(st, ws); // the workspace of this thread's cuBLAS handle
   const uint64_t ws_bytes = ws ? kBlasWorkspace : 0;
-  cublasLtMatmulDesc_t op = nullptr;
-  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
-  cublasLtMatmulPreference_t pref = nullptr;
-  const cublasOperation_t ta = bw.op, tb = bx.op;
-  const cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_BIAS;
-  const int32_t bias_type = bias_t;
-  cublasLtMatmulHeuristicResult_t found = {};
-  int count = 0;
-  const float alpha = 1.f, beta = 0.f;
   auto ok = [&](cublasStatus_t s) { return (st = s) == CUBLAS_STATUS_SUCCESS; };
-  if (ok(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F)) &&
-      ok(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta)) &&
-      ok(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb)) &&
-      ok(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi)) &&
-      ok(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
-                                        sizeof bias)) &&
-      ok(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type,
-                                        sizeof bias_type)) &&
-      ok(cublasLtMatrixLayoutCreate(&a, ct, ta == CUBLAS_OP_N ? H : K,
-                                    ta == CUBLAS_OP_N ? K : H, bw.ld)) &&
-      ok(cublasLtMatrixLayoutCreate(&b, ct, tb == CUBLAS_OP_N ? K : M,
-                                    tb == CUBLAS_OP_N ? M : K, bx.ld)) &&
-      ok(cublasLtMatrixLayoutCreate(&c, dt, H, M, ldd)) &&
-      ok(cublasLtMatmulPreferenceCreate(&pref)) &&
-      ok(cublasLtMatmulPreferenceSetAttribute(
-          pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof ws_bytes)) &&
-      ok(cublasLtMatmulAlgoGetHeuristic(handles[dev], op, a, b, c, c, pref, 1, &found,
-                                        &count))) {
-    if (count < 1)
+
+  LtPlan key;
+  key.used = true;
+  key.dev = dev;
+  key.H = H, key.M = M, key.K = K, key.lda = bw.ld, key.ldb = bx.ld,
+  key.ldd = ldd;
+  key.ta = bw.op, key.tb = bx.op, key.ct = ct, key.dt = dt, key.bias_t = bias_t;
+  key.bias = bias != nullptr;
+  key.align[0] = lt_alignment(w), key.align[1] = lt_alignment(x),
+  key.align[2] = lt_alignment(d);
+  LtPlan *plan = nullptr;
+  for (LtPlan &p : plans)
+    if (p.same(key))
+      plan = &p;
+  if (!plan) {
+    LtPlan &p = plans[next_plan];
+    next_plan = (next_plan + 1) % kPlans;
+    p.release();
+    p = key;
+    p.used = false; // until its descriptors and algorithm are made
+    const cublasLtEpilogue_t epi =
+        key.bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
+    const int32_t bias_type = bias_t;
+    cublasLtMatmulPreference_t pref = nullptr;
+    cublasLtMatmulHeuristicResult_t found = {};
+    int count = 0;
+    using Pref = cublasLtMatmulPreferenceAttributes_t;
+    auto setAlign = [&](Pref attr, uint32_t v) {
+      return ok(cublasLtMatmulPreferenceSetAttribute(pref, attr, &v, sizeof v));
+    };
+    if (ok(cublasLtMatmulDescCreate(&p.op, CUBLAS_COMPUTE_32F, CUDA_R_32F)) &&
+        ok(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_TRANSA,
+                                          &p.ta, sizeof p.ta)) &&
+        ok(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_TRANSB,
+                                          &p.tb, sizeof p.tb)) &&
+        ok(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_EPILOGUE,
+                                          &epi, sizeof epi)) &&
+        (!key.bias ||
+         (ok(cublasLtMatmulDescSetAttribute(
+              p.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias)) &&
+          ok(cublasLtMatmulDescSetAttribute(p.op,
+                                            CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
+                                            &bias_type, sizeof bias_type)))) &&
+        ok(cublasLtMatrixLayoutCreate(&p.a, ct, p.ta == CUBLAS_OP_N ? H : K,
+                                      p.ta == CUBLAS_OP_N ? K : H, bw.ld)) &&
+        ok(cublasLtMatrixLayoutCreate(&p.b, ct, p.tb == CUBLAS_OP_N ? K : M,
+                                      p.tb == CUBLAS_OP_N ? M : K, bx.ld)) &&
+        ok(cublasLtMatrixLayoutCreate(&p.c, dt, H, M, ldd)) &&
+        ok(cublasLtMatmulPreferenceCreate(&pref)) &&
+        ok(cublasLtMatmulPreferenceSetAttribute(
+            pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes,
+            sizeof ws_bytes)) &&
+        setAlign(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, key.align[0]) &&
+        setAlign(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, key.align[1]) &&
+        setAlign(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, key.align[2]) &&
+        setAlign(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, key.align[2]) &&
+        ok(cublasLtMatmulAlgoGetHeuristic(handles[dev], p.op, p.a, p.b, p.c,
+                                          p.c, pref, 1, &found, &count)) &&
+        count < 1)
       st = CUBLAS_STATUS_NOT_SUPPORTED;
-    else
-      st = cublasLtMatmul(handles[dev], op, &alpha, w, a, x, b, &beta, d, c, d, c,
-                          &found.algo, ws, ws_bytes, stream);
+    if (pref)
+      cublasLtMatmulPreferenceDestroy(pref);
+    if (st != CUBLAS_STATUS_SUCCESS) {
+      p.release();
+      return st;
+    }
+    p.algo = found.algo;
+    p.used = true;
+    plan = &p;
+  } else if (key.bias && !ok(cublasLtMatmulDescSetAttribute(
+                             plan->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
+                             sizeof bias))) {
+    return st;
   }
-  if (pref)
-    cublasLtMatmulPreferenceDestroy(pref);
-  for (cublasLtMatrixLayout_t l : {a, b, c})
-    if (l)
-      cublasLtMatrixLayoutDestroy(l);
-  if (op)
-    cublasLtMatmulDescDestroy(op);
+  const float alpha = 1.f, beta = 0.f;
+  return cublasLtMatmul(handles[dev], plan->op, &alpha, w, plan->a, x, plan->b,
+                        &beta, d, plan->c, d, plan->c, &plan->algo, ws,
+                        ws_bytes, stream);
+}
+
+/// Both halves of a bias-free pair on cuBLASLt, into [gate | up] of `gu`
+/// (row stride 2H): the second GEMM only where the first succeeded.
+cublasStatus_t lt_gemm_pair(cudaStream_t stream, const BlasOperand &bw0,
+                            const BlasOperand &bw1, const PairedRequest &q,
+                            const BlasOperand &bx, cudaDataType_t ct, int64_t H,
+                            int64_t M, int64_t K, char *gu,
+                            cudaDataType_t gu_ct, int64_t gu_es) {
+  cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+  for (int i = 0; i < 2 && st == CUBLAS_STATUS_SUCCESS; ++i)
+    st = lt_gemm(stream, i == 0 ? bw0 : bw1, q.w[i].data, bx, q.lhs.data, ct, H,
+                 M, K, gu + i * H * gu_es, gu_ct, 2 * H, nullptr, CUDA_R_32F);
   return st;
 }
 
@@ -622,24 +723,6 @@ fusion_rt_status cuda_paired_quantize_execute(const PairedRequest &q,
   const bool stacked = (q.w[1].data - q.w[0].data) % es == 0 &&
                        bw0.op == CUBLAS_OP_T && bw1.op == CUBLAS_OP_T &&
                        bw0.ld == bw1.ld && H > 1 && dist == H * q.w[0].rs;
-  // A bias of each half, or zeros of the other half's bias type where one
-  // half has none: cuBLASLt's bias epilogue adds one vector per GEMM.
-  char *zeros = nullptr;
-  const int32_t bias_dt = q.bias[0].present() ? q.bias[0].dtype : q.bias[1].dtype;
-  auto biasOf = [&](int i, cudaDataType_t &t) -> const void * {
-    t = blas_type(q.bias[i].present() ? q.bias[i].dtype : bias_dt);
-    return q.bias[i].present() ? q.bias[i].data : zeros;
-  };
-  if (biased && (!q.bias[0].present() || !q.bias[1].present())) {
-    const size_t bytes = size_t(H * esize_of(bias_dt));
-    e = cudaMallocAsync(reinterpret_cast<void **>(&zeros), bytes, stream);
-    if (e == cudaSuccess)
-      e = cudaMemsetAsync(zeros, 0, bytes, stream);
-    if (e != cudaSuccess) {
-      cudaFreeAsync(gu, stream);
-      return cuda_fail(e, "cudaMallocAsync(zero bias)");
-    }
-  }
   // The stacked GEMM takes the biases as one [2H] vector where they are.
   const bool stackedBias = biased && q.bias[0].present() && q.bias[1].present() &&
                            q.bias[0].dtype == q.bias[1].dtype &&
@@ -647,18 +730,18 @@ fusion_rt_status cuda_paired_quantize_execute(const PairedRequest &q,
   if (biased) {
     bst = CUBLAS_STATUS_SUCCESS;
     if (stacked && stackedBias) {
-      bst = lt_gemm_bias(stream, bw0, q.w[0].data, bx, q.lhs.data, ct, 2 * H, M, K, gu,
-                         gu_ct, 2 * H, q.bias[0].data, blas_type(q.bias[0].dtype));
+      bst =
+          lt_gemm(stream, bw0, q.w[0].data, bx, q.lhs.data, ct, 2 * H, M, K, gu,
+                  gu_ct, 2 * H, q.bias[0].data, blas_type(q.bias[0].dtype));
     } else {
-      for (int i = 0; i < 2 && bst == CUBLAS_STATUS_SUCCESS; ++i) {
-        cudaDataType_t bt;
-        const void *bias = biasOf(i, bt);
-        bst = lt_gemm_bias(stream, i == 0 ? bw0 : bw1, q.w[i].data, bx, q.lhs.data, ct, H,
-                           M, K, gu + i * H * gu_es, gu_ct, 2 * H, bias, bt);
-      }
+      // One GEMM a half; a half without a bias runs without the epilogue.
+      for (int i = 0; i < 2 && bst == CUBLAS_STATUS_SUCCESS; ++i)
+        bst = lt_gemm(
+            stream, i == 0 ? bw0 : bw1, q.w[i].data, bx, q.lhs.data, ct, H, M,
+            K, gu + i * H * gu_es, gu_ct, 2 * H,
+            q.bias[i].present() ? q.bias[i].data : nullptr,
+            blas_type(q.bias[i].present() ? q.bias[i].dtype : FUSION_RT_F32));
     }
-    if (zeros)
-      cudaFreeAsync(zeros, stream);
     if (bst == CUBLAS_STATUS_NOT_SUPPORTED || bst == CUBLAS_STATUS_INVALID_VALUE) {
       // No cuBLASLt algorithm (or configuration) for it: the caller runs the
       // pair and the quantizer (nothing but the scratch was written).
@@ -666,6 +749,14 @@ fusion_rt_status cuda_paired_quantize_execute(const PairedRequest &q,
       taken = false;
       return FUSION_RT_STATUS_SUCCESS;
     }
+  } else if (tuning().paired_lt != 0 &&
+             (bst = stacked ? lt_gemm(stream, bw0, q.w[0].data, bx, q.lhs.data,
+                                      ct, 2 * H, M, K, gu, gu_ct, 2 * H,
+                                      nullptr, CUDA_R_32F)
+                            : lt_gemm_pair(stream, bw0, bw1, q, bx, ct, H, M, K,
+                                           gu, gu_ct, gu_es)) ==
+                 CUBLAS_STATUS_SUCCESS) {
+    // cuBLASLt took it (the knob's A/B); else cublasGemmEx below.
   } else if (stacked) {
     bst = cublasGemmEx(h, CUBLAS_OP_T, bx.op, int(2 * H), int(M), int(K), &alpha,
                        q.w[0].data, ct, int(bw0.ld), q.lhs.data, ct, int(bx.ld),

@@ -515,27 +515,28 @@ void device_errors() {
 /// call on the same inputs within the summation bound: >= 99 % of codes and
 /// scales equal, scales within one step, every dequantized value within one
 /// top-binade e4m3 step (32 * 2^(s - 127)) of the CPU's.
-void quantizing_front(const char *path) {
+void quantizing_front(const char *path, const char *tag = "") {
   struct QCase {
     int64_t m, k, h;
     int32_t inter, round;
     bool bias = false; ///< bf16 gate and up biases (a Linear with bias=True)
     bool gate_bias_only = false; ///< the up Linear without bias
   };
-  const QCase qcases[] = {{1, 2048, 64, FUSION_RT_BF16, FUSION_RT_ROUND_BF16},
-                          {4, 1024, 96, FUSION_RT_BF16, FUSION_RT_ROUND_BF16},
-                          {16, 2048, 64, FUSION_RT_F32, FUSION_RT_ROUND_NONE},
-                          {128, 1024, 64, FUSION_RT_BF16, FUSION_RT_ROUND_BF16},
-                          {300, 512, 96, FUSION_RT_BF16, FUSION_RT_ROUND_NONE},
-                          // Appended: biased gate / up, y + b rounded once.
-                          {1, 2048, 64, FUSION_RT_BF16, FUSION_RT_ROUND_BF16_AFTER_BIAS, true},
-                          {4, 1024, 96, FUSION_RT_BF16, FUSION_RT_ROUND_BF16_AFTER_BIAS, true},
-                          {128, 1024, 64, FUSION_RT_BF16, FUSION_RT_ROUND_BF16_AFTER_BIAS, true},
-                          {300, 512, 96, FUSION_RT_BF16, FUSION_RT_ROUND_BF16, true},
-                          // Appended: a gate bias only (the prefill form's
-                          // two GEMMs, zeros for the up half's bias).
-                          {256, 512, 64, FUSION_RT_BF16, FUSION_RT_ROUND_BF16_AFTER_BIAS, true,
-                           true}};
+  const QCase qcases[] = {
+      {1, 2048, 64, FUSION_RT_BF16, FUSION_RT_ROUND_BF16},
+      {4, 1024, 96, FUSION_RT_BF16, FUSION_RT_ROUND_BF16},
+      {16, 2048, 64, FUSION_RT_F32, FUSION_RT_ROUND_NONE},
+      {128, 1024, 64, FUSION_RT_BF16, FUSION_RT_ROUND_BF16},
+      {300, 512, 96, FUSION_RT_BF16, FUSION_RT_ROUND_NONE},
+      // Appended: biased gate / up, y + b rounded once.
+      {1, 2048, 64, FUSION_RT_BF16, FUSION_RT_ROUND_BF16_AFTER_BIAS, true},
+      {4, 1024, 96, FUSION_RT_BF16, FUSION_RT_ROUND_BF16_AFTER_BIAS, true},
+      {128, 1024, 64, FUSION_RT_BF16, FUSION_RT_ROUND_BF16_AFTER_BIAS, true},
+      {300, 512, 96, FUSION_RT_BF16, FUSION_RT_ROUND_BF16, true},
+      // Appended: a gate bias only (the prefill form's
+      // two GEMMs, the up half's without a bias epilogue).
+      {256, 512, 64, FUSION_RT_BF16, FUSION_RT_ROUND_BF16_AFTER_BIAS, true,
+       true}};
   if (std::strcmp(path, "auto"))
     set_knob("FUSION_RT_PAIRED_PATH", path);
   std::mt19937 gen(99);
@@ -591,12 +592,11 @@ void quantizing_front(const char *path) {
       o.rowwise_scales = view(scales[i], FUSION_RT_E8M0, c.m, nb, nb, 1);
       return o;
     };
-    const std::string what = std::string("quantizing front [") + path + "] m=" +
-                             std::to_string(c.m) + " k=" + std::to_string(c.k) +
-                             " h=" + std::to_string(c.h) + " round=" +
-                             std::to_string(c.round) +
-                             (c.bias ? (c.gate_bias_only ? " gate-biased" : " biased") : "") +
-                             ": ";
+    const std::string what =
+        std::string("quantizing front [") + path + tag +
+        "] m=" + std::to_string(c.m) + " k=" + std::to_string(c.k) +
+        " h=" + std::to_string(c.h) + " round=" + std::to_string(c.round) +
+        (c.bias ? (c.gate_bias_only ? " gate-biased" : " biased") : "") + ": ";
     fusion_rt_quant_outputs o0 = outs(0), o1 = outs(1);
     fusion_rt_status st =
         fusion_rt_paired_projection_quantize(&d, c.inter, &s, &o0, nullptr, nullptr);
@@ -844,6 +844,12 @@ int main(int argc, char **argv) {
                        : quick && std::strcmp(path, "auto")))
       continue;
     quantizing_front(path);
+  }
+  // The bias-free prefill GEMMs on cuBLASLt (tuning.def's paired_lt).
+  if (!quick && (only.empty() || only.find(",blas,") != std::string::npos)) {
+    set_knob("FUSION_RT_PAIRED_LT", "1");
+    quantizing_front("blas", " lt");
+    set_knob("FUSION_RT_PAIRED_LT", nullptr);
   }
   device_errors();
   std::printf("worst f32-output error vs fp64 (gemv / mma / blas / auto paths): %.3g\n",
