@@ -4,7 +4,8 @@
 # (default bench/formats/fp8_block_bench.py) with BENCH_ARGS for B with its
 # torch.compile peers, and for A (fusion_rt only, --no-peers) in the same
 # call. Expects .devbin/libfusion_rt.so (B, the change), .devbin/base/
-# libfusion_rt.so (A, the baseline) and .devbin/fusion_rt_formats_gpu_tests.
+# libfusion_rt.so (A, the baseline) and .devbin/fusion_rt_formats_gpu_tests;
+# .whl/torchao*.whl, where present, is installed for the FP4 peers.
 # Writes $OUT/{env.txt,formats_gpu_tests.log,b.csv,a.csv}; last line
 # "AB RUN: PASS|FAIL".
 set -o pipefail
@@ -18,6 +19,10 @@ timeout 300 "$B/fusion_rt_formats_gpu_tests" > "$OUT/formats_gpu_tests.log" 2>&1
 r=$?; grep -E "^FAIL" "$OUT/formats_gpu_tests.log" | head -20; tail -n 2 "$OUT/formats_gpu_tests.log"
 [ $r -eq 0 ] || rc=1
 BENCH=${BENCH:-bench/formats/fp8_block_bench.py}
+if ls .whl/torchao*.whl >/dev/null 2>&1; then # the FP4 peers (torchao's functions)
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/site .whl/torchao*.whl && export PYTHONPATH=/tmp/site
+fi
 export PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
 for arm in b a; do
   lib=$PWD/$B/libfusion_rt.so; extra=""

@@ -67,6 +67,7 @@ struct SParams {
   uint32_t *amax; ///< tensor amax bits (NaN ignored), or NULL (none needed)
   float *scale_inv;
   int32_t pass;
+  bool packed; ///< tuning.def's fp4_packed: mx4_codes8_16 for plain MXFP4
 };
 
 constexpr uint32_t kInfBits = 0x7f800000u;
@@ -163,6 +164,76 @@ __device__ __forceinline__ uint32_t codes8(const fusion_rt_quant_scheme &s,
   return w;
 }
 
+/// Two MXFP4 codes (bits 0-3 and 16-19) of the 16-bit values of word `w`
+/// (T's type) under the block factor whose 16-bit pattern is in both halves
+/// of `mul2`, by packed 16-bit arithmetic: the magnitude times the factor (a
+/// power of two, so exact where it is normal, and below 2^-14 (f16) or
+/// 2^-126 (bf16) far under the first e2m1 midpoint 0.25), clamped to 8, then
+/// e2m1_rne_of_magnitude's one rounding addition in the 16-bit type: C =
+/// 1.5 * 2^(P+k) (P = 6 bf16, 9 f16: the mantissa width less one), k =
+/// max(exponent, 0), whose ulp is the e2m1 step of the binade; code = the
+/// ulps above C plus 2k, saturated at 7; the sign bit last. Each half's
+/// value stays in [0, 2^16) after every step taken as a whole, so the 32-bit
+/// integer arithmetic never carries across halves.
+template <typename T>
+__device__ __forceinline__ uint32_t mx4_pair16(uint32_t w, uint32_t mul2) {
+  constexpr bool bf = std::is_same<T, BF16T>::value;
+  constexpr uint32_t kExp = bf ? 0x7f807f80u : 0x7c007c00u;
+  constexpr uint32_t kOne = bf ? 0x3f803f80u : 0x3c003c00u;
+  constexpr uint32_t kEight = bf ? 0x41004100u : 0x48004800u;
+  constexpr uint32_t kC = bf ? 0x03400340u : 0x26002600u; // 2^k -> C
+  constexpr uint32_t kShift = bf ? 6 : 9;                 // 2k + 2 bias
+  constexpr uint32_t kMask = bf ? 0x01ff01ffu : 0x003f003fu;
+  constexpr uint32_t kBias2 = bf ? 0x00fe00feu : 0x001e001eu; // 2 * bias
+  const uint32_t m = w & 0x7fff7fffu;
+  uint32_t y, sum, e;
+  if constexpr (bf) {
+    asm("mul.rn.bf16x2 %0, %1, %2;" : "=r"(y) : "r"(m), "r"(mul2));
+    asm("min.bf16x2 %0, %1, %2;" : "=r"(y) : "r"(y), "r"(kEight));
+  } else {
+    asm("mul.rn.f16x2 %0, %1, %2;" : "=r"(y) : "r"(m), "r"(mul2));
+    asm("min.f16x2 %0, %1, %2;" : "=r"(y) : "r"(y), "r"(kEight));
+  }
+  asm("max.u16x2 %0, %1, %2;" : "=r"(e) : "r"(y & kExp), "r"(kOne));
+  const uint32_t c = e + kC;
+  if constexpr (bf)
+    asm("add.rn.bf16x2 %0, %1, %2;" : "=r"(sum) : "r"(y), "r"(c));
+  else
+    asm("add.rn.f16x2 %0, %1, %2;" : "=r"(sum) : "r"(y), "r"(c));
+  uint32_t t = sum + ((e >> kShift) & kMask) - c - kBias2;
+  asm("min.u16x2 %0, %1, %2;" : "=r"(t) : "r"(t), "r"(0x00070007u));
+  return t | ((w >> 12) & 0x00080008u);
+}
+
+/// codes8 of MXFP4 on 16-bit inputs `x` (the values v of the plain
+/// quantizer): by mx4_pair16 where no value is NaN and the block factor is a
+/// power of two that is normal in T (every factor but those of the extreme
+/// scale bytes), else codes8. Equal to codes8 for every input
+/// (fusion_rt_gpu_tests' formats cases compare with the CPU backend).
+template <typename T>
+__device__ __forceinline__ uint32_t
+mx4_codes8_16(const fusion_rt_quant_scheme &s, const uint4 &x,
+              const float (&v)[8], float mul, bool finite) {
+  constexpr bool bf = std::is_same<T, BF16T>::value;
+  const uint32_t mb = __float_as_uint(mul);
+  const uint32_t me = mb >> 23;
+  const bool normal16 =
+      bf ? (me >= 1 && me <= 254) : (me >= 127 - 14 && me <= 127 + 15);
+  if (!finite || (mb & 0x807fffffu) != 0 || !normal16)
+    return codes8(s, v, mul, finite);
+  const uint32_t m16 = bf ? (mb >> 16) : ((me - 127 + 15) << 10);
+  const uint32_t mul2 = m16 | (m16 << 16);
+  uint32_t b[4];
+  const uint32_t w[4] = {x.x, x.y, x.z, x.w};
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const uint32_t t = mx4_pair16<T>(w[j], mul2);
+    b[j] = t | (t >> 12); // codes 2j, 2j + 1 in byte 0
+  }
+  return __byte_perm(__byte_perm(b[0], b[1], 0x0040),
+                     __byte_perm(b[2], b[3], 0x0040), 0x5410);
+}
+
 /// One step of U groups of this lane half: the amax pass folds the values'
 /// NaN-ignoring key into tmax; the codes pass writes codes and scales. BS:
 /// the block width, 16 (NVFP4) or 32 (MXFP4); `s` the scheme with its
@@ -197,7 +268,14 @@ __device__ __forceinline__ void step(const SParams &p,
       a.amax = a.nan ? 0.f : __uint_as_float(key);
       float mul;
       const uint8_t sb = block_scale(s, g, a, mul);
-      const uint32_t codes = codes8(s, v, mul, finite);
+      uint32_t codes;
+      if constexpr (KIND == kActIdentity && BS == 32 &&
+                    (std::is_same<T, BF16T>::value ||
+                     std::is_same<T, F16T>::value))
+        codes = p.packed ? mx4_codes8_16<T>(s, x[i], v, mul, finite)
+                         : codes8(s, v, mul, finite);
+      else
+        codes = codes8(s, v, mul, finite);
       // Scale bytes of 4 consecutive blocks into one word, held by the
       // first lane of the 4.
       uint32_t w = uint32_t(sb) << (8 * ((l / LPB) & 3));
@@ -340,6 +418,7 @@ fusion_rt_status fp4_stream_execute(const Request &q, cudaStream_t st) {
   p.s = q.scheme;
   p.act = q.params;
   p.scale_inv = q.scale_inv;
+  p.packed = tuning().fp4_packed != 0;
   const int32_t kind = q.op == Op::Quantize ? int32_t(kActIdentity) : q.act_kind;
   auto run = [&](const SParams &sp) {
     return q.x.dtype == FUSION_RT_BF16 ? launch_typed<BF16T>(sp, kind, q.inter, st)

@@ -153,6 +153,7 @@ struct Case {
   int kind = 0, backward = 0, inter = FUSION_RT_F32;
   bool packed = true, dbias = false, amax = false, specials = true;
   bool colmajor_scales = false; // rowwise f32 scales column-major (DeepGEMM)
+  bool sweep = false;           // make_sweep's input instead of make_input's
 };
 
 bool transcendental(int kind) {
@@ -190,6 +191,47 @@ HostMatrix make_input(int dt, int64_t rows, int64_t cols, int64_t pad,
     }
   }
   return m;
+}
+
+/// Every magnitude of the 16-bit type `dt` in [2^-4, 6] under every block
+/// scale 2^E the type can hold it at (E in steps of 3; bf16 -126..120, f16
+/// -10..13), for the MX element conversion: blocks of 32 hold one anchor
+/// +-6 * 2^E (the block amax: scale 2^E under RCEIL and FLOOR, so the
+/// magnitudes meet the conversion at their own value) at a position that
+/// moves from block to block, and 31 magnitudes * 2^E with alternating
+/// signs; the sequence repeats until [rows, cols] is full.
+HostMatrix make_sweep(int dt, int64_t rows, int64_t cols) {
+  const bool bf = dt == FUSION_RT_BF16;
+  const int mant = bf ? 7 : 10;
+  std::vector<float> grid;
+  for (int e = -4; e <= 2; ++e)
+    for (int m = 0; m < (1 << mant); ++m) {
+      const float y = std::ldexp(1.0f + float(m) / float(1 << mant), e);
+      if (y <= 6.f)
+        grid.push_back(y);
+    }
+  std::vector<float> v(size_t(rows * cols));
+  size_t gi = 0, blk = 0;
+  int E = bf ? -126 : -10;
+  for (size_t i = 0; i < v.size(); i += 32, ++blk) {
+    const size_t anchor = blk % 32;
+    for (size_t j = 0; j < 32 && i + j < v.size(); ++j) {
+      float y;
+      if (j == anchor) {
+        y = blk % 2 ? -6.f : 6.f;
+      } else {
+        y = grid[gi] * ((gi + blk) % 2 ? -1.f : 1.f);
+        if (++gi == grid.size()) {
+          gi = 0;
+          E += 3;
+          if (E > (bf ? 120 : 13))
+            E = bf ? -126 : -10;
+        }
+      }
+      v[i + j] = std::ldexp(y, E);
+    }
+  }
+  return fusion_rt_test::make_matrix(v, rows, cols, dt);
 }
 
 /// The input as a column-strided view: stores x^T and views it (1, rows).
@@ -267,7 +309,9 @@ void run_case(const Case &c) {
   const int64_t vcols = gated && c.backward ? 2 * K : K;
   // Inputs: [0] x (or packed [gate | up]), then up (two views), then grad.
   std::vector<HostMatrix> in;
-  in.push_back(make_input(c.dt, M, in_cols, c.pad, c.specials, rnd()));
+  in.push_back(c.sweep
+                   ? make_sweep(c.dt, M, in_cols)
+                   : make_input(c.dt, M, in_cols, c.pad, c.specials, rnd()));
   if (gated && !c.packed)
     in.push_back(make_input(c.dt, M, K, c.pad, false, rnd()));
   if (c.backward)
@@ -513,6 +557,8 @@ std::string describe(const Case &c) {
                 fusion_rt_test::describe(c.s).c_str(), c.pad ? " strided" : "",
                 c.colview ? " colview" : "", c.amax ? " amax" : "");
   std::string s = b;
+  if (c.sweep)
+    s += " sweep";
   if (c.s.zero_scale)
     s += c.s.zero_scale == 1 ? "/zero_one" : "/zero_min_normal";
   if (c.s.amax_epsilon > 0)
@@ -854,6 +900,20 @@ int main(int argc, char **argv) {
             c.amax = k++ % 3 == 1;
             cases.push_back(c);
           }
+    // MXFP4 over make_sweep's magnitudes (the packed 16-bit conversion of
+    // the plain stream kernel): both types, RCEIL and FLOOR.
+    for (int dt : {FUSION_RT_BF16, FUSION_RT_F16})
+      for (int rounding : {FUSION_RT_SCALE_RCEIL, FUSION_RT_SCALE_FLOOR}) {
+        Case c;
+        c.dt = dt;
+        c.M = dt == FUSION_RT_BF16 ? 600 : 1400;
+        c.N = 128;
+        c.sweep = true;
+        c.s = make_scheme(FUSION_RT_FORMAT_MXFP4, FUSION_RT_ROWWISE, v++);
+        c.s.scale_rounding = rounding;
+        c.s.scale_layout = FUSION_RT_SCALES_COMPACT;
+        cases.push_back(c);
+      }
     for (int kind = 1; kind <= FUSION_RT_ACT_LAST; ++kind)
       for (int fmt : {FUSION_RT_FORMAT_MXFP4, FUSION_RT_FORMAT_NVFP4})
         for (int inter = 0; inter < 2; ++inter) {
