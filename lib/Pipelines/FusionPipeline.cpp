@@ -34,7 +34,9 @@ void mlir::fusion::buildFusionPipeline(OpPassManager &pm,
                                        const FusionPipelineOptions &options) {
   // Normalise and fuse, per function.
   OpPassManager &fpm = pm.nest<func::FuncOp>();
-  // TOSA's MX casts, which nothing upstream lowers, written out first.
+  // torch-mlir's tm_tensor scans and scatters as loops, and TOSA's MX
+  // casts, which nothing upstream lowers, written out first.
+  fpm.addPass(createLowerTMTensor());
   fpm.addPass(createExpandTosaMX());
   fpm.addPass(createNormalizeElementwise());
   fpm.addPass(createCanonicalizerPass());
@@ -122,7 +124,9 @@ LogicalResult mlir::fusion::buildActQuantizePipeline(OpPassManager &pm) {
   OpPassManager &fpm = pm.getOpAnchorName() == func::FuncOp::getOperationName()
                            ? pm
                            : pm.nest<func::FuncOp>();
-  // TOSA's MX casts, which nothing upstream lowers, written out first.
+  // torch-mlir's tm_tensor scans and scatters as loops, and TOSA's MX
+  // casts, which nothing upstream lowers, written out first.
+  fpm.addPass(createLowerTMTensor());
   fpm.addPass(createExpandTosaMX());
   fpm.addPass(createNormalizeElementwise());
   fpm.addPass(createCanonicalizerPass());

@@ -39,10 +39,14 @@ using namespace mlir;
 namespace {
 
 /// The element types the expansion handles: f32 / bf16 on the wide side,
-/// the 8-bit MX element formats on the narrow side (TOSA's f4 and f6
-/// elements are sub-byte tensors, which this lowering does not store).
+/// TOSA's floating-point MX elements on the narrow side (8-bit, and the
+/// sub-byte f4E2M1FN / f6E2M3FN / f6E3M2FN, whose tensors lower with one
+/// element a byte); not mxint8.
 bool isWide(Type t) { return t.isF32() || t.isBF16(); }
-bool isElement8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
+bool isMXElement(Type t) {
+  return isa<Float8E4M3FNType, Float8E5M2Type, Float4E2M1FNType,
+             Float6E2M3FNType, Float6E3M2FNType>(t);
+}
 
 Value cst(OpBuilder &b, Location loc, int32_t v) {
   return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
@@ -232,10 +236,10 @@ struct ExpandTosaMXPass
                 .str();
       return false;
     }
-    if (!isElement8(narrow.getElementType())) {
-      why = llvm::formatv("the elements are {0} (f8E4M3FN and f8E5M2 are "
-                          "expanded; sub-byte and integer MX elements are "
-                          "not lowered here)",
+    if (!isMXElement(narrow.getElementType())) {
+      why = llvm::formatv("the elements are {0} (f8E4M3FN, f8E5M2, "
+                          "f6E2M3FN, f6E3M2FN and f4E2M1FN are expanded; "
+                          "integer MX elements are not)",
                           narrow.getElementType())
                 .str();
       return false;
@@ -358,11 +362,25 @@ struct ExpandTosaMXPass
 
     // The data: round_to_nearest_float(x / scale), in f32 (exact: the
     // scale is a power of two, and a quotient below f32's normals is below
-    // every 8-bit element's too).
+    // every MX element's too). The quotient of a finite scale is below the
+    // element's maximum (floor + 1 or ceil puts max_abs / scale at or under
+    // it), so it never overflows; that of a NaN scale (a block holding NaN
+    // or Inf) is NaN, which the specification writes as NaN: f6 and f4
+    // elements have none (nor an Inf), and the expansion writes +0 there
+    // (the block's scale byte, 255, makes every dequantized value NaN
+    // whatever the code).
+    bool hasNaN = llvm::APFloat::semanticsHasNaN(sem);
     Value data = mapBlockElements(
         b, loc, blocks, bytes, dataType,
         [&](OpBuilder &nb, Location l, Value v, Value s) -> Value {
           Value q = arith::DivFOp::create(nb, l, v, s);
+          if (!hasNaN) {
+            Value nan =
+                arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNO, q, q);
+            Value zero = arith::ConstantOp::create(
+                nb, l, nb.getFloatAttr(nb.getF32Type(), 0.0));
+            q = arith::SelectOp::create(nb, l, nan, zero, q);
+          }
           return arith::TruncFOp::create(nb, l, elem, q);
         });
     Value scales = tensor::BitcastOp::create(b, loc, scaleType, bytes);

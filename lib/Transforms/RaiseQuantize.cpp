@@ -242,23 +242,34 @@ Value followReshapes(Value v) {
 
 /// The nearest structured op with a reduction loop and one input (an amax,
 /// not a contraction) that `start` depends on.
-Operation *findReduction(Operation *start) {
-  SmallVector<Operation *> work{start};
+/// The amax reduction upstream of `start` through region ops; with
+/// `throughLoop`, also through loops (their operands and the values their
+/// bodies read from above), and the first loop crossed is returned there.
+Operation *findReduction(Operation *start, Operation **throughLoop = nullptr) {
+  SmallVector<std::pair<Operation *, Operation *>> work{{start, nullptr}};
   DenseSet<Operation *> seen;
   while (!work.empty() && seen.size() < 256) {
-    Operation *op = work.front();
+    auto [op, loop] = work.front();
     work.erase(work.begin());
     if (!seen.insert(op).second)
       continue;
     // An amax reduction reads one tensor; a contraction upstream of the
     // quantizer's input (the projection that computes it) is not one.
     if (auto l = dyn_cast<linalg::LinalgOp>(op))
-      if (l.getNumReductionLoops() > 0 && l.getNumDpsInputs() == 1)
+      if (l.getNumReductionLoops() > 0 && l.getNumDpsInputs() == 1) {
+        if (throughLoop)
+          *throughLoop = loop;
         return op;
+      }
+    // (readValues: a loop's operands and what its body reads from above.)
+    if (throughLoop && isa<LoopLikeOpInterface>(op) && !loop)
+      loop = op;
     for (Value v : readValues(op))
       if (Operation *def = v.getDefiningOp())
-        if (isRegionOp(def) && isa<RankedTensorType>(v.getType()))
-          work.push_back(def);
+        if ((isRegionOp(def) ||
+             (throughLoop && isa<LoopLikeOpInterface>(def))) &&
+            isa<RankedTensorType>(v.getType()))
+          work.push_back({def, loop});
   }
   return nullptr;
 }
@@ -775,10 +786,31 @@ SmallVector<Candidate> RaiseQuantizePass::delimit(Operation *castOp,
                                                  bool packedFp4, Decline &why) {
   Value data = followReshapes(castOp->getResult(0));
   Operation *reduction = findReduction(castOp);
+  // A quantizer whose scale a loop computes (a tm_tensor op written out):
+  // its amax lies beyond the loop.
+  Operation *loop = nullptr;
+  if (!reduction)
+    (void)findReduction(castOp, &loop);
   if (reduction && numElements(data) < 0) {
     why = {DeclineRule::RaiseUnsupportedShape,
            "the exactness check needs static shapes; this quantizer's data is " +
                llvm::formatv("{0}", data.getType()).str()};
+    return {};
+  }
+  if (!reduction && loop) {
+    why = {DeclineRule::NotEvaluable,
+           "this " +
+               std::string(
+                   packedFp4
+                       ? "packed FP4 tensor"
+                       : "cast to " +
+                             llvm::formatv("{0}", elementTypeOf(data)).str()) +
+               " depends on an amax reduction through a loop (" +
+               loop->getName().getStringRef().str() +
+               ": a tm_tensor op written out by fusion-lower-tm-tensor, or "
+               "one of the program's), which the raising does not look "
+               "through"};
+    why.region = {castOp};
     return {};
   }
   if (!reduction) {
@@ -3410,6 +3442,28 @@ void RaiseQuantizePass::runOnOperation() {
     if (!op.hasPureTensorSemantics() || op->getNumResults() != 1)
       return;
     Type et = elementTypeOf(op->getResult(0));
+    // Sub-byte float elements (TOSA's f6 / f4 casts written out): a block
+    // quantizer where an amax feeds them, which no runtime format stores
+    // this way (MXFP4's codes are packed two a byte; there is no FP6).
+    if (isa_and_nonnull<Float4E2M1FNType, Float6E2M3FNType, Float6E3M2FNType>(
+            et) &&
+        !llvm::all_of(
+            op.getDpsInputOperands(),
+            [&](OpOperand *in) { return elementTypeOf(in->get()) == et; }) &&
+        findReduction(op)) {
+      decline(op->getLoc(), func.getSymName(),
+              {DeclineRule::UnsupportedFormat,
+               llvm::formatv("a quantizer to {0} elements, one a byte: the "
+                             "runtime stores {1}",
+                             et,
+                             isa<Float4E2M1FNType>(et)
+                                 ? "MXFP4 / NVFP4 codes packed two a byte "
+                                   "(and scales by RCEIL, FLOOR or CEIL, "
+                                   "not TOSA's floor + 1)"
+                                 : "no FP6 format")
+                   .str()});
+      return;
+    }
     if (isFloat8Data(et)) {
       // Moving FP8 codes (a transpose, a copy) casts nothing: not a seed.
       if (op.getNumDpsInputs() > 0 &&

@@ -19,7 +19,10 @@ import subprocess
 import sys
 
 WIDTH = {"f32": 32, "bf16": 16, "f16": 16, "f8E4M3FN": 8, "f8E5M2": 8,
-         "f8E8M0FNU": 8, "ui8": 8, "i8": 8}
+         "f8E8M0FNU": 8, "ui8": 8, "i8": 8,
+         # Sub-byte elements: one element a byte in the .io files (as MLIR's
+         # hex literals and the lowered memrefs hold them).
+         "f6E2M3FN": 6, "f6E3M2FN": 6, "f4E2M1FN": 4}
 MLIR = {"ui8": "i8"}
 
 
@@ -93,7 +96,7 @@ def harness(program, io):
 
 def expected(rec):
     raw = bytes.fromhex(rec["hex"])
-    w = WIDTH[rec["dtype"]] // 8
+    w = max(1, WIDTH[rec["dtype"]] // 8)
     return [int.from_bytes(raw[i:i + w], "little") for i in range(0, len(raw), w)]
 
 

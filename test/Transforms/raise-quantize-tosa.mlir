@@ -1,18 +1,21 @@
 // RUN: fusion-opt %s --fusion-raise-quantize --remarks-filter=fusion -verify-diagnostics -o /dev/null
 // RUN: fusion-opt %s --fusion-expand-tosa-mx --remarks-filter=fusion -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPAND
+// RUN: fusion-opt %s --fusion-expand-tosa-mx --fusion-raise-quantize --remarks-filter=fusion -o /dev/null 2>&1 | FileCheck %s --check-prefix=RAISE
 // RUN: not fusion-opt %s --fusion-pipeline -o /dev/null 2>&1 | FileCheck %s
-// NOT-A-PROGRAM for test/Pipeline/every-program.test: the f4E2M1FN cast
-// below is not lowered; the error is checked here.
+// NOT-A-PROGRAM for test/Pipeline/every-program.test: the two casts after
+// the first are not lowered; the error is checked here.
 
 // tosa.cast_to_block_scaled is raised once fusion-expand-tosa-mx has written
 // it out (test/Transforms/expand-tosa-mx.mlir); the raising pass alone names
-// it. TOSA's sub-byte elements (f4E2M1FN, f6) are not expanded: the
-// expansion's remark says why, and the pipeline stops at the cast with an
-// error, not a crash.
+// it. A sub-byte element type (f4E2M1FN here; f6 likewise) is expanded and
+// then declined by the raising: the runtime's MXFP4 codes are packed two a
+// byte and its scale rules are not TOSA's floor + 1 (the expansion lowers
+// as written: test/Frontend/corpus.test, tosa_mxfp4_f32).
 
-// EXPAND: [Missed] ExpandTosaMX | Category:fusion | Function=tosa_mxfp8 | Reason="unsupported op", Remark="tosa.cast_to_block_scaled is not expanded: the elements are f4E2M1FN (f8E4M3FN and f8E5M2 are expanded; sub-byte and integer MX elements are not lowered here)"
+// EXPAND: [Passed] ExpandTosaMX | Category:fusion | Function=tosa_mxfp4 | Remark="expanded tosa.cast_to_block_scaled as the TOSA 1.1 specification defines it"
+// RAISE: [Missed] RaiseQuantize | Category:fusion | Function=tosa_mxfp4 | Reason="unsupported format", Remark="a quantizer to f4E2M1FN elements, one a byte: the runtime stores MXFP4 / NVFP4 codes packed two a byte (and scales by RCEIL, FLOOR or CEIL, not TOSA's floor + 1)"
 // CHECK: error: op was not bufferized
-func.func @tosa_mxfp8(%x: tensor<4x64xf32>) -> (tensor<4x64xf4E2M1FN>, tensor<4x2xf8E8M0FNU>) {
+func.func @tosa_mxfp4(%x: tensor<4x64xf32>) -> (tensor<4x64xf4E2M1FN>, tensor<4x2xf8E8M0FNU>) {
   // expected-remark @below {{Reason="unsupported op", Remark="tosa.cast_to_block_scaled is raised once fusion-expand-tosa-mx has written it out (both pipelines run it first); this one was not"}}
   %0:2 = tosa.cast_to_block_scaled %x {block_size = #tosa.block_size<BLOCK_SIZE_32>} : (tensor<4x64xf32>) -> (tensor<4x64xf4E2M1FN>, tensor<4x2xf8E8M0FNU>)
   return %0#0, %0#1 : tensor<4x64xf4E2M1FN>, tensor<4x2xf8E8M0FNU>

@@ -858,6 +858,13 @@ def programs():
         (x((2, 3, 64), bf, 1.0),), seq
     yield "gdn_ba_interleaved_bf16_3d_dyn", GdnGatesBA(64, 4, 8, bf, True), \
         (x((2, 3, 64), bf, 1.0),), seq
+    # torchao's EVEN scale mode: `max_abs[nan_mask] = nan`, an index_put with
+    # a boolean mask, which torch-mlir writes with tm_tensor.scan / scatter
+    # (fusion-lower-tm-tensor); a NaN element makes one NaN block.
+    xe = x((4, 64), bf)
+    xe[1, 5] = float("nan")
+    yield "silu_mxfp8_even_bf16", ActMx(F.silu, mode=Mode.EVEN), (xe,)
+    yield "relu_mxfp4_even_f32", ActMx4(F.relu, mode=Mode.EVEN), (x((4, 64), f32),)
 
 
 def large_programs():

@@ -25,11 +25,24 @@ from fractions import Fraction
 import numpy as np
 
 BLOCK = 32
-# name: (bias, mantissa bits, largest finite, overflow code or None -> NaN)
+# name: (bias, mantissa bits, largest finite, overflow code or None -> NaN,
+# width in bits). The sub-byte elements (f6, f4) have neither NaN nor Inf:
+# the specification's NaN for a block holding NaN or Inf has no code there,
+# and fusion-expand-tosa-mx writes +0 (NAN_CODE); no finite quotient
+# overflows (max_abs / scale <= the element's maximum).
 ELEM = {
-    "f8E4M3FN": (7, 3, 448.0, None),
-    "f8E5M2": (15, 2, 57344.0, 0x7C),
+    "f8E4M3FN": (7, 3, 448.0, None, 8),
+    "f8E5M2": (15, 2, 57344.0, 0x7C, 8),
+    "f6E2M3FN": (1, 3, 7.5, None, 6),
+    "f6E3M2FN": (3, 2, 28.0, None, 6),
+    "f4E2M1FN": (1, 1, 6.0, None, 4),
 }
+NAN_CODE = {"f8E4M3FN": 0x7F, "f8E5M2": 0x7E, "f6E2M3FN": 0, "f6E3M2FN": 0,
+            "f4E2M1FN": 0}
+
+
+def sign_bit(elem):
+    return 1 << (ELEM[elem][4] - 1)
 
 
 def f32_of_bits(u):
@@ -51,12 +64,13 @@ def encode(v, elem):
     """round_to_nearest_float to an 8-bit element of `elem` (v: a Python
     float or Fraction, or NaN); out-of-range values give Inf where the
     type has one, else NaN."""
-    bias, mbits, largest, inf_code = ELEM[elem]
+    bias, mbits, largest, inf_code, width = ELEM[elem]
     if isinstance(v, float) and math.isnan(v):
-        return 0x7F if elem == "f8E4M3FN" else 0x7E
-    sign = 0x80 if v < 0 or (isinstance(v, float) and math.copysign(1, v) < 0) else 0
+        return NAN_CODE[elem]
+    sign = sign_bit(elem) if v < 0 or (isinstance(v, float) and math.copysign(1, v) < 0) else 0
     a = Fraction(abs(v)) if not (isinstance(v, float) and math.isinf(v)) else None
     if a is None:
+        assert width == 8, "an Inf quotient for a sub-byte element"
         return sign | (inf_code if inf_code is not None else 0x7F)
     min_normal = Fraction(2) ** (1 - bias)
     step_sub = min_normal / (1 << mbits)
@@ -81,14 +95,15 @@ def encode(v, elem):
         n, e = 0, e + 1
     value = (1 + Fraction(n, 1 << mbits)) * Fraction(2) ** e
     if value > Fraction(largest):
+        assert width == 8, "a finite quotient past a sub-byte element's maximum"
         return sign | (inf_code if inf_code is not None else 0x7F)
     return sign | ((e + bias) << mbits) | n
 
 
 def decode(code, elem):
-    bias, mbits, _, inf_code = ELEM[elem]
-    sign = -1.0 if code & 0x80 else 1.0
-    mag = code & 0x7F
+    bias, mbits, _, inf_code, width = ELEM[elem]
+    sign = -1.0 if code & sign_bit(elem) else 1.0
+    mag = code & (sign_bit(elem) - 1)
     if elem == "f8E4M3FN" and mag == 0x7F:
         return float("nan")
     if elem == "f8E5M2" and mag >= 0x7C:
@@ -134,9 +149,9 @@ def quantize(values, cols, elem):
             for v in block:
                 if e is None or math.isnan(v):
                     codes.append(encode(float("nan"), elem))
-                else:  # -0.0 keeps its sign (the code 0x80)
+                else:  # -0.0 keeps its sign (the sign bit's code)
                     c = encode(Fraction(v) / Fraction(2) ** e, elem)
-                    codes.append(c | (0x80 if math.copysign(1, v) < 0 else 0))
+                    codes.append(c | (sign_bit(elem) if math.copysign(1, v) < 0 else 0))
     return codes, scales
 
 
@@ -153,8 +168,10 @@ def dequantize(codes, scales, cols, elem, out):
     return res
 
 
-def probe_values(n, seed, wide):
-    """Blocks of edge cases for the scale rule, then random blocks."""
+def probe_values(n, seed, wide, maxima=(448.0, 57344.0, 6.0)):
+    """Blocks of edge cases for the scale rule, then random blocks;
+    `maxima`: the element maxima whose multiples 2^k (and one ulp around
+    them) the scale-rule blocks take."""
     rng = random.Random(seed)
     nan, inf = float("nan"), math.inf
     out = []
@@ -164,7 +181,7 @@ def probe_values(n, seed, wide):
                for _ in range(BLOCK)]
         kind = b % 16
         at = rng.randrange(BLOCK)
-        m = [448.0, 57344.0, 6.0][b % 3] * math.ldexp(1, (b % 11) - 5)
+        m = maxima[b % len(maxima)] * math.ldexp(1, (b % 11) - 5)
         if kind == 0:
             blk = [0.0] * BLOCK
             blk[at] = -0.0
@@ -236,7 +253,9 @@ def write(outdir, name, text, inputs, outputs):
 def quant_program(outdir, name, shape, wide, elem, seed):
     n = math.prod(shape)
     cols = shape[-1]
-    bits = probe_values(n, seed, wide)
+    # The 8-bit programs keep the maxima they were generated with.
+    bits = probe_values(n, seed, wide) if ELEM[elem][4] == 8 else \
+        probe_values(n, seed, wide, (ELEM[elem][2], 6.0, 448.0))
     vals = [f32_of_bits(u) for u in bits]  # bf16 bits sit in the top half
     codes, scales = quantize(vals, cols, elem)
     sshape = shape[:-1] + [cols // BLOCK]
@@ -261,7 +280,7 @@ def dequant_program(outdir, name, shape, elem, out, seed):
     rng = random.Random(seed)
     n = math.prod(shape)
     cols = shape[-1]
-    codes = [rng.randrange(256) for _ in range(n)]
+    codes = [rng.randrange(1 << ELEM[elem][4]) for _ in range(n)]
     sshape = shape[:-1] + [cols // BLOCK]
     # Scale bytes over the whole e8m0 range, with 0, 254 and NaN (255).
     scales = [[0, 1, 127, 254, 255, 100, 150, 200][i % 8] if i < 8
@@ -294,6 +313,16 @@ def main():
                     "f32", 5)
     dequant_program(outdir, "tosa_dequant_mxfp8e5m2_bf16", [4, 128], "f8E5M2",
                     "bf16", 6)
+    # The sub-byte elements (one element a byte in the .io files).
+    quant_program(outdir, "tosa_mxfp4_f32", [8, 256], "f32", "f4E2M1FN", 8)
+    quant_program(outdir, "tosa_mxfp6e2m3_bf16", [4, 256], "bf16",
+                  "f6E2M3FN", 9)
+    quant_program(outdir, "tosa_mxfp6e3m2_f32_3d", [2, 4, 128], "f32",
+                  "f6E3M2FN", 10)
+    dequant_program(outdir, "tosa_dequant_mxfp4_f32", [4, 128], "f4E2M1FN",
+                    "f32", 11)
+    dequant_program(outdir, "tosa_dequant_mxfp6e3m2_bf16", [4, 128],
+                    "f6E3M2FN", "bf16", 12)
 
 
 if __name__ == "__main__":

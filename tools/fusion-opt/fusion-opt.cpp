@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "fusion/Conversion/FusionToRuntime/FusionToRuntime.h"
 #include "fusion/Dialect/Fusion/IR/FusionDialect.h"
+#include "fusion/Dialect/TMTensor/TMTensorDialect.h"
 #include "fusion/Pipelines/FusionPipeline.h"
 #include "fusion/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -21,6 +22,9 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   registry.insert<mlir::fusion::FusionDialect>();
+  // torch-mlir's tm_tensor.scan / scatter (a subset: fusion-lower-tm-tensor
+  // writes them out).
+  registry.insert<mlir::fusion::tm_tensor::TMTensorDialect>();
   mlir::fusion::registerBufferizableOpInterfaceExternalModels(registry);
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "fusion-opt: activation/quantize and paired-projection "

@@ -57,9 +57,10 @@ def ExpandTosaMX : Pass<"fusion-expand-tosa-mx", "func::FuncOp"> {
     The expansion is then a written-out quantizer like any other:
     `fusion-raise-quantize` raises it where a runtime quantizer equals it
     (f8E4M3FN: the runtime's default MXFP8, RCEIL with NaN propagation) and
-    the rest lowers with the program. Element types other than f8E4M3FN /
-    f8E5M2 (f4, f6, mxint8: sub-byte tensors), unscaled types other than
-    f32 / bf16, and a dynamic last dimension are left as they are, with a
+    the rest lowers with the program. The sub-byte elements (f6E2M3FN,
+    f6E3M2FN, f4E2M1FN) are expanded too (a NaN scale's elements, which
+    the types cannot hold, become +0). Other element types, unscaled types
+    other than f32 / bf16, and a dynamic last dimension are left as they are, with a
     `missed` remark (category `fusion`, name `ExpandTosaMX`) that says why;
     each expanded op gets a `passed` remark.
 
@@ -78,6 +79,32 @@ def ExpandTosaMX : Pass<"fusion-expand-tosa-mx", "func::FuncOp"> {
            "Lower the other TOSA ops of a function that has any with "
            "upstream's TOSA-to-linalg passes">
   ];
+}
+
+def LowerTMTensor : Pass<"fusion-lower-tm-tensor", "func::FuncOp"> {
+  let summary = "Write torch-mlir's tm_tensor.scan / scatter out as loops "
+                "on tensors";
+  let description = [{
+    torch-mlir's linalg-on-tensors backend leaves two ops of its TMTensor
+    dialect where a program indexes with a mask or takes a cumulative sum
+    (`x[mask] = v`, `torch.nonzero`, `torch.cumsum`; torchao's EVEN scale
+    mode writes `max_abs[nan_mask] = nan`): `tm_tensor.scan` and
+    `tm_tensor.scatter`. fusion-opt parses them (its tm_tensor subset,
+    include/fusion/Dialect/TMTensor) and this pass, first in
+    `--fusion-pipeline` and `--fusion-act-quantize-pipeline`, rewrites each
+    into `scf.for` loops over `tensor.extract` / `tensor.insert`, which
+    bufferize and lower with the rest of the program. A scan runs its body
+    along the dimension in order (inclusive: out[0] = in[0]; exclusive:
+    out[0] = the accumulator); a scatter applies its body to each update in
+    order, and skips an update whose index lies outside the original (the
+    op leaves that undefined; nothing is written outside the tensor).
+    Matched by operation name, so the pass also runs where torch-mlir's own
+    dialect is loaded (the plugin). Every rewritten op gets a `passed`
+    remark (category `fusion`, name `LowerTMTensor`); one it cannot take
+    (memref operands, unranked or non-integer indices) a `missed` one.
+  }];
+  let dependentDialects = ["scf::SCFDialect", "tensor::TensorDialect",
+                           "arith::ArithDialect"];
 }
 
 def RaiseQuantize : Pass<"fusion-raise-quantize", "func::FuncOp"> {
