@@ -241,10 +241,9 @@ Value followReshapes(Value v) {
 }
 
 /// The nearest structured op with a reduction loop and one input (an amax,
-/// not a contraction) that `start` depends on.
-/// The amax reduction upstream of `start` through region ops; with
+/// not a contraction) that `start` depends on through region ops; with
 /// `throughLoop`, also through loops (their operands and the values their
-/// bodies read from above), and the first loop crossed is returned there.
+/// bodies read from above), the first loop crossed returned there.
 Operation *findReduction(Operation *start, Operation **throughLoop = nullptr) {
   SmallVector<std::pair<Operation *, Operation *>> work{{start, nullptr}};
   DenseSet<Operation *> seen;
@@ -802,7 +801,7 @@ SmallVector<Candidate> RaiseQuantizePass::delimit(Operation *castOp,
            "this " +
                std::string(
                    packedFp4
-                       ? "packed FP4 tensor"
+                       ? "i8 tensor (packed FP4 codes, if a quantizer)"
                        : "cast to " +
                              llvm::formatv("{0}", elementTypeOf(data)).str()) +
                " depends on an amax reduction through a loop (" +
