@@ -69,6 +69,21 @@ void bounds(OpBuilder &b, Location loc, Value v, SmallVectorImpl<Value> &lbs,
   }
 }
 
+/// Replaces `op` by loops over every index of `shapeOf` (row-major order)
+/// carrying `iters`, whose body `body` builds; the op is erased.
+void replaceByLoopNest(Operation *op, Value shapeOf, ValueRange iters,
+                       function_ref<scf::ValueVector(OpBuilder &, Location,
+                                                     ValueRange, ValueRange)>
+                           body) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  SmallVector<Value> lbs, ubs, steps;
+  bounds(b, loc, shapeOf, lbs, ubs, steps);
+  scf::LoopNest nest = scf::buildLoopNest(b, loc, lbs, ubs, steps, iters, body);
+  op->replaceAllUsesWith(nest.results);
+  op->erase();
+}
+
 /// ins(%in) outs(%out, %acc) -> (out, acc). Loops over every index in
 /// row-major order carry (out, acc); at index i of the dimension:
 /// inclusive: out[0] = in[0], out[i] = body(out[i-1], in[i]); exclusive:
@@ -97,13 +112,9 @@ LogicalResult lowerScan(Operation *op, std::string &why) {
     return failure();
   }
   bool inclusive = inclAttr.getValue();
-  OpBuilder b(op);
-  Location loc = op->getLoc();
-  SmallVector<Value> lbs, ubs, steps;
-  bounds(b, loc, in, lbs, ubs, steps);
   Region &region = op->getRegion(0);
-  scf::LoopNest nest = scf::buildLoopNest(
-      b, loc, lbs, ubs, steps, ValueRange{out0, acc0},
+  replaceByLoopNest(
+      op, in, ValueRange{out0, acc0},
       [&](OpBuilder &nb, Location l, ValueRange ivs,
           ValueRange iters) -> scf::ValueVector {
         Value out = iters[0], acc = iters[1];
@@ -136,8 +147,6 @@ LogicalResult lowerScan(Operation *op, std::string &why) {
             });
         return {ifOp.getResult(0), ifOp.getResult(1)};
       });
-  op->replaceAllUsesWith(nest.results);
-  op->erase();
   return success();
 }
 
@@ -175,13 +184,9 @@ LogicalResult lowerScatter(Operation *op, std::string &why) {
           "updates and a body that do not fit the original";
     return failure();
   }
-  OpBuilder b(op);
-  Location loc = op->getLoc();
-  SmallVector<Value> lbs, ubs, steps;
-  bounds(b, loc, updates, lbs, ubs, steps);
   Region &region = op->getRegion(0);
-  scf::LoopNest nest = scf::buildLoopNest(
-      b, loc, lbs, ubs, steps, ValueRange{original},
+  replaceByLoopNest(
+      op, updates, ValueRange{original},
       [&](OpBuilder &nb, Location l, ValueRange ivs,
           ValueRange iters) -> scf::ValueVector {
         Value dest = iters[0];
@@ -229,8 +234,6 @@ LogicalResult lowerScatter(Operation *op, std::string &why) {
             });
         return {ifOp.getResult(0)};
       });
-  op->replaceAllUsesWith(nest.results);
-  op->erase();
   return success();
 }
 
