@@ -36,3 +36,12 @@ func.func @negative_f16(%x: tensor<4x64xf16>) -> (tensor<4x64xf8E4M3FN>, tensor<
   %0:2 = tosa.cast_to_block_scaled %x {block_size = #tosa.block_size<BLOCK_SIZE_32>} : (tensor<4x64xf16>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>)
   return %0#0, %0#1 : tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>
 }
+
+// TOSA's mxint8 elements (!tosa.mxint8) are not expanded: the remark names
+// the type.
+// EXPAND: [Missed] ExpandTosaMX | Category:fusion | Function=negative_mxint8 | Reason="unsupported op", Remark="tosa.cast_to_block_scaled is not expanded: the elements are !tosa.mxint8 (f8E4M3FN, f8E5M2, f6E2M3FN, f6E3M2FN and f4E2M1FN are expanded; integer MX elements are not)"
+func.func @negative_mxint8(%x: tensor<4x32xf32>) -> (tensor<4x32x!tosa.mxint8>, tensor<4x1xf8E8M0FNU>) {
+  // expected-remark @below {{Reason="unsupported op"}}
+  %0:2 = tosa.cast_to_block_scaled %x {block_size = #tosa.block_size<BLOCK_SIZE_32>} : (tensor<4x32xf32>) -> (tensor<4x32x!tosa.mxint8>, tensor<4x1xf8E8M0FNU>)
+  return %0#0, %0#1 : tensor<4x32x!tosa.mxint8>, tensor<4x1xf8E8M0FNU>
+}
