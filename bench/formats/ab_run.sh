@@ -19,10 +19,7 @@ timeout 300 "$B/fusion_rt_formats_gpu_tests" > "$OUT/formats_gpu_tests.log" 2>&1
 r=$?; grep -E "^FAIL" "$OUT/formats_gpu_tests.log" | head -20; tail -n 2 "$OUT/formats_gpu_tests.log"
 [ $r -eq 0 ] || rc=1
 BENCH=${BENCH:-bench/formats/fp8_block_bench.py}
-if ls .whl/torchao*.whl >/dev/null 2>&1; then # the FP4 peers (torchao's functions)
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-    --target /tmp/site .whl/torchao*.whl && export PYTHONPATH=/tmp/site
-fi
+use_torchao_wheel # the FP4 peers (torchao's functions)
 export PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
 for arm in b a; do
   lib=$PWD/$B/libfusion_rt.so; extra=""

@@ -34,10 +34,7 @@ if [ "${NO_SAN:-0}" != 1 ]; then
   done
 fi
 if [ "${NO_BENCH:-0}" != 1 ]; then
-  if ls .whl/torchao*.whl >/dev/null 2>&1; then
-    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-      --target /tmp/site .whl/torchao*.whl && export PYTHONPATH=/tmp/site
-  fi
+  use_torchao_wheel
   export FUSION_RT_LIBRARY=$PWD/$B/libfusion_rt.so
   export PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
   Q=""; [ "${QUICK:-0}" = 1 ] && Q="--quick"

@@ -23,10 +23,7 @@ for k in 1 0; do
   grep -E "sweep" "$OUT/formats_gpu_tests_$k.log" | head -4; tail -n 2 "$OUT/formats_gpu_tests_$k.log"
   [ $r -eq 0 ] || rc=1
 done
-if ls .whl/torchao*.whl >/dev/null 2>&1; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-    --target /tmp/site .whl/torchao*.whl && export PYTHONPATH=/tmp/site
-fi
+use_torchao_wheel
 export FUSION_RT_LIBRARY=$PWD/$B/libfusion_rt.so
 export PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
 for k in 1 0; do
