@@ -60,9 +60,9 @@ LogicalResult ScanOp::verify() {
   if (getInputs().size() != 1 || getOutputs().size() != 2)
     return emitOpError("expects one input and two outputs (the scanned "
                        "tensor and the accumulator)");
-  auto in = dyn_cast<ShapedType>(getInputs()[0].getType());
-  auto out = dyn_cast<ShapedType>(getOutputs()[0].getType());
-  auto acc = dyn_cast<ShapedType>(getOutputs()[1].getType());
+  auto in = cast<ShapedType>(getInputs()[0].getType());
+  auto out = cast<ShapedType>(getOutputs()[0].getType());
+  auto acc = cast<ShapedType>(getOutputs()[1].getType());
   if (!in.hasRank() || !out.hasRank() || !acc.hasRank())
     return emitOpError("expects ranked operands");
   int64_t dim = getDimension();
