@@ -268,6 +268,15 @@ bool hasSymbols(AffineMap m) { return m.getNumSymbols() != 0; }
 
 // ---- public helpers ---------------------------------------------------------
 
+int64_t TensorEvaluator::affineValue(AffineExpr e, ArrayRef<int64_t> dims) {
+  return evalAffine(e, dims);
+}
+
+std::optional<uint64_t> TensorEvaluator::constantElement(Attribute attr,
+                                                         int64_t linear) {
+  return constantBits(attr, linear);
+}
+
 int64_t TensorEvaluator::linearize(ArrayRef<int64_t> index,
                                    ArrayRef<int64_t> shape) {
   int64_t linear = 0;

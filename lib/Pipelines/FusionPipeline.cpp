@@ -36,6 +36,7 @@ void mlir::fusion::buildFusionPipeline(OpPassManager &pm,
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   // torch-mlir's tm_tensor scans and scatters as loops, and TOSA's MX
   // casts, which nothing upstream lowers, written out first.
+  fpm.addPass(createRaiseMaskedFill());
   fpm.addPass(createLowerTMTensor());
   fpm.addPass(createExpandTosaMX());
   fpm.addPass(createNormalizeElementwise());
@@ -126,6 +127,7 @@ LogicalResult mlir::fusion::buildActQuantizePipeline(OpPassManager &pm) {
                            : pm.nest<func::FuncOp>();
   // torch-mlir's tm_tensor scans and scatters as loops, and TOSA's MX
   // casts, which nothing upstream lowers, written out first.
+  fpm.addPass(createRaiseMaskedFill());
   fpm.addPass(createLowerTMTensor());
   fpm.addPass(createExpandTosaMX());
   fpm.addPass(createNormalizeElementwise());

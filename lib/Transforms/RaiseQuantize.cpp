@@ -376,12 +376,19 @@ std::vector<float> makeProbe(unsigned kind, int64_t rows, int64_t cols,
           blk[i] = std::ldexp(normal(rng), 126);
         blk[at] = 3.4028235e38f;
         break;
-      case 6: // amax mantissa near 2 (FLOOR scales overflow the element)
-        blk[at] = std::ldexp(1.9921875f, expo(rng)) * (at % 2 ? -1.0f : 1.0f);
+      case 6: { // amax mantissa near 2 (FLOOR scales overflow the element),
+                // or at / just below the mantissa where EVEN's rounding of
+                // the amax to the element's m bits carries: 2 - 2^-(m+1)
+        static const float near2[] = {1.9921875f, 1.9375f, 1.875f, 1.75f};
+        float mant = near2[(r + b) % 4];
+        if ((r + 2 * b) % 3 == 1 && mant != near2[0])
+          mant = std::nextafter(mant, 0.0f);
+        blk[at] = std::ldexp(mant, expo(rng)) * (at % 2 ? -1.0f : 1.0f);
         for (int64_t i = 0; i < n; ++i)
           if (i != at)
             blk[i] = blk[at] * (0.875f + 0.125f * (i % 2)) * (i % 3 ? 1 : -1);
         break;
+      }
       case 7: // amax an exact power of two, elements on rounding ties
         for (int64_t i = 0; i < n; ++i)
           blk[i] = std::ldexp(1.0f + (2 * (i % 8) + 1) / 32.0f, expo(rng) % 4);
@@ -2031,7 +2038,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
   for (ZeroScale zero : {ZeroScale::exact, ZeroScale::one,
                          ZeroScale::min_normal})
     for (ScaleRounding rnd : {ScaleRounding::rceil, ScaleRounding::floor,
-                               ScaleRounding::ceil})
+                              ScaleRounding::ceil, ScaleRounding::even})
       for (NanPolicy nan : {NanPolicy::propagate, NanPolicy::ignore}) {
         if (c.nvfp4)
           break;

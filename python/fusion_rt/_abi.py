@@ -20,7 +20,7 @@ DTYPE = {"bf16": 0, "f16": 1, "f32": 2, "f8e4m3": 3, "f8e5m2": 4, "f4e2m1": 5,
          "e8m0": 6}
 FORMAT = {"mxfp8_e4m3": 0, "mxfp8_e5m2": 1, "mxfp4": 2, "nvfp4": 3,
           "fp8_e4m3": 4, "fp8_e5m2": 5, "fp8_block_e4m3": 6, "fp8_block_e5m2": 7}
-SCALE_ROUNDING = {"rceil": 0, "floor": 1, "ceil": 2}
+SCALE_ROUNDING = {"rceil": 0, "floor": 1, "ceil": 2, "even": 3}
 NAN_POLICY = {"propagate": 0, "ignore": 1}
 DIRECTION = {"rowwise": 0, "colwise": 1, "both": 2}
 COLWISE_LAYOUT = {"same": 0, "transposed": 1}

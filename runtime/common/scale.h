@@ -70,10 +70,18 @@ FUSION_RT_HDI uint8_t e8m0_roundup(float v, bool saturate) {
   return uint8_t(b);
 }
 
+/// The mantissa width of an MX format's element type (e4m3 3, e5m2 2, e2m1 1).
+FUSION_RT_HDI int mx_mbits(int32_t format) {
+  return format == kMXFP8E4M3 ? 3 : format == kMXFP8E5M2 ? 2 : 1;
+}
+
 /// The MX scale byte of a block. `amax` is the largest |x| over the block's
 /// valid non-NaN elements (0 if none); `has_nan` says whether any valid
 /// element was NaN. `rounding`: 0 RCEIL, 1 FLOOR, 2 CEIL (FLOOR of amax
-/// rounded up to a power of two). `propagate`: NaN policy.
+/// rounded up to a power of two), 3 EVEN (FLOOR of amax with its mantissa
+/// rounded half up to the element's width: torchao's
+/// `(bits + (1 << (23 - mbits - 1))) & 0xff800000`, which carries into the
+/// exponent, up to Inf's 255). `propagate`: NaN policy.
 ///  - propagate: a NaN or Inf in the block gives 255 (torchao);
 ///  - ignore: NaN is dropped, an Inf amax saturates to 254 (TE).
 FUSION_RT_HDI uint8_t mx_scale_byte(float amax, bool has_nan, int32_t format,
@@ -84,7 +92,9 @@ FUSION_RT_HDI uint8_t mx_scale_byte(float amax, bool has_nan, int32_t format,
     return e8m0_roundup(amax * mx_max_rcp(format), /*saturate=*/true);
   if (f32_is_inf(amax))
     return 254;
-  const uint32_t bits = f32_bits(amax);
+  uint32_t bits = f32_bits(amax) & 0x7fffffffu;
+  if (rounding == 3)
+    bits = (bits + (1u << (22 - mx_mbits(format)))) & 0xff800000u;
   int e = int(bits >> 23) & 0xff;
   if (rounding == 2 && (bits & 0x7fffffu) != 0)
     ++e; // at most 255 (amax below 2^128): the byte stays below 254

@@ -123,7 +123,12 @@ typedef enum fusion_rt_scale_rounding {
   FUSION_RT_SCALE_FLOOR = 1,
   /** byte = max(E(amax) + (mantissa(amax) != 0) - P, 0): amax rounded up to
    *  a power of two before the OCP rule (torchao CEIL). */
-  FUSION_RT_SCALE_CEIL = 2
+  FUSION_RT_SCALE_CEIL = 2,
+  /** byte = max(E(amax') - P, 0), amax' = amax with its mantissa rounded
+   *  half up to the element type's mantissa width m (3 / 2 / 1), i.e.
+   *  bits(amax') = (bits(amax) + 2^(22-m)) & 0xff800000 (torchao EVEN; an
+   *  amax' that rounds to Inf gives 255 - P). */
+  FUSION_RT_SCALE_EVEN = 3
 } fusion_rt_scale_rounding;
 
 typedef enum fusion_rt_nan_policy {

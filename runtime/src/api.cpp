@@ -250,7 +250,7 @@ fusion_rt_status check_scheme(const fusion_rt_quant_scheme *s) {
     int32_t v, hi;
     const char *name;
   } fields[] = {{s->format, 7, "scheme->format"},
-                {s->scale_rounding, 2, "scheme->scale_rounding"},
+                {s->scale_rounding, 3, "scheme->scale_rounding"},
                 {s->nan_policy, 1, "scheme->nan_policy"},
                 {s->direction, 2, "scheme->direction"},
                 {s->colwise_layout, 1, "scheme->colwise_layout"},
@@ -292,9 +292,10 @@ fusion_rt_status check_scheme(const fusion_rt_quant_scheme *s) {
   }
   if (s->scale_rounding != FUSION_RT_SCALE_RCEIL && !mx)
     return fail(FUSION_RT_STATUS_UNSUPPORTED,
-                s->scale_rounding == FUSION_RT_SCALE_FLOOR
-                    ? "scheme->scale_rounding FLOOR applies to MX formats only"
-                    : "scheme->scale_rounding CEIL applies to MX formats only");
+                "scheme->scale_rounding %s applies to MX formats only",
+                s->scale_rounding == FUSION_RT_SCALE_FLOOR  ? "FLOOR"
+                : s->scale_rounding == FUSION_RT_SCALE_CEIL ? "CEIL"
+                                                            : "EVEN");
   if (s->scale_layout == FUSION_RT_SCALES_SWIZZLED && fp8)
     return fail(FUSION_RT_STATUS_UNSUPPORTED,
                 "scheme->scale_layout SWIZZLED: FP8 per-tensor scaling has no "

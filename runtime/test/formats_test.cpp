@@ -127,7 +127,7 @@ TEST(Formats, MxMatchesFormulaReference) {
   for (int32_t f : {FUSION_RT_FORMAT_MXFP8_E4M3, FUSION_RT_FORMAT_MXFP8_E5M2,
                     FUSION_RT_FORMAT_MXFP4})
     for (int32_t rounding : {FUSION_RT_SCALE_RCEIL, FUSION_RT_SCALE_FLOOR,
-                             FUSION_RT_SCALE_CEIL})
+                             FUSION_RT_SCALE_CEIL, FUSION_RT_SCALE_EVEN})
       for (int32_t pol : {FUSION_RT_NAN_PROPAGATE, FUSION_RT_NAN_IGNORE}) {
         fusion_rt_quant_scheme s = scheme_of(f, FUSION_RT_ROWWISE);
         s.scale_rounding = rounding;
@@ -170,6 +170,12 @@ TEST(Formats, MxMatchesFormulaReference) {
               int ex = 0;
               if (rounding == FUSION_RT_SCALE_CEIL && amax != 0.f &&
                   std::frexp(amax, &ex) != 0.5f)
+                ++e;
+              // EVEN: the significand rounded half up to the element's
+              // mantissa bits (3 / 2 / 1) reaches 2.
+              const int mb = f == 0 ? 3 : f == 1 ? 2 : 1;
+              if (rounding == FUSION_RT_SCALE_EVEN && std::isnormal(amax) &&
+                  2.0 * std::frexp(amax, &ex) >= 2.0 - std::ldexp(1.0, -mb - 1))
                 ++e;
               byte = std::max(e + 127 - p, 0);
               if (amax != 0.f && !std::isnormal(amax))

@@ -54,7 +54,7 @@ const float kNaN = std::numeric_limits<float>::quiet_NaN();
 const float kInf = std::numeric_limits<float>::infinity();
 
 constexpr int32_t kModes[] = {FUSION_RT_SCALE_RCEIL, FUSION_RT_SCALE_FLOOR,
-                              FUSION_RT_SCALE_CEIL};
+                              FUSION_RT_SCALE_CEIL, FUSION_RT_SCALE_EVEN};
 constexpr int32_t kPolicies[] = {FUSION_RT_NAN_PROPAGATE, FUSION_RT_NAN_IGNORE};
 
 } // namespace
@@ -206,6 +206,32 @@ TEST(SpecialValues, CeilRoundsTheAmaxUp) {
   BlockResult ce = quantize_block(x, FUSION_RT_SCALE_CEIL, FUSION_RT_NAN_PROPAGATE);
   EXPECT_EQ(ce.scale, 247);
   EXPECT_EQ(ce.data[0], 0x78);
+}
+
+// EVEN (torchao): FLOOR of the amax with its mantissa rounded half up to
+// e4m3's three bits: 496 = 1.9375 * 2^8 rounds up to 2^9 (one above FLOOR,
+// its codes halved, 0.96875 ties to 1.0), 480 = 1.875 * 2^8 does not; a
+// block just below 496 (1.9375 - 2^-23) stays with FLOOR; FLT_MAX rounds to
+// Inf's exponent: 255 - 8.
+TEST(SpecialValues, EvenRoundsTheMantissaHalfUp) {
+  float x[32];
+  struct Case {
+    float v;
+    uint8_t floor, floorCode, even, evenCode;
+  } cases[] = {{496.f, 127, 0x7e, 128, 0x38},
+               {480.f, 127, 0x7e, 127, 0x7e},
+               {std::nextafter(496.f, 0.f), 127, 0x7e, 127, 0x7e},
+               {FLT_MAX, 246, 0x7e, 247, 0x7e}};
+  for (const Case &c : cases)
+    for (int32_t p : kPolicies) {
+      fill(x, c.v);
+      BlockResult fl = quantize_block(x, FUSION_RT_SCALE_FLOOR, p);
+      BlockResult ev = quantize_block(x, FUSION_RT_SCALE_EVEN, p);
+      EXPECT_EQ(fl.scale, c.floor) << c.v;
+      EXPECT_EQ(fl.data[0], c.floorCode) << c.v;
+      EXPECT_EQ(ev.scale, c.even) << c.v;
+      EXPECT_EQ(ev.data[0], c.evenCode) << c.v;
+    }
 }
 
 TEST(SpecialValues, Fp32Max) {

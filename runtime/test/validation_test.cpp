@@ -141,11 +141,11 @@ TEST(Validation, EveryBrokenArgumentIsReportedAndNothingWritten) {
       {"intermediate dtype",
        [](Call &c) { c.act.intermediate_dtype = FUSION_RT_F8E4M3; },
        FUSION_RT_STATUS_BAD_DTYPE, "act->intermediate_dtype"},
-      {"act params", [](Call &c) { c.act.alpha = NAN; }, FUSION_RT_STATUS_BAD_VALUE,
-       "act->"},
+      {"act params", [](Call &c) { c.act.alpha = NAN; },
+       FUSION_RT_STATUS_BAD_VALUE, "act->"},
       {"format range", [](Call &c) { c.scheme.format = 8; },
        FUSION_RT_STATUS_BAD_VALUE, "scheme->format"},
-      {"rounding range", [](Call &c) { c.scheme.scale_rounding = 3; },
+      {"rounding range", [](Call &c) { c.scheme.scale_rounding = 4; },
        FUSION_RT_STATUS_BAD_VALUE, "scheme->scale_rounding"},
       {"nan range", [](Call &c) { c.scheme.nan_policy = -1; },
        FUSION_RT_STATUS_BAD_VALUE, "scheme->nan_policy"},
@@ -169,7 +169,9 @@ TEST(Validation, EveryBrokenArgumentIsReportedAndNothingWritten) {
       {"2d mxfp8", [](Call &c) { c.scheme.nvfp4_block = FUSION_RT_NVFP4_2D; },
        FUSION_RT_STATUS_UNSUPPORTED, "scheme->nvfp4_block"},
       {"delayed mxfp8",
-       [](Call &c) { c.scheme.tensor_scaling = FUSION_RT_TENSOR_SCALING_DELAYED; },
+       [](Call &c) {
+         c.scheme.tensor_scaling = FUSION_RT_TENSOR_SCALING_DELAYED;
+       },
        FUSION_RT_STATUS_UNSUPPORTED, "scheme->tensor_scaling"},
       {"floor nvfp4",
        [](Call &c) {
@@ -185,6 +187,13 @@ TEST(Validation, EveryBrokenArgumentIsReportedAndNothingWritten) {
          c.scheme.scale_rounding = FUSION_RT_SCALE_CEIL;
        },
        FUSION_RT_STATUS_UNSUPPORTED, "scheme->scale_rounding CEIL"},
+      {"even fp8",
+       [](Call &c) {
+         c.scheme.format = FUSION_RT_FORMAT_FP8_E5M2;
+         c.scheme.colwise_layout = FUSION_RT_COLWISE_TRANSPOSED;
+         c.scheme.scale_rounding = FUSION_RT_SCALE_EVEN;
+       },
+       FUSION_RT_STATUS_UNSUPPORTED, "scheme->scale_rounding EVEN"},
       {"nvfp4 colwise same",
        [](Call &c) { c.scheme.format = FUSION_RT_FORMAT_NVFP4; },
        FUSION_RT_STATUS_UNSUPPORTED, "scheme->colwise_layout"},
@@ -200,18 +209,20 @@ TEST(Validation, EveryBrokenArgumentIsReportedAndNothingWritten) {
       {"rowwise data dtype",
        [](Call &c) { c.out.rowwise_data.dtype = FUSION_RT_F8E5M2; },
        FUSION_RT_STATUS_BAD_DTYPE, "outputs->rowwise_data"},
-      {"rowwise data missing", [](Call &c) { c.out.rowwise_data.data = nullptr; },
+      {"rowwise data missing",
+       [](Call &c) { c.out.rowwise_data.data = nullptr; },
        FUSION_RT_STATUS_NULL_POINTER, "outputs->rowwise_data"},
       {"rowwise scales too small",
-       [](Call &c) { c.out.rowwise_scales.sizes[1] = 2; }, FUSION_RT_STATUS_BAD_SHAPE,
-       "outputs->rowwise_scales"},
+       [](Call &c) { c.out.rowwise_scales.sizes[1] = 2; },
+       FUSION_RT_STATUS_BAD_SHAPE, "outputs->rowwise_scales"},
       {"rowwise scales dtype",
        [](Call &c) { c.out.rowwise_scales.dtype = FUSION_RT_F8E4M3; },
        FUSION_RT_STATUS_BAD_DTYPE, "outputs->rowwise_scales"},
       {"colwise data shape (transposed expected)",
        [](Call &c) { c.scheme.colwise_layout = FUSION_RT_COLWISE_TRANSPOSED; },
        FUSION_RT_STATUS_BAD_SHAPE, "outputs->colwise_data"},
-      {"colwise scales missing", [](Call &c) { c.out.colwise_scales.data = nullptr; },
+      {"colwise scales missing",
+       [](Call &c) { c.out.colwise_scales.data = nullptr; },
        FUSION_RT_STATUS_NULL_POINTER, "outputs->colwise_scales"},
       {"swizzled shape",
        [](Call &c) { c.scheme.scale_layout = FUSION_RT_SCALES_SWIZZLED; },
@@ -220,7 +231,9 @@ TEST(Validation, EveryBrokenArgumentIsReportedAndNothingWritten) {
        [](Call &c) { c.scheme.direction = FUSION_RT_ROWWISE; },
        FUSION_RT_STATUS_BAD_VALUE, "outputs->colwise_data"},
       {"unexpected scale_inv",
-       [](Call &c) { c.out.scale_inv = view1d(&c.q.scale_inv, FUSION_RT_F32, 1); },
+       [](Call &c) {
+         c.out.scale_inv = view1d(&c.q.scale_inv, FUSION_RT_F32, 1);
+       },
        FUSION_RT_STATUS_BAD_VALUE, "outputs->scale_inv"},
       {"unexpected scale input",
        [](Call &c) { c.out.scale = view1d(&c.q.scale, FUSION_RT_F32, 1); },
@@ -244,7 +257,8 @@ TEST(Validation, EveryBrokenArgumentIsReportedAndNothingWritten) {
          c.opt.backend = 7;
        },
        FUSION_RT_STATUS_BAD_VALUE, "options->backend"},
-      {"threads", [](Call &c) {
+      {"threads",
+       [](Call &c) {
          c.use_opt = true;
          c.opt.num_threads = -2;
        },

@@ -865,6 +865,10 @@ def programs():
     xe[1, 5] = float("nan")
     yield "silu_mxfp8_even_bf16", ActMx(F.silu, mode=Mode.EVEN), (xe,)
     yield "relu_mxfp4_even_f32", ActMx4(F.relu, mode=Mode.EVEN), (x((4, 64), f32),)
+    # ... with a dynamic row count (finite: frontend=torch's contract).
+    xd = x((6, 64), bf)
+    yield "silu_mxfp8_even_bf16_dyn", ActMx(F.silu, mode=Mode.EVEN), (xd,), \
+        {"x": {0: torch.export.Dim("T", min=2, max=1 << 20)}}
 
 
 def large_programs():

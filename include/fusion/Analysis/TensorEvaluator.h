@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace mlir::fusion {
@@ -66,11 +67,28 @@ public:
   /// torch-mlir emits as fptosi to i8). Otherwise such a result is poison.
   void setWrappingIntCasts(bool on) { wrappingInt = on; }
 
+  /// Applies one scalar op (arith, math, linalg.index at `loopIndex`) to the
+  /// values of its operands, with the semantics `element` gives it inside a
+  /// structured body (for interpreters of other ops' bodies).
+  LogicalResult applyScalarOp(Operation *op, ArrayRef<EvalScalar> operands,
+                              ArrayRef<int64_t> loopIndex, EvalScalar &result) {
+    error.clear();
+    return evalScalarOp(op, operands, loopIndex, result);
+  }
+
   /// Forgets every cached element (call when the leaves change).
   void clear() { cache.clear(); }
 
   /// Why the last call failed: the op or the condition, in one sentence.
   const std::string &getError() const { return error; }
+
+  /// The element at row-major `linear` of a constant attribute (a float or
+  /// integer scalar, a splat or a dense tensor) as raw bits.
+  static std::optional<uint64_t> constantElement(Attribute attr,
+                                                 int64_t linear);
+
+  /// The value of an affine expression without symbols at `dims`.
+  static int64_t affineValue(AffineExpr e, ArrayRef<int64_t> dims);
 
   /// Row-major linear index of `index` in `shape`, and back.
   static int64_t linearize(ArrayRef<int64_t> index, ArrayRef<int64_t> shape);

@@ -107,6 +107,40 @@ def LowerTMTensor : Pass<"fusion-lower-tm-tensor", "func::FuncOp"> {
                            "arith::ArithDialect"];
 }
 
+def RaiseMaskedFill : Pass<"fusion-raise-masked-fill", "func::FuncOp"> {
+  let summary = "Replace an index_put by a boolean mask (nonzero + "
+                "tm_tensor.scatter) by a select";
+  let description = [{
+    torch-mlir writes `x[mask] = v` (aten.index_put with a boolean index;
+    torchao's EVEN scale mode restores NaN amaxes so) as torch.nonzero's
+    index computation (a cumulative sum as `tm_tensor.scan`, a compacting
+    scatter, slices sized by the number of true elements) and one
+    `tm_tensor.scatter` that overwrites x at those indices. The whole is
+    `select(mask, v, x)`. For each overwriting scatter (a body that yields
+    the update) into a tensor of static shape, the pass takes as the mask a
+    boolean tensor of that shape which the indices derive from, and checks
+    the claim semantically: an interpreter that materialises whole tensors
+    (lib/Analysis/EagerEvaluator.cpp; the index computation's shapes depend
+    on the mask) computes the scatter's result with the mask and x free, on
+    seven probe masks (no element, every element, the first, the last,
+    every other, 37 % and 63 % at random) and random x; every result must
+    equal select(mask, v, x) for one constant v, with no index outside the
+    tensor. The scatter then becomes one elementwise `linalg.generic` select
+    and the dead index computation is erased (the frontend's `cf.assert`s
+    on the count stay). Runs before `fusion-lower-tm-tensor` in both
+    pipelines: what it leaves becomes loops there, which
+    `fusion-raise-quantize` cannot evaluate.
+
+    Remarks (category `fusion`, name `RaiseMaskedFill`): `passed` for each
+    rewrite; `missed` with reason "unsupported shape" (a dynamic shape, or
+    more than 65536 elements: every probe evaluates the whole index
+    computation), "no mask", "not evaluable" (the evaluator's reason) or
+    "not a masked fill" (the first probe and element that differ).
+  }];
+  let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect",
+                           "arith::ArithDialect"];
+}
+
 def RaiseQuantize : Pass<"fusion-raise-quantize", "func::FuncOp"> {
   let summary = "Replace quantizers written out in upstream ops by fusion.quantize";
   let description = [{

@@ -901,9 +901,10 @@ int main(int argc, char **argv) {
             cases.push_back(c);
           }
     // MXFP4 over make_sweep's magnitudes (the packed 16-bit conversion of
-    // the plain stream kernel): both types, RCEIL and FLOOR.
+    // the plain stream kernel): both types, RCEIL, FLOOR and EVEN.
     for (int dt : {FUSION_RT_BF16, FUSION_RT_F16})
-      for (int rounding : {FUSION_RT_SCALE_RCEIL, FUSION_RT_SCALE_FLOOR}) {
+      for (int rounding : {FUSION_RT_SCALE_RCEIL, FUSION_RT_SCALE_FLOOR,
+                           FUSION_RT_SCALE_EVEN}) {
         Case c;
         c.dt = dt;
         c.M = dt == FUSION_RT_BF16 ? 600 : 1400;

@@ -906,6 +906,14 @@ int main(int argc, char **argv) {
     c.s.zero_scale = FUSION_RT_ZERO_SCALE_MIN_NORMAL;
     cases.push_back(c);
   }
+  // EVEN scale rounding (torchao's EVEN): every fourth small case from the
+  // third, appended after the CEIL cases.
+  for (size_t i = 3; i < n_small; i += 4) {
+    Case c = cases[i];
+    c.s.scale_rounding = FUSION_RT_SCALE_EVEN;
+    c.s.zero_scale = FUSION_RT_ZERO_SCALE_MIN_NORMAL;
+    cases.push_back(c);
+  }
   // Backward with masked derivatives selected (FUSION_RT_BACKWARD_MASK_SELECT,
   // autograd's threshold_backward): the kinds that have a mask, every small
   // backward case of theirs again, appended last.

@@ -28,7 +28,7 @@ def Fusion_QuantFormat : Fusion_I32Enum<"QuantFormat", "quantized format", [
 def Fusion_ScaleRounding : Fusion_I32Enum<"ScaleRounding",
     "rounding of an MX block scale to E8M0", [
   I32EnumAttrCase<"rceil", 0>, I32EnumAttrCase<"floor", 1>,
-  I32EnumAttrCase<"ceil", 2>]>;
+  I32EnumAttrCase<"ceil", 2>, I32EnumAttrCase<"even", 3>]>;
 
 def Fusion_NanPolicy : Fusion_I32Enum<"NanPolicy",
     "what a NaN/Inf element does to its block", [
@@ -122,8 +122,10 @@ def Fusion_QuantSchemeAttr : Fusion_Attr<"QuantScheme", "quant"> {
       tensor uses `tensor`; the FP8 block formats `1xG` for any G >= 1
       (default `1x128`). Defaults follow the format.
     * `rounding`: E8M0 scale rounding of MX formats; `rceil` (default,
-      NVIDIA/TransformerEngine), `floor` (OCP) or `ceil` (torchao's CEIL:
-      the OCP rule on the amax rounded up to a power of two).
+      NVIDIA/TransformerEngine), `floor` (OCP), `ceil` (torchao's CEIL:
+      the OCP rule on the amax rounded up to a power of two) or `even`
+      (torchao's EVEN: the OCP rule on the amax with its mantissa rounded
+      half up to the element type's mantissa width).
     * `nan`: `propagate` (default; a NaN/Inf in a block gives scale 0xFF and
       a NaN block, torchao) or `ignore` (TransformerEngine).
     * `colwise`: colwise data `same` layout as the input (default) or
