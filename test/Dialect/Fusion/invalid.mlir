@@ -28,6 +28,11 @@ func.func private @f() attributes {q = #fusion.quant<fp8_e4m3, rowwise, rounding
 
 // -----
 
+// expected-error @+1 {{scale rounding 'even' applies only to MX formats, not 'nvfp4'}}
+func.func private @f() attributes {q = #fusion.quant<nvfp4, rowwise, rounding = even>}
+
+// -----
+
 // expected-error @+1 {{stochastic rounding is only supported for 'nvfp4', not 'mxfp4'}}
 func.func private @f() attributes {q = #fusion.quant<mxfp4, rowwise, elem = stochastic>}
 

@@ -35,6 +35,16 @@ func.func @quantize_ceil_mxfp4(%x: tensor<2x64xbf16>) -> (tensor<2x64xf4E2M1FN>,
   return %d, %s : tensor<2x64xf4E2M1FN>, tensor<2x2xf8E8M0FNU>
 }
 
+// CHECK-LABEL: func @quantize_even_mxfp8
+// CHECK: as quant<mxfp8_e4m3, rowwise, rounding = even, zero_scale = min_normal> outs
+func.func @quantize_even_mxfp8(%x: tensor<2x64xbf16>) -> (tensor<2x64xf8E4M3FN>, tensor<2x2xf8E8M0FNU>) {
+  %dst4 = tensor.empty() : tensor<2x64xf8E4M3FN>
+  %dst5 = tensor.empty() : tensor<2x2xf8E8M0FNU>
+  %d, %s = fusion.quantize %x as quant<mxfp8_e4m3, rowwise, rounding = even, zero_scale = min_normal> outs(%dst4, %dst5)
+      : (tensor<2x64xbf16>, tensor<2x64xf8E4M3FN>, tensor<2x2xf8E8M0FNU>) -> (tensor<2x64xf8E4M3FN>, tensor<2x2xf8E8M0FNU>)
+  return %d, %s : tensor<2x64xf8E4M3FN>, tensor<2x2xf8E8M0FNU>
+}
+
 // CHECK-LABEL: func @quantize_floor_ignore_partial
 // CHECK: as quant<mxfp8_e4m3, rowwise, rounding = floor, nan = ignore> outs({{.*}}) : (tensor<3x33xf16>, tensor<3x33xf8E4M3FN>, tensor<3x2xf8E8M0FNU>) -> (tensor<3x33xf8E4M3FN>, tensor<3x2xf8E8M0FNU>)
 func.func @quantize_floor_ignore_partial(%x: tensor<3x33xf16>) -> (tensor<3x33xf8E4M3FN>, tensor<3x2xf8E8M0FNU>) {

@@ -99,7 +99,7 @@ def Fusion_QuantSchemeAttr : Fusion_Attr<"QuantScheme", "quant"> {
 
     ```
     #fusion.quant<FORMAT, DIRECTION [, block = RxC | tensor]
-                  [, rounding = rceil|floor|ceil] [, nan = propagate|ignore]
+                  [, rounding = rceil|floor|ceil|even] [, nan = propagate|ignore]
                   [, colwise = same|transposed] [, scales = compact|swizzled]
                   [, elem = rne|stochastic] [, scaling = current|delayed]
                   [, zero_scale = exact|one|min_normal] [, epsilon = F]
