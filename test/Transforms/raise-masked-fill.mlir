@@ -879,16 +879,16 @@ func.func @negative_no_mask(%x: tensor<8xf32>, %idx: tensor<?x1xi64>, %upd: tens
   return %0 : tensor<8xf32>
 }
 
-// Too large to check: 2^17 elements.
-// REMARK: [Missed] RaiseMaskedFill | Category:fusion | Function=negative_too_large | Reason="unsupported shape", Remark="this overwriting tm_tensor.scatter stays: the tensor written into has 131072 elements; the check evaluates masks of up to 65536"
+// Too large to check: 2^19 elements.
+// REMARK: [Missed] RaiseMaskedFill | Category:fusion | Function=negative_too_large | Reason="unsupported shape", Remark="this overwriting tm_tensor.scatter stays: the tensor written into has 524288 elements; the check evaluates masks of up to 262144"
 // CHECK-LABEL: func.func @negative_too_large
 // CHECK: tm_tensor.scatter
-func.func @negative_too_large(%x: tensor<131072xf32>, %idx: tensor<?x1xi64>, %upd: tensor<?xf32>) -> tensor<131072xf32> {
-  %0 = tm_tensor.scatter {dimension_map = array<i64: 0>} unique_indices(true) ins(%upd, %idx : tensor<?xf32>, tensor<?x1xi64>) outs(%x : tensor<131072xf32>) {
+func.func @negative_too_large(%x: tensor<524288xf32>, %idx: tensor<?x1xi64>, %upd: tensor<?xf32>) -> tensor<524288xf32> {
+  %0 = tm_tensor.scatter {dimension_map = array<i64: 0>} unique_indices(true) ins(%upd, %idx : tensor<?xf32>, tensor<?x1xi64>) outs(%x : tensor<524288xf32>) {
   ^bb0(%a: f32, %b: f32):
     tm_tensor.yield %a : f32
-  } -> tensor<131072xf32>
-  return %0 : tensor<131072xf32>
+  } -> tensor<524288xf32>
+  return %0 : tensor<524288xf32>
 }
 
 // A scatter that adds is not an assignment: not a candidate, no remark.

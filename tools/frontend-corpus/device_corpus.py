@@ -115,8 +115,12 @@ EXACT = (0, 0, 0.0)
 # Against torch, the programs whose CPU run corpus.test also compares with a
 # bound, or not with torch at all (None: torch-mlir's IR computes GELU-tanh
 # in bf16, torch eager in f32; corpus.test compares it with the unfused
-# program instead).
-TORCH = {"swiglu_mxfp8_rceil_bf16": (1, 0, 0.0),
+# program instead; silu_mxfp8_even_bf16: a NaN input, outside
+# frontend=torch's finite-input contract, under which the fused quantizer
+# makes the NaN block NaN where torch's x / Inf gives zeros; corpus.test
+# compares its unfused program with torch).
+TORCH = {"silu_mxfp8_even_bf16": None,
+         "swiglu_mxfp8_rceil_bf16": (1, 0, 0.0),
          "swiglu_bwd_mxfp8_rceil_bf16": (1, 0, 0.0),
          "swiglu_fp8_group128_bf16": (1, 0, 0.0079),
          "swiglu_fp8_group128_ue8m0_bf16": (1, 0, 0.0079),

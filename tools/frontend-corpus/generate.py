@@ -912,6 +912,10 @@ def large_programs():
     # 3 * 232 = 696 rows as many past whole tiles (56) as 3000.
     yield "silu_nvfp4_bf16_blocked_3x1000x256", \
         ActMxBlocked(F.silu, nvfp4=True), (x((3, 1000, 256), bf),)
+    # torchao's EVEN mode at model sizes: the NaN restore's mask has one
+    # element a block (1024 x 128).
+    yield "silu_mxfp8_even_bf16_1024x4096", ActMx(F.silu, mode=Mode.EVEN), \
+        (x((1024, 4096), bf),)
 
 
 _DT = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16",

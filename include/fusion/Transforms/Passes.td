@@ -133,7 +133,7 @@ def RaiseMaskedFill : Pass<"fusion-raise-masked-fill", "func::FuncOp"> {
 
     Remarks (category `fusion`, name `RaiseMaskedFill`): `passed` for each
     rewrite; `missed` with reason "unsupported shape" (a dynamic shape, or
-    more than 65536 elements: every probe evaluates the whole index
+    more than 262144 elements: every probe evaluates the whole index
     computation), "no mask", "not evaluable" (the evaluator's reason) or
     "not a masked fill" (the first probe and element that differ).
   }];
