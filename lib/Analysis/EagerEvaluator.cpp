@@ -110,6 +110,19 @@ bool EagerEvaluator::indexOf(OpFoldResult ofr, int64_t &out) {
   return true;
 }
 
+bool EagerEvaluator::sliceOf(OffsetSizeAndStrideOpInterface op,
+                             SmallVectorImpl<int64_t> &offs,
+                             SmallVectorImpl<int64_t> &sizes,
+                             SmallVectorImpl<int64_t> &strides) {
+  for (auto [list, out] : {std::make_pair(op.getMixedOffsets(), &offs),
+                           std::make_pair(op.getMixedSizes(), &sizes),
+                           std::make_pair(op.getMixedStrides(), &strides)})
+    for (OpFoldResult x : list)
+      if (!indexOf(x, out->emplace_back()))
+        return false;
+  return true;
+}
+
 bool EagerEvaluator::compute(Value v, EagerValue &out) {
   Operation *op = v.getDefiningOp();
   if (!op)
@@ -271,15 +284,8 @@ bool EagerEvaluator::compute(Value v, EagerValue &out) {
     if (!src)
       return false;
     SmallVector<int64_t> offs, sizes, strides;
-    for (OpFoldResult x : s.getMixedOffsets())
-      if (!indexOf(x, offs.emplace_back()))
-        return false;
-    for (OpFoldResult x : s.getMixedSizes())
-      if (!indexOf(x, sizes.emplace_back()))
-        return false;
-    for (OpFoldResult x : s.getMixedStrides())
-      if (!indexOf(x, strides.emplace_back()))
-        return false;
+    if (!sliceOf(s, offs, sizes, strides))
+      return false;
     llvm::SmallBitVector dropped = s.getDroppedDims();
     for (unsigned d = 0; d < sizes.size(); ++d)
       if (!dropped.test(d))
@@ -307,15 +313,8 @@ bool EagerEvaluator::compute(Value v, EagerValue &out) {
     if (!src || !dst)
       return false;
     SmallVector<int64_t> offs, sizes, strides;
-    for (OpFoldResult x : ins.getMixedOffsets())
-      if (!indexOf(x, offs.emplace_back()))
-        return false;
-    for (OpFoldResult x : ins.getMixedSizes())
-      if (!indexOf(x, sizes.emplace_back()))
-        return false;
-    for (OpFoldResult x : ins.getMixedStrides())
-      if (!indexOf(x, strides.emplace_back()))
-        return false;
+    if (!sliceOf(ins, offs, sizes, strides))
+      return false;
     out.shape = dst->shape;
     out.data = dst->data;
     int64_t n = numElements(sizes);

@@ -25,6 +25,7 @@
 #include "fusion/Analysis/TensorEvaluator.h"
 
 #include "mlir/IR/Value.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseMap.h"
 
 #include <string>
@@ -80,6 +81,10 @@ private:
   bool compute(Value v, EagerValue &out);
   bool scalarOf(Value v, EvalScalar &out);
   bool indexOf(OpFoldResult ofr, int64_t &out);
+  /// The offsets, sizes and strides of a slice op, evaluated.
+  bool sliceOf(OffsetSizeAndStrideOpInterface op,
+               SmallVectorImpl<int64_t> &offs, SmallVectorImpl<int64_t> &sizes,
+               SmallVectorImpl<int64_t> &strides);
   bool structured(Operation *op, unsigned result, EagerValue &out);
   bool scan(Operation *op, unsigned result, EagerValue &out);
   bool scatter(Operation *op, EagerValue &out);
