@@ -209,7 +209,7 @@ __device__ __forceinline__ uint32_t mx4_pair16(uint32_t w, uint32_t mul2) {
 /// quantizer): by mx4_pair16 where no value is NaN and the block factor is a
 /// power of two that is normal in T (every factor but those of the extreme
 /// scale bytes), else codes8. Equal to codes8 for every input
-/// (fusion_rt_gpu_tests' formats cases compare with the CPU backend).
+/// (fusion_rt_formats_gpu_tests compares it with the CPU backend).
 template <typename T>
 __device__ __forceinline__ uint32_t
 mx4_codes8_16(const fusion_rt_quant_scheme &s, const uint4 &x,

@@ -362,20 +362,6 @@ cublasStatus_t lt_gemm(cudaStream_t stream, const BlasOperand &bw,
                         ws_bytes, stream);
 }
 
-/// Both halves of a bias-free pair on cuBLASLt, into [gate | up] of `gu`
-/// (row stride 2H): the second GEMM only where the first succeeded.
-cublasStatus_t lt_gemm_pair(cudaStream_t stream, const BlasOperand &bw0,
-                            const BlasOperand &bw1, const PairedRequest &q,
-                            const BlasOperand &bx, cudaDataType_t ct, int64_t H,
-                            int64_t M, int64_t K, char *gu,
-                            cudaDataType_t gu_ct, int64_t gu_es) {
-  cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
-  for (int i = 0; i < 2 && st == CUBLAS_STATUS_SUCCESS; ++i)
-    st = lt_gemm(stream, i == 0 ? bw0 : bw1, q.w[i].data, bx, q.lhs.data, ct, H,
-                 M, K, gu + i * H * gu_es, gu_ct, 2 * H, nullptr, CUDA_R_32F);
-  return st;
-}
-
 cudaError_t launch_epilogue(const Params &p, cudaStream_t stream) {
   const int64_t total = p.M * (p.H[0] + (p.gated_kind >= 0 ? 0 : p.H[1]));
   if (total == 0)
@@ -727,21 +713,27 @@ fusion_rt_status cuda_paired_quantize_execute(const PairedRequest &q,
   const bool stackedBias = biased && q.bias[0].present() && q.bias[1].present() &&
                            q.bias[0].dtype == q.bias[1].dtype &&
                            q.bias[1].data - q.bias[0].data == H * esize_of(q.bias[0].dtype);
-  if (biased) {
-    bst = CUBLAS_STATUS_SUCCESS;
-    if (stacked && stackedBias) {
-      bst =
-          lt_gemm(stream, bw0, q.w[0].data, bx, q.lhs.data, ct, 2 * H, M, K, gu,
-                  gu_ct, 2 * H, q.bias[0].data, blas_type(q.bias[0].dtype));
-    } else {
-      // One GEMM a half; a half without a bias runs without the epilogue.
-      for (int i = 0; i < 2 && bst == CUBLAS_STATUS_SUCCESS; ++i)
-        bst = lt_gemm(
-            stream, i == 0 ? bw0 : bw1, q.w[i].data, bx, q.lhs.data, ct, H, M,
-            K, gu + i * H * gu_es, gu_ct, 2 * H,
-            q.bias[i].present() ? q.bias[i].data : nullptr,
-            blas_type(q.bias[i].present() ? q.bias[i].dtype : FUSION_RT_F32));
+  // The pair on cuBLASLt into [gate | up] of `gu` (row stride 2H): one
+  // stacked GEMM where the weights (and the biases, if added) are stacked,
+  // else one GEMM a half, the second only where the first succeeded; a half
+  // without a bias runs without the epilogue.
+  auto lt_halves = [&](bool withBias) {
+    if (stacked && (!withBias || stackedBias))
+      return lt_gemm(stream, bw0, q.w[0].data, bx, q.lhs.data, ct, 2 * H, M, K,
+                     gu, gu_ct, 2 * H, withBias ? q.bias[0].data : nullptr,
+                     withBias ? blas_type(q.bias[0].dtype) : CUDA_R_32F);
+    cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+    for (int i = 0; i < 2 && st == CUBLAS_STATUS_SUCCESS; ++i) {
+      const bool b = withBias && q.bias[i].present();
+      st = lt_gemm(stream, i == 0 ? bw0 : bw1, q.w[i].data, bx, q.lhs.data, ct,
+                   H, M, K, gu + i * H * gu_es, gu_ct, 2 * H,
+                   b ? q.bias[i].data : nullptr,
+                   b ? blas_type(q.bias[i].dtype) : CUDA_R_32F);
     }
+    return st;
+  };
+  if (biased) {
+    bst = lt_halves(true);
     if (bst == CUBLAS_STATUS_NOT_SUPPORTED || bst == CUBLAS_STATUS_INVALID_VALUE) {
       // No cuBLASLt algorithm (or configuration) for it: the caller runs the
       // pair and the quantizer (nothing but the scratch was written).
@@ -750,12 +742,7 @@ fusion_rt_status cuda_paired_quantize_execute(const PairedRequest &q,
       return FUSION_RT_STATUS_SUCCESS;
     }
   } else if (tuning().paired_lt != 0 &&
-             (bst = stacked ? lt_gemm(stream, bw0, q.w[0].data, bx, q.lhs.data,
-                                      ct, 2 * H, M, K, gu, gu_ct, 2 * H,
-                                      nullptr, CUDA_R_32F)
-                            : lt_gemm_pair(stream, bw0, bw1, q, bx, ct, H, M, K,
-                                           gu, gu_ct, gu_es)) ==
-                 CUBLAS_STATUS_SUCCESS) {
+             (bst = lt_halves(false)) == CUBLAS_STATUS_SUCCESS) {
     // cuBLASLt took it (the knob's A/B); else cublasGemmEx below.
   } else if (stacked) {
     bst = cublasGemmEx(h, CUBLAS_OP_T, bx.op, int(2 * H), int(M), int(K), &alpha,
