@@ -123,6 +123,29 @@ bool EagerEvaluator::sliceOf(OffsetSizeAndStrideOpInterface op,
   return true;
 }
 
+bool EagerEvaluator::affineApply(Operation *op, ArrayRef<int64_t> vals,
+                                 EvalScalar &out) {
+  // Symbols become dimensions after the map's own.
+  AffineMap map = cast<affine::AffineApplyOp>(op).getAffineMap();
+  SmallVector<AffineExpr> syms;
+  for (unsigned s = 0; s < map.getNumSymbols(); ++s)
+    syms.push_back(getAffineDimExpr(map.getNumDims() + s, op->getContext()));
+  AffineExpr e = map.getResult(0).replaceSymbols(syms);
+  bool zeroDivisor = false;
+  e.walk([&](AffineExpr sub) { // Post-order: inner divisors first.
+    auto bin = dyn_cast<AffineBinaryOpExpr>(sub);
+    if (!zeroDivisor && bin && sub.getKind() != AffineExprKind::Add &&
+        sub.getKind() != AffineExprKind::Mul &&
+        TensorEvaluator::affineValue(bin.getRHS(), vals) == 0)
+      zeroDivisor = true;
+  });
+  if (zeroDivisor)
+    return fail(op, "a division by zero");
+  out = EvalScalar{static_cast<uint64_t>(TensorEvaluator::affineValue(e, vals)),
+                   false};
+  return true;
+}
+
 bool EagerEvaluator::compute(Value v, EagerValue &out) {
   Operation *op = v.getDefiningOp();
   if (!op)
@@ -187,12 +210,6 @@ bool EagerEvaluator::compute(Value v, EagerValue &out) {
       return true;
     }
     if (auto apply = dyn_cast<affine::AffineApplyOp>(op)) {
-      // Symbols become dimensions after the map's own.
-      AffineMap map = apply.getAffineMap();
-      SmallVector<AffineExpr> syms;
-      for (unsigned s = 0; s < map.getNumSymbols(); ++s)
-        syms.push_back(
-            getAffineDimExpr(map.getNumDims() + s, op->getContext()));
       SmallVector<int64_t> vals;
       for (Value operand : apply.getMapOperands()) {
         EvalScalar s;
@@ -200,10 +217,7 @@ bool EagerEvaluator::compute(Value v, EagerValue &out) {
           return false;
         vals.push_back(static_cast<int64_t>(s.bits));
       }
-      AffineExpr e = map.getResult(0).replaceSymbols(syms);
-      out.data[0] = EvalScalar{
-          static_cast<uint64_t>(TensorEvaluator::affineValue(e, vals)), false};
-      return spend(1);
+      return affineApply(apply, vals, out.data[0]) && spend(1);
     }
     if (op->getNumResults() != 1 || op->getNumRegions() != 0)
       return fail(op, "a scalar op the evaluator does not model");
@@ -233,6 +247,8 @@ bool EagerEvaluator::compute(Value v, EagerValue &out) {
       int64_t n;
       if (!indexOf(s, n))
         return false;
+      if (n < 0)
+        return fail(op, "a negative size");
       out.shape.push_back(n);
     }
     return reshaped(e.getSrc());
@@ -286,6 +302,8 @@ bool EagerEvaluator::compute(Value v, EagerValue &out) {
     SmallVector<int64_t> offs, sizes, strides;
     if (!sliceOf(s, offs, sizes, strides))
       return false;
+    if (llvm::any_of(sizes, [](int64_t x) { return x < 0; }))
+      return fail(op, "a negative slice size");
     llvm::SmallBitVector dropped = s.getDroppedDims();
     for (unsigned d = 0; d < sizes.size(); ++d)
       if (!dropped.test(d))
@@ -315,6 +333,8 @@ bool EagerEvaluator::compute(Value v, EagerValue &out) {
     SmallVector<int64_t> offs, sizes, strides;
     if (!sliceOf(ins, offs, sizes, strides))
       return false;
+    if (llvm::any_of(sizes, [](int64_t x) { return x < 0; }))
+      return fail(op, "a negative slice size");
     out.shape = dst->shape;
     out.data = dst->data;
     int64_t n = numElements(sizes);
@@ -426,8 +446,15 @@ bool EagerEvaluator::applyRegion(Region &region, ArrayRef<EvalScalar> args,
       for (auto [i, operand] : llvm::enumerate(op.getOperands()))
         if (!read(operand, operands[i]))
           return false;
-      if (failed(scalars.applyScalarOp(&op, operands, loopIndex, r)))
+      if (isa<affine::AffineApplyOp>(op)) {
+        SmallVector<int64_t> vals;
+        for (const EvalScalar &x : operands)
+          vals.push_back(static_cast<int64_t>(x.bits));
+        if (!affineApply(&op, vals, r))
+          return false;
+      } else if (failed(scalars.applyScalarOp(&op, operands, loopIndex, r))) {
         return fail(nullptr, scalars.getError());
+      }
     }
     local[op.getResult(0)] = r;
   }
@@ -587,8 +614,11 @@ bool EagerEvaluator::scatter(Operation *op, EagerValue &out) {
   SmallVector<int64_t> p(urank, 0), dest(rank);
   SmallVector<EvalScalar> yielded;
   int64_t offset = rank - (urank - 1);
-  unsigned width =
-      cast<ShapedType>(op->getOperand(1).getType()).getElementTypeBitWidth();
+  auto idxElem = dyn_cast<IntegerType>(
+      cast<ShapedType>(op->getOperand(1).getType()).getElementType());
+  if (!idxElem)
+    return fail(op, "indices that are not integers");
+  unsigned width = idxElem.getWidth();
   do {
     std::fill(dest.begin(), dest.end(), 0);
     for (int64_t k = 1; k < urank; ++k)

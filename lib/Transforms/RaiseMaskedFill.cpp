@@ -377,6 +377,10 @@ struct RaiseMaskedFillPass
         rule = DeclineRule::MaskedFillUnsupportedShape;
         why = "the tensor written into is not a ranked tensor of the "
               "result's type";
+      } else if (!type.getElementType().isIntOrFloat()) {
+        rule = DeclineRule::MaskedFillUnsupportedShape;
+        why = "the tensor written into has elements that are neither "
+              "integers nor floats";
       } else if (type.hasStaticShape() && type.getNumElements() > kMaskLimit) {
         rule = DeclineRule::MaskedFillUnsupportedShape;
         why = llvm::formatv("the tensor written into has {0} elements; the "

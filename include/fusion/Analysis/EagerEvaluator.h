@@ -81,6 +81,9 @@ private:
   bool compute(Value v, EagerValue &out);
   bool scalarOf(Value v, EvalScalar &out);
   bool indexOf(OpFoldResult ofr, int64_t &out);
+  /// affine.apply `op` of its operands' values `vals`; fails on a zero
+  /// divisor.
+  bool affineApply(Operation *op, ArrayRef<int64_t> vals, EvalScalar &out);
   /// The offsets, sizes and strides of a slice op, evaluated.
   bool sliceOf(OffsetSizeAndStrideOpInterface op,
                SmallVectorImpl<int64_t> &offs, SmallVectorImpl<int64_t> &sizes,
