@@ -22,10 +22,13 @@ namespace {
 constexpr StringLiteral kScan = "tm_tensor.scan";
 constexpr StringLiteral kScatter = "tm_tensor.scatter";
 
+/// The number of elements of `shape`, or -1 if a size is negative or the
+/// product overflows.
 int64_t numElements(ArrayRef<int64_t> shape) {
   int64_t n = 1;
   for (int64_t s : shape)
-    n *= s;
+    if (s < 0 || llvm::MulOverflow(n, s, n))
+      return -1;
   return n;
 }
 
@@ -73,17 +76,20 @@ bool EagerEvaluator::undefinedRead(Operation *op, ArrayRef<int64_t> index,
 }
 
 bool EagerEvaluator::spend(int64_t n) {
+  if (n < 0)
+    return fail(nullptr, "a size that is negative or overflows");
   budget -= n;
   return budget >= 0 || fail(nullptr, "evaluation budget exhausted");
 }
 
 const EagerValue *EagerEvaluator::evaluate(Value v) {
   if (auto it = values.find(v); it != values.end())
-    return &it->second;
+    return it->second.get();
   EagerValue out;
   if (!compute(v, out))
     return nullptr;
-  return &(values[v] = std::move(out));
+  auto &slot = values[v] = std::make_unique<EagerValue>(std::move(out));
+  return slot.get();
 }
 
 bool EagerEvaluator::scalarOf(Value v, EvalScalar &out) {
@@ -123,26 +129,32 @@ bool EagerEvaluator::sliceOf(OffsetSizeAndStrideOpInterface op,
   return true;
 }
 
-bool EagerEvaluator::affineApply(Operation *op, ArrayRef<int64_t> vals,
+bool EagerEvaluator::affineApply(Operation *op, ArrayRef<EvalScalar> operands,
                                  EvalScalar &out) {
+  SmallVector<int64_t> vals;
+  bool poison = false;
+  for (const EvalScalar &x : operands) {
+    vals.push_back(static_cast<int64_t>(x.bits));
+    poison |= x.poison;
+  }
   // Symbols become dimensions after the map's own.
   AffineMap map = cast<affine::AffineApplyOp>(op).getAffineMap();
   SmallVector<AffineExpr> syms;
   for (unsigned s = 0; s < map.getNumSymbols(); ++s)
     syms.push_back(getAffineDimExpr(map.getNumDims() + s, op->getContext()));
   AffineExpr e = map.getResult(0).replaceSymbols(syms);
-  bool zeroDivisor = false;
+  bool badDivisor = false;
   e.walk([&](AffineExpr sub) { // Post-order: inner divisors first.
     auto bin = dyn_cast<AffineBinaryOpExpr>(sub);
-    if (!zeroDivisor && bin && sub.getKind() != AffineExprKind::Add &&
+    if (!badDivisor && bin && sub.getKind() != AffineExprKind::Add &&
         sub.getKind() != AffineExprKind::Mul &&
-        TensorEvaluator::affineValue(bin.getRHS(), vals) == 0)
-      zeroDivisor = true;
+        TensorEvaluator::affineValue(bin.getRHS(), vals) <= 0)
+      badDivisor = true;
   });
-  if (zeroDivisor)
-    return fail(op, "a division by zero");
+  if (badDivisor) // The affine lowering rejects these too.
+    return fail(op, "a division by zero or a negative value");
   out = EvalScalar{static_cast<uint64_t>(TensorEvaluator::affineValue(e, vals)),
-                   false};
+                   poison};
   return true;
 }
 
@@ -192,6 +204,8 @@ bool EagerEvaluator::compute(Value v, EagerValue &out) {
         EvalScalar s;
         if (!scalarOf(i, s))
           return false;
+        if (s.poison)
+          return fail(op, "a poison index");
         at.push_back(static_cast<int64_t>(s.bits));
       }
       if (!inBounds(at, t->shape))
@@ -210,14 +224,11 @@ bool EagerEvaluator::compute(Value v, EagerValue &out) {
       return true;
     }
     if (auto apply = dyn_cast<affine::AffineApplyOp>(op)) {
-      SmallVector<int64_t> vals;
-      for (Value operand : apply.getMapOperands()) {
-        EvalScalar s;
-        if (!scalarOf(operand, s))
+      SmallVector<EvalScalar> operands(apply.getMapOperands().size());
+      for (auto [i, operand] : llvm::enumerate(apply.getMapOperands()))
+        if (!scalarOf(operand, operands[i]))
           return false;
-        vals.push_back(static_cast<int64_t>(s.bits));
-      }
-      return affineApply(apply, vals, out.data[0]) && spend(1);
+      return affineApply(apply, operands, out.data[0]) && spend(1);
     }
     if (op->getNumResults() != 1 || op->getNumRegions() != 0)
       return fail(op, "a scalar op the evaluator does not model");
@@ -269,8 +280,11 @@ bool EagerEvaluator::compute(Value v, EagerValue &out) {
     const EagerValue *s = evaluate(r.getShape());
     if (!s || s->shape.size() != 1)
       return s ? fail(op, "a shape operand that is not 1-D") : false;
-    for (const EvalScalar &x : s->data)
+    for (const EvalScalar &x : s->data) {
+      if (x.poison)
+        return fail(op, "a poison size");
       out.shape.push_back(static_cast<int64_t>(x.bits));
+    }
     return reshaped(r.getSource());
   }
   if (isa<tensor::BitcastOp, tensor::CastOp>(op)) {
@@ -365,8 +379,14 @@ bool EagerEvaluator::compute(Value v, EagerValue &out) {
     }
     out.shape = ins.front()->shape;
     out.shape[dim] = 0;
-    for (const EagerValue *in : ins)
+    for (const EagerValue *in : ins) {
+      if (in->shape.size() != out.shape.size())
+        return fail(op, "inputs of different ranks");
+      for (unsigned d = 0; d < in->shape.size(); ++d)
+        if (d != dim && in->shape[d] != ins.front()->shape[d])
+          return fail(op, "inputs that differ outside the dimension");
       out.shape[dim] += in->shape[dim];
+    }
     int64_t n = numElements(out.shape);
     if (!spend(n))
       return false;
@@ -436,6 +456,8 @@ bool EagerEvaluator::applyRegion(Region &region, ArrayRef<EvalScalar> args,
         EvalScalar s;
         if (!read(i, s))
           return false;
+        if (s.poison)
+          return fail(&op, "a poison index");
         at.push_back(static_cast<int64_t>(s.bits));
       }
       if (!inBounds(at, t->shape))
@@ -447,10 +469,7 @@ bool EagerEvaluator::applyRegion(Region &region, ArrayRef<EvalScalar> args,
         if (!read(operand, operands[i]))
           return false;
       if (isa<affine::AffineApplyOp>(op)) {
-        SmallVector<int64_t> vals;
-        for (const EvalScalar &x : operands)
-          vals.push_back(static_cast<int64_t>(x.bits));
-        if (!affineApply(&op, vals, r))
+        if (!affineApply(&op, operands, r))
           return false;
       } else if (failed(scalars.applyScalarOp(&op, operands, loopIndex, r))) {
         return fail(nullptr, scalars.getError());
@@ -503,6 +522,12 @@ bool EagerEvaluator::structured(Operation *op, unsigned result,
   Block *body = linalgOp.getBlock();
   SmallVector<EvalScalar> args(body->getNumArguments()), yielded;
   SmallVector<SmallVector<int64_t, 4>> at(op->getNumOperands());
+  // The block argument of each operand (none for linalg.map's init).
+  SmallVector<int> argOf;
+  for (OpOperand &operand : op->getOpOperands()) {
+    BlockArgument barg = linalgOp.getMatchingBlockArgument(&operand);
+    argOf.push_back(barg ? int(barg.getArgNumber()) : -1);
+  }
   if (points > 0) {
     SmallVector<int64_t> d(ranges.size(), 0);
     do {
@@ -512,12 +537,15 @@ bool EagerEvaluator::structured(Operation *op, unsigned result,
           at[i].push_back(TensorEvaluator::affineValue(e, d));
         const EagerValue *src = i < numInputs ? vals[i] : &outs[i - numInputs];
         if (src->scalar) {
-          args[i] = src->data[0];
+          if (argOf[i] >= 0)
+            args[argOf[i]] = src->data[0];
           continue;
         }
         if (!inBounds(at[i], src->shape))
           return fail(op, "an indexing map out of bounds");
-        args[i] = src->data[TensorEvaluator::linearize(at[i], src->shape)];
+        if (argOf[i] >= 0)
+          args[argOf[i]] =
+              src->data[TensorEvaluator::linearize(at[i], src->shape)];
       }
       if (!applyRegion(op->getRegion(0), args, d, yielded))
         return false;
@@ -529,7 +557,7 @@ bool EagerEvaluator::structured(Operation *op, unsigned result,
   // Keep every result: a multi-result op is evaluated once.
   for (unsigned o = 0; o < numInits; ++o)
     if (o != result)
-      values[op->getResult(o)] = outs[o];
+      values[op->getResult(o)] = std::make_unique<EagerValue>(outs[o]);
   out = std::move(outs[result]);
   return true;
 }
@@ -581,7 +609,8 @@ bool EagerEvaluator::scan(Operation *op, unsigned result, EagerValue &out) {
       acc.data[la] = yielded[0];
     } while (next(i, in->shape));
   }
-  values[op->getResult(1 - result)] = result == 0 ? acc : o;
+  values[op->getResult(1 - result)] =
+      std::make_unique<EagerValue>(result == 0 ? acc : o);
   out = result == 0 ? std::move(o) : std::move(acc);
   return true;
 }

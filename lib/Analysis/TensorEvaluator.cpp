@@ -997,9 +997,9 @@ LogicalResult TensorEvaluator::evalScalarOp(Operation *op,
     }
     if (isa<arith::DivSIOp, arith::RemSIOp, arith::DivUIOp, arith::RemUIOp,
             arith::FloorDivSIOp, arith::CeilDivSIOp>(op)) {
-      if (y == 0 ||
-          (isa<arith::DivSIOp, arith::FloorDivSIOp, arith::CeilDivSIOp>(op) &&
-           sy == -1 && x == (1ull << (wo - 1)) && wo < 64)) {
+      if (y == 0 || (isa<arith::DivSIOp, arith::FloorDivSIOp,
+                         arith::CeilDivSIOp, arith::RemSIOp>(op) &&
+                     sy == -1 && x == (1ull << (wo - 1)))) {
         r.poison = true;
         return set(0);
       }

@@ -140,6 +140,9 @@ struct Proof {
 /// on too few.
 constexpr size_t kMaxUndefinedProbes = 2;
 
+/// Largest argument the dynamic-size check binds (elements).
+constexpr int64_t kMaxBoundArgument = int64_t(1) << 22;
+
 /// Binds every ranked tensor argument of `func` to a value of its shape with
 /// each dynamic size `dyn` and poison elements: the index computation reads
 /// their sizes (`tensor.dim`), not their elements.
@@ -154,6 +157,10 @@ void bindArgumentShapes(EagerEvaluator &eval, func::FuncOp func, int64_t dyn) {
     int64_t n = 1;
     for (int64_t s : v.shape)
       n *= s;
+    // Large static arguments (weights) stay unbound: an index computation
+    // reaching them is not evaluable (a decline), and nothing is allocated.
+    if (n > kMaxBoundArgument)
+      continue;
     v.data.assign(n, EvalScalar{0, true});
     eval.bind(a, std::move(v));
   }
@@ -335,8 +342,11 @@ void eraseDeadProducers(SmallVector<Operation *> work) {
     Operation *op = work.pop_back_val();
     if (!op || erased.contains(op) || !op->use_empty())
       continue;
+    // Only ops that compute values: a bufferized (memref) tm_tensor op has
+    // no results and writes its operands.
     StringRef name = op->getName().getStringRef();
-    if (name != kScan && name != kScatter && !isPure(op))
+    if (op->getNumResults() == 0 ||
+        (name != kScan && name != kScatter && !isPure(op)))
       continue;
     SmallVector<Operation *> producers;
     for (Value v : op->getOperands())
@@ -377,10 +387,11 @@ struct RaiseMaskedFillPass
         rule = DeclineRule::MaskedFillUnsupportedShape;
         why = "the tensor written into is not a ranked tensor of the "
               "result's type";
-      } else if (!type.getElementType().isIntOrFloat()) {
+      } else if (!type.getElementType().isIntOrFloat() ||
+                 type.getElementType().getIntOrFloatBitWidth() > 64) {
         rule = DeclineRule::MaskedFillUnsupportedShape;
         why = "the tensor written into has elements that are neither "
-              "integers nor floats";
+              "integers nor floats of at most 64 bits";
       } else if (type.hasStaticShape() && type.getNumElements() > kMaskLimit) {
         rule = DeclineRule::MaskedFillUnsupportedShape;
         why = llvm::formatv("the tensor written into has {0} elements; the "

@@ -8,7 +8,7 @@
 
 // Indices computed by an affine.apply whose symbol is zero (a division by
 // zero): the evaluator stops with the reason instead of dividing.
-// REMARK: [Missed] RaiseMaskedFill | Category:fusion | Function=negative_division_by_zero | Reason="not evaluable", Remark="this overwriting tm_tensor.scatter stays: not evaluable: a division by zero ('affine.apply')"
+// REMARK: [Missed] RaiseMaskedFill | Category:fusion | Function=negative_division_by_zero | Reason="not evaluable", Remark="this overwriting tm_tensor.scatter stays: not evaluable: a division by zero or a negative value ('affine.apply')"
 #mod_sym = affine_map<(d0)[s0] -> (d0 mod s0)>
 func.func @negative_division_by_zero(%x: tensor<4xf32>, %m: tensor<4xi1>) -> tensor<4xf32> {
   %c0 = arith.constant 0 : index

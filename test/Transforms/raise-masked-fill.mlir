@@ -905,7 +905,7 @@ func.func @scatter_add(%x: tensor<8xf32>, %idx: tensor<?x1xi64>, %upd: tensor<?x
 // REMARK-NOT: Function=scatter_add
 
 // Bad input: a scatter into index elements: declined with the reason.
-// REMARK: [Missed] RaiseMaskedFill | Category:fusion | Function=negative_index_elements | Reason="unsupported shape", Remark="this overwriting tm_tensor.scatter stays: the tensor written into has elements that are neither integers nor floats"
+// REMARK: [Missed] RaiseMaskedFill | Category:fusion | Function=negative_index_elements | Reason="unsupported shape", Remark="this overwriting tm_tensor.scatter stays: the tensor written into has elements that are neither integers nor floats of at most 64 bits"
 func.func @negative_index_elements(%x: tensor<8xindex>, %idx: tensor<?x1xi64>, %upd: tensor<?xindex>) -> tensor<8xindex> {
   %0 = tm_tensor.scatter {dimension_map = array<i64: 0>} unique_indices(true) ins(%upd, %idx : tensor<?xindex>, tensor<?x1xi64>) outs(%x : tensor<8xindex>) {
   ^bb0(%a: index, %b: index):

@@ -28,6 +28,7 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -49,7 +50,9 @@ public:
         budget(budget) {}
 
   /// Fixes the value of `v` (a leaf: the evaluator does not look through it).
-  void bind(Value v, EagerValue value) { values[v] = std::move(value); }
+  void bind(Value v, EagerValue value) {
+    values[v] = std::make_unique<EagerValue>(std::move(value));
+  }
   /// Forgets every computed value and binding.
   void clear() {
     values.clear();
@@ -75,7 +78,8 @@ private:
   std::string error;
   int64_t skippedUpdates = 0;
   bool undefined = false;
-  llvm::DenseMap<Value, EagerValue> values;
+  /// Each value on the heap: pointers to it stay valid while the map grows.
+  llvm::DenseMap<Value, std::unique_ptr<EagerValue>> values;
 
   bool fail(Operation *op, const Twine &why);
   bool compute(Value v, EagerValue &out);
@@ -83,7 +87,8 @@ private:
   bool indexOf(OpFoldResult ofr, int64_t &out);
   /// affine.apply `op` of its operands' values `vals`; fails on a zero
   /// divisor.
-  bool affineApply(Operation *op, ArrayRef<int64_t> vals, EvalScalar &out);
+  bool affineApply(Operation *op, ArrayRef<EvalScalar> operands,
+                   EvalScalar &out);
   /// The offsets, sizes and strides of a slice op, evaluated.
   bool sliceOf(OffsetSizeAndStrideOpInterface op,
                SmallVectorImpl<int64_t> &offs, SmallVectorImpl<int64_t> &sizes,
