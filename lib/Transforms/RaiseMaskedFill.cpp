@@ -299,6 +299,13 @@ FailureOr<Proof> prove(Operation *scatter, Value mask, func::FuncOp func,
     if (proof)
       p->undefinedProbes.insert(proof->undefinedProbes.begin(),
                                 proof->undefinedProbes.end());
+    if (p->undefinedProbes.size() > kMaxUndefinedProbes) {
+      why = llvm::formatv("not evaluable: the IR reads out of bounds "
+                          "(undefined) on {0} of the {1} probes over the "
+                          "dynamic sizes",
+                          p->undefinedProbes.size(), kNumProbes);
+      return failure();
+    }
     proof = *p;
   }
   return *proof;
