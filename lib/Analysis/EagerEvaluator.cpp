@@ -116,17 +116,28 @@ bool EagerEvaluator::indexOf(OpFoldResult ofr, int64_t &out) {
   return true;
 }
 
+bool EagerEvaluator::sizesOf(Operation *op, ArrayRef<OpFoldResult> list,
+                             SmallVectorImpl<int64_t> &out) {
+  for (OpFoldResult x : list) {
+    if (!indexOf(x, out.emplace_back()))
+      return false;
+    if (out.back() < 0)
+      return fail(op, "a negative size");
+  }
+  return true;
+}
+
 bool EagerEvaluator::sliceOf(OffsetSizeAndStrideOpInterface op,
                              SmallVectorImpl<int64_t> &offs,
                              SmallVectorImpl<int64_t> &sizes,
                              SmallVectorImpl<int64_t> &strides) {
-  for (auto [list, out] : {std::make_pair(op.getMixedOffsets(), &offs),
-                           std::make_pair(op.getMixedSizes(), &sizes),
-                           std::make_pair(op.getMixedStrides(), &strides)})
-    for (OpFoldResult x : list)
-      if (!indexOf(x, out->emplace_back()))
-        return false;
-  return true;
+  for (OpFoldResult x : op.getMixedOffsets())
+    if (!indexOf(x, offs.emplace_back()))
+      return false;
+  for (OpFoldResult x : op.getMixedStrides())
+    if (!indexOf(x, strides.emplace_back()))
+      return false;
+  return sizesOf(op, op.getMixedSizes(), sizes);
 }
 
 bool EagerEvaluator::affineApply(Operation *op, ArrayRef<EvalScalar> operands,
@@ -253,17 +264,9 @@ bool EagerEvaluator::compute(Value v, EagerValue &out) {
     out.data = s->data;
     return spend(static_cast<int64_t>(out.data.size()));
   };
-  if (auto e = dyn_cast<tensor::ExpandShapeOp>(op)) {
-    for (OpFoldResult s : e.getMixedOutputShape()) {
-      int64_t n;
-      if (!indexOf(s, n))
-        return false;
-      if (n < 0)
-        return fail(op, "a negative size");
-      out.shape.push_back(n);
-    }
-    return reshaped(e.getSrc());
-  }
+  if (auto e = dyn_cast<tensor::ExpandShapeOp>(op))
+    return sizesOf(op, e.getMixedOutputShape(), out.shape) &&
+           reshaped(e.getSrc());
   if (auto c = dyn_cast<tensor::CollapseShapeOp>(op)) {
     const EagerValue *s = evaluate(c.getSrc());
     if (!s)
@@ -295,14 +298,8 @@ bool EagerEvaluator::compute(Value v, EagerValue &out) {
     return reshaped(op->getOperand(0));
   }
   if (auto e = dyn_cast<tensor::EmptyOp>(op)) {
-    for (OpFoldResult s : e.getMixedSizes()) {
-      int64_t n;
-      if (!indexOf(s, n))
-        return false;
-      if (n < 0)
-        return fail(op, "a negative size");
-      out.shape.push_back(n);
-    }
+    if (!sizesOf(op, e.getMixedSizes(), out.shape))
+      return false;
     int64_t n = numElements(out.shape);
     if (!spend(n))
       return false;
@@ -316,8 +313,6 @@ bool EagerEvaluator::compute(Value v, EagerValue &out) {
     SmallVector<int64_t> offs, sizes, strides;
     if (!sliceOf(s, offs, sizes, strides))
       return false;
-    if (llvm::any_of(sizes, [](int64_t x) { return x < 0; }))
-      return fail(op, "a negative slice size");
     llvm::SmallBitVector dropped = s.getDroppedDims();
     for (unsigned d = 0; d < sizes.size(); ++d)
       if (!dropped.test(d))
@@ -347,8 +342,6 @@ bool EagerEvaluator::compute(Value v, EagerValue &out) {
     SmallVector<int64_t> offs, sizes, strides;
     if (!sliceOf(ins, offs, sizes, strides))
       return false;
-    if (llvm::any_of(sizes, [](int64_t x) { return x < 0; }))
-      return fail(op, "a negative slice size");
     out.shape = dst->shape;
     out.data = dst->data;
     int64_t n = numElements(sizes);

@@ -89,7 +89,11 @@ private:
   /// divisor.
   bool affineApply(Operation *op, ArrayRef<EvalScalar> operands,
                    EvalScalar &out);
-  /// The offsets, sizes and strides of a slice op, evaluated.
+  /// Sizes, evaluated; a negative one fails.
+  bool sizesOf(Operation *op, ArrayRef<OpFoldResult> list,
+               SmallVectorImpl<int64_t> &out);
+  /// The offsets, sizes and strides of a slice op, evaluated (negative
+  /// sizes fail).
   bool sliceOf(OffsetSizeAndStrideOpInterface op,
                SmallVectorImpl<int64_t> &offs, SmallVectorImpl<int64_t> &sizes,
                SmallVectorImpl<int64_t> &strides);
