@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -79,6 +80,102 @@ struct DimOfExpandShape : public OpRewritePattern<tensor::DimOp> {
   }
 };
 
+/// torch-mlir writes the view of a Linear's [M, H] result back to
+/// [B, T, H] as a `tensor.reshape` to a shape built from sizes
+/// (`tensor.from_elements`) when both token dimensions are dynamic. When the
+/// new shape keeps the source's trailing dimensions and only splits its
+/// first one (or, the other way, merges leading dimensions into one), the
+/// reshape is an expand_shape (collapse_shape): the same elements in the
+/// same order, and the same precondition (the sizes multiply to the
+/// source's). The expand_shape then moves past the elementwise epilogue like
+/// the one torch-mlir writes for a single dynamic token dimension.
+struct ReshapeAsExpandOrCollapse : public OpRewritePattern<tensor::ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto srcType = dyn_cast<RankedTensorType>(op.getSource().getType());
+    auto resType = dyn_cast<RankedTensorType>(op.getResult().getType());
+    auto elements = op.getShape().getDefiningOp<tensor::FromElementsOp>();
+    if (!srcType || !resType || !elements || srcType.getRank() == 0 ||
+        resType.getRank() == 0 || srcType.getRank() == resType.getRank())
+      return failure();
+    bool expand = resType.getRank() > srcType.getRank();
+    RankedTensorType big = expand ? resType : srcType;
+    RankedTensorType small = expand ? srcType : resType;
+    int64_t lead = big.getRank() - small.getRank();
+    // The size of the result's dimension d: static in the type, or a
+    // constant element of the shape.
+    auto resultSize = [&](int64_t d) -> std::optional<int64_t> {
+      if (!resType.isDynamicDim(d))
+        return resType.getDimSize(d);
+      APInt c;
+      if (matchPattern(elements.getElements()[d], m_ConstantInt(&c)))
+        return c.getSExtValue();
+      return std::nullopt;
+    };
+    // Trailing dimensions kept: the same static sizes on both sides.
+    for (int64_t d = 1; d < small.getRank(); ++d) {
+      int64_t srcDim = expand ? d : d + lead;
+      int64_t resDim = expand ? d + lead : d;
+      std::optional<int64_t> r = resultSize(resDim);
+      if (srcType.isDynamicDim(srcDim) || !r || *r != srcType.getDimSize(srcDim))
+        return failure();
+    }
+    SmallVector<ReassociationIndices> reassoc;
+    reassoc.emplace_back();
+    for (int64_t d = 0; d <= lead; ++d)
+      reassoc.back().push_back(d);
+    for (int64_t d = lead + 1; d < big.getRank(); ++d)
+      reassoc.push_back({d});
+    Location loc = op.getLoc();
+    if (!expand) {
+      rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+          op, resType, op.getSource(), reassoc);
+      return success();
+    }
+    // Checks first (a pattern that fails creates nothing): the result's
+    // static sizes, non-negative, and the leading group of a static source
+    // static and multiplying to its size (expand_shape's rule).
+    SmallVector<int64_t> sizes;
+    for (int64_t d = 0; d < resType.getRank(); ++d) {
+      std::optional<int64_t> r = resultSize(d);
+      if (r && *r < 0)
+        return failure();
+      sizes.push_back(r ? *r : ShapedType::kDynamic);
+    }
+    if (!srcType.isDynamicDim(0)) {
+      int64_t prod = 1;
+      for (int64_t d = 0; d <= lead; ++d) {
+        if (ShapedType::isDynamic(sizes[d]))
+          return failure();
+        prod *= sizes[d];
+      }
+      if (prod != srcType.getDimSize(0))
+        return failure();
+    }
+    SmallVector<OpFoldResult> shape;
+    for (int64_t d = 0; d < resType.getRank(); ++d) {
+      if (!ShapedType::isDynamic(sizes[d])) {
+        shape.push_back(rewriter.getIndexAttr(sizes[d]));
+        continue;
+      }
+      Value v = elements.getElements()[d];
+      if (!v.getType().isIndex())
+        v = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), v);
+      shape.push_back(v);
+    }
+    auto type = RankedTensorType::get(sizes, resType.getElementType(),
+                                      resType.getEncoding());
+    Value r = tensor::ExpandShapeOp::create(rewriter, loc, type, op.getSource(),
+                                            reassoc, shape);
+    if (type != resType)
+      r = tensor::CastOp::create(rewriter, loc, resType, r);
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::fusion::populateNormalizeFusionPatterns(
@@ -137,7 +234,8 @@ void mlir::fusion::populateNormalizeFusionPatterns(
                consumer.getNumParallelLoops() == consumer.getNumLoops() &&
                expand.getSrc().getDefiningOp<linalg::LinalgOp>();
       });
-  patterns.add<DimOfExpandShape>(patterns.getContext());
+  patterns.add<DimOfExpandShape, ReshapeAsExpandOrCollapse>(
+      patterns.getContext());
 }
 
 namespace {

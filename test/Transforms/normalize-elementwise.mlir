@@ -166,3 +166,78 @@ func.func @rounding_through_dynamic_expand(%a: tensor<?x64xbf16>, %w: tensor<64x
   } -> tensor<2x?x8xbf16>
   return %s : tensor<2x?x8xbf16>
 }
+
+/// With both token dimensions dynamic torch-mlir views the result back by a
+/// tensor.reshape to a shape built from sizes. It keeps the trailing size
+/// (8) and splits only the first: an expand_shape, which then moves past
+/// the epilogue as above (the rounding fuses into it).
+// CHECK-LABEL: func.func @rounding_through_dynamic_reshape
+//  CHECK-SAME: %[[B:[a-z0-9]+]]: i64, %[[T:[a-z0-9]+]]: i64
+//   CHECK-DAG: %[[BI:.*]] = arith.index_cast %[[B]] : i64 to index
+//   CHECK-DAG: %[[TI:.*]] = arith.index_cast %[[T]] : i64 to index
+//       CHECK: %[[G:.*]] = linalg.generic
+//  CHECK-NEXT:   ^bb0
+//  CHECK-NEXT:   arith.truncf
+//  CHECK-NEXT:   arith.negf
+//       CHECK: tensor.expand_shape %[[G]] {{\[\[}}0, 1], [2]] output_shape [%[[BI]], %[[TI]], 8]
+//   CHECK-NOT: tensor.reshape
+//   CHECK-NOT: linalg.generic
+func.func @rounding_through_dynamic_reshape(%a: tensor<?x64xbf16>, %w: tensor<64x8xbf16>, %b: i64, %t: i64)
+    -> tensor<?x?x8xbf16> {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : i64
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %a, %c0 : tensor<?x64xbf16>
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %y = linalg.matmul ins(%a, %w : tensor<?x64xbf16>, tensor<64x8xbf16>) outs(%acc : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %eb = tensor.empty(%n) : tensor<?x8xbf16>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<?x8xf32>) outs(%eb : tensor<?x8xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %v = arith.truncf %in : f32 to bf16
+    linalg.yield %v : bf16
+  } -> tensor<?x8xbf16>
+  %shape = tensor.from_elements %b, %t, %c8 : tensor<3xi64>
+  %x = tensor.reshape %r(%shape) : (tensor<?x8xbf16>, tensor<3xi64>) -> tensor<?x?x8xbf16>
+  %bi = arith.index_cast %b : i64 to index
+  %ti = arith.index_cast %t : i64 to index
+  %e3 = tensor.empty(%bi, %ti) : tensor<?x?x8xbf16>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : tensor<?x?x8xbf16>) outs(%e3 : tensor<?x?x8xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    %v = arith.negf %in : bf16
+    linalg.yield %v : bf16
+  } -> tensor<?x?x8xbf16>
+  return %s : tensor<?x?x8xbf16>
+}
+
+/// The other way: leading dimensions merged into one, the trailing kept: a
+/// collapse_shape. A static source whose leading sizes cannot multiply to
+/// the shape's, a trailing size that changes, and a shape that is not built
+/// from sizes stay reshapes.
+// CHECK-LABEL: func.func @reshapes
+//       CHECK: %[[C:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<?x?x64xbf16> into tensor<?x64xbf16>
+//       CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] output_shape [%{{.*}}, 2, 3, 8] : tensor<?x8xf32> into tensor<?x2x3x8xf32>
+//       CHECK: tensor.reshape %{{.*}} : (tensor<6x8xf32>, tensor<3xi64>) -> tensor<?x4x8xf32>
+//       CHECK: tensor.reshape %{{.*}} : (tensor<?x8xf32>, tensor<3xi64>) -> tensor<?x2x4xf32>
+//       CHECK: tensor.reshape %{{.*}} : (tensor<?x8xf32>, tensor<2xi64>) -> tensor<?x8xf32>
+//       CHECK: return %[[C]]
+func.func @reshapes(%x: tensor<?x?x64xbf16>, %y: tensor<?x8xf32>, %z: tensor<6x8xf32>, %m: i64, %s: tensor<2xi64>)
+    -> (tensor<?x64xbf16>, tensor<?x2x3x8xf32>, tensor<?x4x8xf32>, tensor<?x2x4xf32>, tensor<?x8xf32>) {
+  %c2 = arith.constant 2 : i64
+  %c3 = arith.constant 3 : i64
+  %c4 = arith.constant 4 : i64
+  %c8 = arith.constant 8 : i64
+  %c64 = arith.constant 64 : i64
+  %s1 = tensor.from_elements %m, %c64 : tensor<2xi64>
+  %r1 = tensor.reshape %x(%s1) : (tensor<?x?x64xbf16>, tensor<2xi64>) -> tensor<?x64xbf16>
+  %s2 = tensor.from_elements %m, %c2, %c3, %c8 : tensor<4xi64>
+  %r2 = tensor.reshape %y(%s2) : (tensor<?x8xf32>, tensor<4xi64>) -> tensor<?x2x3x8xf32>
+  %s3 = tensor.from_elements %m, %c4, %c8 : tensor<3xi64>
+  %r3 = tensor.reshape %z(%s3) : (tensor<6x8xf32>, tensor<3xi64>) -> tensor<?x4x8xf32>
+  %s4 = tensor.from_elements %m, %c2, %c4 : tensor<3xi64>
+  %r4 = tensor.reshape %y(%s4) : (tensor<?x8xf32>, tensor<3xi64>) -> tensor<?x2x4xf32>
+  %r5 = tensor.reshape %y(%s) : (tensor<?x8xf32>, tensor<2xi64>) -> tensor<?x8xf32>
+  return %r1, %r2, %r3, %r4, %r5 : tensor<?x64xbf16>, tensor<?x2x3x8xf32>, tensor<?x4x8xf32>, tensor<?x2x4xf32>, tensor<?x8xf32>
+}
