@@ -361,6 +361,20 @@ FailureOr<SplitPlan> matchSplit(linalg::LinalgOp op, std::string &why) {
     }
   auto vt = cast<RankedTensorType>(v.getType());
   if (v.hasOneUse())
+    if (auto r = dyn_cast<tensor::ReshapeOp>(*v.getUsers().begin())) {
+      // fusion-normalize-elementwise has made every reshape that only
+      // splits the tokens an expand_shape; this one also cuts the columns
+      // (torch-mlir's head-group view with two dynamic token dimensions).
+      if (llvm::any_of(r->getUsers(), [](Operation *u) {
+            return isa<tensor::ExtractSliceOp>(u);
+          }))
+        why = "the result is reshaped by a tensor.reshape to a shape built "
+              "from sizes that also cuts its columns (a head-group view with "
+              "two dynamic token dimensions) before it is split; only an "
+              "expand_shape is split";
+      return failure();
+    }
+  if (v.hasOneUse())
     if (auto e = dyn_cast<tensor::ExpandShapeOp>(*v.getUsers().begin())) {
       SmallVector<ReassociationIndices> re = e.getReassociationIndices();
       if (re.back().size() != 1) {

@@ -174,6 +174,32 @@ func.func @negative_head_groups_argument(%x: tensor<3x2xf32>, %w: tensor<16x2xf3
   return %b, %a : tensor<3x8xf32>, tensor<3x8xf32>
 }
 
+/// torch-mlir's head-group view when both token dimensions are dynamic: a
+/// tensor.reshape to a shape built from sizes that cuts the columns too
+/// (16 into 4 x 4), then slices. Not an expand_shape: declined with the
+/// reason.
+// CHECK-LABEL: func.func @negative_head_groups_reshape
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_head_groups_reshape(%x: tensor<?x2xf32>, %b: i64, %t: i64) -> (tensor<?x?x4x2xf32>, tensor<?x?x4x2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : i64
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<1.0> : tensor<16x2xf32>
+  %n = tensor.dim %x, %c0 : tensor<?x2xf32>
+  %empty = tensor.empty(%n) : tensor<?x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<?x16xf32>) -> tensor<?x16xf32>
+  // expected-remark @below {{Reason="unsupported split", Remark="the result is reshaped by a tensor.reshape to a shape built from sizes that also cuts its columns (a head-group view with two dynamic token dimensions) before it is split; only an expand_shape is split"}}
+  %y = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w : tensor<?x2xf32>, tensor<16x2xf32>) outs(%acc : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %shape = tensor.from_elements %b, %t, %c4, %c4 : tensor<4xi64>
+  %g = tensor.reshape %y(%shape) : (tensor<?x16xf32>, tensor<4xi64>) -> tensor<?x?x4x4xf32>
+  %bi = arith.index_cast %b : i64 to index
+  %ti = arith.index_cast %t : i64 to index
+  %bs = tensor.extract_slice %g[0, 0, 0, 0] [%bi, %ti, 4, 2] [1, 1, 1, 1] : tensor<?x?x4x4xf32> to tensor<?x?x4x2xf32>
+  %as = tensor.extract_slice %g[0, 0, 0, 2] [%bi, %ti, 4, 2] [1, 1, 1, 1] : tensor<?x?x4x4xf32> to tensor<?x?x4x2xf32>
+  return %bs, %as : tensor<?x?x4x2xf32>, tensor<?x?x4x2xf32>
+}
+
 /// A stacked Linear with a bias in the accumulator (torch-mlir's addmm): the
 /// parts would need slices of the bias; declined.
 // CHECK-LABEL: func.func @negative_init_bias
