@@ -446,6 +446,8 @@ fusion_rt_status fp4_stream_execute(const Request &q, cudaStream_t st) {
   }
   if (e == cudaSuccess) {
     p.pass = kCodesPass;
+    // After the amax pass: from the end, which is still in L2.
+    p.geo.reverse = need_amax && tuning().l2_reverse != 0;
     e = run(p);
   }
   if (scratch)

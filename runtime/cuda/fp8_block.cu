@@ -719,6 +719,8 @@ fusion_rt_status fp8_block_stream_execute(const Request &q, cudaStream_t st) {
   }
   if (e == cudaSuccess) {
     p.mode = kTensorCast;
+    // After the amax pass: from the end, which is still in L2.
+    p.geo.reverse = current && tuning().l2_reverse != 0;
     e = run(p);
   }
   if (scratch)

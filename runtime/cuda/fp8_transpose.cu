@@ -62,6 +62,9 @@ struct XParams {
   const float *scale_in;
   float *scale_inv;
   bool current; ///< current scaling: the cast reads *amax
+  /// Tiles taken from the last one down (the cast after the amax pass,
+  /// tuning knob l2_reverse: the last tiles the amax pass read are in L2).
+  bool reverse;
 };
 
 constexpr int kThreads = 256;
@@ -119,9 +122,11 @@ __device__ __forceinline__ void store8(uint8_t *dst, int n, uint2 v) {
 template <typename T>
 __device__ __forceinline__ bool load_warp_tile(const XParams &p, int64_t &r0,
                                                int64_t &c, uint4 (&w)[8]) {
-  const uint32_t t = blockIdx.x * (kThreads / 32) + (threadIdx.x >> 5);
+  uint32_t t = blockIdx.x * (kThreads / 32) + (threadIdx.x >> 5);
   if (t >= p.tiles)
     return false;
+  if (p.reverse)
+    t = p.tiles - 1 - t;
   const uint32_t tr = t / p.tiles_x, tc = t - tr * p.tiles_x;
   const int lane = threadIdx.x & 31;
   r0 = int64_t(tr) * kTileRows + 8 * (lane >> 2);
@@ -201,6 +206,7 @@ cudaError_t run(XParams p, bool row, cudaStream_t st) {
     fp8_transpose_amax_kernel<T><<<grid, kThreads, 0, st>>>(p);
     if (cudaError_t e = cudaGetLastError())
       return e;
+    p.reverse = tuning().l2_reverse != 0;
   }
   if (p.s.format == kFP8E4M3)
     launch_cast<T, true>(p, row, grid, st);

@@ -31,6 +31,11 @@ namespace gstream {
 struct Geometry {
   uint32_t groups, gpr; ///< 128-value groups in all, per row
   uint32_t d2_row, d2_gc, ds, ds_row, ds_gc;
+  /// Nonzero: the steps are taken from the last one down. The second pass
+  /// of a two-pass stream (the tensor amax, then the codes) sets it (the
+  /// tuning knob l2_reverse): it reads first what the first pass read last,
+  /// which is still in L2 (up to the L2's size of the input).
+  uint32_t reverse;
 };
 
 /// A group's index and position (row, group in row).
@@ -53,9 +58,21 @@ __device__ __forceinline__ GPos advance(GPos p, uint32_t d, uint32_t d_row,
 __device__ __forceinline__ GPos next2(const Geometry &geo, GPos p) {
   return advance(p, 2, geo.d2_row, geo.d2_gc, geo.gpr);
 }
-/// The same lane half's group one grid step on.
+/// The same lane half's group one grid step on (one grid step back when
+/// the stream runs in reverse; past the first group the position wraps and
+/// is not read).
 __device__ __forceinline__ GPos next_step(const Geometry &geo, GPos p) {
-  return advance(p, geo.ds, geo.ds_row, geo.ds_gc, geo.gpr);
+  if (!geo.reverse)
+    return advance(p, geo.ds, geo.ds_row, geo.ds_gc, geo.gpr);
+  p.g -= geo.ds;
+  p.row -= geo.ds_row;
+  if (p.gc < geo.ds_gc) {
+    p.gc += geo.gpr - geo.ds_gc;
+    --p.row;
+  } else {
+    p.gc -= geo.ds_gc;
+  }
+  return p;
 }
 
 /// The first group of this lane half's step `s`.
@@ -94,7 +111,7 @@ __device__ __forceinline__ void run(const Geometry &geo, const char *x,
   const uint32_t nsteps = (geo.groups + 2 * U - 1) / (2 * U);
   const uint32_t stride = (gridDim.x * blockDim.x) >> 5;
   uint32_t s = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-  GPos pos = first_pos(geo, U, s);
+  GPos pos = first_pos(geo, U, geo.reverse && s < nsteps ? nsteps - 1 - s : s);
   auto load_step = [&](GPos at, uint4(&a)[U], uint4(&b)[U]) {
     load<U>(geo, x, x_rs, at, l, a);
     if constexpr (TWO)
@@ -124,7 +141,8 @@ __device__ __forceinline__ void run(const Geometry &geo, const char *x,
 /// Launches `kernel(p)` on a persistent grid (128 threads a block) of at
 /// most SMs x resident blocks (read off the device once into `per_sm`),
 /// with the increments of U group pairs a warp step written into p.geo
-/// (p.geo.groups and p.geo.gpr set by the caller). No groups: success.
+/// (p.geo.groups, p.geo.gpr and p.geo.reverse set by the caller). No
+/// groups: success.
 template <int U, typename Kernel, typename Params>
 cudaError_t launch(Kernel kernel, Params p, int &per_sm, cudaStream_t st) {
   if (per_sm == 0) {
