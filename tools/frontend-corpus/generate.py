@@ -443,11 +443,13 @@ class GdnGatesBA(GdnGates):
 class Ffn(torch.nn.Module):
     """A Llama FFN front: silu(w1 x) * w3 x, from separate w1 / w3 Linears
     or one stacked w13 Linear chunked in two, with biases when bias is set;
-    quantized to MXFP8 (torchao's to_mx, RCEIL) when mx is set."""
+    quantized to MXFP8 (torchao's to_mx, RCEIL; FLOOR for another `act`,
+    such as Gemma's tanh GELU) when mx is set."""
 
-    def __init__(self, hidden, inter, dtype, stacked=False, mx=False, bias=False):
+    def __init__(self, hidden, inter, dtype, stacked=False, mx=False, bias=False,
+                 act=F.silu):
         super().__init__()
-        self.stacked, self.mx = stacked, mx
+        self.stacked, self.mx, self.act = stacked, mx, act
         if stacked:
             self.w13 = torch.nn.Linear(hidden, 2 * inter, bias=bias, dtype=dtype)
         else:
@@ -459,11 +461,35 @@ class Ffn(torch.nn.Module):
             g, u = self.w13(x).chunk(2, dim=-1)
         else:
             g, u = self.w1(x), self.w3(x)
-        h = F.silu(g) * u
+        h = self.act(g) * u
         if not self.mx:
             return h
-        scale, data = to_mx(h, torch.float8_e4m3fn, 32, Mode.RCEIL)
+        scale, data = to_mx(h, torch.float8_e4m3fn, 32,
+                            Mode.RCEIL if self.act is F.silu else Mode.FLOOR)
         return data, scale
+
+
+class FfnQuant(torch.nn.Module):
+    """A Llama FFN front over one stacked w13 Linear feeding a quantizer
+    module `q`: packed=True hands q the [gate | up] result (q computes the
+    SiLU·mul itself, as vLLM's and DeepSeek's per-token-group references
+    do); otherwise q gets silu(gate) * up of its chunks."""
+
+    def __init__(self, q, hidden, inter, dtype, packed=False):
+        super().__init__()
+        self.q, self.packed = q, packed
+        self.w13 = torch.nn.Linear(hidden, 2 * inter, bias=False, dtype=dtype)
+
+    def forward(self, x):
+        y = self.w13(x)
+        if self.packed:
+            return self.q(y)
+        g, u = y.chunk(2, dim=-1)
+        return self.q(F.silu(g) * u)
+
+
+def _identity(t):
+    return t
 
 
 def _gated_grads(act):
@@ -885,6 +911,26 @@ def programs():
             ("ffn13_mxfp8_bf16_3d_bt", Ffn(64, 32, bf, stacked=True, mx=True))):
         xb = x((3, 2, 64), bf, 1.0)
         yield name, module, (xb,), bt, (xb[:, :1].contiguous(),)
+    # The FFN front quantized to each runtime format the serving recipes
+    # use (one stacked w13): per-token-group FP8 by the DeepSeek-V3 formula
+    # and by vLLM's torch reference, MXFP4 and NVFP4 (torchao), FP8 per
+    # tensor (torchao.float8); a GeGLU front (tanh GELU, Gemma) to MXFP8
+    # FLOOR; and f16 GDN gates.
+    yield "ffn13_fp8group_bf16", \
+        FfnQuant(Fp8Grouped(128, gated=True), 64, 128, bf, packed=True), \
+        (x((4, 64), bf, 1.0),)
+    yield "ffn13_vllm_group_bf16", \
+        FfnQuant(VllmGroup(F.silu, gated=True), 64, 128, bf, packed=True), \
+        (x((4, 64), bf, 1.0),)
+    yield "ffn13_mxfp4_bf16", FfnQuant(ActMx4(_identity), 64, 32, bf), \
+        (x((4, 64), bf, 1.0),)
+    yield "ffn13_nvfp4_bf16", FfnQuant(ActNvfp4(_identity), 64, 32, bf), \
+        (x((4, 64), bf, 1.0),)
+    yield "ffn13_fp8_tensorwise_bf16", \
+        FfnQuant(ActFp8Tensorwise(_identity), 64, 32, bf), (x((4, 64), bf, 1.0),)
+    yield "ffn_geglu_tanh_mxfp8_bf16", Ffn(64, 32, bf, mx=True, act=gelu_tanh), \
+        (x((4, 64), bf, 1.0),)
+    yield "gdn_f16", GdnGates(64, 8, torch.float16), (x((4, 64), torch.float16, 1.0),)
 
 
 def large_programs():
