@@ -8,7 +8,10 @@
 #      loses the window); every shared access is ld.shared / st.shared;
 #   2. no local-memory depot in the PTX (arrays indexed at run time);
 #   3. ptxas -v: 0 bytes stack frame, 0 bytes spill stores and loads for
-#      every function.
+#      every function;
+#   4. Blackwell's conversions (cvt ... e2m1x2 / ue8m0x2) only in the PTX of
+#      the Blackwell architectures (sm_100a and later), and there the FP4
+#      kernels of fp4_stream.cu and formats.cu convert with e2m1x2.
 # It reads what the build left: fusion_rt_cuda compiles through nvcc_keep.sh,
 # which keeps each object's PTX and ptxas -v report in OBJ.keep/, so the
 # shipped code itself is checked and nothing is compiled twice.
@@ -62,6 +65,16 @@ for src in "$SRCS"/*.cu; do
     fi
     if grep -qE '\.shared' "$ptx" && [ "$generic" -gt 0 ]; then
       echo "FAIL $name sm_$arch: shared memory declared and $generic generic ld/st"
+      fail=1
+    fi
+    bw=$(grep -cE 'cvt\.r[np]\.satfinite\.(e2m1x2|ue8m0x2)' "$ptx")
+    if [ "${arch%a}" -lt 100 ] && [ "$bw" -gt 0 ]; then
+      echo "FAIL $name sm_$arch: $bw Blackwell conversions in a pre-Blackwell PTX"
+      fail=1
+    fi
+    if [ "${arch%a}" -ge 100 ] && { [ "$name" = fp4_stream ] || [ "$name" = formats ]; } &&
+       ! grep -qE 'cvt\.rn\.satfinite\.e2m1x2\.f32' "$ptx"; then
+      echo "FAIL $name sm_$arch: no cvt.rn.satfinite.e2m1x2.f32 in the FP4 kernels' PTX"
       fail=1
     fi
     maxreg=$(awk -v a="for 'sm_$arch'" 'index($0, a) {on=1; next}

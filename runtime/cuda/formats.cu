@@ -272,7 +272,11 @@ __device__ __forceinline__ uint8_t fp4_code(const fusion_rt_quant_scheme &s,
                                             uint32_t stream, uint64_t index) {
   if (s.nvfp4_recipe != FUSION_RT_NVFP4_RECIPE_TE)
     return nvfp4_torchao_code(x, mul, s.nan_policy == FUSION_RT_NAN_IGNORE);
+#if FUSION_RT_HAVE_E2M1_CVT
+  return sr ? encode_element(s, x, mul, stream, index) : e2m1_cvt(x * mul);
+#else
   return sr ? encode_element(s, x, mul, stream, index) : f32_to_e2m1_rne(x * mul);
+#endif
 }
 
 //===--- amax ---------------------------------------------------------------===//

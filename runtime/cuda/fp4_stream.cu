@@ -147,6 +147,15 @@ __device__ __forceinline__ uint32_t codes8(const fusion_rt_quant_scheme &s,
     for (int j = 0; j < 8; ++j)
       w |= uint32_t(nvfp4_torchao_code(v[j], mul, ignore)) << (4 * j);
   } else if (finite && mul > 0.f && mul <= kF32Max) {
+#if FUSION_RT_HAVE_E2M1_CVT
+    // Blackwell: the conversion instruction, a pair at a time (no NaN
+    // among v, and none among the products).
+    float q[8];
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      q[j] = v[j] * mul;
+    w = e2m1x8_cvt(q);
+#else
     // The magnitude codes, then v's sign bit (bit 31) into bit 3 of each
     // nibble.
     // (fabsf folds into the multiply; the nibbles do not overlap, so they
@@ -156,6 +165,7 @@ __device__ __forceinline__ uint32_t codes8(const fusion_rt_quant_scheme &s,
       w += uint32_t(e2m1_rne_of_magnitude(fabsf(v[j]) * mul, 0)) << (4 * j);
       w |= (__float_as_uint(v[j]) >> (28 - 4 * j)) & (8u << (4 * j));
     }
+#endif
   } else {
 #pragma unroll
     for (int j = 0; j < 8; ++j)
@@ -219,7 +229,9 @@ mx4_codes8_16(const fusion_rt_quant_scheme &s, const uint4 &x,
   const uint32_t me = mb >> 23;
   const bool normal16 =
       bf ? (me >= 1 && me <= 254) : (me >= 127 - 14 && me <= 127 + 15);
-  if (!finite || (mb & 0x807fffffu) != 0 || !normal16)
+  // Blackwell converts a pair an instruction in codes8 (fewer than the
+  // 16-bit rounding's).
+  if (FUSION_RT_HAVE_E2M1_CVT || !finite || (mb & 0x807fffffu) != 0 || !normal16)
     return codes8(s, v, mul, finite);
   const uint32_t m16 = bf ? (mb >> 16) : ((me - 127 + 15) << 10);
   const uint32_t mul2 = m16 | (m16 << 16);

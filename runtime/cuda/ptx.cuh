@@ -37,6 +37,8 @@ namespace cuda {
 #else
 #define FUSION_RT_HAVE_UE8M0_CVT 0
 #endif
+/// Blackwell's fp32 -> e2m1x2 conversion comes with the same architectures.
+#define FUSION_RT_HAVE_E2M1_CVT FUSION_RT_HAVE_UE8M0_CVT
 
 //===--- loads and stores ---------------------------------------------------===//
 
@@ -226,6 +228,41 @@ __device__ __forceinline__ uint8_t block_scale_byte(uint32_t amax_bits,
 #endif
   return mx_scale_byte(amax, has_nan, format, rounding, propagate);
 }
+
+#if FUSION_RT_HAVE_E2M1_CVT
+/// The e2m1 codes of eight values that are not NaN, element j in nibble j,
+/// by Blackwell's cvt.rn.satfinite.e2m1x2.f32 (one instruction a pair; the
+/// first operand goes to the upper nibble). On non-NaN inputs it equals
+/// f32_to_e2m1_rne (convert.h) by the instruction's definition: round to
+/// nearest even on the e2m1 grid, |x| > 6 and +-Inf saturated to +-6, the
+/// sign kept (-0 and negatives that round to 0 give 0x8) — the conversion
+/// TransformerEngine's NVFP4 kernels issue on sm_100, which convert.h
+/// reproduces. NaN (0x7 in convert.h) is left to the callers' other path.
+__device__ __forceinline__ uint32_t e2m1x8_cvt(const float (&p)[8]) {
+  uint32_t r;
+  asm("{\n\t.reg .b8 b0, b1, b2, b3;\n\t"
+      "cvt.rn.satfinite.e2m1x2.f32 b0, %2, %1;\n\t"
+      "cvt.rn.satfinite.e2m1x2.f32 b1, %4, %3;\n\t"
+      "cvt.rn.satfinite.e2m1x2.f32 b2, %6, %5;\n\t"
+      "cvt.rn.satfinite.e2m1x2.f32 b3, %8, %7;\n\t"
+      "mov.b32 %0, {b0, b1, b2, b3};\n\t}"
+      : "=r"(r)
+      : "f"(p[0]), "f"(p[1]), "f"(p[2]), "f"(p[3]), "f"(p[4]), "f"(p[5]),
+        "f"(p[6]), "f"(p[7]));
+  return r;
+}
+/// f32_to_e2m1_rne(p) of one value by the same instruction (NaN: 0x7, as
+/// convert.h).
+__device__ __forceinline__ uint8_t e2m1_cvt(float p) {
+  uint16_t r;
+  asm("{\n\t.reg .b8 b0;\n\t"
+      "cvt.rn.satfinite.e2m1x2.f32 b0, %1, %1;\n\t"
+      "cvt.u16.u8 %0, b0;\n\t}"
+      : "=h"(r)
+      : "f"(p));
+  return p != p ? uint8_t(0x7) : uint8_t(r & 0xfu);
+}
+#endif
 
 //===--- packed 16-bit unpacking ---------------------------------------------===//
 

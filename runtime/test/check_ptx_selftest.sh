@@ -45,6 +45,18 @@ make_case cvta $'\t.shared .align 4 .b8 buf[64];\n\tcvta.shared.u64 %rd2, %rd1;'
 expect cvta 1 'cvta.shared'
 make_case generic $'\t.shared .align 4 .b8 buf[64];\n\tld.f32 %f1, [%rd1];' "$clean"
 expect generic 1 'shared memory declared and 1 generic'
+make_case blackwell_cvt $'\tcvt.rn.satfinite.e2m1x2.f32 %rs1, %f1, %f2;' "$clean"
+expect blackwell_cvt 1 'FAIL k sm_90a: 1 Blackwell conversions in a pre-Blackwell PTX'
+# The FP4 kernels' Blackwell PTX without the e2m1 conversion.
+mkdir -p "$WORK/fp4/src" "$WORK/fp4/obj/fp4_stream.cu.o.keep"; : >"$WORK/fp4/src/fp4_stream.cu"
+printf '.version 8.8\n.target sm_100a\n.visible .entry k(\n)\n{\n\tret;\n}\n' \
+  >"$WORK/fp4/obj/fp4_stream.cu.o.keep/fp4_stream.compute_100a.ptx"
+printf "ptxas info    : Compiling entry function 'k' for 'sm_100a'\nptxas info    : Function properties for k\n%s\n" "$clean" \
+  >"$WORK/fp4/obj/fp4_stream.cu.o.keep/ptxas.txt"
+out=$("$CHECK" 100a "$WORK/fp4/obj" "$WORK/fp4/src" 2>&1)
+if [ $? -ne 1 ] || ! grep -q 'FAIL fp4_stream sm_100a: no cvt.rn.satfinite.e2m1x2.f32' <<<"$out"; then
+  echo "selftest FAIL fp4-no-e2m1x2:"; echo "$out"; fail=1
+else echo "selftest ok   fp4-no-e2m1x2"; fi
 # An architecture the build did not keep, and a file the build did not compile.
 expect clean 0 'check_ptx: PASSED'
 out=$("$CHECK" 90a,100a "$WORK/clean/obj" "$WORK/clean/src" 2>&1)
