@@ -128,10 +128,27 @@ struct ReshapeAsExpandOrCollapse : public OpRewritePattern<tensor::ReshapeOp> {
       reassoc.back().push_back(d);
     for (int64_t d = lead + 1; d < big.getRank(); ++d)
       reassoc.push_back({d});
-    Location loc = op.getLoc();
     if (!expand) {
-      rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
-          op, resType, op.getSource(), reassoc);
+      // The merged size: static where every merged size is (it must then
+      // be the result's, when that is static too); a static result size
+      // over a dynamic group comes back through a cast.
+      int64_t merged = 1;
+      for (int64_t d = 0; d <= lead; ++d)
+        merged = srcType.isDynamicDim(d) || ShapedType::isDynamic(merged)
+                     ? ShapedType::kDynamic
+                     : merged * srcType.getDimSize(d);
+      if (!ShapedType::isDynamic(merged) && !resType.isDynamicDim(0) &&
+          merged != resType.getDimSize(0))
+        return failure();
+      SmallVector<int64_t> sizes(resType.getShape());
+      sizes[0] = merged;
+      auto type = RankedTensorType::get(sizes, resType.getElementType(),
+                                        resType.getEncoding());
+      Value r = tensor::CollapseShapeOp::create(rewriter, op.getLoc(), type,
+                                                op.getSource(), reassoc);
+      if (type != resType)
+        r = tensor::CastOp::create(rewriter, op.getLoc(), resType, r);
+      rewriter.replaceOp(op, r);
       return success();
     }
     // Checks first (a pattern that fails creates nothing): the result's
@@ -154,6 +171,7 @@ struct ReshapeAsExpandOrCollapse : public OpRewritePattern<tensor::ReshapeOp> {
       if (prod != srcType.getDimSize(0))
         return failure();
     }
+    Location loc = op.getLoc();
     SmallVector<OpFoldResult> shape;
     for (int64_t d = 0; d < resType.getRank(); ++d) {
       if (!ShapedType::isDynamic(sizes[d])) {
