@@ -223,21 +223,6 @@ func.func @rounding_through_dynamic_reshape(%a: tensor<?x64xbf16>, %w: tensor<64
 //       CHECK: tensor.reshape %{{.*}} : (tensor<?x8xf32>, tensor<3xi64>) -> tensor<?x2x4xf32>
 //       CHECK: tensor.reshape %{{.*}} : (tensor<?x8xf32>, tensor<2xi64>) -> tensor<?x8xf32>
 //       CHECK: return %[[C]]
-/// A static result size over merged dynamic sizes: a collapse to the
-/// dynamic size, then a cast; static merged sizes collapse straight to it.
-// CHECK-LABEL: func.func @reshapes_static_merge
-//       CHECK: %[[M:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<?x3x8xf32> into tensor<?x8xf32>
-//       CHECK: tensor.cast %[[M]] : tensor<?x8xf32> to tensor<6x8xf32>
-//       CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<2x3x8xf32> into tensor<6x8xf32>
-func.func @reshapes_static_merge(%x: tensor<?x3x8xf32>, %y: tensor<2x3x8xf32>) -> (tensor<6x8xf32>, tensor<6x8xf32>) {
-  %c6 = arith.constant 6 : i64
-  %c8 = arith.constant 8 : i64
-  %s = tensor.from_elements %c6, %c8 : tensor<2xi64>
-  %r1 = tensor.reshape %x(%s) : (tensor<?x3x8xf32>, tensor<2xi64>) -> tensor<6x8xf32>
-  %r2 = tensor.reshape %y(%s) : (tensor<2x3x8xf32>, tensor<2xi64>) -> tensor<6x8xf32>
-  return %r1, %r2 : tensor<6x8xf32>, tensor<6x8xf32>
-}
-
 func.func @reshapes(%x: tensor<?x?x64xbf16>, %y: tensor<?x8xf32>, %z: tensor<6x8xf32>, %m: i64, %s: tensor<2xi64>)
     -> (tensor<?x64xbf16>, tensor<?x2x3x8xf32>, tensor<?x4x8xf32>, tensor<?x2x4xf32>, tensor<?x8xf32>) {
   %c2 = arith.constant 2 : i64
@@ -255,4 +240,19 @@ func.func @reshapes(%x: tensor<?x?x64xbf16>, %y: tensor<?x8xf32>, %z: tensor<6x8
   %r4 = tensor.reshape %y(%s4) : (tensor<?x8xf32>, tensor<3xi64>) -> tensor<?x2x4xf32>
   %r5 = tensor.reshape %y(%s) : (tensor<?x8xf32>, tensor<2xi64>) -> tensor<?x8xf32>
   return %r1, %r2, %r3, %r4, %r5 : tensor<?x64xbf16>, tensor<?x2x3x8xf32>, tensor<?x4x8xf32>, tensor<?x2x4xf32>, tensor<?x8xf32>
+}
+
+/// A static result size over merged dynamic sizes: a collapse to the
+/// dynamic size, then a cast; static merged sizes collapse straight to it.
+// CHECK-LABEL: func.func @reshapes_static_merge
+//       CHECK: %[[M:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<?x3x8xf32> into tensor<?x8xf32>
+//       CHECK: tensor.cast %[[M]] : tensor<?x8xf32> to tensor<6x8xf32>
+//       CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<2x3x8xf32> into tensor<6x8xf32>
+func.func @reshapes_static_merge(%x: tensor<?x3x8xf32>, %y: tensor<2x3x8xf32>) -> (tensor<6x8xf32>, tensor<6x8xf32>) {
+  %c6 = arith.constant 6 : i64
+  %c8 = arith.constant 8 : i64
+  %s = tensor.from_elements %c6, %c8 : tensor<2xi64>
+  %r1 = tensor.reshape %x(%s) : (tensor<?x3x8xf32>, tensor<2xi64>) -> tensor<6x8xf32>
+  %r2 = tensor.reshape %y(%s) : (tensor<2x3x8xf32>, tensor<2xi64>) -> tensor<6x8xf32>
+  return %r1, %r2 : tensor<6x8xf32>, tensor<6x8xf32>
 }
