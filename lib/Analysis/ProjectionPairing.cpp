@@ -106,6 +106,37 @@ static Value getColumnBroadcastSource(Value v) {
   return source;
 }
 
+/// If `v` is a bf16 / f16 tensor widened to f32 by an elementwise generic
+/// (its body one `arith.extf`), read in order or, for a 2-D tensor,
+/// transposed (a 2-D transpose that fusion-normalize-elementwise folded into
+/// it): that tensor, and whether it is read transposed.
+static std::optional<std::pair<Value, bool>> getWideningSource(Value v) {
+  auto g = v.getDefiningOp<linalg::GenericOp>();
+  if (!g || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
+      g.getNumParallelLoops() != g.getNumLoops() ||
+      !g.hasPureTensorSemantics())
+    return std::nullopt;
+  Block &body = g.getRegion().front();
+  if (body.getOperations().size() != 2)
+    return std::nullopt;
+  auto ext = dyn_cast<arith::ExtFOp>(&body.front());
+  if (!ext || ext.getIn() != body.getArgument(0) ||
+      body.getTerminator()->getOperand(0) != ext.getResult() ||
+      !ext.getType().isF32() ||
+      !isa<BFloat16Type, Float16Type>(ext.getIn().getType()))
+    return std::nullopt;
+  SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+  if (!maps[1].isIdentity())
+    return std::nullopt;
+  Value source = g.getDpsInputOperand(0)->get();
+  if (maps[0].isIdentity())
+    return std::make_pair(source, false);
+  if (maps[0].getNumDims() == 2 && maps[0].isPermutation() &&
+      maps[0].getDimPosition(0) == 1)
+    return std::make_pair(source, true);
+  return std::nullopt;
+}
+
 /// A 2-D tensor copied along one added dimension into a 3-D one: torch-mlir
 /// broadcasts the weight of F.linear / matmul on a 3-D input across the
 /// batch and multiplies with linalg.batch_matmul.
@@ -226,6 +257,24 @@ std::optional<Projection> mlir::fusion::matchProjection(linalg::LinalgOp op) {
   unsigned wK = *resultPos(wMap, kLoops[0]);
   unsigned wH = *resultPos(wMap, hLoop);
   p.kn = wK < wH;
+  // torch-mlir computes a bf16 / f16 Linear with bias=True in f32, on x and
+  // the weight widened by extf: every product of two widened bf16 (f16)
+  // values is exact in f32, so the contraction is the narrow one with an f32
+  // accumulator, and the projection reads the narrow tensors (no f32 copy of
+  // the weight at run time, and one input type with the unbiased Linears of
+  // the same x).
+  if (wMap.getNumResults() == 2 && p.accType.isF32()) {
+    std::optional<std::pair<Value, bool>> wl = getWideningSource(p.lhs);
+    std::optional<std::pair<Value, bool>> ww = getWideningSource(p.weight);
+    if (wl && ww && !wl->second &&
+        getElementTypeOrSelf(wl->first.getType()) ==
+            getElementTypeOrSelf(ww->first.getType())) {
+      p.lhs = wl->first;
+      p.weight = ww->first;
+      if (ww->second)
+        p.kn = !p.kn;
+    }
+  }
   // A 3-D weight that is one [H, K] or [K, H] matrix broadcast along a
   // token (batch) dimension of the LHS and the result (torch-mlir's matmul
   // of a [B, T, K] input): read the matrix before the broadcast, whose

@@ -1475,6 +1475,63 @@ func.func @gate_up_swiglu_biased_bf16(%x: tensor<4x64xbf16>, %wg: tensor<32x64xb
   return %hb : tensor<4x32xbf16>
 }
 
+/// torch-mlir's bf16 Linear with bias=True contracts f32-widened operands
+/// (extf of x, extf of the transposed weight) where the Linear without bias
+/// beside it contracts bf16: every product is exact in f32, so the biased
+/// projection reads x and its weight as they are (one input for the pair,
+/// no f32 copy of the weight).
+// CHECK-LABEL: func.func @gate_bias_only_widened_bf16
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xbf16>, %[[WG:.*]]: tensor<32x64xbf16>, %[[WU:.*]]: tensor<32x64xbf16>, %[[BG:.*]]: tensor<32xbf16>)
+//       CHECK: fusion.paired_projection %[[X]], %[[WG]], %[[WU]] epilogues(round(bf16, with_bias) bias bias %[[BG]], round(bf16) none) gated(#fusion.act<swiglu>) outs
+//  CHECK-SAME: (tensor<4x64xbf16>, tensor<32x64xbf16>, tensor<32x64xbf16>, tensor<32xbf16>, tensor<4x32xbf16>)
+func.func @gate_bias_only_widened_bf16(%x: tensor<4x64xbf16>, %wg: tensor<32x64xbf16>, %wu: tensor<32x64xbf16>,
+                                       %bg: tensor<32xbf16>) -> tensor<4x32xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %et = tensor.empty() : tensor<64x32xbf16>
+  %wgt = linalg.transpose ins(%wg : tensor<32x64xbf16>) outs(%et : tensor<64x32xbf16>) permutation = [1, 0]
+  %wut = linalg.transpose ins(%wu : tensor<32x64xbf16>) outs(%et : tensor<64x32xbf16>) permutation = [1, 0]
+  %xf = arith.extf %x : tensor<4x64xbf16> to tensor<4x64xf32>
+  %wgf = arith.extf %wgt : tensor<64x32xbf16> to tensor<64x32xf32>
+  %empty = tensor.empty() : tensor<4x32xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x32xf32>) -> tensor<4x32xf32>
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection gated swiglu of the accumulators rounded to bf16 with a gate bias rounded with it"}}
+  %g = linalg.matmul ins(%xf, %wgf : tensor<4x64xf32>, tensor<64x32xf32>) outs(%acc : tensor<4x32xf32>) -> tensor<4x32xf32>
+  %u = linalg.matmul ins(%x, %wut : tensor<4x64xbf16>, tensor<64x32xbf16>) outs(%acc : tensor<4x32xf32>) -> tensor<4x32xf32>
+  %eb = tensor.empty() : tensor<4x32xbf16>
+  %bbg = linalg.broadcast ins(%bg : tensor<32xbf16>) outs(%eb : tensor<4x32xbf16>) dimensions = [0]
+  %bfg = arith.extf %bbg : tensor<4x32xbf16> to tensor<4x32xf32>
+  %tg = arith.addf %g, %bfg : tensor<4x32xf32>
+  %rg = arith.truncf %tg : tensor<4x32xf32> to tensor<4x32xbf16>
+  %ru = arith.truncf %u : tensor<4x32xf32> to tensor<4x32xbf16>
+  %gf = arith.extf %rg : tensor<4x32xbf16> to tensor<4x32xf32>
+  %uf = arith.extf %ru : tensor<4x32xbf16> to tensor<4x32xf32>
+  %n = arith.negf %gf : tensor<4x32xf32>
+  %e = math.exp %n : tensor<4x32xf32>
+  %one = arith.constant dense<1.0> : tensor<4x32xf32>
+  %d = arith.addf %one, %e : tensor<4x32xf32>
+  %sg = arith.divf %gf, %d : tensor<4x32xf32>
+  %h = arith.mulf %sg, %uf : tensor<4x32xf32>
+  %hb = arith.truncf %h : tensor<4x32xf32> to tensor<4x32xbf16>
+  return %hb : tensor<4x32xbf16>
+}
+
+/// x widened from bf16 but the weight from f16: the products of the narrow
+/// values are not one contraction type, so the projection keeps its f32
+/// operands (the pair reads the widened tensors).
+// CHECK-LABEL: func.func @widened_mixed_sources_kept
+//       CHECK: fusion.paired_projection {{.*}} : (tensor<4x64xf32>, tensor<64x8xf32>, tensor<64x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>)
+func.func @widened_mixed_sources_kept(%xb: tensor<4x64xbf16>, %w0: tensor<64x8xf16>, %w1: tensor<64x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %x = arith.extf %xb : tensor<4x64xbf16> to tensor<4x64xf32>
+  %w0f = arith.extf %w0 : tensor<64x8xf16> to tensor<64x8xf32>
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues none, none"}}
+  %a = linalg.matmul ins(%x, %w0f : tensor<4x64xf32>, tensor<64x8xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %b = linalg.matmul ins(%x, %w1 : tensor<4x64xf32>, tensor<64x8xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %a, %b : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
 /// A biased bf16 Linear whose rounded output gets another bias in f32 before
 /// the softplus: two biases, the fused op adds one.
 // CHECK-LABEL: func.func @negative_bias_before_and_after_rounding

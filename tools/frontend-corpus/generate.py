@@ -442,7 +442,8 @@ class GdnGatesBA(GdnGates):
 
 class Ffn(torch.nn.Module):
     """A Llama FFN front: silu(w1 x) * w3 x, from separate w1 / w3 Linears
-    or one stacked w13 Linear chunked in two, with biases when bias is set;
+    or one stacked w13 Linear chunked in two, with biases when bias is set
+    (bias="gate": on the separate gate Linear only);
     quantized to MXFP8 (torchao's to_mx, RCEIL; FLOOR for another `act`,
     such as Gemma's tanh GELU) when mx is set."""
 
@@ -453,8 +454,8 @@ class Ffn(torch.nn.Module):
         if stacked:
             self.w13 = torch.nn.Linear(hidden, 2 * inter, bias=bias, dtype=dtype)
         else:
-            self.w1 = torch.nn.Linear(hidden, inter, bias=bias, dtype=dtype)
-            self.w3 = torch.nn.Linear(hidden, inter, bias=bias, dtype=dtype)
+            self.w1 = torch.nn.Linear(hidden, inter, bias=bool(bias), dtype=dtype)
+            self.w3 = torch.nn.Linear(hidden, inter, bias=bias is True, dtype=dtype)
 
     def forward(self, x):
         if self.stacked:
@@ -931,6 +932,10 @@ def programs():
     yield "ffn_geglu_tanh_mxfp8_bf16", Ffn(64, 32, bf, mx=True, act=gelu_tanh), \
         (x((4, 64), bf, 1.0),)
     yield "gdn_f16", GdnGates(64, 8, torch.float16), (x((4, 64), torch.float16, 1.0),)
+    # A bias on the gate Linear only: torch-mlir contracts that bf16 Linear
+    # on f32-widened x and weight, the other on bf16 (read as one input).
+    yield "ffn_gate_bias_mxfp8_bf16", Ffn(64, 32, bf, mx=True, bias="gate"), \
+        (x((4, 64), bf, 1.0),)
 
 
 def large_programs():
