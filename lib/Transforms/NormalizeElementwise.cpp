@@ -194,6 +194,62 @@ struct ReshapeAsExpandOrCollapse : public OpRewritePattern<tensor::ReshapeOp> {
   }
 };
 
+/// A slice of a `tensor.concat` that is exactly one of its operands (unit
+/// strides, the operand's offset and size along the concatenated dimension,
+/// every other dimension whole): that operand. A program that concatenates
+/// two projections and splits the halves again (`torch.cat([w1(x), w3(x)])`
+/// before a [gate | up] SwiGLU) then reads the projections directly.
+struct SliceOfConcatOperand : public OpRewritePattern<tensor::ExtractSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExtractSliceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto concat = op.getSource().getDefiningOp<tensor::ConcatOp>();
+    if (!concat || !op.hasUnitStride() ||
+        op.getSourceType().getRank() != op.getResultType().getRank())
+      return failure();
+    const int64_t dim = static_cast<int64_t>(concat.getDim());
+    const int64_t rank = op.getSourceType().getRank();
+    SmallVector<OpFoldResult> offsets = op.getMixedOffsets();
+    SmallVector<OpFoldResult> sizes = op.getMixedSizes();
+    // A whole dimension k: offset 0 and the size of the concatenation (any
+    // operand's, off the concatenated dimension).
+    auto whole = [&](int64_t k, Value operand) {
+      if (!isConstantIntValue(offsets[k], 0))
+        return false;
+      auto t = cast<RankedTensorType>(operand.getType());
+      if (!t.isDynamicDim(k))
+        return isConstantIntValue(sizes[k], t.getDimSize(k));
+      auto d = dyn_cast_if_present<Value>(sizes[k]);
+      auto read = d ? d.getDefiningOp<tensor::DimOp>() : tensor::DimOp();
+      std::optional<int64_t> index = read ? read.getConstantIndex() : std::nullopt;
+      return read && index == k &&
+             (read.getSource() == concat.getResult() ||
+              llvm::is_contained(concat.getInputs(), read.getSource()));
+    };
+    int64_t start = 0;
+    for (Value operand : concat.getInputs()) {
+      auto t = cast<RankedTensorType>(operand.getType());
+      if (t.isDynamicDim(dim))
+        return failure();
+      const int64_t width = t.getDimSize(dim);
+      if (isConstantIntValue(offsets[dim], start) &&
+          isConstantIntValue(sizes[dim], width)) {
+        for (int64_t k = 0; k < rank; ++k)
+          if (k != dim && !whole(k, operand))
+            return failure();
+        Value r = operand;
+        if (r.getType() != op.getResultType())
+          r = tensor::CastOp::create(rewriter, op.getLoc(), op.getResultType(), r);
+        rewriter.replaceOp(op, r);
+        return success();
+      }
+      start += width;
+    }
+    return failure();
+  }
+};
+
 } // namespace
 
 void mlir::fusion::populateNormalizeFusionPatterns(
@@ -252,8 +308,8 @@ void mlir::fusion::populateNormalizeFusionPatterns(
                consumer.getNumParallelLoops() == consumer.getNumLoops() &&
                expand.getSrc().getDefiningOp<linalg::LinalgOp>();
       });
-  patterns.add<DimOfExpandShape, ReshapeAsExpandOrCollapse>(
-      patterns.getContext());
+  patterns.add<DimOfExpandShape, ReshapeAsExpandOrCollapse,
+               SliceOfConcatOperand>(patterns.getContext());
 }
 
 namespace {

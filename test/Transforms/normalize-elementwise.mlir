@@ -256,3 +256,29 @@ func.func @reshapes_static_merge(%x: tensor<?x3x8xf32>, %y: tensor<2x3x8xf32>) -
   %r2 = tensor.reshape %y(%s) : (tensor<2x3x8xf32>, tensor<2xi64>) -> tensor<6x8xf32>
   return %r1, %r2 : tensor<6x8xf32>, tensor<6x8xf32>
 }
+
+/// A slice of a tensor.concat that is exactly one operand is that operand
+/// (static, and with a dynamic token count read by tensor.dim); a slice
+/// across the operands' border, a part of one operand, or a strided slice
+/// stays.
+// CHECK-LABEL: func.func @slices_of_concat
+//  CHECK-SAME: (%[[A:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<4x8xf32>, %[[C:.*]]: tensor<?x8xf32>, %[[D:.*]]: tensor<?x8xf32>)
+//       CHECK: %[[K:.*]] = tensor.concat dim(1) %[[A]], %[[B]]
+//   CHECK-DAG: tensor.extract_slice %[[K]][0, 4] [4, 8] [1, 1]
+//   CHECK-DAG: tensor.extract_slice %[[K]][0, 0] [4, 4] [1, 1]
+//   CHECK-DAG: tensor.extract_slice %[[K]][0, 0] [4, 8] [1, 2]
+//       CHECK: return %[[A]], %[[B]], %{{.*}}, %{{.*}}, %{{.*}}, %[[D]]
+func.func @slices_of_concat(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>, %c: tensor<?x8xf32>, %d: tensor<?x8xf32>)
+    -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x4xf32>, tensor<4x8xf32>, tensor<?x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %k = tensor.concat dim(1) %a, %b : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x16xf32>
+  %s0 = tensor.extract_slice %k[0, 0] [4, 8] [1, 1] : tensor<4x16xf32> to tensor<4x8xf32>
+  %s1 = tensor.extract_slice %k[0, 8] [4, 8] [1, 1] : tensor<4x16xf32> to tensor<4x8xf32>
+  %s2 = tensor.extract_slice %k[0, 4] [4, 8] [1, 1] : tensor<4x16xf32> to tensor<4x8xf32>
+  %s3 = tensor.extract_slice %k[0, 0] [4, 4] [1, 1] : tensor<4x16xf32> to tensor<4x4xf32>
+  %s4 = tensor.extract_slice %k[0, 0] [4, 8] [1, 2] : tensor<4x16xf32> to tensor<4x8xf32>
+  %kd = tensor.concat dim(1) %c, %d : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x16xf32>
+  %n = tensor.dim %kd, %c0 : tensor<?x16xf32>
+  %s5 = tensor.extract_slice %kd[0, 8] [%n, 8] [1, 1] : tensor<?x16xf32> to tensor<?x8xf32>
+  return %s0, %s1, %s2, %s3, %s4, %s5 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x4xf32>, tensor<4x8xf32>, tensor<?x8xf32>
+}

@@ -489,6 +489,20 @@ class FfnQuant(torch.nn.Module):
         return self.q(F.silu(g) * u)
 
 
+class FfnCat(torch.nn.Module):
+    """Separate w1 / w3 Linears concatenated into one [gate | up] tensor
+    (torch.cat) for a quantizer module that splits it again."""
+
+    def __init__(self, q, hidden, inter, dtype):
+        super().__init__()
+        self.q = q
+        self.w1 = torch.nn.Linear(hidden, inter, bias=False, dtype=dtype)
+        self.w3 = torch.nn.Linear(hidden, inter, bias=False, dtype=dtype)
+
+    def forward(self, x):
+        return self.q(torch.cat([self.w1(x), self.w3(x)], dim=-1))
+
+
 def _identity(t):
     return t
 
@@ -935,6 +949,10 @@ def programs():
     # A bias on the gate Linear only: torch-mlir contracts that bf16 Linear
     # on f32-widened x and weight, the other on bf16 (read as one input).
     yield "ffn_gate_bias_mxfp8_bf16", Ffn(64, 32, bf, mx=True, bias="gate"), \
+        (x((4, 64), bf, 1.0),)
+    # Gate and up concatenated, then vLLM's per-token-group reference on
+    # the packed tensor.
+    yield "ffn_cat_vllm_group_bf16", FfnCat(VllmGroup(F.silu, gated=True), 64, 128, bf), \
         (x((4, 64), bf, 1.0),)
 
 
