@@ -143,7 +143,8 @@ TORCH = {"silu_mxfp8_even_bf16": None,
          # one code step, scales within 0.0079 of the largest).
          "ffn13_fp8group_bf16": (1, 1, 0.0079),
          "ffn13_vllm_group_bf16": (1, 1, 0.0079),
-         "ffn13_fp8_tensorwise_bf16": (1, 1, 0.0079)}
+         "ffn13_fp8_tensorwise_bf16": (1, 1, 0.0079),
+         "ffn_cat_vllm_group_bf16": (1, 1, 0.0079)}
 # Programs with an f32 output computed from transcendental functions (the
 # fused dgelu's dbias column sum): the GPU's expf/FMAs against the CPU's,
 # within corpus.test's bound against torch.
