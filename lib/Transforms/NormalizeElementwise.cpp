@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fusion/Transforms/Passes.h"
+#include "fusion/Transforms/ShapeReads.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -80,6 +81,15 @@ struct DimOfExpandShape : public OpRewritePattern<tensor::DimOp> {
   }
 };
 
+/// Replaces `op` by `r`, through a tensor.cast where `r` has another (more
+/// or less static) type than `op`'s result.
+void replaceWithCast(PatternRewriter &rewriter, Operation *op, Value r) {
+  Type type = op->getResult(0).getType();
+  if (r.getType() != type)
+    r = tensor::CastOp::create(rewriter, op->getLoc(), type, r);
+  rewriter.replaceOp(op, r);
+}
+
 /// torch-mlir writes the view of a Linear's [M, H] result back to
 /// [B, T, H] as a `tensor.reshape` to a shape built from sizes
 /// (`tensor.from_elements`) when both token dimensions are dynamic. When the
@@ -144,11 +154,10 @@ struct ReshapeAsExpandOrCollapse : public OpRewritePattern<tensor::ReshapeOp> {
       sizes[0] = merged;
       auto type = RankedTensorType::get(sizes, resType.getElementType(),
                                         resType.getEncoding());
-      Value r = tensor::CollapseShapeOp::create(rewriter, op.getLoc(), type,
-                                                op.getSource(), reassoc);
-      if (type != resType)
-        r = tensor::CastOp::create(rewriter, op.getLoc(), resType, r);
-      rewriter.replaceOp(op, r);
+      replaceWithCast(rewriter, op,
+                      tensor::CollapseShapeOp::create(rewriter, op.getLoc(),
+                                                      type, op.getSource(),
+                                                      reassoc));
       return success();
     }
     // Checks first (a pattern that fails creates nothing): the result's
@@ -185,11 +194,9 @@ struct ReshapeAsExpandOrCollapse : public OpRewritePattern<tensor::ReshapeOp> {
     }
     auto type = RankedTensorType::get(sizes, resType.getElementType(),
                                       resType.getEncoding());
-    Value r = tensor::ExpandShapeOp::create(rewriter, loc, type, op.getSource(),
-                                            reassoc, shape);
-    if (type != resType)
-      r = tensor::CastOp::create(rewriter, loc, resType, r);
-    rewriter.replaceOp(op, r);
+    replaceWithCast(rewriter, op,
+                    tensor::ExpandShapeOp::create(
+                        rewriter, loc, type, op.getSource(), reassoc, shape));
     return success();
   }
 };
@@ -212,20 +219,13 @@ struct SliceOfConcatOperand : public OpRewritePattern<tensor::ExtractSliceOp> {
     const int64_t rank = op.getSourceType().getRank();
     SmallVector<OpFoldResult> offsets = op.getMixedOffsets();
     SmallVector<OpFoldResult> sizes = op.getMixedSizes();
-    // A whole dimension k: offset 0 and the size of the concatenation (any
-    // operand's, off the concatenated dimension).
+    // A whole dimension k: offset 0 and, provably, the size of the
+    // concatenation or of the operand (equal off the concatenated
+    // dimension).
     auto whole = [&](int64_t k, Value operand) {
-      if (!isConstantIntValue(offsets[k], 0))
-        return false;
-      auto t = cast<RankedTensorType>(operand.getType());
-      if (!t.isDynamicDim(k))
-        return isConstantIntValue(sizes[k], t.getDimSize(k));
-      auto d = dyn_cast_if_present<Value>(sizes[k]);
-      auto read = d ? d.getDefiningOp<tensor::DimOp>() : tensor::DimOp();
-      std::optional<int64_t> index = read ? read.getConstantIndex() : std::nullopt;
-      return read && index == k &&
-             (read.getSource() == concat.getResult() ||
-              llvm::is_contained(concat.getInputs(), read.getSource()));
+      return isConstantIntValue(offsets[k], 0) &&
+             (fusion::isSizeOf(sizes[k], operand, k) ||
+              fusion::isSizeOf(sizes[k], concat.getResult(), k));
     };
     int64_t start = 0;
     for (Value operand : concat.getInputs()) {
@@ -238,10 +238,7 @@ struct SliceOfConcatOperand : public OpRewritePattern<tensor::ExtractSliceOp> {
         for (int64_t k = 0; k < rank; ++k)
           if (k != dim && !whole(k, operand))
             return failure();
-        Value r = operand;
-        if (r.getType() != op.getResultType())
-          r = tensor::CastOp::create(rewriter, op.getLoc(), op.getResultType(), r);
-        rewriter.replaceOp(op, r);
+        replaceWithCast(rewriter, op, operand);
         return success();
       }
       start += width;

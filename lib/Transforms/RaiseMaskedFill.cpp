@@ -33,6 +33,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <deque>
 #include <random>
@@ -154,12 +155,14 @@ void bindArgumentShapes(EagerEvaluator &eval, func::FuncOp func, int64_t dyn) {
     EagerValue v;
     for (int64_t s : t.getShape())
       v.shape.push_back(ShapedType::isDynamic(s) ? dyn : s);
-    int64_t n = 1;
-    for (int64_t s : v.shape)
-      n *= s;
     // Large static arguments (weights) stay unbound: an index computation
     // reaching them is not evaluable (a decline), and nothing is allocated.
-    if (n > kMaxBoundArgument)
+    // (An element count that overflows is past it too.)
+    int64_t n = 1;
+    bool overflow = false;
+    for (int64_t s : v.shape)
+      overflow = overflow || llvm::MulOverflow(n, s, n);
+    if (overflow || n > kMaxBoundArgument)
       continue;
     v.data.assign(n, EvalScalar{0, true});
     eval.bind(a, std::move(v));
