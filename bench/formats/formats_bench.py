@@ -68,7 +68,14 @@ def main():
     ap.add_argument("--only", default=None,
                     help="comma-separated kernel names: time only these")
     ap.add_argument("--no-peers", action="store_true", help="fusion_rt arms only")
+    ap.add_argument("--te", default=None,
+                    help="libte_shim.so (bench/formats/build_te_shim.sh): add "
+                         "TransformerEngine's FP8 kernels as peers")
     args = ap.parse_args()
+    te = None
+    if args.te:
+        from te_peer import TE
+        te = TE(args.te)
     dev = torch.cuda.get_device_name(0)
     print("# device: %s, torch %s" % (dev, torch.__version__), flush=True)
     csv = open(args.csv, "w") if args.csv else None
@@ -99,11 +106,21 @@ def main():
 
     only = set(args.only.split(",")) if args.only else None
 
-    def arms(kernel, ours, peer, m, n, in_shapes, nbytes):
+    def codes(out):
+        """The first FP8 tensor of an output (ours: a Quantized, a peer's: a
+        tuple), as bytes."""
+        ts = [out.rowwise_data, out.colwise_data] if hasattr(out, "rowwise_data") else out
+        for t in ts:
+            if t is not None and t.dtype == torch.float8_e4m3fn:
+                return t.view(torch.uint8)
+        return None
+
+    def arms(kernel, ours, peer, m, n, in_shapes, nbytes, extra=()):
         if only is not None and kernel not in only:
             return
         if args.no_peers:
             peer = None
+            extra = ()
         in_bytes = sum(a * b for a, b in in_shapes) * 2
         sets = mb.make_sets(in_shapes, in_bytes)
         try:
@@ -111,6 +128,18 @@ def main():
             emit("fusion_rt", kernel, m, n, nbytes, us)
         except Exception as e:  # noqa
             print("# fusion_rt %s %dx%d failed: %s" % (kernel, m, n, e), flush=True)
+        for arm, f in extra:
+            if f is None:
+                continue
+            try:
+                a, b = codes(ours(*sets[0])), codes(f(*sets[0]))
+                if a is not None and b is not None and a.shape == b.shape:
+                    print("# check %s %s %dx%d: %d of %d codes differ from ours"
+                          % (arm, kernel, m, n, (a != b).sum().item(), a.numel()), flush=True)
+                emit(arm, kernel, m, n, nbytes, mb.time_graph(f, sets, 50.0))
+            except Exception as e:  # noqa
+                print("# %s %s %dx%d failed: %s" % (arm, kernel, m, n,
+                                                   str(e).splitlines()[0][:300]), flush=True)
         if peer is None:
             return
         for arm, mode in modes:
@@ -178,23 +207,42 @@ def main():
         # FP8 per tensor: delayed (given scale: one pass) and current scaling.
         sc = torch.tensor([2.0], device="cuda")
         fp8 = m * n * 2 + m * n
+        def te_arm(**kw):
+            return (("te", lambda x: te.fp8_tensor(x, **kw)),) if te else ()
         arms("fp8_delayed_rowwise",
              lambda x: fusion_rt.quantize(x, "fp8_e4m3", scale=sc),
-             lambda x: fp8_ref(x, False, scale=sc[0]), m, n, [(m, n)], fp8)
+             lambda x: fp8_ref(x, False, scale=sc[0]), m, n, [(m, n)], fp8,
+             te_arm(scale=sc))
         arms("fp8_delayed_colT",
              lambda x: fusion_rt.quantize(x, "fp8_e4m3", scale=sc, direction="colwise",
                                           colwise_layout="transposed"),
-             lambda x: fp8_ref(x, True, rowwise=False, scale=sc[0]), m, n, [(m, n)], fp8)
+             lambda x: fp8_ref(x, True, rowwise=False, scale=sc[0]), m, n, [(m, n)], fp8,
+             te_arm(scale=sc, rowwise=False, transpose=True))
         arms("fp8_delayed_both_T",
              lambda x: fusion_rt.quantize(x, "fp8_e4m3", scale=sc, direction="both",
                                           colwise_layout="transposed"),
-             lambda x: fp8_ref(x, True, scale=sc[0]), m, n, [(m, n)], fp8 + m * n)
+             lambda x: fp8_ref(x, True, scale=sc[0]), m, n, [(m, n)], fp8 + m * n,
+             te_arm(scale=sc, transpose=True))
         arms("fp8_current_rowwise", lambda x: fusion_rt.quantize(x, "fp8_e4m3"),
-             lambda x: fp8_ref(x, False), m, n, [(m, n)], fp8)
+             lambda x: fp8_ref(x, False), m, n, [(m, n)], fp8, te_arm())
         arms("fp8_current_both_T",
              lambda x: fusion_rt.quantize(x, "fp8_e4m3", direction="both",
                                           colwise_layout="transposed"),
-             lambda x: fp8_ref(x, True), m, n, [(m, n)], fp8 + m * n)
+             lambda x: fp8_ref(x, True), m, n, [(m, n)], fp8 + m * n,
+             te_arm(transpose=True))
+        # SwiGLU -> FP8 per tensor with a given scale (delayed scaling: TE's
+        # fused activation-cast kernel, which casts the f32 product: ours
+        # with an f32 intermediate computes the same function).
+        k = n // 2
+
+        def swiglu_ref(x):
+            g, u = x.chunk(2, dim=-1)
+            return fp8_ref(F.silu(g.float()) * u.float(), False, scale=sc[0])
+        arms("swiglu_fp8_delayed",
+             lambda x: fusion_rt.gated_act_quantize(x, "swiglu", "fp8_e4m3", scale=sc,
+                                                    intermediate_dtype=torch.float32),
+             swiglu_ref, m, k, [(m, n)], m * n * 2 + m * k,
+             (("te", lambda x: te.swiglu_fp8_tensor(x, sc)),) if te else ())
     print("# copy ceiling %.1f GB/s" % copy_gbps, flush=True)
 
 
