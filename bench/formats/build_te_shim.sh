@@ -13,5 +13,5 @@ g++ -std=c++17 -O2 -fPIC -shared -Wall -Wextra \
   -isystem "$TE_ROOT/common/include" -isystem "$cuda/include" \
   "$(dirname "$0")/te_shim.cpp" -o "$out/libte_shim.so" \
   -L"$TE_ROOT/wheel_lib" -ltransformer_engine -L"$cuda/lib64" -lcudart \
-  -Wl,--allow-shlib-undefined
+  -Wl,--allow-shlib-undefined -Wl,--version-script="$(dirname "$0")/te_shim.map"
 echo "built $out/libte_shim.so"

@@ -9,7 +9,8 @@
 # TE's other dependencies (cuDNN 9, NCCL, cuBLAS 13) come from the nvidia
 # wheels beside the device's torch. Runs the format GPU tests, then
 # formats_bench.py and fp8_block_bench.py on the FP8 kernels with TE's arms.
-# Environment: OUT, AUTOTUNE=1 (also torch.compile max-autotune), CORPUS=0 (skip
+# Environment: OUT, AUTOTUNE=1 (also torch.compile max-autotune), TESTS=0 (skip
+# the format GPU tests), PAIRED=1 (then the paired GPU tests), CORPUS=0 (skip
 # the GPU run of the frontend corpus built in .devbin/corpus_bias).
 set -o pipefail
 cd "$(dirname "$0")/../.." || exit 2
@@ -23,7 +24,7 @@ NV=$(ls -d "$SP"/nvidia/*/lib "$SP"/nvidia/cu13/lib 2>/dev/null | tr '\n' ':')
 export LD_LIBRARY_PATH=/tmp/te_lib:$PWD/.te:${NV}/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 echo "=== TE library dependencies not found:"
 ldd /tmp/te_lib/libtransformer_engine.so | grep "not found"
-NO_BENCH=1 NO_SAN=1 bash bench/formats/device_run.sh || true
+[ "${TESTS:-1}" = 1 ] && { NO_BENCH=1 NO_SAN=1 bash bench/formats/device_run.sh || true; }
 . bench/mxfp8/device_env.sh
 use_torchao_wheel
 export FUSION_RT_LIBRARY=$PWD/.devbin/libfusion_rt.so
@@ -51,4 +52,10 @@ if [ -d .devbin/corpus_bias ] && [ "${CORPUS:-1}" = 1 ]; then
   echo "=== frontend corpus on the GPU (.devbin/corpus_bias)"
   LD_LIBRARY_PATH=$PWD/.devbin:$LD_LIBRARY_PATH timeout 120 \
     python3 tools/frontend-corpus/device_corpus.py run .devbin/corpus_bias 2>&1 | tail -15
+fi
+if [ "${PAIRED:-0}" = 1 ]; then
+  echo "=== paired GPU tests"
+  LD_LIBRARY_PATH=$PWD/.devbin:$LD_LIBRARY_PATH timeout 150 .devbin/fusion_rt_paired_gpu_tests \
+    > "$OUT/paired_gpu_tests.log" 2>&1
+  echo "paired gpu tests rc=$?"; grep -E "^FAIL|checks" "$OUT/paired_gpu_tests.log" | head -20
 fi

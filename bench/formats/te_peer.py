@@ -22,6 +22,12 @@ def _ceil(a, b):
 
 class TE:
     def __init__(self, path):
+        # TE's library calls NVRTC without linking it (its Python package
+        # loads it first, globally): do the same.
+        try:
+            ctypes.CDLL("libnvrtc.so.13", mode=ctypes.RTLD_GLOBAL)
+        except OSError:
+            pass
         lib = ctypes.CDLL(path)
         lib.te_last_error.restype = ctypes.c_char_p
         lib.te_fp8_tensor.argtypes = [_P, _Z, _Z, _P, _P, _P, _P, _P, _I, _I, _F, _P]

@@ -879,6 +879,10 @@ def ffn_quant(lib, args):
                     ("cublas+ours", cublas_ours, {})]
             if not biases:
                 arms.insert(1, ("ours-lt", ours, {"FUSION_RT_PAIRED_LT": 1}))
+            if N <= 16:
+                # The one-kernel form of the gemv path (the quantizing
+                # epilogue, FUSION_RT_PAIRED_QUANT_EPI=1) where it applies.
+                arms.insert(1, ("ours-epi", ours, {"FUSION_RT_PAIRED_QUANT_EPI": 1}))
             for arm, make, env in arms:
                 def timed():
                     # Agreement of the first call's outputs (weight copy 0,

@@ -5,11 +5,60 @@
 // (runtime/common/paired_plan.h plan_gemv, decode_nb).
 //
 //===----------------------------------------------------------------------===//
+#include "cuda/mx_kernel.cuh"
 #include "cuda/paired_kernels.cuh"
 
 namespace fusion_rt {
 namespace paired {
 namespace {
+
+/// The quantizing epilogue (QuantEpi; QUANT instances of the gated
+/// paired_gemv_kernel, S = 1, cluster (1, cy, 1), cy * WR = 32). On entry
+/// every CTA has put its gated values, rounded to the intermediate type,
+/// into hq[t * WR + w] (token m0 + t, column blockIdx.y * WR + w). After a
+/// cluster barrier, warp t (and t + warps, ...) of every CTA takes token
+/// m0 + t: lane c reads column c of the cluster's 32 from the shared memory
+/// of rank c / WR, the warp's amax gives the block's scale byte, and each
+/// CTA stores the codes of its own columns, rank 0 the scale: the
+/// computation of the MX kernels' rowwise blocks (amax_key with the NaN
+/// policy, block_scale_byte, mx_reciprocal, one conversion a code), so the
+/// bytes equal the two-step call's (the value stored in `inter`, then
+/// fusion_rt_quantize). Columns past H count as 0 and are not stored. A
+/// second cluster barrier keeps every CTA's hq alive until all have read
+/// it.
+template <int MT>
+__device__ __forceinline__ void quant_epilogue(const Params &p, const float *hq,
+                                               int64_t m0, int WR, int warp,
+                                               int lane) {
+  const QuantEpi &q = p.quant;
+  cluster_arrive_release();
+  cluster_wait();
+  const int cy = q.cy;
+  const int rank = int(blockIdx.y) % cy; // cluster (1, cy, 1): rank along y
+  const int64_t c0 = int64_t(blockIdx.y / cy) * 32;
+  const int64_t col = c0 + lane;
+  const int owner = lane / WR;
+  const bool in = col < p.units;
+  const bool e4m3 = q.format == kMXFP8E4M3;
+  const int nw = int(blockDim.x) >> 5;
+  for (int t = warp; t < MT && m0 + t < p.M; t += nw) {
+    const int64_t m = m0 + t;
+    const float v = in ? ld_dsmem(smem_addr(&hq[t * WR + (lane - owner * WR)]),
+                                  uint32_t(owner))
+                       : 0.f;
+    const uint32_t am = cuda::xor_max<1, 32>(cuda::amax_key(v, q.propagate));
+    const uint8_t sb =
+        cuda::block_scale_byte(am, q.format, q.rounding, q.propagate);
+    const float rcp = mx_reciprocal(sb);
+    if (in && owner == rank)
+      q.rd[m * q.rd_rs + col * q.rd_cs] =
+          uint8_t(cuda::cvt_pair(e4m3, v * rcp, 0.f));
+    if (rank == 0 && lane == 0)
+      q.rsc[m * q.rsc_rs + (c0 / 32) * q.rsc_cs] = sb;
+  }
+  cluster_arrive_release();
+  cluster_wait();
+}
 
 /// Grid (S, G, Z), cluster (S, 1, 1) when S > 1, 32 * WR * WK threads.
 ///
@@ -37,9 +86,14 @@ namespace {
 /// writes into it; after the exchange barrier nobody touches another CTA's
 /// shared memory, so CTAs exit without a third barrier. With S = 1 there is
 /// no cluster and no cluster barrier.
-template <typename T, int MT, int RPW, bool GATED, bool LEAN>
+///
+/// QUANT (gated, S = 1): the gated value goes to shared memory instead of
+/// out[0], and quant_epilogue quantizes it (cluster (1, cy, 1)).
+template <typename T, int MT, int RPW, bool GATED, bool LEAN,
+          bool QUANT = false>
 __global__ void __launch_bounds__(kMaxThreads, 1)
     paired_gemv_kernel(const __grid_constant__ Params p) {
+  static_assert(!QUANT || GATED, "the quantizing epilogue takes a gated pair");
   using VT = Vec<T>;
   constexpr int VEC = VT::N;
   constexpr int V = RPW * MT;   // partial sums per lane
@@ -47,6 +101,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
   constexpr int XB = XS ? 1 : kBatch;
   __shared__ float part[kMaxCluster][kMaxWarps * V];
   __shared__ float red[kMaxWarps * V];
+  __shared__ float hq[QUANT ? MT * kMaxWarps : 1]; // [MT][WR] gated values
   extern __shared__ uint4 xs[]; // [MT][cpc] when XS
   // LEAN: no cluster and one batch of loads per lane (the decode shapes),
   // compiled without the cluster exchange and the batch loop: less code to
@@ -249,13 +304,16 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
     if (!mine)
       return;
     if (gated) {
-      finish(p.out[0], om, ou,
-             gated_forward(p.gated_kind,
-                           biased_accumulator(p.out[0].round, y,
-                                              p.out[0].bias != nullptr, pb),
-                           biased_accumulator(p.out[1].round, y1,
-                                              p.out[1].bias != nullptr, pb1),
-                           ActParams{}));
+      const float g = gated_forward(
+          p.gated_kind,
+          biased_accumulator(p.out[0].round, y, p.out[0].bias != nullptr, pb),
+          biased_accumulator(p.out[1].round, y1, p.out[1].bias != nullptr, pb1),
+          ActParams{});
+      if constexpr (QUANT)
+        hq[(om - m0) * WR + (ou - int64_t(blockIdx.y) * WR)] =
+            round_to_intermediate(g, p.quant.inter);
+      else
+        finish(p.out[0], om, ou, g);
     } else {
       const OutParams &oo = p.out[ooi];
       finish(oo, om, orow,
@@ -319,6 +377,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
     }
   }
   emit(y0, y1);
+  if constexpr (QUANT)
+    quant_epilogue<MT>(p, hq, m0, WR, warp, lane);
 }
 
 /// The decode instance of the gemv path: the lean, one-token (MT = 1),
@@ -409,6 +469,9 @@ template <typename T, int MT, bool LEAN>
 cudaError_t launch_gemv_lean(const Params &p, int rpw, dim3 grid, size_t smem,
                              cudaStream_t stream) {
   const unsigned threads = unsigned(32 * p.wr * p.wk);
+  if (p.gated_kind >= 0 && p.quant.cy > 0)
+    return launch_ex(paired_gemv_kernel<T, MT, 2, true, LEAN, true>, p, grid,
+                     threads, smem, stream);
   if (p.gated_kind >= 0) // gated warps always own two rows (w0[n], w1[n])
     return launch_ex(paired_gemv_kernel<T, MT, 2, true, LEAN>, p, grid, threads, smem,
                      stream);
@@ -491,7 +554,20 @@ cudaError_t launch_gemv(Params p, int32_t dt, cudaStream_t stream) {
   p.chunks_per_warp = plan.cpw;
   const int rpw = int(plan.rpw), mt = int(plan.mt);
   const size_t smem = plan.smem;
-  const dim3 grid{unsigned(plan.S), unsigned(plan.g), unsigned(plan.z)};
+  dim3 grid{unsigned(plan.S), unsigned(plan.g), unsigned(plan.z)};
+  if (p.quant.cy > 0) {
+    // The quantizing epilogue: the plan of the two-step call (the same sums)
+    // where its CTAs tile 32 columns in a cluster along y: one CTA of K
+    // (S = 1) and WR = 4 or 8 (cy = 8 or 4); the grid's y rounded up to
+    // whole clusters. Else NotSupported (the caller takes the two steps).
+    if (p.gated_kind < 0 || plan.S != 1 || (plan.wr != 4 && plan.wr != 8))
+      return cudaErrorNotSupported;
+    p.quant.cy = int32_t(32 / plan.wr);
+    const int64_t gy = (plan.g + p.quant.cy - 1) / p.quant.cy * p.quant.cy;
+    if (gy > 65535)
+      return cudaErrorNotSupported;
+    grid.y = unsigned(gy);
+  }
   bool f32_operands = true;
   for (const OutParams &o : p.out)
     f32_operands = f32_operands && (!o.bias || o.bias_dtype == FUSION_RT_F32) &&

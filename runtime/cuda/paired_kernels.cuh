@@ -69,6 +69,24 @@ struct OutParams {
   int32_t scale_dtype = FUSION_RT_F32;
 };
 
+/// The quantizing epilogue of the gemv path (paired_gemv.cu,
+/// quant_epilogue): fusion_rt_paired_projection_quantize at decode sizes in
+/// one kernel. The gated value is rounded to `inter` (as the two-step call
+/// stores it) and kept in shared memory; a cluster of cy = 32 / WR CTAs
+/// along y holds the 32 columns of one MXFP8 block, whose rowwise codes and
+/// scale it writes as the MX kernels compute them. cy = 0: no quantizing
+/// epilogue (the value goes to out[0]).
+struct QuantEpi {
+  int32_t cy = 0;
+  int32_t format = 0, rounding = 0,
+          inter = 0;      ///< QuantFormat (MXFP8), scale rounding
+  bool propagate = false; ///< NaN policy PROPAGATE
+  uint8_t *rd = nullptr;  ///< codes [M, H]
+  int64_t rd_rs = 0, rd_cs = 0;
+  uint8_t *rsc = nullptr; ///< compact E8M0 scales [M, ceil(H / 32)]
+  int64_t rsc_rs = 0, rsc_cs = 0;
+};
+
 struct Params {
   const char *x = nullptr; ///< lhs [M, K]
   int64_t x_rs = 0, x_cs = 0;
@@ -91,10 +109,26 @@ struct Params {
   // blas path: fp32 y_i [M, H_i], row stride y_ld[i]
   const float *y[2] = {nullptr, nullptr};
   int64_t y_ld[2] = {0, 0};
+  QuantEpi quant; ///< gemv path, gated: the quantizing epilogue (cy > 0)
 };
 
 
 namespace {
+
+/// Reads fp32 at shared address `addr` of cluster rank `rank` (mapa +
+/// ld.shared::cluster; st_dsmem's counterpart).
+__device__ __forceinline__ float ld_dsmem(uint32_t addr, uint32_t rank) {
+  uint32_t remote;
+  float v;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+               : "=r"(remote)
+               : "r"(addr), "r"(rank));
+  asm volatile("ld.shared::cluster.f32 %0, [%1];"
+               : "=f"(v)
+               : "r"(remote)
+               : "memory");
+  return v;
+}
 
 //===--- element access ------------------------------------------------------===//
 
@@ -261,7 +295,8 @@ inline bool vec_rows(const Mat &a, int64_t es) {
          ((a.rs * es) % 16 == 0 || a.rows <= 1);
 }
 
-/// Launches `kernel(p)`: a cluster of (p.split, 1, 1) when p.split > 1, and
+/// Launches `kernel(p)`: a cluster of (p.split, 1, 1) when p.split > 1, of
+/// (1, p.quant.cy, 1) when the gemv path quantizes (split is then 1), and
 /// programmatic stream serialization when p.pdl.
 template <typename Kernel>
 cudaError_t launch_ex(Kernel kernel, const Params &p, dim3 grid, unsigned threads,
@@ -273,10 +308,10 @@ cudaError_t launch_ex(Kernel kernel, const Params &p, dim3 grid, unsigned thread
   cfg.stream = stream;
   cudaLaunchAttribute attr[2];
   unsigned n = 0;
-  if (p.split > 1) {
+  if (p.split > 1 || p.quant.cy > 1) {
     attr[n].id = cudaLaunchAttributeClusterDimension;
     attr[n].val.clusterDim.x = unsigned(p.split);
-    attr[n].val.clusterDim.y = 1;
+    attr[n].val.clusterDim.y = p.quant.cy > 1 ? unsigned(p.quant.cy) : 1u;
     attr[n].val.clusterDim.z = 1;
     ++n;
   }

@@ -544,9 +544,13 @@ bool cuda_paired_touches_device(const PairedRequest &q) {
 
 const char *cuda_paired_error_detail() { return cuda::error_detail(); }
 
-fusion_rt_status cuda_paired_execute(const PairedRequest &q, void *stream_ptr) {
-  cuda::clear_error_detail();
-  cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
+namespace {
+/// cuda_paired_execute, or with `qe` (a quantizing epilogue, QuantEpi) the
+/// gemv path with that epilogue only: `taken` says whether it ran (false:
+/// the plan has no quantizing form, nothing was launched).
+fusion_rt_status paired_run(const PairedRequest &q, cudaStream_t stream,
+                            const QuantEpi *qe, bool &taken) {
+  taken = qe == nullptr;
   int dev = 0;
   cudaError_t e = cudaGetDevice(&dev);
   if (e != cudaSuccess)
@@ -609,6 +613,18 @@ fusion_rt_status cuda_paired_execute(const PairedRequest &q, void *stream_ptr) {
   // behind one that does not, so it is off by default.
   p.pdl = tuning().paired_pdl != 0 ? 1 : 0;
 
+  if (qe) {
+    p.quant = *qe;
+    e = launch_gemv(p, dt, stream);
+    if (e == cudaErrorNotSupported) {
+      cudaGetLastError();
+      return FUSION_RT_STATUS_SUCCESS;
+    }
+    taken = true;
+    return e == cudaSuccess ? FUSION_RT_STATUS_SUCCESS
+                            : cuda_fail(e, "the paired gemv kernel launch");
+  }
+
   bool force_generic = false;
   const Path sel = start_path(q, force_generic);
 
@@ -639,6 +655,36 @@ fusion_rt_status cuda_paired_execute(const PairedRequest &q, void *stream_ptr) {
   return FUSION_RT_STATUS_SUCCESS;
 }
 
+/// The quantizing epilogue of the gemv path for `quant` (the quantizer of
+/// fusion_rt_paired_projection_quantize), where it has one: MXFP8 rowwise
+/// codes with compact scales, no amax, no colwise copy, the default
+/// zero-scale rule. Other schemes take the two steps.
+bool quant_epilogue_for(const Request &quant, int32_t inter, QuantEpi &qe) {
+  const fusion_rt_quant_scheme &s = quant.scheme;
+  if ((s.format != kMXFP8E4M3 && s.format != kMXFP8E5M2) || !quant.row_wise ||
+      quant.col_wise || quant.swizzled || quant.amax || quant.dbias ||
+      quant.scale_inv || s.zero_scale != FUSION_RT_ZERO_SCALE_EXACT ||
+      !quant.row_data.present() || !quant.row_scales.present())
+    return false;
+  qe.cy = 1; // launch_gemv sets it from the plan
+  qe.format = s.format;
+  qe.rounding = s.scale_rounding;
+  qe.propagate = s.nan_policy == FUSION_RT_NAN_PROPAGATE;
+  qe.inter = inter;
+  qe.rd = reinterpret_cast<uint8_t *>(quant.row_data.data);
+  qe.rd_rs = quant.row_data.rs, qe.rd_cs = quant.row_data.cs;
+  qe.rsc = reinterpret_cast<uint8_t *>(quant.row_scales.data);
+  qe.rsc_rs = quant.row_scales.rs, qe.rsc_cs = quant.row_scales.cs;
+  return true;
+}
+} // namespace
+
+fusion_rt_status cuda_paired_execute(const PairedRequest &q, void *stream_ptr) {
+  cuda::clear_error_detail();
+  bool taken = true;
+  return paired_run(q, static_cast<cudaStream_t>(stream_ptr), nullptr, taken);
+}
+
 fusion_rt_status cuda_paired_quantize_execute(const PairedRequest &q,
                                               const Request &quant,
                                               int32_t inter, void *stream_ptr,
@@ -649,6 +695,30 @@ fusion_rt_status cuda_paired_quantize_execute(const PairedRequest &q,
   const int32_t dt = q.lhs.dtype;
   const int64_t es = esize_of(dt);
   const int64_t M = q.lhs.rows, K = q.lhs.cols, H = q.w[0].rows;
+  // Decode sizes (the gemv path), FUSION_RT_PAIRED_QUANT_EPI=1: one kernel,
+  // the pair with the quantizing epilogue; the gated value never leaves the
+  // CTAs' shared memory. Off by default: on the H100 the clusters it needs
+  // made the Llama-3-8B front at N = 1 2.7 % slower than the two kernels
+  // (docs/benchmarks/paired-ffn-quant.md).
+  if (tuning().paired_quant_epi != 0) {
+    bool generic = false;
+    QuantEpi qe;
+    if (q.gated_kind >= 0 && M > 0 && H > 0 &&
+        start_path(q, generic) == Path::Gemv && !generic &&
+        quant_epilogue_for(quant, inter, qe)) {
+      const void *outs[] = {quant.row_data.data, quant.row_scales.data};
+      int dev = 0;
+      cudaError_t e = cudaGetDevice(&dev);
+      if (e != cudaSuccess)
+        return cuda_fail(e, "cudaGetDevice");
+      for (const void *ptr : outs)
+        if (where(ptr, dev) != 0)
+          return FUSION_RT_STATUS_SUCCESS; // the two steps report it
+      const fusion_rt_status st = paired_run(q, stream, &qe, taken);
+      if (taken || st != FUSION_RT_STATUS_SUCCESS)
+        return st;
+    }
+  }
   // Each half: no epilogue, or a bias added before the rounding (a Linear
   // with bias=True: ROUND_*_AFTER_BIAS, or no rounding), contiguous, which
   // cuBLASLt's bias epilogue adds to the accumulator. Both halves rounded to

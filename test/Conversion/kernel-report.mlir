@@ -165,7 +165,7 @@ func.func @both_same(%x: tensor<256x512xbf16>) -> (tensor<256x512xf8E4M3FN>, ten
 // CHECK: op #11 fusion.paired_projection
 // CHECK: CUDA launch: gemv path: block 128 (2 row x 2 K-split warps), grid (1, 24, 1), no cluster, 1 token(s) and 1 weight row(s) per warp, dynamic smem 0 B, both epilogues in the same launch
 // CHECK-NOT: decode instance
-// CHECK: CUDA kernel: void fusion_rt::paired::(anonymous namespace)::paired_gemv_kernel<__nv_bfloat16, 1, 1, false, true>
+// CHECK: CUDA kernel: void fusion_rt::paired::(anonymous namespace)::paired_gemv_kernel<__nv_bfloat16, 1, 1, false, true, false>
 func.func @gdn_bf16_bias(%x: tensor<1x4096xbf16>, %wa: tensor<24x4096xbf16>, %wb: tensor<24x4096xbf16>, %dt: tensor<24xbf16>, %s: tensor<24xf32>) -> (tensor<1x24xf32>, tensor<1x24xf32>) {
   %e0 = tensor.empty() : tensor<1x24xf32>
   %e1 = tensor.empty() : tensor<1x24xf32>
@@ -198,11 +198,12 @@ func.func @torchao_zero_scale(%x: tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3F
 }
 
 // The FFN front in one op (a quantizing gated pair) at decode size: the
-// pair's gemv kernel, then the MXFP8 quantizer of the gated bf16 value.
+// pair's gemv kernel, then the MXFP8 quantizer of the gated bf16 value; the
+// launch names the one-kernel form of FUSION_RT_PAIRED_QUANT_EPI=1.
 // CHECK: op #14 fusion.paired_projection
 // CHECK-NEXT: entry point: _mlir_ciface_fusion_rt_mlir_paired_projection_quantize -> fusion_rt_paired_projection_quantize
-// CHECK: CUDA launch: gemv path: {{.*}}; then the quantizer of the gated value (kept in a stream-ordered scratch buffer): block 128,
-// CHECK: CUDA kernel: void fusion_rt::paired::(anonymous namespace)::paired_gemv_kernel<__nv_bfloat16, 1, 2, true, false>
+// CHECK: CUDA launch: gemv path: block 128 (4 row x 1 K-split warps), grid (1, 3584, 1), no cluster, {{.*}} (FUSION_RT_PAIRED_QUANT_EPI=1: one kernel, void fusion_rt::paired::(anonymous namespace)::paired_gemv_kernel<__nv_bfloat16, 1, 2, true, false, true>(fusion_rt::paired::Params), the quantizer in its epilogue, clusters of 8 CTAs along the columns); then the quantizer of the gated value (kept in a stream-ordered scratch buffer): block 128,
+// CHECK: CUDA kernel: void fusion_rt::paired::(anonymous namespace)::paired_gemv_kernel<__nv_bfloat16, 1, 2, true, false, false>
 // CHECK: CUDA kernel: void fusion_rt::cuda::stream::row_stream_kernel<fusion_rt::cuda::BF16T,
 func.func @ffn_front(%x: tensor<1x4096xbf16>, %wg: tensor<14336x4096xbf16>, %wu: tensor<14336x4096xbf16>) -> (tensor<1x14336xf8E4M3FN>, tensor<1x448xf8E8M0FNU>) {
   %d0 = tensor.empty() : tensor<1x14336xf8E4M3FN>
@@ -432,4 +433,18 @@ func.func @fp4_gated_backward_segments(%x: tensor<4x14xbf16>, %dy: tensor<4x7xbf
   %b:2 = fusion.gated_act_quantize #fusion.act<dswiglu> %x2 grad %dy2 as quant<mxfp4, rowwise> via bf16 outs(%d1, %s1)
       : (tensor<4x64xbf16>, tensor<4x32xbf16>, tensor<4x64xf4E2M1FN>, tensor<4x2xf8E8M0FNU>) -> (tensor<4x64xf4E2M1FN>, tensor<4x2xf8E8M0FNU>)
   return %a#0, %a#1, %b#0, %b#1 : tensor<4x14xf4E2M1FN>, tensor<4x2xf8E8M0FNU>, tensor<4x64xf4E2M1FN>, tensor<4x2xf8E8M0FNU>
+}
+
+// The same front with swizzled scales: the gemv kernel has no quantizing
+// form for them (not even with FUSION_RT_PAIRED_QUANT_EPI=1).
+// CHECK: op #{{[0-9]+}} fusion.paired_projection
+// CHECK: CUDA launch: gemv path: {{.*}}, no cluster, {{.*}} both epilogues in the same launch; then the quantizer of the gated value (kept in a stream-ordered scratch buffer)
+// CHECK: CUDA kernel: void fusion_rt::paired::(anonymous namespace)::paired_gemv_kernel<__nv_bfloat16, 1, 2, true, false, false>
+// CHECK: CUDA kernel: void fusion_rt::cuda::
+func.func @ffn_front_swizzled(%x: tensor<1x4096xbf16>, %wg: tensor<14336x4096xbf16>, %wu: tensor<14336x4096xbf16>) -> (tensor<1x14336xf8E4M3FN>, tensor<128x448xf8E8M0FNU>) {
+  %d0 = tensor.empty() : tensor<1x14336xf8E4M3FN>
+  %d1 = tensor.empty() : tensor<128x448xf8E8M0FNU>
+  %q:2 = fusion.paired_projection %x, %wg, %wu epilogues(round(bf16) none, round(bf16) none) gated(#fusion.act<swiglu>) quantize(#fusion.quant<mxfp8_e4m3, rowwise, scales = swizzled> via bf16) outs(%d0, %d1)
+      : (tensor<1x4096xbf16>, tensor<14336x4096xbf16>, tensor<14336x4096xbf16>, tensor<1x14336xf8E4M3FN>, tensor<128x448xf8E8M0FNU>) -> (tensor<1x14336xf8E4M3FN>, tensor<128x448xf8E8M0FNU>)
+  return %q#0, %q#1 : tensor<1x14336xf8E4M3FN>, tensor<128x448xf8E8M0FNU>
 }

@@ -491,6 +491,18 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
   return plan;
 }
 
+/// Whether the gemv path's quantizing epilogue (FUSION_RT_PAIRED_QUANT_EPI)
+/// takes a quantizing pair's scheme (cuda_paired_quantize_execute's
+/// quant_epilogue_for): MXFP8 rowwise, compact scales, the default
+/// zero-scale rule.
+static bool quantEpilogueScheme(QuantSchemeAttr s) {
+  return (s.getFormat() == QuantFormat::mxfp8_e4m3 ||
+          s.getFormat() == QuantFormat::mxfp8_e5m2) &&
+         s.getDirection() == QuantDirection::rowwise &&
+         s.getScaleLayout() == ScaleLayout::compact &&
+         s.getZeroScale() == ZeroScale::exact;
+}
+
 /// The selector (gemv, tensor-core mma or cuBLAS by tokens and
 /// multiply-adds) and the gemv / mma launch plans come from
 /// runtime/common/paired_plan.h, the code the CUDA backend launches from.
@@ -531,28 +543,41 @@ void planPaired(PairedProjectionOp p, Plan &plan) {
           f32Operands = f32Operands &&
                         cast<ShapedType>(v.getType()).getElementType().isF32();
       int64_t nb = decode_nb(g, gated, f32Operands, /*pdl=*/false);
-      std::string name =
-          nb > 0 ? std::string("void ") + ns + "paired_decode_kernel<" + t + ", " +
-                       std::to_string(nb) + ">" + params
-                 : std::string("void ") + ns + "paired_gemv_kernel<" + t + ", " +
-                       std::to_string(g.mt) + ", " + std::to_string(g.rpw) +
-                       (gated ? ", true" : ", false") +
-                       (gemv_is_lean(g.S, g.mt, g.cpw) ? ", true" : ", false") + ">" +
-                       params;
-      plan.kernels.push_back(name);
+      // FUSION_RT_PAIRED_QUANT_EPI=1 (off by default) would run the
+      // quantizing form as one kernel where the plan allows it.
+      const bool epi = gated && p.getQuant() &&
+                       quantEpilogueScheme(*p.getQuant()) && g.S == 1 &&
+                       (g.wr == 4 || g.wr == 8);
+      auto gemvName = [&](bool quantInstance) {
+        return std::string("void ") + ns + "paired_gemv_kernel<" + t + ", " +
+               std::to_string(g.mt) + ", " + std::to_string(g.rpw) +
+               (gated ? ", true" : ", false") +
+               (gemv_is_lean(g.S, g.mt, g.cpw) ? ", true" : ", false") +
+               (quantInstance ? ", true" : ", false") + ">" + params;
+      };
+      plan.kernels.push_back(nb > 0 ? std::string("void ") + ns +
+                                          "paired_decode_kernel<" + t + ", " +
+                                          std::to_string(nb) + ">" + params
+                                    : gemvName(false));
       plan.launch =
           "gemv path: block " + std::to_string(g.threads()) + " (" +
           std::to_string(g.wr) + " row x " + std::to_string(g.wk) +
           " K-split warps), grid (" + std::to_string(g.S) + ", " +
           std::to_string(g.g) + ", " + std::to_string(g.z) + ")" +
-          (g.S > 1 ? ", clusters of " + std::to_string(g.S) +
-                         " CTAs splitting K"
-                   : ", no cluster") +
+          (g.S > 1
+               ? ", clusters of " + std::to_string(g.S) + " CTAs splitting K"
+               : ", no cluster") +
           ", " + std::to_string(g.mt) + " token(s) and " +
           std::to_string(g.rpw) + " weight row(s) per warp, dynamic smem " +
           std::to_string(g.smem) + " B, both epilogues in the same launch" +
-          (nb > 0 ? ", decode instance (" + std::to_string(nb) + " chunks per lane)"
-                  : "");
+          (nb > 0 ? ", decode instance (" + std::to_string(nb) +
+                        " chunks per lane)"
+                  : "") +
+          (epi ? " (FUSION_RT_PAIRED_QUANT_EPI=1: one kernel, " +
+                     gemvName(true) +
+                     ", the quantizer in its epilogue, clusters of " +
+                     std::to_string(32 / g.wr) + " CTAs along the columns)"
+               : "");
     } else if (path == Path::Mma && mp.ok) {
       plan.kernels.push_back(std::string("void ") + ns + "paired_mma_kernel<" +
                              t + ", " + std::to_string(mp.tm) + ", " +

@@ -28,6 +28,7 @@
 #include "fusion_rt.h"
 
 #include "common/convert.h"
+#include "common/paired_plan.h"
 
 #include <cuda_runtime.h>
 
@@ -503,6 +504,39 @@ void device_errors() {
   cudaFree(o1);
 }
 
+/// Kernel nodes of what `call(stream)` enqueues, captured into a CUDA graph
+/// (not launched); -1 if the call or the capture fails.
+template <typename Call> int captured_kernels(Call call) {
+  cudaStream_t stream = nullptr;
+  if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess)
+    return -1;
+  int n = -1;
+  cudaGraph_t graph = nullptr;
+  if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed) ==
+      cudaSuccess) {
+    const fusion_rt_status st = call(stream);
+    if (cudaStreamEndCapture(stream, &graph) == cudaSuccess && graph &&
+        st == FUSION_RT_STATUS_SUCCESS) {
+      size_t count = 0;
+      cudaGraphGetNodes(graph, nullptr, &count);
+      std::vector<cudaGraphNode_t> nodes(count);
+      cudaGraphGetNodes(graph, nodes.data(), &count);
+      n = 0;
+      for (cudaGraphNode_t node : nodes) {
+        cudaGraphNodeType type;
+        if (cudaGraphNodeGetType(node, &type) == cudaSuccess &&
+            type == cudaGraphNodeTypeKernel)
+          ++n;
+      }
+    }
+    if (graph)
+      cudaGraphDestroy(graph);
+  }
+  cudaStreamDestroy(stream);
+  cudaGetLastError();
+  return n;
+}
+
 /// fusion_rt_paired_projection_quantize on device memory (the FFN front:
 /// gate/up, SwiGLU, MXFP8 rowwise) on every path. Where the pair runs its
 /// own kernels (gemv, mma): byte for byte the device's paired_projection_run
@@ -515,12 +549,19 @@ void device_errors() {
 /// call on the same inputs within the summation bound: >= 99 % of codes and
 /// scales equal, scales within one step, every dequantized value within one
 /// top-binade e4m3 step (32 * 2^(s - 127)) of the CPU's.
+///
+/// With FUSION_RT_PAIRED_QUANT_EPI=1 (`tag` " epi") the call on the gemv
+/// path is one kernel where the pair's plan has a quantizing form (one CTA
+/// of K, WR = 4 or 8: paired_gemv.cu's quant_epilogue), else the two steps:
+/// counted as the kernel nodes of the call captured into a CUDA graph (by
+/// default always the two steps).
 void quantizing_front(const char *path, const char *tag = "") {
   struct QCase {
     int64_t m, k, h;
     int32_t inter, round;
     bool bias = false; ///< bf16 gate and up biases (a Linear with bias=True)
     bool gate_bias_only = false; ///< the up Linear without bias
+    const char *wr = nullptr;    ///< FUSION_RT_PAIRED_WR for the case
   };
   const QCase qcases[] = {
       {1, 2048, 64, FUSION_RT_BF16, FUSION_RT_ROUND_BF16},
@@ -536,7 +577,15 @@ void quantizing_front(const char *path, const char *tag = "") {
       // Appended: a gate bias only (the prefill form's
       // two GEMMs, the up half's without a bias epilogue).
       {256, 512, 64, FUSION_RT_BF16, FUSION_RT_ROUND_BF16_AFTER_BIAS, true,
-       true}};
+       true},
+      // Appended: the gemv path's quantizing epilogue: a last block of 16
+      // columns, f16 rounding, WR = 8 (clusters of 4 CTAs), a plan with
+      // WR = 2 (no quantizing form: the two steps), 2 tokens of a wider H.
+      {1, 2048, 80, FUSION_RT_BF16, FUSION_RT_ROUND_BF16},
+      {3, 1024, 160, FUSION_RT_F16, FUSION_RT_ROUND_NONE},
+      {1, 2048, 96, FUSION_RT_BF16, FUSION_RT_ROUND_BF16, false, false, "8"},
+      {1, 4096, 64, FUSION_RT_BF16, FUSION_RT_ROUND_BF16},
+      {2, 4096, 1024, FUSION_RT_BF16, FUSION_RT_ROUND_BF16_AFTER_BIAS, true}};
   if (std::strcmp(path, "auto"))
     set_knob("FUSION_RT_PAIRED_PATH", path);
   std::mt19937 gen(99);
@@ -577,7 +626,8 @@ void quantizing_front(const char *path, const char *tag = "") {
     set_biases(d, static_cast<uint8_t *>(bias.dev));
     fusion_rt_quant_scheme s;
     fusion_rt_quant_scheme_init(&s);
-    const int64_t nb = c.h / 32;
+    const int64_t nb = (c.h + 31) / 32;
+    set_knob("FUSION_RT_PAIRED_WR", c.wr);
     void *codes[2], *scales[2];
     for (int i = 0; i < 2; ++i) {
       CUDA_OK(cudaMalloc(&codes[i], c.m * c.h));
@@ -596,12 +646,30 @@ void quantizing_front(const char *path, const char *tag = "") {
         std::string("quantizing front [") + path + tag +
         "] m=" + std::to_string(c.m) + " k=" + std::to_string(c.k) +
         " h=" + std::to_string(c.h) + " round=" + std::to_string(c.round) +
-        (c.bias ? (c.gate_bias_only ? " gate-biased" : " biased") : "") + ": ";
+        (c.bias ? (c.gate_bias_only ? " gate-biased" : " biased") : "") +
+        (c.wr ? std::string(" wr=") + c.wr : "") + ": ";
     fusion_rt_quant_outputs o0 = outs(0), o1 = outs(1);
     fusion_rt_status st =
         fusion_rt_paired_projection_quantize(&d, c.inter, &s, &o0, nullptr, nullptr);
     check(st == FUSION_RT_STATUS_SUCCESS,
           what + "fused call: " + fusion_rt_last_error_message());
+    if (!std::strcmp(path, "gemv")) {
+      fusion_rt::paired::GemvOverrides ov;
+      ov.wr = c.wr ? std::atoi(c.wr) : -1;
+      const fusion_rt::paired::GemvPlan plan =
+          fusion_rt::paired::plan_gemv(c.m, c.k, c.h, c.h, true, 2, ov);
+      const bool one = !std::strcmp(tag, " epi") && plan.ok && plan.S == 1 &&
+                       (plan.wr == 4 || plan.wr == 8);
+      const int kernels = captured_kernels([&](cudaStream_t stream) {
+        return fusion_rt_paired_projection_quantize(&d, c.inter, &s, &o0,
+                                                    nullptr, stream);
+      });
+      check(one ? kernels == 1 : kernels >= 2,
+            what +
+                "kernels of the gemv path's call: " + std::to_string(kernels) +
+                (one ? " (want 1: the quantizing epilogue)"
+                     : " (want the two steps)"));
+    }
     d.out0 = view(value.dev, c.inter, c.m, c.h, c.h, 1);
     st = fusion_rt_paired_projection_run(&d, nullptr, nullptr);
     fusion_rt_tensor vv = d.out0;
@@ -673,6 +741,7 @@ void quantizing_front(const char *path, const char *tag = "") {
     for (Buf *b : {&x, &w, &value, &bias})
       b->release();
   }
+  set_knob("FUSION_RT_PAIRED_WR", nullptr);
   set_knob("FUSION_RT_PAIRED_PATH", nullptr);
 }
 
@@ -844,6 +913,14 @@ int main(int argc, char **argv) {
                        : quick && std::strcmp(path, "auto")))
       continue;
     quantizing_front(path);
+  }
+  // The gemv path's quantizing epilogue (tuning.def's paired_quant_epi).
+  if (only.empty() || only.find(",gemv,") != std::string::npos) {
+    set_knob("FUSION_RT_PAIRED_QUANT_EPI", "1");
+    quantizing_front("gemv", " epi");
+    if (!quick)
+      quantizing_front("auto", " epi");
+    set_knob("FUSION_RT_PAIRED_QUANT_EPI", nullptr);
   }
   // The bias-free prefill GEMMs on cuBLASLt (tuning.def's paired_lt).
   if (!quick && (only.empty() || only.find(",blas,") != std::string::npos)) {
