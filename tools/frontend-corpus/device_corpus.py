@@ -138,6 +138,7 @@ TORCH = {"silu_mxfp8_even_bf16": None,
          "both_gelu_mxfp8_floor_f32_dyn": (1, 0, 0.0),
          "col_swiglu_mxfp8_rceil_bf16_dyn": (1, 0, 0.0),
          "swiglu_fp8_group128_bf16_dyn": (1, 0, 0.0079),
+         "swiglu_split_fp8_group_bf16": (1, 0, 0.0079),
          "swiglu_chunk_mxfp8_rceil_bf16_dyn": (1, 0, 0.0),
          # The FFN front to FP8 with f32 scales (corpus.test's P_FRONT_Q:
          # one code step, scales within 0.0079 of the largest).

@@ -586,6 +586,40 @@ class SwigluChunkMx(torch.nn.Module):
         return data, scale
 
 
+class OtherSpellings(torch.nn.Module):
+    """Quantizers spelled as a user might, not as the libraries do.
+    kind "maxdim_group": per-token-group FP8 after SiLU with torch.max(dim)
+    .values, a view to [M, N/128, 128], torch.finfo(...).max and
+    torch.clamp(min=, max=); "split_swiglu_group": SwiGLU on x.split(...)
+    into per-token-group FP8; "max_tensorwise": FP8 per tensor after tanh
+    GELU with torch.max() of |y| (no dim), scale = 448 / amax multiplied in,
+    its reciprocal returned."""
+
+    def __init__(self, kind):
+        super().__init__()
+        self.kind = kind
+
+    def forward(self, x):
+        if self.kind == "max_tensorwise":
+            y = F.gelu(x, approximate="tanh").float()
+            amax = torch.max(torch.abs(y))
+            scale = 448.0 / torch.clamp(amax, min=1e-12)
+            q = torch.clamp(y * scale, -448.0, 448.0).to(torch.float8_e4m3fn)
+            return q, scale.reciprocal()
+        if self.kind == "split_swiglu_group":
+            gate, up = x.split(x.shape[-1] // 2, dim=-1)
+            y = (F.silu(gate) * up).float()
+            b = y.reshape(y.shape[0], y.shape[1] // 128, 128)
+            amax = b.abs().amax(-1, keepdim=True).clamp(min=1e-10)
+        else:
+            y = F.silu(x).float()
+            b = y.view(y.shape[0], -1, 128)
+            amax = torch.clamp(torch.max(b.abs(), dim=-1, keepdim=True).values, min=1e-10)
+        s = amax / torch.finfo(torch.float8_e4m3fn).max
+        q = torch.clamp(b / s, min=-448.0, max=448.0).to(torch.float8_e4m3fn)
+        return q.reshape(y.shape), s.reshape(y.shape[0], -1)
+
+
 class VllmGroup(torch.nn.Module):
     """act(x) quantized by the torch reference of vLLM's
     per_token_group_quant_fp8: the tensor flattened to [numel / 128, 128]
@@ -954,6 +988,12 @@ def programs():
     # the packed tensor.
     yield "ffn_cat_vllm_group_bf16", FfnCat(VllmGroup(F.silu, gated=True), 64, 128, bf), \
         (x((4, 64), bf, 1.0),)
+    # Quantizers in other spellings (OtherSpellings).
+    yield "silu_fp8_group_maxdim_bf16", OtherSpellings("maxdim_group"), (x((4, 256), bf),)
+    yield "swiglu_split_fp8_group_bf16", OtherSpellings("split_swiglu_group"), \
+        (x((4, 512), bf),)
+    yield "gelu_tanh_fp8_max_tensorwise_bf16", OtherSpellings("max_tensorwise"), \
+        (x((4, 64), bf),)
 
 
 def large_programs():
