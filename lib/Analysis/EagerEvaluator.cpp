@@ -22,16 +22,6 @@ namespace {
 constexpr StringLiteral kScan = "tm_tensor.scan";
 constexpr StringLiteral kScatter = "tm_tensor.scatter";
 
-/// The number of elements of `shape`, or -1 if a size is negative or the
-/// product overflows.
-int64_t numElements(ArrayRef<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t s : shape)
-    if (s < 0 || llvm::MulOverflow(n, s, n))
-      return -1;
-  return n;
-}
-
 /// Steps `index` to the next row-major index of `shape`; false past the end.
 bool next(SmallVectorImpl<int64_t> &index, ArrayRef<int64_t> shape) {
   for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
@@ -50,6 +40,14 @@ bool inBounds(ArrayRef<int64_t> index, ArrayRef<int64_t> shape) {
 }
 
 } // namespace
+
+int64_t mlir::fusion::numElements(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t s : shape)
+    if (s < 0 || llvm::MulOverflow(n, s, n))
+      return -1;
+  return n;
+}
 
 bool EagerEvaluator::fail(Operation *op, const Twine &why) {
   if (error.empty()) {

@@ -33,7 +33,6 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MathExtras.h"
 
 #include <deque>
 #include <random>
@@ -157,12 +156,9 @@ void bindArgumentShapes(EagerEvaluator &eval, func::FuncOp func, int64_t dyn) {
       v.shape.push_back(ShapedType::isDynamic(s) ? dyn : s);
     // Large static arguments (weights) stay unbound: an index computation
     // reaching them is not evaluable (a decline), and nothing is allocated.
-    // (An element count that overflows is past it too.)
-    int64_t n = 1;
-    bool overflow = false;
-    for (int64_t s : v.shape)
-      overflow = overflow || llvm::MulOverflow(n, s, n);
-    if (overflow || n > kMaxBoundArgument)
+    // (An element count that overflows, -1, is past it too.)
+    const int64_t n = numElements(v.shape);
+    if (n < 0 || n > kMaxBoundArgument)
       continue;
     v.data.assign(n, EvalScalar{0, true});
     eval.bind(a, std::move(v));

@@ -34,6 +34,10 @@
 
 namespace mlir::fusion {
 
+/// The number of elements of `shape`, or -1 if a size is negative or the
+/// product overflows.
+int64_t numElements(ArrayRef<int64_t> shape);
+
 /// A whole value: a tensor's shape and row-major elements, or (rank 0 and
 /// `scalar`) one scalar.
 struct EagerValue {
