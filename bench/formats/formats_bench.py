@@ -33,6 +33,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "mxfp8"))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 import run_mxfp8_bench as mb  # noqa: E402  (time_graph, copy ceiling)
 import fusion_rt  # noqa: E402
+import te_peer  # noqa: E402  (TransformerEngine as a peer: --te)
 
 
 def load_torchao():
@@ -68,14 +69,9 @@ def main():
     ap.add_argument("--only", default=None,
                     help="comma-separated kernel names: time only these")
     ap.add_argument("--no-peers", action="store_true", help="fusion_rt arms only")
-    ap.add_argument("--te", default=None,
-                    help="libte_shim.so (bench/formats/build_te_shim.sh): add "
-                         "TransformerEngine's FP8 kernels as peers")
+    te_peer.add_argument(ap)
     args = ap.parse_args()
-    te = None
-    if args.te:
-        from te_peer import TE
-        te = TE(args.te)
+    te = te_peer.from_args(args)
     dev = torch.cuda.get_device_name(0)
     print("# device: %s, torch %s" % (dev, torch.__version__), flush=True)
     csv = open(args.csv, "w") if args.csv else None

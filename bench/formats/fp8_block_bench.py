@@ -35,6 +35,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "mxfp8"))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 import run_mxfp8_bench as mb  # noqa: E402
 import fusion_rt  # noqa: E402
+import te_peer  # noqa: E402  (TransformerEngine as a peer: --te)
 
 EPS = 1e-10
 
@@ -109,15 +110,10 @@ def main():
                     help="time fusion_rt only (an A/B of two builds)")
     ap.add_argument("--only", default=None,
                     help="comma-separated kernel names: time only these")
-    ap.add_argument("--te", default=None,
-                    help="libte_shim.so (bench/formats/build_te_shim.sh): add "
-                         "TransformerEngine's kernels as peers")
+    te_peer.add_argument(ap)
     args = ap.parse_args()
     only = set(args.only.split(",")) if args.only else None
-    te = None
-    if args.te:
-        from te_peer import TE
-        te = TE(args.te)
+    te = te_peer.from_args(args)
     print("# device: %s, torch %s" % (torch.cuda.get_device_name(0), torch.__version__),
           flush=True)
     csv = open(args.csv, "w") if args.csv else None

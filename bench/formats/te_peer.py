@@ -104,3 +104,16 @@ class TE:
             x.data_ptr(), m, k, row.data_ptr(), scale.data_ptr(), amax.data_ptr(),
             sinv.data_ptr(), self._stream()), "swiglu_fp8_tensor")
         return row, sinv, amax
+
+
+def add_argument(ap):
+    """The --te option of the FP8 benchmarks (formats_bench.py,
+    fp8_block_bench.py)."""
+    ap.add_argument("--te", default=None,
+                    help="libte_shim.so (bench/formats/build_te_shim.sh): add "
+                         "TransformerEngine's FP8 kernels as peers")
+
+
+def from_args(args):
+    """TE of --te, or None."""
+    return TE(args.te) if args.te else None
