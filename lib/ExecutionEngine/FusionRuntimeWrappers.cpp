@@ -362,12 +362,15 @@ int32_t bindPairedOperands(const Table *table, std::vector<Arg> &args,
   p.lhs = args[next++].view;
   p.weight0 = args[next++].view;
   p.weight1 = args[next++].view;
-  // [K, H] weights ("kn") are passed as transposed [H, K] views.
+  // [K, H] weights ("kn") are passed as transposed [H, K] views, [K, G, w]
+  // head groups as [G, w, K].
   if (kn)
-    for (fusion_rt_tensor *w : {&p.weight0, &p.weight1}) {
-      std::swap(w->sizes[0], w->sizes[1]);
-      std::swap(w->strides[0], w->strides[1]);
-    }
+    for (fusion_rt_tensor *w : {&p.weight0, &p.weight1})
+      if (w->rank >= 2)
+        for (int d = 0; d + 1 < w->rank; ++d) {
+          std::swap(w->sizes[d], w->sizes[d + 1]);
+          std::swap(w->strides[d], w->strides[d + 1]);
+        }
   p.epilogue0.kind = epi0;
   p.epilogue1.kind = epi1;
   p.epilogue0.accumulator_round = round0;

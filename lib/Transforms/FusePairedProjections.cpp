@@ -170,10 +170,14 @@ struct SplitPlan {
   /// dimension into `groups` groups of `groupSize`, each slice takes columns
   /// [offset, offset + size) of every group, and `collapses[i]` merges slice
   /// i's last two dimensions back. Part i reads rows g * groupSize + offset
-  /// + r of the weight: `parts[i]`, the constant weight de-interleaved.
+  /// + r of the weight: `parts[i]`, the constant weight de-interleaved, or
+  /// (a weight that is not a constant) a [G, w, K] view of it (`inPlace`):
+  /// the weight expanded into its head groups and sliced, which the pairing
+  /// hands the paired op as its row-grouped weight (no copy).
   int64_t groups = 0, groupSize = 0;
   SmallVector<tensor::CollapseShapeOp> collapses;
   SmallVector<DenseElementsAttr> parts;
+  bool inPlace = false;
 };
 
 /// Sorts `plan.slices` by column offset into `plan.offsets` / `sizes`;
@@ -266,24 +270,27 @@ LogicalResult matchInterleaved(tensor::ExpandShapeOp e, SplitPlan &plan,
         cast<tensor::CollapseShapeOp>(*s->getUsers().begin()));
   if (plan.slices.size() < 2)
     return failure();
-  // The weight must be a constant: its rows are de-interleaved here, once,
-  // instead of copied at every call (the paired op reads each weight as one
-  // strided matrix).
+  // A constant weight's rows are de-interleaved here, once (one constant per
+  // part); any other weight is read in place: each part a [G, w, K] view of
+  // its head groups, which the paired op takes as a row-grouped weight.
   Projection &p = plan.proj;
   ElementsAttr w = constantWeight(p.weight);
   auto wt = cast<RankedTensorType>(p.weight.getType());
   ArrayRef<char> raw = w ? rawBytes(w) : ArrayRef<char>();
   const int64_t h = wt.getDimSize(p.kn ? 1 : 0), k = wt.getDimSize(p.kn ? 0 : 1);
+  if (h != plan.groups * plan.groupSize) {
+    why = interleave + "; the weight's width is dynamic or not groups x "
+                       "group size";
+    return failure();
+  }
   const int64_t esize =
       wt.getElementType().getIntOrFloatBitWidth() / 8;
   if (raw.empty() || !wt.hasStaticShape() ||
       wt.getElementType().getIntOrFloatBitWidth() % 8 != 0 ||
-      int64_t(raw.size()) != wt.getNumElements() * esize ||
-      h != plan.groups * plan.groupSize) {
-    why = interleave + "; the weight is not a constant of the projection's "
-                       "width (a de-interleaved copy would be made at "
-                       "every call)";
-    return failure();
+      int64_t(raw.size()) != wt.getNumElements() * esize) {
+    plan.inPlace = true;
+    plan.expand = e;
+    return success();
   }
   for (auto [o, n] : llvm::zip(plan.offsets, plan.sizes)) {
     const int64_t rows = plan.groups * n;
@@ -438,13 +445,68 @@ FailureOr<SplitPlan> matchSplit(linalg::LinalgOp op, std::string &why) {
   return plan;
 }
 
+/// p's weight expanded into its `groups` head groups of `groupSize` rows:
+/// [G, groupSize, K] ([K, G, groupSize] with kn), a view.
+Value expandWeightGroups(OpBuilder &b, Location loc, const Projection &p,
+                         int64_t groups, int64_t groupSize) {
+  auto wt = cast<RankedTensorType>(p.weight.getType());
+  const int64_t k = wt.getDimSize(p.kn ? 0 : 1);
+  SmallVector<ReassociationIndices> re =
+      p.kn ? SmallVector<ReassociationIndices>{{0}, {1, 2}}
+           : SmallVector<ReassociationIndices>{{0, 1}, {2}};
+  auto expandedTy =
+      RankedTensorType::get(p.kn ? SmallVector<int64_t>{k, groups, groupSize}
+                                 : SmallVector<int64_t>{groups, groupSize, k},
+                            wt.getElementType());
+  OpFoldResult kSize = tensor::getMixedSize(b, loc, p.weight, p.kn ? 0 : 1);
+  SmallVector<OpFoldResult> shape =
+      p.kn ? SmallVector<OpFoldResult>{kSize, b.getIndexAttr(groups),
+                                       b.getIndexAttr(groupSize)}
+           : SmallVector<OpFoldResult>{b.getIndexAttr(groups),
+                                       b.getIndexAttr(groupSize), kSize};
+  return tensor::ExpandShapeOp::create(b, loc, expandedTy, p.weight, re, shape);
+}
+
+/// Rows [o, o + width) of each head group of `expanded` (expandWeightGroups)
+/// as [G * width, K] ([K, G * width] with kn): sliced to [G, width, K],
+/// collapsed. The slice is a view of the weight; the collapse would copy
+/// it, but the pairing reads the slice instead (groupedWeightOf).
+Value groupedWeightPart(OpBuilder &b, Location loc, const Projection &p,
+                        Value expanded, int64_t o, int64_t width) {
+  SmallVector<ReassociationIndices> re =
+      p.kn ? SmallVector<ReassociationIndices>{{0}, {1, 2}}
+           : SmallVector<ReassociationIndices>{{0, 1}, {2}};
+  SmallVector<OpFoldResult> offs(3, b.getIndexAttr(0)),
+      sizes = tensor::getMixedSizes(b, loc, expanded),
+      strides(3, b.getIndexAttr(1));
+  offs[p.kn ? 2 : 1] = b.getIndexAttr(o);
+  sizes[p.kn ? 2 : 1] = b.getIndexAttr(width);
+  Value slice =
+      tensor::ExtractSliceOp::create(b, loc, expanded, offs, sizes, strides);
+  return tensor::CollapseShapeOp::create(b, loc, slice, re);
+}
+
+/// The weight a paired op reads for a projection weight `w`: the [G, w, K]
+/// ([K, G, w] with kn) head-group slice a collapse_shape of groupedWeightPart
+/// merges, or `w` itself.
+Value groupedWeightOf(Value w, bool kn) {
+  auto c = w.getDefiningOp<tensor::CollapseShapeOp>();
+  if (!c || c.getSrcType().getRank() != 3 ||
+      !c.getSrc().getDefiningOp<tensor::ExtractSliceOp>())
+    return w;
+  SmallVector<ReassociationIndices> re = c.getReassociationIndices();
+  const bool rows = kn ? re.size() == 2 && re[1].size() == 2
+                       : re.size() == 2 && re[0].size() == 2;
+  return rows ? c.getSrc() : w;
+}
+
 /// Rewrites a split projection into one projection per part, each over rows
 /// [o, o + h) of the weight (columns when it is [K, H]): a linalg.matmul of
 /// the same LHS with an extract_slice of the weight (a view), followed by a
 /// clone of the rounding and of the expand_shape. Adds the ops it erases to
 /// `erased`.
 void rewriteSplit(SplitPlan &plan, DenseSet<Operation *> &erased) {
-  const bool interleaved = !plan.parts.empty();
+  const bool interleaved = plan.groups > 0;
   Projection &p = plan.proj;
   Operation *op = p.op;
   OpBuilder b(plan.slices.front());
@@ -463,12 +525,20 @@ void rewriteSplit(SplitPlan &plan, DenseSet<Operation *> &erased) {
       AffineMapAttr::get(p.kn ? map({dk, dh}) : map({dh, dk})),
       AffineMapAttr::get(map({dn, dh}))};
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(p.accType));
+  Value expanded; // the weight's head groups (in-place parts), made once
   for (auto [i, s, o, width] : llvm::enumerate(plan.slices, plan.offsets, plan.sizes)) {
-    // Rows of the part: a range of the weight, or its de-interleaved rows
-    // (every group's [o, o + width)) as a new constant.
+    // Rows of the part: a range of the weight, its de-interleaved rows
+    // (every group's [o, o + width)) as a new constant, or those rows in
+    // place: the [G, width, K] slice of the weight expanded into its head
+    // groups, collapsed to the matmul's [G * width, K] (the pairing takes
+    // the slice itself as the paired op's row-grouped weight).
     const int64_t h = interleaved ? plan.groups * width : width;
     Value w;
-    if (interleaved) {
+    if (interleaved && plan.inPlace) {
+      if (!expanded)
+        expanded = expandWeightGroups(b, loc, p, plan.groups, plan.groupSize);
+      w = groupedWeightPart(b, loc, p, expanded, o, width);
+    } else if (interleaved) {
       w = arith::ConstantOp::create(b, loc, plan.parts[i]);
     } else {
       SmallVector<OpFoldResult> offs(2, b.getIndexAttr(0)), sizes,
@@ -981,10 +1051,11 @@ mlir::fusion::rewritePairedProjection(RewriterBase &rewriter,
     outs.push_back(tensor::EmptyOp::create(b, loc, rt, dynSizes));
   }
   auto fused = PairedProjectionOp::create(
-      b, loc, resultTypes, lhs, plan.proj[0].weight, plan.proj[1].weight,
-      bias[0], scale[0], bias[1], scale[1], outs, kinds[0], kinds[1],
-      gatedAttr, plan.proj[0].kn, rounds[0], rounds[1], withBias[0],
-      withBias[1], quant, intermediate);
+      b, loc, resultTypes, lhs,
+      groupedWeightOf(plan.proj[0].weight, plan.proj[0].kn),
+      groupedWeightOf(plan.proj[1].weight, plan.proj[1].kn), bias[0], scale[0],
+      bias[1], scale[1], outs, kinds[0], kinds[1], gatedAttr, plan.proj[0].kn,
+      rounds[0], rounds[1], withBias[0], withBias[1], quant, intermediate);
   // The rules imply a valid op; a failure here is a bug, reported as a
   // decline rather than as invalid IR.
   LogicalResult verified = verifyQuietly(fused);
@@ -1109,7 +1180,14 @@ void FusePairedProjectionsPass::runOnOperation() {
     for (auto [o, h] : llvm::zip(split->offsets, split->sizes))
       ranges += (ranges.empty() ? "[" : ", [") + std::to_string(o) + ", " +
                 std::to_string(o + h) + ")";
-    if (split->parts.empty())
+    if (split->inPlace)
+      remark::passed(op->getLoc(), remarkOpts(function)) << remark::add(
+          "split {0} into {1} projections over rows {2} of each of the {3} "
+          "head groups of {4} rows of its weight (read in place: each part "
+          "a row-grouped view of the weight)",
+          op->getName().getStringRef(), split->slices.size(), ranges,
+          split->groups, split->groupSize);
+    else if (split->parts.empty())
       remark::passed(op->getLoc(), remarkOpts(function)) << remark::add(
           "split {0} into {1} projections over rows {2} of its weight{3}",
           op->getName().getStringRef(), split->slices.size(), ranges,

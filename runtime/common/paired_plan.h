@@ -182,6 +182,16 @@ inline int64_t decode_nb(const GemvPlan &g, bool gated, bool f32_operands, bool 
   return ok ? g.cpw / 32 : 0;
 }
 
+/// The quantizing epilogue of the gated gemv (paired_gemv_kernel with
+/// QUANT, FUSION_RT_PAIRED_QUANT_EPI): the plan of the two-step call (the
+/// same sums) where its CTAs tile one 32-column MXFP8 block in a cluster
+/// along y: one CTA of K (S = 1) and WR = 4 or 8 row warps. Returns the
+/// cluster's CTAs along y (32 / WR), or 0 where the plan has no such form
+/// (the call then takes the two steps).
+inline int64_t quant_epilogue_cy(const GemvPlan &g, bool gated) {
+  return g.ok && gated && g.S == 1 && (g.wr == 4 || g.wr == 8) ? 32 / g.wr : 0;
+}
+
 //===--- tensor-core path ----------------------------------------------------===//
 
 /// The mma path (paired_mma_kernel): CTA tiles of 16 tokens x 8 or 16

@@ -26,7 +26,7 @@ namespace {
 
 /// Element (i, j) of a validated BF16 / F16 / F32 view as fp32.
 inline float load(const Mat &a, int64_t i, int64_t j) {
-  const int64_t off = i * a.rs + j * a.cs;
+  const int64_t off = a.row_at(i) + j * a.cs;
   if (a.dtype == FUSION_RT_F32) {
     float f;
     std::memcpy(&f, a.data + off * 4, 4);

@@ -139,12 +139,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
         if (r >= p.H[1] && wi == 1)
           r = -1;
       }
-      // Both bases read, one selected: no indexed constant load (whose
-      // address waits on wi) ahead of the first weight load.
-      const char *base = wi == 0 ? p.w[0] : p.w[1];
-      const int64_t rs = wi == 0 ? p.w_rs[0] : p.w_rs[1];
       if (r >= 0)
-        wrow[i] = base + r * rs * int64_t(sizeof(T));
+        wrow[i] = w_row_ptr<T>(p, wi, r);
     }
   }
   const char *xrow[MT];
@@ -415,9 +411,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
   const bool second = u >= h0;
   const int r = second ? u - h0 : u;
   const int64_t lbytes = int64_t(wk * int(p.chunks_per_warp) + lane) * 16;
-  const char *wl = (second ? p.w[1] : p.w[0]) +
-                   int64_t(r) * (second ? p.w_rs[1] : p.w_rs[0]) * int64_t(sizeof(T)) +
-                   lbytes;
+  const char *wl = w_row_ptr<T>(p, second ? 1 : 0, r) + lbytes;
   const char *xl = p.x + int64_t(m) * p.x_rs * int64_t(sizeof(T)) + lbytes;
   uint4 wv[NB], xv[NB];
 #pragma unroll
@@ -556,13 +550,13 @@ cudaError_t launch_gemv(Params p, int32_t dt, cudaStream_t stream) {
   const size_t smem = plan.smem;
   dim3 grid{unsigned(plan.S), unsigned(plan.g), unsigned(plan.z)};
   if (p.quant.cy > 0) {
-    // The quantizing epilogue: the plan of the two-step call (the same sums)
-    // where its CTAs tile 32 columns in a cluster along y: one CTA of K
-    // (S = 1) and WR = 4 or 8 (cy = 8 or 4); the grid's y rounded up to
-    // whole clusters. Else NotSupported (the caller takes the two steps).
-    if (p.gated_kind < 0 || plan.S != 1 || (plan.wr != 4 && plan.wr != 8))
+    // The quantizing epilogue (paired_plan.h quant_epilogue_cy); the grid's
+    // y rounded up to whole clusters. Else NotSupported (the caller takes
+    // the two steps).
+    const int64_t cy = quant_epilogue_cy(plan, p.gated_kind >= 0);
+    if (cy == 0)
       return cudaErrorNotSupported;
-    p.quant.cy = int32_t(32 / plan.wr);
+    p.quant.cy = int32_t(cy);
     const int64_t gy = (plan.g + p.quant.cy - 1) / p.quant.cy * p.quant.cy;
     if (gy > 65535)
       return cudaErrorNotSupported;

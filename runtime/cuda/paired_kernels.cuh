@@ -92,6 +92,9 @@ struct Params {
   int64_t x_rs = 0, x_cs = 0;
   const char *w[2] = {nullptr, nullptr}; ///< weights [H_i, K]
   int64_t w_rs[2] = {0, 0}, w_cs[2] = {0, 0};
+  /// Row groups of a weight (Mat::grp, gs): row g * w_grp + r at g * w_gs
+  /// + r * w_rs; w_grp = 0: rows evenly spaced. w_row_ptr reads them.
+  int64_t w_grp[2] = {0, 0}, w_gs[2] = {0, 0};
   int64_t M = 0, K = 0;
   int64_t H[2] = {0, 0};
   int32_t gated_kind = -1;
@@ -281,6 +284,20 @@ __device__ __forceinline__ float warp_reduce_scatter(float (&v)[V], int lane) {
   return r;
 }
 
+/// Address of row r of weight wi (Params::w_grp). Both weights' fields are
+/// read and one selected: no indexed parameter load waits on wi.
+template <typename T>
+__device__ __forceinline__ const char *w_row_ptr(const Params &p, int wi,
+                                                 int64_t r) {
+  const char *base = wi == 0 ? p.w[0] : p.w[1];
+  const int64_t rs = wi == 0 ? p.w_rs[0] : p.w_rs[1];
+  const int64_t grp = wi == 0 ? p.w_grp[0] : p.w_grp[1];
+  const int64_t off =
+      grp > 0 ? (r / grp) * (wi == 0 ? p.w_gs[0] : p.w_gs[1]) + (r % grp) * rs
+              : r * rs;
+  return base + off * int64_t(sizeof(T));
+}
+
 //===--- host side ----------------------------------------------------------------===//
 
 inline int64_t esize_of(int32_t dt) { return dt == FUSION_RT_F32 ? 4 : 2; }
@@ -292,7 +309,7 @@ inline bool aligned16(const void *ptr) {
 /// 16-byte loads along the rows of a [rows, K] view.
 inline bool vec_rows(const Mat &a, int64_t es) {
   return (a.cs == 1 || a.cols <= 1) && aligned16(a.data) &&
-         ((a.rs * es) % 16 == 0 || a.rows <= 1);
+         ((a.rs * es) % 16 == 0 || a.rows <= 1) && (a.gs * es) % 16 == 0;
 }
 
 /// Launches `kernel(p)`: a cluster of (p.split, 1, 1) when p.split > 1, of

@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
       r = wi == 0 ? rr : rr - p.H[0];
       ok = wi == 0 || r < p.H[1];
     }
-    wrow[j] = ok ? p.w[wi] + r * p.w_rs[wi] * int64_t(sizeof(T)) : nullptr;
+    wrow[j] = ok ? w_row_ptr<T>(p, wi, r) : nullptr;
   }
   const char *xrow[TM][2];
 #pragma unroll

@@ -105,7 +105,7 @@ __global__ void paired_generic_kernel(const __grid_constant__ Params p) {
   auto dot = [&](int wi, int64_t m, int64_t n) {
     float acc = 0.f;
     const T *x = reinterpret_cast<const T *>(p.x) + m * p.x_rs;
-    const T *w = reinterpret_cast<const T *>(p.w[wi]) + n * p.w_rs[wi];
+    const T *w = reinterpret_cast<const T *>(w_row_ptr<T>(p, wi, n));
     for (int64_t k = 0; k < p.K; ++k)
       acc = __fadd_rn(acc, __fmul_rn(load_elem(x, kDt, k * p.x_cs),
                                      load_elem(w, kDt, k * p.w_cs[wi])));
@@ -199,6 +199,8 @@ struct BlasOperand {
 BlasOperand blas_operand(const Mat &a, bool is_weight) {
   BlasOperand o;
   const int64_t lim = int64_t(1) << 31;
+  if (a.grouped()) // row groups: run_blas's batched form, nowhere else
+    return o;
   if ((a.cs == 1 || a.cols <= 1) && (a.rs >= a.cols || a.rows <= 1)) {
     o.ok = true;
     o.op = is_weight ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -393,12 +395,78 @@ fusion_rt_status blas_on_stream(cudaStream_t stream, cublasHandle_t &h) {
   return FUSION_RT_STATUS_SUCCESS;
 }
 
+/// The blas path of a pair with a row-grouped weight (Mat::grp: one part of
+/// a weight whose rows interleave by head group): per weight one GEMM, a
+/// strided-batched one over the G groups of a grouped weight (batch g: its
+/// grp rows into columns [g * grp, (g + 1) * grp) of y_i), so every weight
+/// row is read once and y_i is the plain [M, H_i] the epilogue reads.
+fusion_rt_status run_blas_grouped(Params p, const PairedRequest &q,
+                                  const BlasOperand &bx, cudaStream_t stream) {
+  const int64_t lim = int64_t(1) << 31;
+  BlasOperand bw[2];
+  for (int i = 0; i < 2; ++i) {
+    Mat inner = q.w[i];
+    if (inner.grouped())
+      inner.rows = inner.grp, inner.grp = 0;
+    bw[i] = blas_operand(inner, true);
+    if (q.w[i].grouped() &&
+        (q.w[i].gs >= lim || q.w[i].rows / q.w[i].grp >= lim))
+      bw[i].ok = false;
+  }
+  if (!bx.ok || !bw[0].ok || !bw[1].ok)
+    return FUSION_RT_STATUS_UNSUPPORTED;
+  cublasHandle_t h = nullptr;
+  if (fusion_rt_status st = blas_on_stream(stream, h))
+    return st;
+  const int64_t n0 = p.M * p.H[0], n1 = p.M * p.H[1];
+  float *ws = nullptr;
+  cudaError_t e = cudaMallocAsync(
+      reinterpret_cast<void **>(&ws),
+      size_t(n0 + n1 > 0 ? n0 + n1 : 1) * sizeof(float), stream);
+  if (e != cudaSuccess)
+    return cuda_fail(e, "cudaMallocAsync(paired projection workspace)");
+  const float alpha = 1.f, beta = 0.f;
+  const cudaDataType_t ct = blas_type(q.lhs.dtype);
+  float *y[2] = {ws, ws + n0};
+  cublasStatus_t bst = CUBLAS_STATUS_SUCCESS;
+  for (int i = 0; i < 2 && bst == CUBLAS_STATUS_SUCCESS; ++i) {
+    p.y[i] = y[i];
+    p.y_ld[i] = p.H[i];
+    if (p.H[i] == 0 || p.M == 0)
+      continue;
+    const Mat &w = q.w[i];
+    if (w.grouped())
+      bst = cublasGemmStridedBatchedEx(
+          h, bw[i].op, bx.op, int(w.grp), int(p.M), int(p.K), &alpha, w.data,
+          ct, int(bw[i].ld), (long long)w.gs, q.lhs.data, ct, int(bx.ld), 0LL,
+          &beta, y[i], CUDA_R_32F, int(p.H[i]), (long long)w.grp,
+          int(w.rows / w.grp), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    else
+      bst = cublasGemmEx(h, bw[i].op, bx.op, int(p.H[i]), int(p.M), int(p.K),
+                         &alpha, w.data, ct, int(bw[i].ld), q.lhs.data, ct,
+                         int(bx.ld), &beta, y[i], CUDA_R_32F, int(p.H[i]),
+                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  }
+  if (bst != CUBLAS_STATUS_SUCCESS) {
+    cudaFreeAsync(ws, stream);
+    return fail(FUSION_RT_STATUS_BACKEND_ERROR,
+                "CUDA backend: cuBLAS GEMM failed (status %d)", int(bst));
+  }
+  e = launch_epilogue(p, stream);
+  cudaFreeAsync(ws, stream);
+  if (e != cudaSuccess)
+    return cuda_fail(e, "the paired epilogue kernel launch");
+  return FUSION_RT_STATUS_SUCCESS;
+}
+
 fusion_rt_status run_blas(Params p, const PairedRequest &q, cudaStream_t stream) {
   const int32_t dt = q.lhs.dtype;
   const int64_t lim = int64_t(1) << 31;
   if (p.K < 1 || p.M >= lim || p.K >= lim || p.H[0] >= lim || p.H[1] >= lim)
     return FUSION_RT_STATUS_UNSUPPORTED;
   const BlasOperand bx = blas_operand(q.lhs, false);
+  if (q.w[0].grouped() || q.w[1].grouped())
+    return run_blas_grouped(p, q, bx, stream);
   const BlasOperand bw0 = blas_operand(q.w[0], true);
   const BlasOperand bw1 = blas_operand(q.w[1], true);
   if (!bx.ok || !bw0.ok || !bw1.ok)
@@ -547,7 +615,9 @@ const char *cuda_paired_error_detail() { return cuda::error_detail(); }
 namespace {
 /// cuda_paired_execute, or with `qe` (a quantizing epilogue, QuantEpi) the
 /// gemv path with that epilogue only: `taken` says whether it ran (false:
-/// the plan has no quantizing form, nothing was launched).
+/// the plan has no quantizing form, nothing was launched). Every pointer of
+/// the call, the epilogue's outputs included, must be memory of the current
+/// device (BAD_VALUE naming the first that is not).
 fusion_rt_status paired_run(const PairedRequest &q, cudaStream_t stream,
                             const QuantEpi *qe, bool &taken) {
   taken = qe == nullptr;
@@ -566,7 +636,9 @@ fusion_rt_status paired_run(const PairedRequest &q, cudaStream_t stream,
               {q.bias[1].data, "desc->epilogue1.bias"},
               {q.scale[1].data, "desc->epilogue1.scale"},
               {q.out0_is_scratch ? nullptr : q.out[0].data, "desc->out0"},
-              {q.out[1].data, "desc->out1"}};
+              {q.out[1].data, "desc->out1"},
+              {qe ? qe->rd : nullptr, "outputs->rowwise_data"},
+              {qe ? qe->rsc : nullptr, "outputs->rowwise_scales"}};
   for (const Named &n : ptrs) {
     if (!n.ptr)
       continue;
@@ -594,6 +666,8 @@ fusion_rt_status paired_run(const PairedRequest &q, cudaStream_t stream,
     p.w[i] = q.w[i].data;
     p.w_rs[i] = q.w[i].rs;
     p.w_cs[i] = q.w[i].cs;
+    p.w_grp[i] = q.w[i].grp;
+    p.w_gs[i] = q.w[i].gs;
     p.H[i] = q.w[i].rows;
   }
   p.M = q.lhs.rows;
@@ -706,14 +780,6 @@ fusion_rt_status cuda_paired_quantize_execute(const PairedRequest &q,
     if (q.gated_kind >= 0 && M > 0 && H > 0 &&
         start_path(q, generic) == Path::Gemv && !generic &&
         quant_epilogue_for(quant, inter, qe)) {
-      const void *outs[] = {quant.row_data.data, quant.row_scales.data};
-      int dev = 0;
-      cudaError_t e = cudaGetDevice(&dev);
-      if (e != cudaSuccess)
-        return cuda_fail(e, "cudaGetDevice");
-      for (const void *ptr : outs)
-        if (where(ptr, dev) != 0)
-          return FUSION_RT_STATUS_SUCCESS; // the two steps report it
       const fusion_rt_status st = paired_run(q, stream, &qe, taken);
       if (taken || st != FUSION_RT_STATUS_SUCCESS)
         return st;

@@ -400,7 +400,11 @@ typedef struct fusion_rt_epilogue {
 } fusion_rt_epilogue;
 
 /** Two projections of one LHS: out_i = epilogue_i(lhs[M,K] x weight_i^T),
- *  weight_i [N_i, K] (any strides, so [K, N_i] is a transposed view).
+ *  weight_i [N_i, K] (any strides, so [K, N_i] is a transposed view), or
+ *  [G, w, K] head groups of rows, N_i = G * w, row g * w + r of weight_i at
+ *  g * strides[0] + r * strides[1] (any strides[0]: one part of a weight
+ *  whose rows interleave by group, as Qwen3-Next's in_proj_ba, read in
+ *  place).
  *  With gated_kind set (a gated fusion_rt_act_kind), the pair is an FFN
  *  gate/up pair and out0 = act(lhs x w0^T) * (lhs x w1^T), out1 unused. */
 typedef struct fusion_rt_paired_projection {

@@ -664,6 +664,53 @@ fusion_rt_status check_paired_epilogue(const fusion_rt_epilogue &e, int i,
   return get_epilogue_vector(e.scale, name, in_dtype, h, req.scale[i]);
 }
 
+/// A paired projection's weight: to_mat, or row groups (Mat::grp) for a
+/// [G, w, K] view whose leading dimensions do not collapse (each group's w
+/// rows evenly spaced, the groups `strides[0]` apart: one part of a weight
+/// whose rows interleave by head group).
+fusion_rt_status to_weight_mat(const fusion_rt_tensor *t, const char *name,
+                               Mat &out) {
+  if (!t || !t->data || t->rank != 3 || t->sizes[0] <= 1 || t->sizes[1] < 1 ||
+      t->sizes[2] < 1 || t->strides[0] == t->sizes[1] * t->strides[1])
+    return to_mat(t, name, out);
+  if (t->sizes[1] == 1) { // one row a group: an ordinary [G, K] view
+    fusion_rt_tensor v = *t;
+    v.rank = 2;
+    v.sizes[1] = t->sizes[2], v.strides[1] = t->strides[2];
+    v.strides[0] = t->strides[0];
+    return to_mat(&v, name, out);
+  }
+  // The rows of one group ([w, K]), then the groups.
+  fusion_rt_tensor inner = *t;
+  inner.rank = 2;
+  inner.sizes[0] = t->sizes[1], inner.strides[0] = t->strides[1];
+  inner.sizes[1] = t->sizes[2], inner.strides[1] = t->strides[2];
+  FUSION_RT_TRY(to_mat(&inner, name, out));
+  const int64_t g = t->sizes[0], gs = t->strides[0];
+  if (g > kMaxExtent)
+    return fail(FUSION_RT_STATUS_BAD_SHAPE,
+                "%s.sizes[0] = %lld is out of range", name, (long long)g);
+  if (gs <= 0 || gs > kMaxExtent)
+    return fail(FUSION_RT_STATUS_BAD_SHAPE,
+                "%s.strides[0] = %lld is out of range for %lld groups of rows",
+                name, (long long)gs, (long long)g);
+  int64_t span, rows, count;
+  const int64_t inner_span =
+      (out.rows - 1) * out.rs + (out.cols - 1) * out.cs + 1;
+  if (__builtin_mul_overflow(g - 1, gs, &span) ||
+      __builtin_add_overflow(span, inner_span, &span) ||
+      __builtin_mul_overflow(span, dtype_bits(t->dtype), &span) ||
+      __builtin_mul_overflow(out.rows, g, &rows) ||
+      __builtin_mul_overflow(rows, out.cols, &count) ||
+      count > (int64_t(1) << 50))
+    return fail(FUSION_RT_STATUS_BAD_SHAPE,
+                "%s: the extent of the view overflows", name);
+  out.grp = out.rows;
+  out.gs = gs;
+  out.rows = rows;
+  return FUSION_RT_STATUS_SUCCESS;
+}
+
 /// Validates a paired-projection descriptor into `req`; with `quantizing`,
 /// one whose gated value is quantized (out0 and out1 must be absent).
 fusion_rt_status check_paired(const fusion_rt_paired_projection *d,
@@ -693,7 +740,7 @@ fusion_rt_status check_paired(const fusion_rt_paired_projection *d,
   const char *wname[2] = {"desc->weight0", "desc->weight1"};
   for (int i = 0; i < 2; ++i) {
     Mat &w = req.w[i];
-    FUSION_RT_TRY(to_mat(ws[i], wname[i], w));
+    FUSION_RT_TRY(to_weight_mat(ws[i], wname[i], w));
     if (w.dtype != dt)
       return fail(FUSION_RT_STATUS_BAD_DTYPE,
                   "%s has dtype %s but desc->lhs has %s (they must match)",

@@ -22,12 +22,23 @@ namespace fusion_rt {
 
 /// A validated rank-2 view; strides in elements (for F4E2M1: cs == 1 and rs
 /// even, so element (i, j) is nibble (i*rs + j) of `data`).
+///
+/// Row groups (the weights of a paired projection only, from a [G, w, K]
+/// view whose leading dimensions do not collapse, e.g. one part of Qwen3-
+/// Next's head-grouped `in_proj_ba`): with grp > 0, row i = g * grp + r lies
+/// at g * gs + r * rs (row_at).
 struct Mat {
   char *data = nullptr;
   int32_t dtype = -1;
   int64_t rows = 0, cols = 0;
   int64_t rs = 0, cs = 0;
+  int64_t grp = 0, gs = 0; ///< rows per group and group stride (grp > 0)
   bool present() const { return data != nullptr; }
+  bool grouped() const { return grp > 0; }
+  /// Element offset of row i.
+  int64_t row_at(int64_t i) const {
+    return grp > 0 ? (i / grp) * gs + (i % grp) * rs : i * rs;
+  }
 };
 
 enum class Op { Quantize, ActQuantize, GatedActQuantize, Activation, Dequantize };

@@ -389,6 +389,67 @@ TEST(PairedProjectionCpu, TransposedWeightViewGivesTheSameBits) {
   }
 }
 
+/// A [G, w, K] weight view (Mat::grp): the parts of one stacked weight
+/// whose rows interleave by head group (Qwen3-Next's in_proj_ba: per group
+/// 2 rows of b, then 2 of a), read in place, give the bits of the same rows
+/// copied out contiguously.
+TEST(PairedProjectionCpu, RowGroupedWeightViewGivesTheSameBits) {
+  const int64_t G = 5, w = 2, gs = 4, K = 72;
+  for (int32_t dt : kDtypes) {
+    Pair a(3, K, G * w, G * w, dt, 11);
+    Pair b(3, K, G * w, G * w, dt, 11);
+    // The stacked weight [G * gs, K] (row pitch K + 8): group g holds a's
+    // w0 rows 2g, 2g + 1, then its w1 rows 2g, 2g + 1.
+    HostMatrix stacked = make_matrix(
+        std::vector<float>(size_t(G * gs * K), 0.f), G * gs, K, dt, K + 8);
+    for (int64_t g = 0; g < G; ++g)
+      for (int64_t r = 0; r < w; ++r)
+        for (int64_t j = 0; j < K; ++j) {
+          stacked.set(g * gs + r, j, a.w0.at(g * w + r, j));
+          stacked.set(g * gs + w + r, j, a.w1.at(g * w + r, j));
+        }
+    for (int i = 0; i < 2; ++i) {
+      fusion_rt_tensor &t = i == 0 ? b.d.weight0 : b.d.weight1;
+      t = stacked.view();
+      t.data = stacked.bytes.data() +
+               size_t(i * w * stacked.rs) * (dt == FUSION_RT_F32 ? 4 : 2);
+      t.rank = 3;
+      t.sizes[0] = G, t.sizes[1] = w, t.sizes[2] = K;
+      t.strides[0] = gs * stacked.rs, t.strides[1] = stacked.rs,
+      t.strides[2] = 1;
+    }
+    ASSERT_EQ(a.run(), FUSION_RT_STATUS_SUCCESS)
+        << fusion_rt_last_error_message();
+    ASSERT_EQ(b.run(), FUSION_RT_STATUS_SUCCESS)
+        << fusion_rt_last_error_message();
+    EXPECT_EQ(a.o0.bytes, b.o0.bytes);
+    EXPECT_EQ(a.o1.bytes, b.o1.bytes);
+    EXPECT_LT(rel_err(a, 0), 1e-2);
+    // Broken group views: reported, nothing written.
+    struct Bad {
+      const char *what;
+      int64_t gstride;
+      int64_t groups;
+      const char *needle;
+    } bad[] = {{"zero group stride", 0, G, "desc->weight1.strides[0] = 0"},
+               {"overflowing group stride", int64_t(1) << 40, int64_t(1) << 30,
+                "desc->weight1"}};
+    for (const Bad &c : bad) {
+      Pair e = b;
+      e.d.weight1.strides[0] = c.gstride;
+      e.d.weight1.sizes[0] = c.groups;
+      e.poison();
+      e.d.out0 = e.o0.view();
+      e.d.out1 = e.o1.view();
+      EXPECT_EQ(e.run(), FUSION_RT_STATUS_BAD_SHAPE) << c.what;
+      EXPECT_NE(std::string(fusion_rt_last_error_message()).find(c.needle),
+                std::string::npos)
+          << c.what << ": " << fusion_rt_last_error_message();
+      EXPECT_TRUE(e.untouched()) << c.what;
+    }
+  }
+}
+
 TEST(PairedProjectionCpu, GatedKindsMatchFp64) {
   for (int32_t dt : kDtypes)
     for (int32_t kind : {FUSION_RT_ACT_SWIGLU, FUSION_RT_ACT_GEGLU, FUSION_RT_ACT_REGLU,

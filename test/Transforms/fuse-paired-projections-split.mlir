@@ -155,17 +155,69 @@ func.func @head_groups_constant_kn(%x: tensor<3x2xf32>) -> (tensor<3x8xf32>, ten
   return %b, %a : tensor<3x8xf32>, tensor<3x8xf32>
 }
 
-/// The same over a weight that is a function argument: declined (a
-/// de-interleaved copy would be made at every call).
-// CHECK-LABEL: func.func @negative_head_groups_argument
-//   CHECK-NOT: fusion.paired_projection
-func.func @negative_head_groups_argument(%x: tensor<3x2xf32>, %w: tensor<16x2xf32>) -> (tensor<3x8xf32>, tensor<3x8xf32>) {
+/// The same over a weight that is a function argument (not a constant):
+/// read in place, each part a [G, w, K] slice of the weight expanded into
+/// its head groups, which the paired op takes as a row-grouped weight (no
+/// copy; the runtime reads row g * w + r at its place in the weight).
+// REMARK: split linalg.matmul into 2 projections over rows [0, 2), [2, 4) of each of the 4 head groups of 4 rows of its weight (read in place: each part a row-grouped view of the weight)
+// CHECK-LABEL: func.func @head_groups_argument
+//  CHECK-SAME: (%[[X:.*]]: tensor<3x2xf32>, %[[W:.*]]: tensor<16x2xf32>
+//       CHECK: %[[E:.*]] = tensor.expand_shape %[[W]] {{\[\[}}0, 1], [2]] output_shape [4, 4, 2] : tensor<16x2xf32> into tensor<4x4x2xf32>
+//   CHECK-DAG: %[[WB:.*]] = tensor.extract_slice %[[E]][0, 0, 0] [4, 2, 2] [1, 1, 1] : tensor<4x4x2xf32> to tensor<4x2x2xf32>
+//   CHECK-DAG: %[[WA:.*]] = tensor.extract_slice %[[E]][0, 2, 0] [4, 2, 2] [1, 1, 1] : tensor<4x4x2xf32> to tensor<4x2x2xf32>
+//       CHECK: fusion.paired_projection %[[X]], %[[WB]], %[[WA]] epilogues(sigmoid, softplus_bias_scale
+//  CHECK-SAME: tensor<4x2x2xf32>, tensor<4x2x2xf32>
+//   CHECK-NOT: tensor.collapse_shape
+//   CHECK-NOT: linalg.matmul
+func.func @head_groups_argument(%x: tensor<3x2xf32>, %w: tensor<16x2xf32>) -> (tensor<3x8xf32>, tensor<3x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %empty = tensor.empty() : tensor<3x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<3x16xf32>) -> tensor<3x16xf32>
+  // expected-remark @below {{Remark="split linalg.matmul into 2 projections over rows [0, 2), [2, 4) of each of the 4 head groups of 4 rows of its weight (read in place: each part a row-grouped view of the weight)"}}
+  // expected-remark @+1 {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues sigmoid, softplus_bias_scale"}}
+  %y = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w : tensor<3x2xf32>, tensor<16x2xf32>) outs(%acc : tensor<3x16xf32>) -> tensor<3x16xf32>
+  %g = tensor.expand_shape %y [[0], [1, 2]] output_shape [3, 4, 4] : tensor<3x16xf32> into tensor<3x4x4xf32>
+  %bs = tensor.extract_slice %g[0, 0, 0] [3, 4, 2] [1, 1, 1] : tensor<3x4x4xf32> to tensor<3x4x2xf32>
+  %as = tensor.extract_slice %g[0, 0, 2] [3, 4, 2] [1, 1, 1] : tensor<3x4x4xf32> to tensor<3x4x2xf32>
+  %b = tensor.collapse_shape %bs [[0], [1, 2]] : tensor<3x4x2xf32> into tensor<3x8xf32>
+  %a = tensor.collapse_shape %as [[0], [1, 2]] : tensor<3x4x2xf32> into tensor<3x8xf32>
+  %e = tensor.empty() : tensor<3x8xf32>
+  %beta = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<3x8xf32>) outs(%e : tensor<3x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %n = arith.negf %v : f32
+    %x1 = math.exp %n : f32
+    %d = arith.addf %x1, %one : f32
+    %r = arith.divf %one, %d : f32
+    linalg.yield %r : f32
+  } -> tensor<3x8xf32>
+  %gate = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<3x8xf32>) outs(%e : tensor<3x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %t = arith.addf %v, %one : f32
+    %x1 = math.exp %t : f32
+    %l = math.log1p %x1 : f32
+    linalg.yield %l : f32
+  } -> tensor<3x8xf32>
+  return %beta, %gate : tensor<3x8xf32>, tensor<3x8xf32>
+}
+
+/// A [K, H] weight argument (kn): [K, G, w] column slices, read in place.
+// CHECK-LABEL: func.func @head_groups_argument_kn
+//  CHECK-SAME: (%[[X:.*]]: tensor<3x2xf32>, %[[W:.*]]: tensor<2x16xf32>
+//       CHECK: %[[E:.*]] = tensor.expand_shape %[[W]] {{\[\[}}0], [1, 2]] output_shape [2, 4, 4] : tensor<2x16xf32> into tensor<2x4x4xf32>
+//   CHECK-DAG: %[[WB:.*]] = tensor.extract_slice %[[E]][0, 0, 0] [2, 4, 2] [1, 1, 1] : tensor<2x4x4xf32> to tensor<2x4x2xf32>
+//   CHECK-DAG: %[[WA:.*]] = tensor.extract_slice %[[E]][0, 0, 2] [2, 4, 2] [1, 1, 1] : tensor<2x4x4xf32> to tensor<2x4x2xf32>
+//       CHECK: fusion.paired_projection %[[X]], %[[WB]], %[[WA]] epilogues(none, none) kn
+func.func @head_groups_argument_kn(%x: tensor<3x2xf32>, %w: tensor<2x16xf32>) -> (tensor<3x8xf32>, tensor<3x8xf32>) {
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<3x16xf32>
   %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<3x16xf32>) -> tensor<3x16xf32>
-  // expected-remark @below {{Reason="unsupported split", Remark="the result is reshaped into head groups and split inside each group (the parts' columns interleave); the weight is not a constant of the projection's width (a de-interleaved copy would be made at every call)"}}
-  %y = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
-      ins(%x, %w : tensor<3x2xf32>, tensor<16x2xf32>) outs(%acc : tensor<3x16xf32>) -> tensor<3x16xf32>
+  // expected-remark @below {{Remark="split linalg.matmul into 2 projections over rows [0, 2), [2, 4) of each of the 4 head groups of 4 rows of its weight (read in place: each part a row-grouped view of the weight)"}}
+  // expected-remark @+1 {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues none, none"}}
+  %y = linalg.matmul ins(%x, %w : tensor<3x2xf32>, tensor<2x16xf32>) outs(%acc : tensor<3x16xf32>) -> tensor<3x16xf32>
   %g = tensor.expand_shape %y [[0], [1, 2]] output_shape [3, 4, 4] : tensor<3x16xf32> into tensor<3x4x4xf32>
   %bs = tensor.extract_slice %g[0, 0, 0] [3, 4, 2] [1, 1, 1] : tensor<3x4x4xf32> to tensor<3x4x2xf32>
   %as = tensor.extract_slice %g[0, 0, 2] [3, 4, 2] [1, 1, 1] : tensor<3x4x4xf32> to tensor<3x4x2xf32>

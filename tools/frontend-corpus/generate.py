@@ -440,6 +440,25 @@ class GdnGatesBA(GdnGates):
         return self.gates(a, b)
 
 
+class GdnGatesBAArg(GdnGatesBA):
+    """The interleaved in_proj_ba with its weight passed in (a served model's
+    weights are inputs of the compiled function, not constants): the split
+    parts read the weight in place."""
+
+    def __init__(self, hidden, k_heads, v_heads, dtype):
+        super().__init__(hidden, k_heads, v_heads, dtype, True)
+        del self.in_proj_ba
+
+    def forward(self, x, w):
+        ba = F.linear(x, w)
+        lead = x.shape[:-1]
+        r = self.v // self.k
+        ba = ba.view(*lead, self.k, 2 * r)
+        b, a = torch.split(ba, [r, r], dim=-1)
+        b, a = b.reshape(*lead, self.v), a.reshape(*lead, self.v)
+        return self.gates(a, b)
+
+
 class Ffn(torch.nn.Module):
     """A Llama FFN front: silu(w1 x) * w3 x, from separate w1 / w3 Linears
     or one stacked w13 Linear chunked in two, with biases when bias is set
@@ -994,6 +1013,11 @@ def programs():
         (x((4, 512), bf),)
     yield "gelu_tanh_fp8_max_tensorwise_bf16", OtherSpellings("max_tensorwise"), \
         (x((4, 64), bf),)
+    # The interleaved in_proj_ba over a weight argument: read in place.
+    yield "gdn_ba_interleaved_warg_bf16", GdnGatesBAArg(64, 4, 8, bf), \
+        (x((1, 2, 64), bf, 1.0), x((16, 64), bf, 0.125))
+    yield "gdn_ba_interleaved_warg_f32_n24", GdnGatesBAArg(64, 4, 8, f32), \
+        (x((24, 64), f32, 1.0), x((16, 64), f32, 0.125))
 
 
 def large_programs():

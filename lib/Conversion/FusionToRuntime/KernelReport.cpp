@@ -476,7 +476,7 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
       auto lhs = cast<ShapedType>(p.getLhs().getType());
       auto w0 = cast<ShapedType>(p.getRhs0().getType());
       SmallVector<int64_t, 2> shape{lhs.getRank() == 2 ? lhs.getDimSize(0) : 1,
-                                    w0.getDimSize(p.getKn() ? 1 : 0)};
+                                    pairedWeightRows(w0, p.getKn())};
       Type t = *p.getIntermediate();
       Plan q;
       planMX(*quant, t, "SrcPlain", shape, false, inv, q);
@@ -511,10 +511,10 @@ void planPaired(PairedProjectionOp p, Plan &plan) {
     auto lhs = cast<ShapedType>(p.getLhs().getType());
     auto w0 = cast<ShapedType>(p.getRhs0().getType());
     auto w1 = cast<ShapedType>(p.getRhs1().getType());
-    unsigned hDim = p.getKn() ? 1 : 0;
     int64_t n = lhs.getRank() == 2 ? lhs.getDimSize(0) : 1;
     int64_t k = lhs.getShape().back();
-    int64_t h0 = w0.getDimSize(hDim), h1 = w1.getDimSize(hDim);
+    int64_t h0 = pairedWeightRows(w0, p.getKn()),
+            h1 = pairedWeightRows(w1, p.getKn());
     bool gated = p.getGated().has_value();
     std::string t = typeTag(lhs.getElementType(), true);
     // The kernels are in the files' anonymous namespaces; their Params is
@@ -545,9 +545,10 @@ void planPaired(PairedProjectionOp p, Plan &plan) {
       int64_t nb = decode_nb(g, gated, f32Operands, /*pdl=*/false);
       // FUSION_RT_PAIRED_QUANT_EPI=1 (off by default) would run the
       // quantizing form as one kernel where the plan allows it.
-      const bool epi = gated && p.getQuant() &&
-                       quantEpilogueScheme(*p.getQuant()) && g.S == 1 &&
-                       (g.wr == 4 || g.wr == 8);
+      const int64_t cy = p.getQuant() && quantEpilogueScheme(*p.getQuant())
+                             ? quant_epilogue_cy(g, gated)
+                             : 0;
+      const bool epi = cy > 0;
       auto gemvName = [&](bool quantInstance) {
         return std::string("void ") + ns + "paired_gemv_kernel<" + t + ", " +
                std::to_string(g.mt) + ", " + std::to_string(g.rpw) +
@@ -576,7 +577,7 @@ void planPaired(PairedProjectionOp p, Plan &plan) {
           (epi ? " (FUSION_RT_PAIRED_QUANT_EPI=1: one kernel, " +
                      gemvName(true) +
                      ", the quantizer in its epilogue, clusters of " +
-                     std::to_string(32 / g.wr) + " CTAs along the columns)"
+                     std::to_string(cy) + " CTAs along the columns)"
                : "");
     } else if (path == Path::Mma && mp.ok) {
       plan.kernels.push_back(std::string("void ") + ns + "paired_mma_kernel<" +

@@ -157,6 +157,10 @@ struct Case {
   bool stacked = false;       ///< w1 directly below w0 in one buffer ([w0; w1])
   bool f32_bias1 = false;     ///< epilogue1's bias in f32 (else the input dtype)
   int32_t round = 0;          ///< accumulator_round of both epilogues
+  /// > 0: both weights in one buffer whose rows interleave by head group
+  /// (group g: H0 / groups rows of w0, then H1 / groups of w1; Qwen3-Next's
+  /// in_proj_ba), each passed as a [groups, H_i / groups, K] view.
+  int64_t groups = 0;
 };
 
 /// `y` rounded as fusion_rt_accumulator_round `mode` rounds the accumulator.
@@ -222,7 +226,7 @@ void run_case(const Case &c, const char *path, uint32_t seed) {
   const int64_t xrs = c.k + c.pad, w0rs = c.k + c.pad;
   Buf x, w0, w1, b0, s1, b1, o0, o1;
   x.alloc(c.dt, c.m * xrs);
-  w0.alloc(c.dt, (c.h0 + (c.stacked ? c.h1 : 0)) * w0rs);
+  w0.alloc(c.dt, (c.h0 + (c.stacked || c.groups ? c.h1 : 0)) * w0rs);
   w1.alloc(c.dt, c.h1 * c.k);
   b0.alloc(FUSION_RT_F32, c.h0);
   b1.alloc(c.f32_bias1 ? FUSION_RT_F32 : c.dt, c.h1);
@@ -260,6 +264,19 @@ void run_case(const Case &c, const char *path, uint32_t seed) {
     if (c.stacked)
       d.weight1 = view(static_cast<char *>(P(w0)) + c.h0 * w0rs * esize(c.dt), c.dt,
                        c.h1, c.k, w0rs, 1);
+    if (c.groups) {
+      const int64_t r0 = c.h0 / c.groups, r1 = c.h1 / c.groups,
+                    gs = (r0 + r1) * w0rs;
+      for (int i = 0; i < 2; ++i) {
+        fusion_rt_tensor &t = i == 0 ? d.weight0 : d.weight1;
+        t = view(static_cast<char *>(P(w0)) + (i ? r0 * w0rs * esize(c.dt) : 0),
+                 c.dt, i ? r1 : r0, c.k, w0rs, 1);
+        t.rank = 3;
+        t.sizes[2] = c.k, t.strides[2] = 1;
+        t.sizes[1] = i ? r1 : r0, t.strides[1] = w0rs;
+        t.sizes[0] = c.groups, t.strides[0] = gs;
+      }
+    }
     d.gated_kind = c.gated;
     d.accumulate_dtype = FUSION_RT_F32;
     d.epilogue0.kind = c.epi0;
@@ -282,12 +299,13 @@ void run_case(const Case &c, const char *path, uint32_t seed) {
 
   char name[256];
   std::snprintf(name, sizeof name,
-                "%s%s M=%lld K=%lld H=%lld/%lld %s epi=%d/%d gated=%d out=%s/%s%s%s%s%s",
+                "%s%s M=%lld K=%lld H=%lld/%lld %s epi=%d/%d gated=%d "
+                "out=%s/%s%s%s%s%s%s",
                 path, g_tag, (long long)c.m, (long long)c.k, (long long)c.h0,
                 (long long)c.h1, dt_name(c.dt), c.epi0, c.epi1, c.gated,
                 dt_name(c.od0), dt_name(c.od1), c.transposed_w1 ? " wT" : "",
                 c.pad ? " padded" : "", c.stacked ? " stacked" : "",
-                round_name(c.round));
+                round_name(c.round), c.groups ? " head-grouped" : "");
 
   // CPU reference on host memory.
   std::vector<uint8_t> ref0 = o0.host, ref1 = o1.host;
@@ -658,8 +676,8 @@ void quantizing_front(const char *path, const char *tag = "") {
       ov.wr = c.wr ? std::atoi(c.wr) : -1;
       const fusion_rt::paired::GemvPlan plan =
           fusion_rt::paired::plan_gemv(c.m, c.k, c.h, c.h, true, 2, ov);
-      const bool one = !std::strcmp(tag, " epi") && plan.ok && plan.S == 1 &&
-                       (plan.wr == 4 || plan.wr == 8);
+      const bool one = !std::strcmp(tag, " epi") &&
+                       fusion_rt::paired::quant_epilogue_cy(plan, true) > 0;
       const int kernels = captured_kernels([&](cudaStream_t stream) {
         return fusion_rt_paired_projection_quantize(&d, c.inter, &s, &o0,
                                                     nullptr, stream);
@@ -866,6 +884,19 @@ int main(int argc, char **argv) {
     cases.push_back({6, 768, 16, 16, FUSION_RT_F32, S, SP, -1, FUSION_RT_F32,
                      FUSION_RT_F32, true, 0, false, false, r});
   }
+  // Appended last: both weights interleaved by head group in one buffer,
+  // each read in place as a [G, w, K] view (Qwen3-Next's in_proj_ba: 16 key
+  // heads, per group 2 rows of b then 2 of a; bf16 Linears rounded before
+  // the GDN epilogues) on every path, decode to prefill; f32 and padded rows;
+  // a gated pair of 8 groups.
+  for (int64_t m : {1, 4, 16, 128})
+    cases.push_back({m, 2048, 32, 32, FUSION_RT_BF16, S, SP, -1, FUSION_RT_F32,
+                     FUSION_RT_F32, false, 0, false, true, FUSION_RT_ROUND_BF16,
+                     16});
+  cases.push_back({5, 1024, 24, 24, FUSION_RT_F32, S, SP, -1, FUSION_RT_F32,
+                   FUSION_RT_F32, false, 8, false, false, 0, 4});
+  cases.push_back({64, 1024, 64, 64, FUSION_RT_F16, B, B, FUSION_RT_ACT_SWIGLU,
+                   FUSION_RT_F32, FUSION_RT_F32, false, 0, false, false, 0, 8});
   const char *paths[] = {"auto", "gemv", "mma", "blas", "generic"};
   uint32_t seed = 1;
   for (const Case &c : cases)

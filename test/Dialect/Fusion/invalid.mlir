@@ -524,9 +524,30 @@ func.func @f(%x: tensor<4x64xi8>, %w: tensor<8x64xi8>) {
 func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %v: tensor<64xbf16>) {
   %dst68 = tensor.empty() : tensor<4x8xf32>
   %dst69 = tensor.empty() : tensor<4x8xf32>
-  // expected-error @+1 {{rhs1 must be a rank-2 weight, got rank 1}}
+  // expected-error @+1 {{rhs1 must be a rank-2 weight or rank-3 head groups of rows, got rank 1}}
   %a, %b = fusion.paired_projection %x, %w, %v epilogues(none, none) outs(%dst68, %dst69)
       : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<64xbf16>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+// Head groups [G, w, K] of rows: H = G * w rows (here 4 * 3 = 12, not 8).
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %v: tensor<4x3x64xbf16>) {
+  %dst = tensor.empty() : tensor<4x8xf32>
+  // expected-error @+1 {{result #1 has shape 4x8 but expected 4x12}}
+  %a, %b = fusion.paired_projection %x, %w, %v epilogues(none, none) outs(%dst, %dst)
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<4x3x64xbf16>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %v: tensor<4x2x32xbf16>) {
+  %dst = tensor.empty() : tensor<4x8xf32>
+  // expected-error @+1 {{rhs1 has K = 32 but lhs has K = 64}}
+  %a, %b = fusion.paired_projection %x, %w, %v epilogues(none, none) outs(%dst, %dst)
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<4x2x32xbf16>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
   return
 }
 

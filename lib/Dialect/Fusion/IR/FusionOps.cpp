@@ -541,6 +541,19 @@ static bool epilogueNeedsScale(EpilogueKind k) {
   return k == EpilogueKind::softplus_bias_scale;
 }
 
+int64_t mlir::fusion::pairedWeightRows(ShapedType w, bool kn) {
+  if (w.getRank() == 2)
+    return w.getDimSize(kn ? 1 : 0);
+  const int64_t g = w.getDimSize(kn ? 1 : 0), r = w.getDimSize(kn ? 2 : 1);
+  return ShapedType::isDynamic(g) || ShapedType::isDynamic(r)
+             ? ShapedType::kDynamic
+             : g * r;
+}
+
+int64_t mlir::fusion::pairedWeightK(ShapedType w, bool kn) {
+  return w.getDimSize(kn ? 0 : w.getRank() - 1);
+}
+
 /// Checks one projection's weight, epilogue and its operands; returns H.
 static FailureOr<int64_t> verifyProjection(PairedProjectionOp op, unsigned idx,
                                            Value rhs, EpilogueKind epilogue,
@@ -548,8 +561,10 @@ static FailureOr<int64_t> verifyProjection(PairedProjectionOp op, unsigned idx,
   auto lhsTy = cast<ShapedType>(op.getLhs().getType());
   auto rhsTy = cast<ShapedType>(rhs.getType());
   std::string name = ("rhs" + Twine(idx)).str();
-  if (rhsTy.getRank() != 2)
-    return op.emitOpError() << name << " must be a rank-2 weight, got rank "
+  if (rhsTy.getRank() != 2 && rhsTy.getRank() != 3)
+    return op.emitOpError() << name
+                            << " must be a rank-2 weight or rank-3 head groups "
+                               "of rows, got rank "
                             << rhsTy.getRank();
   if (rhsTy.getElementType() != lhsTy.getElementType())
     return op.emitOpError() << name << " element type "
@@ -557,8 +572,8 @@ static FailureOr<int64_t> verifyProjection(PairedProjectionOp op, unsigned idx,
                             << " differs from lhs element type "
                             << lhsTy.getElementType();
   int64_t k = lhsTy.getShape().back();
-  int64_t rk = rhsTy.getDimSize(op.getKn() ? 0 : 1);
-  int64_t h = rhsTy.getDimSize(op.getKn() ? 1 : 0);
+  int64_t rk = pairedWeightK(rhsTy, op.getKn());
+  int64_t h = pairedWeightRows(rhsTy, op.getKn());
   if (!ShapedType::isDynamic(k) && !ShapedType::isDynamic(rk) && k != rk)
     return op.emitOpError() << name << " has K = " << rk << " but lhs has K = "
                             << k;

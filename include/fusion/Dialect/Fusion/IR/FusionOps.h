@@ -46,6 +46,12 @@ inferQuantResultTypes(MLIRContext *ctx, QuantSchemeAttr scheme,
                       llvm::ArrayRef<int64_t> dataShape, unsigned numHalves,
                       bool withDbias, std::string &error);
 
+/// A paired projection's weight dimensions: H (its rows; G * w for head
+/// groups) and K, from its type ([H, K], [K, H] with `kn`, [G, w, K], or
+/// [K, G, w] with `kn`). Dynamic when a dimension is.
+int64_t pairedWeightRows(ShapedType weight, bool kn);
+int64_t pairedWeightK(ShapedType weight, bool kn);
+
 } // namespace mlir::fusion
 
 #define GET_OP_CLASSES
