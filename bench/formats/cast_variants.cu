@@ -231,6 +231,25 @@ int main(int argc, char **argv) {
     };
     o.check = false;
     vs.push_back(o);
+    // Current scaling: the amax pass, then the cast (scale from the amax).
+    Variant c = o;
+    c.name = "fusion_rt_quantize (current scaling: amax + cast)";
+    fusion_rt_quant_scheme cur = sch;
+    cur.tensor_scaling = FUSION_RT_TENSOR_SCALING_CURRENT;
+    c.run = [=](cudaStream_t st) {
+      fusion_rt_tensor in = view(x, FUSION_RT_BF16, 2, M, N);
+      fusion_rt_quant_outputs out;
+      fusion_rt_quant_outputs_init(&out);
+      out.rowwise_data = view(q, FUSION_RT_F8E4M3, 2, M, N);
+      out.scale_inv = view(scale_inv, FUSION_RT_F32, 1, 1, 0);
+      fusion_rt_status e = fusion_rt_quantize(&in, &cur, &out, nullptr, st);
+      if (e != 0) {
+        std::fprintf(stderr, "fusion_rt_quantize: status %d %s\n", int(e),
+                     fusion_rt_last_error_message());
+        std::exit(3);
+      }
+    };
+    vs.push_back(c);
   }
   const uint4 *xv = reinterpret_cast<const uint4 *>(x);
   vs.push_back(make<16, kPlain, false>(
@@ -256,8 +275,16 @@ int main(int argc, char **argv) {
                                    xv, q, n, s, 128, 16, sms));
   vs.push_back(make<16, kPlain, true>(
       "E16 plain, 256 thr, persistent 8 blocks/SM", xv, q, n, s, 256, 8, sms));
+  // The occupancy of the runtime's stream kernels (128-thread blocks, 9 or
+  // 12 resident a SM) against a full SM (16).
+  vs.push_back(make<16, kNc, true>("E16 nc, 128 thr, persistent 9 blocks/SM",
+                                   xv, q, n, s, 128, 9, sms));
+  vs.push_back(make<16, kNc, true>("E16 nc, 128 thr, persistent 12 blocks/SM",
+                                   xv, q, n, s, 128, 12, sms));
+  vs.push_back(make<32, kNc, true>("E32 nc, 128 thr, persistent 9 blocks/SM",
+                                   xv, q, n, s, 128, 9, sms));
 
-  // Reference codes from the runtime.
+  // Reference codes from the runtime (delayed scaling, scale 2).
   vs[1].run(st);
   CK(cudaStreamSynchronize(st));
   std::vector<uint8_t> hr(n), hq(n);

@@ -395,6 +395,34 @@ fusion_rt_status blas_on_stream(cudaStream_t stream, cublasHandle_t &h) {
   return FUSION_RT_STATUS_SUCCESS;
 }
 
+/// The blas path's fp32 workspace: y0 [M, H0] then y1 [M, H1].
+fusion_rt_status blas_workspace(const Params &p, cudaStream_t stream,
+                                float *&ws) {
+  const int64_t n = p.M * (p.H[0] + p.H[1]);
+  cudaError_t e =
+      cudaMallocAsync(reinterpret_cast<void **>(&ws),
+                      size_t(n > 0 ? n : 1) * sizeof(float), stream);
+  return e == cudaSuccess
+             ? FUSION_RT_STATUS_SUCCESS
+             : cuda_fail(e, "cudaMallocAsync(paired projection workspace)");
+}
+
+/// After the blas path's GEMMs into `ws` (status `bst`): the epilogue
+/// kernel, then the workspace freed (stream-ordered).
+fusion_rt_status blas_epilogue(const Params &p, cublasStatus_t bst, float *ws,
+                               cudaStream_t stream) {
+  if (bst != CUBLAS_STATUS_SUCCESS) {
+    cudaFreeAsync(ws, stream);
+    return fail(FUSION_RT_STATUS_BACKEND_ERROR,
+                "CUDA backend: cuBLAS GEMM failed (status %d)", int(bst));
+  }
+  const cudaError_t e = launch_epilogue(p, stream);
+  cudaFreeAsync(ws, stream);
+  if (e != cudaSuccess)
+    return cuda_fail(e, "the paired epilogue kernel launch");
+  return FUSION_RT_STATUS_SUCCESS;
+}
+
 /// The blas path of a pair with a row-grouped weight (Mat::grp: one part of
 /// a weight whose rows interleave by head group): per weight one GEMM, a
 /// strided-batched one over the G groups of a grouped weight (batch g: its
@@ -418,13 +446,10 @@ fusion_rt_status run_blas_grouped(Params p, const PairedRequest &q,
   cublasHandle_t h = nullptr;
   if (fusion_rt_status st = blas_on_stream(stream, h))
     return st;
-  const int64_t n0 = p.M * p.H[0], n1 = p.M * p.H[1];
+  const int64_t n0 = p.M * p.H[0];
   float *ws = nullptr;
-  cudaError_t e = cudaMallocAsync(
-      reinterpret_cast<void **>(&ws),
-      size_t(n0 + n1 > 0 ? n0 + n1 : 1) * sizeof(float), stream);
-  if (e != cudaSuccess)
-    return cuda_fail(e, "cudaMallocAsync(paired projection workspace)");
+  if (fusion_rt_status st = blas_workspace(p, stream, ws))
+    return st;
   const float alpha = 1.f, beta = 0.f;
   const cudaDataType_t ct = blas_type(q.lhs.dtype);
   float *y[2] = {ws, ws + n0};
@@ -447,16 +472,7 @@ fusion_rt_status run_blas_grouped(Params p, const PairedRequest &q,
                          int(bx.ld), &beta, y[i], CUDA_R_32F, int(p.H[i]),
                          CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   }
-  if (bst != CUBLAS_STATUS_SUCCESS) {
-    cudaFreeAsync(ws, stream);
-    return fail(FUSION_RT_STATUS_BACKEND_ERROR,
-                "CUDA backend: cuBLAS GEMM failed (status %d)", int(bst));
-  }
-  e = launch_epilogue(p, stream);
-  cudaFreeAsync(ws, stream);
-  if (e != cudaSuccess)
-    return cuda_fail(e, "the paired epilogue kernel launch");
-  return FUSION_RT_STATUS_SUCCESS;
+  return blas_epilogue(p, bst, ws, stream);
 }
 
 fusion_rt_status run_blas(Params p, const PairedRequest &q, cudaStream_t stream) {
@@ -475,13 +491,10 @@ fusion_rt_status run_blas(Params p, const PairedRequest &q, cudaStream_t stream)
   cublasHandle_t h = nullptr;
   if (fusion_rt_status st = blas_on_stream(stream, h))
     return st;
-  const int64_t n0 = p.M * p.H[0], n1 = p.M * p.H[1];
+  const int64_t n0 = p.M * p.H[0];
   float *ws = nullptr;
-  cudaError_t e = cudaMallocAsync(reinterpret_cast<void **>(&ws),
-                                  size_t(n0 + n1 > 0 ? n0 + n1 : 1) * sizeof(float),
-                                  stream);
-  if (e != cudaSuccess)
-    return cuda_fail(e, "cudaMallocAsync(paired projection workspace)");
+  if (fusion_rt_status st = blas_workspace(p, stream, ws))
+    return st;
   const float alpha = 1.f, beta = 0.f;
   const cudaDataType_t ct = blas_type(dt);
   const int64_t es = esize_of(dt);
@@ -529,16 +542,7 @@ fusion_rt_status run_blas(Params p, const PairedRequest &q, cudaStream_t stream)
                          CUBLAS_GEMM_DEFAULT);
     }
   }
-  if (bst != CUBLAS_STATUS_SUCCESS) {
-    cudaFreeAsync(ws, stream);
-    return fail(FUSION_RT_STATUS_BACKEND_ERROR,
-                "CUDA backend: cuBLAS GEMM failed (status %d)", int(bst));
-  }
-  e = launch_epilogue(p, stream);
-  cudaFreeAsync(ws, stream);
-  if (e != cudaSuccess)
-    return cuda_fail(e, "the paired epilogue kernel launch");
-  return FUSION_RT_STATUS_SUCCESS;
+  return blas_epilogue(p, bst, ws, stream);
 }
 
 OutParams out_params(const PairedRequest &q, int i) {

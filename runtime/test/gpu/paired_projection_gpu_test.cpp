@@ -371,6 +371,12 @@ void run_case(const Case &c, const char *path, uint32_t seed) {
   // fp64 reference and CPU agreement.
   auto xat = [&](int64_t m, int64_t j) { return double(x.at(m * xrs + j)); };
   auto wat = [&](int i, int64_t n, int64_t j) {
+    if (c.groups) { // row n = g * r_i + r at group g's offset, after w0's rows
+      const int64_t r0 = c.h0 / c.groups, r1 = c.h1 / c.groups,
+                    ri = i ? r1 : r0;
+      const int64_t row = (n / ri) * (r0 + r1) + (i ? r0 : 0) + n % ri;
+      return double(w0.at(row * w0rs + j));
+    }
     if (i == 1 && c.stacked)
       return double(w0.at((c.h0 + n) * w0rs + j));
     return i == 0 ? double(w0.at(n * w0rs + j))
