@@ -128,17 +128,27 @@ inline bool e4m3(int32_t f) {
 }
 } // namespace detail
 
+/// The passes of the stream kernels (fp8_block.cu StreamMode, a template
+/// argument of each kernel): the block codes, the per-tensor amax pass
+/// (current scaling's first pass), the per-tensor cast.
+enum StreamPass { kPassCodes = 0, kPassAmax = 1, kPassCast = 2 };
+
 /// The stream kernel instance (as cuobjdump lists it) for input type `t`
-/// ("fusion_rt::cuda::BF16T" or F16T). The NaN policy is a template flag of
-/// the block codes only (the per-tensor passes ignore NaN in the amax and
-/// propagate it in the cast either way).
-inline std::string stream_kernel_name(const Request &r, const std::string &t) {
+/// ("fusion_rt::cuda::BF16T" or F16T) and `pass` (FP8 block: kPassCodes;
+/// per tensor: kPassAmax or kPassCast). The NaN policy is a template flag
+/// of the block codes only (the per-tensor passes ignore NaN in the amax
+/// and propagate it in the cast either way).
+inline std::string stream_kernel_name(const Request &r, const std::string &t,
+                                      int pass) {
   const std::string ns = "fusion_rt::cuda::(anonymous namespace)::";
   const bool swiglu = r.op == 2;
   return "void " + ns +
-         (swiglu ? "fp8_block_swiglu_kernel<" : "fp8_block_plain_kernel<") + t + ", " +
-         detail::flags(detail::e4m3(r.format), is_block(r.format) && r.nan_propagate) +
-         ", " + std::to_string(stream_units(r)) + ">(" + ns + "BParams)";
+         (swiglu ? "fp8_block_swiglu_kernel<" : "fp8_block_plain_kernel<") + t +
+         ", " +
+         detail::flags(detail::e4m3(r.format),
+                       is_block(r.format) && r.nan_propagate) +
+         ", " + std::to_string(stream_units(r)) + ", " + std::to_string(pass) +
+         ">(" + ns + "BParams)";
 }
 
 /// The tile kernel instance for input type `t` (F32T too).

@@ -26,6 +26,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "common/fp8_plan.h"
+
+#include <type_traits>
+
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_status.h"
 #include "cuda/dispatch.cuh"
@@ -70,6 +73,10 @@ struct BParams {
 /// per-tensor codes x * scale (with the amax under delayed scaling when
 /// asked).
 enum StreamMode : int32_t { kCodes = 0, kTensorAmax = 1, kTensorCast = 2 };
+static_assert(int(kCodes) == int(fp8_plan::kPassCodes) &&
+                  int(kTensorAmax) == int(fp8_plan::kPassAmax) &&
+                  int(kTensorCast) == int(fp8_plan::kPassCast),
+              "the kernel report names the passes (common/fp8_plan.h)");
 
 /// Max of k over the 16 lanes of a group.
 __device__ __forceinline__ uint32_t group_max16(uint32_t k) {
@@ -183,28 +190,26 @@ __device__ __forceinline__ uint2 block_codes8(const float (&v)[8], const GScale 
 
 /// Codes and scales of one step: the lane's 8 values v[u] of its half's
 /// groups pos, pos + 2, .. with their group amax keys (f32 bits of |x|,
-/// NaN patterns above Inf) key[u]. FP8 per tensor (p.mode != kCodes): the
+/// NaN patterns above Inf) key[u]. FP8 per tensor (MODE != kCodes): the
 /// tensor amax of the keys (NaN-free there, an Inf included) and, for a
 /// cast, the codes x * tensor_scale; groups past the end hold zeros.
-template <bool E4M3, int U>
-__device__ __forceinline__ void emit_step(const BParams &p, GPos pos, int l,
-                                          const float (&v)[U][8],
-                                          const uint32_t (&key)[U],
-                                          float tensor_scale, uint32_t &tmax) {
-  if (p.mode != kCodes) {
+template <bool E4M3, int U, int MODE>
+__device__ __forceinline__ void
+emit_step(const BParams &p, GPos pos, int l, const float (&v)[U][8],
+          const uint32_t (&key)[U], float tensor_scale, uint32_t &tmax) {
+  if constexpr (MODE != kCodes) {
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       tmax = max(tmax, key[u]);
-      if (p.mode == kTensorCast && pos.g < p.geo.groups)
+      if (MODE == kTensorCast && pos.g < p.geo.groups)
         *reinterpret_cast<uint2 *>(p.rd + int64_t(pos.row) * p.rd_rs +
                                    int64_t(pos.gc) * 128 + l * 8) =
             stream::codes8<E4M3>(v[u], tensor_scale);
       pos = gstream::next2(p.geo, pos);
     }
-    return;
-  }
-  GScale gs[U], own;
-  group_scales<E4M3, U>(p.s, l, key, gs, own);
+  } else {
+    GScale gs[U], own;
+    group_scales<E4M3, U>(p.s, l, key, gs, own);
 #pragma unroll
   for (int u = 0; u < U; ++u) {
     const uint2 code = block_codes8<E4M3>(v[u], gs[u]);
@@ -216,10 +221,11 @@ __device__ __forceinline__ void emit_step(const BParams &p, GPos pos, int l,
     }
     pos = gstream::next2(p.geo, pos);
   }
+  }
 }
 
 /// Codes one step of the plain quantizer from its raw vectors.
-template <typename T, bool E4M3, bool PROPAGATE, int U>
+template <typename T, bool E4M3, bool PROPAGATE, int U, int MODE>
 __device__ __forceinline__ void step_plain(const BParams &p, GPos pos, int l,
                                            const uint4 (&w)[U], float ts,
                                            uint32_t &tmax) {
@@ -233,29 +239,29 @@ __device__ __forceinline__ void step_plain(const BParams &p, GPos pos, int l,
     v[u][4] = T::lo(w[u].z), v[u][5] = T::hi(w[u].z);
     v[u][6] = T::lo(w[u].w), v[u][7] = T::hi(w[u].w);
   }
-  emit_step<E4M3, U>(p, pos, l, v, key, ts, tmax);
+  emit_step<E4M3, U, MODE>(p, pos, l, v, key, ts, tmax);
 }
 
 /// Codes one SwiGLU step: values of row_stream.cuh swiglu8 (the formula of
 /// gated_forward(kActSwiGLU), rounded to the intermediate type).
-template <typename T, bool E4M3, bool PROPAGATE, int INTER, int U>
-__device__ __forceinline__ void step_swiglu(const BParams &p, GPos pos, int l,
-                                            const uint4 (&g)[U],
-                                            const uint4 (&up)[U], float ts,
-                                            uint32_t &tmax) {
+template <typename T, bool E4M3, bool PROPAGATE, int INTER, int U, int MODE>
+__device__ __forceinline__ void
+step_swiglu(const BParams &p, GPos pos, int l, const uint4 (&g)[U],
+            const uint4 (&up)[U], float ts, uint32_t &tmax) {
   float v[U][8];
   uint32_t key[U];
 #pragma unroll
   for (int u = 0; u < U; ++u)
     key[u] = group_max16(stream::swiglu8<T, PROPAGATE, INTER>(p.act, g[u], up[u], v[u]));
-  emit_step<E4M3, U>(p, pos, l, v, key, ts, tmax);
+  emit_step<E4M3, U, MODE>(p, pos, l, v, key, ts, tmax);
 }
 
 /// The tensor amax of a per-tensor stream (the amax pass, or a delayed
 /// cast asked for it): the warp's max, one atomicMax a warp.
+template <int MODE>
 __device__ __forceinline__ void finish_amax(const BParams &p, uint32_t tmax) {
-  if (p.mode == kCodes || !p.amax ||
-      (p.mode == kTensorCast &&
+  if (MODE == kCodes || !p.amax ||
+      (MODE == kTensorCast &&
        p.s.tensor_scaling == FUSION_RT_TENSOR_SCALING_CURRENT))
     return;
   gstream::warp_amax(p.amax, tmax);
@@ -263,8 +269,9 @@ __device__ __forceinline__ void finish_amax(const BParams &p, uint32_t tmax) {
 
 /// The FP8 per-tensor scale of a cast (1 otherwise); block 0's thread 0
 /// also writes scale_inv.
+template <int MODE>
 __device__ __forceinline__ float tensor_scale_of(const BParams &p) {
-  if (p.mode != kTensorCast)
+  if (MODE != kTensorCast)
     return 1.f;
   const bool current = p.s.tensor_scaling == FUSION_RT_TENSOR_SCALING_CURRENT;
   const TensorGlobals g =
@@ -276,54 +283,78 @@ __device__ __forceinline__ float tensor_scale_of(const BParams &p) {
 
 /// The stream over the groups (file comment): each warp loads its next
 /// step before it codes the current one. SWIGLU reads gate and up.
-template <typename T, bool E4M3, bool PROPAGATE, int INTER, int U, bool SWIGLU>
+template <typename T, bool E4M3, bool PROPAGATE, int INTER, int U, bool SWIGLU,
+          int MODE>
 __device__ __forceinline__ void stream_body(const BParams &p) {
-  const float ts = tensor_scale_of(p);
+  const float ts = tensor_scale_of<MODE>(p);
   uint32_t tmax = 0;
   gstream::run<U, SWIGLU>(
       p.geo, p.x, p.x_rs, p.up, p.up_rs,
       [&](GPos pos, int l, const uint4(&g)[U], const uint4(&up)[U]) {
         if constexpr (SWIGLU)
-          step_swiglu<T, E4M3, PROPAGATE, INTER, U>(p, pos, l, g, up, ts, tmax);
+          step_swiglu<T, E4M3, PROPAGATE, INTER, U, MODE>(p, pos, l, g, up, ts,
+                                                          tmax);
         else
-          step_plain<T, E4M3, PROPAGATE, U>(p, pos, l, g, ts, tmax);
+          step_plain<T, E4M3, PROPAGATE, U, MODE>(p, pos, l, g, ts, tmax);
       });
-  finish_amax(p, tmax);
+  finish_amax<MODE>(p, tmax);
 }
 
-template <typename T, bool E4M3, bool PROPAGATE, int U>
-__global__ void __launch_bounds__(128)
-    fp8_block_plain_kernel(const BParams p) {
-  stream_body<T, E4M3, PROPAGATE, kInterF32, U, false>(p);
+/// The stream kernels; MODE (StreamMode) is a template parameter so that
+/// each pass carries only its own code: the per-tensor amax and cast passes
+/// hold none of the block-scale arithmetic (fewer registers, more resident
+/// warps; docs/kernels.md).
+template <typename T, bool E4M3, bool PROPAGATE, int U, int MODE>
+__global__ void __launch_bounds__(128) fp8_block_plain_kernel(const BParams p) {
+  stream_body<T, E4M3, PROPAGATE, kInterF32, U, false, MODE>(p);
 }
 
 /// SwiGLU forward; the intermediate type is dispatched once (uniform).
-template <typename T, bool E4M3, bool PROPAGATE, int U>
+template <typename T, bool E4M3, bool PROPAGATE, int U, int MODE>
 __global__ void __launch_bounds__(128)
     fp8_block_swiglu_kernel(const BParams p) {
   if (p.inter == kInterBF16)
-    stream_body<T, E4M3, PROPAGATE, kInterBF16, U, true>(p);
+    stream_body<T, E4M3, PROPAGATE, kInterBF16, U, true, MODE>(p);
   else if (p.inter == kInterF16)
-    stream_body<T, E4M3, PROPAGATE, kInterF16, U, true>(p);
+    stream_body<T, E4M3, PROPAGATE, kInterF16, U, true, MODE>(p);
   else
-    stream_body<T, E4M3, PROPAGATE, kInterF32, U, true>(p);
+    stream_body<T, E4M3, PROPAGATE, kInterF32, U, true, MODE>(p);
 }
 
 /// Groups a step (fp8_plan::stream_units): FP8 block codes 4 x 2 plain (an
 /// H200 A/B, docs/kernels.md: more bytes in flight a warp beat more
 /// resident warps), SwiGLU 1 x 2 (its 2 x 2 form spills on sm_120a); the
-/// FP8 per-tensor passes 2 x 2 and 1 x 2.
+/// FP8 per-tensor passes 2 x 2 and 1 x 2. The per-tensor passes take
+/// IGNORE keys only (launch_format): no PROPAGATE instance of them.
+/// Resident blocks a SM of each stream kernel instance (gstream::launch
+/// reads it off the device once).
+template <typename T, bool E4M3, bool PROPAGATE, bool SWIGLU, int MODE>
+int &stream_per_sm() {
+  static int n = 0;
+  return n;
+}
+
 template <typename T, bool E4M3, bool PROPAGATE>
 cudaError_t launch_typed(const BParams &p, bool swiglu, cudaStream_t st) {
-  static int per_sm[3] = {0, 0, 0};
-  if (swiglu)
-    return gstream::launch<1>(fp8_block_swiglu_kernel<T, E4M3, PROPAGATE, 1>, p,
-                              per_sm[0], st);
+  auto go = [&](auto mode) -> cudaError_t {
+    constexpr int M = decltype(mode)::value;
+    if (swiglu)
+      return gstream::launch<1>(
+          fp8_block_swiglu_kernel<T, E4M3, PROPAGATE, 1, M>, p,
+          stream_per_sm<T, E4M3, PROPAGATE, true, M>(), st);
+    constexpr int U = M == kCodes ? 4 : 2;
+    return gstream::launch<U>(fp8_block_plain_kernel<T, E4M3, PROPAGATE, U, M>,
+                              p, stream_per_sm<T, E4M3, PROPAGATE, false, M>(),
+                              st);
+  };
   if (p.mode == kCodes)
-    return gstream::launch<4>(fp8_block_plain_kernel<T, E4M3, PROPAGATE, 4>, p,
-                              per_sm[1], st);
-  return gstream::launch<2>(fp8_block_plain_kernel<T, E4M3, PROPAGATE, 2>, p,
-                            per_sm[2], st);
+    return go(std::integral_constant<int, kCodes>());
+  if constexpr (!PROPAGATE) {
+    if (p.mode == kTensorAmax)
+      return go(std::integral_constant<int, kTensorAmax>());
+    return go(std::integral_constant<int, kTensorCast>());
+  }
+  return cudaErrorInvalidValue;
 }
 
 template <typename T>

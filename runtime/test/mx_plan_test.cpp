@@ -265,25 +265,30 @@ TEST(Fp8Plan, StreamAndTileKernels) {
   r.rows = 8;
   r.cols = 256;
   EXPECT_TRUE(fp8_plan::stream_applies(r));
-  EXPECT_EQ(fp8_plan::stream_kernel_name(r, kBF16),
-            "void fusion_rt::cuda::(anonymous namespace)::fp8_block_plain_kernel<"
-            "fusion_rt::cuda::BF16T, true, true, 4>(fusion_rt::cuda::(anonymous "
-            "namespace)::BParams)");
+  EXPECT_EQ(
+      fp8_plan::stream_kernel_name(r, kBF16, fp8_plan::kPassCodes),
+      "void fusion_rt::cuda::(anonymous namespace)::fp8_block_plain_kernel<"
+      "fusion_rt::cuda::BF16T, true, true, 4, 0>(fusion_rt::cuda::(anonymous "
+      "namespace)::BParams)");
   EXPECT_EQ(fp8_plan::stream_units(r), 4);
   // Per tensor: the NaN flag is not a template argument of its passes.
   fp8_plan::Request t = r;
   t.format = FUSION_RT_FORMAT_FP8_E5M2;
   t.amax = true;
   EXPECT_TRUE(fp8_plan::stream_applies(t));
-  EXPECT_NE(fp8_plan::stream_kernel_name(t, kBF16).find("<fusion_rt::cuda::BF16T, false, "
-                                                        "false, 2>"),
+  EXPECT_NE(fp8_plan::stream_kernel_name(t, kBF16, fp8_plan::kPassCast)
+                .find("<fusion_rt::cuda::BF16T, false, false, 2, 2>"),
+            std::string::npos);
+  EXPECT_NE(fp8_plan::stream_kernel_name(t, kBF16, fp8_plan::kPassAmax)
+                .find("<fusion_rt::cuda::BF16T, false, false, 2, 1>"),
             std::string::npos);
   // SwiGLU forward only; other gated kinds, activations and backward not.
   fp8_plan::Request g = r;
   g.op = 2;
   g.kind = FUSION_RT_ACT_SWIGLU;
   EXPECT_TRUE(fp8_plan::stream_applies(g));
-  EXPECT_NE(fp8_plan::stream_kernel_name(g, kBF16).find("fp8_block_swiglu_kernel<"),
+  EXPECT_NE(fp8_plan::stream_kernel_name(g, kBF16, fp8_plan::kPassCodes)
+                .find("fp8_block_swiglu_kernel<"),
             std::string::npos);
   // Groups a step: FP8 block codes 4 x 2 plain (an H200 A/B), SwiGLU 1 x 2;
   // the per-tensor passes 2 x 2 and 1 x 2.

@@ -275,7 +275,8 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
       return;
     }
     if (fp8_plan::stream_applies(r8)) {
-      plan.kernels.push_back(fp8_plan::stream_kernel_name(r8, typeTag(inElt, false)));
+      plan.kernels.push_back(fp8_plan::stream_kernel_name(
+          r8, typeTag(inElt, false), fp8_plan::kPassCodes));
       plan.launch = "block 128, persistent grid of at most 132 SMs x resident "
                     "blocks; a warp codes " +
                     std::to_string(2 * fp8_plan::stream_units(r8)) +
@@ -284,8 +285,12 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
       return;
     }
   } else if (fp8Stream) {
-    // Current scaling runs the stream kernel twice: amax, then the cast.
-    plan.kernels.push_back(fp8_plan::stream_kernel_name(r8, typeTag(inElt, false)));
+    // Current scaling runs the stream kernels twice: amax, then the cast.
+    if (scheme.getTensorScaling() == TensorScaling::current)
+      plan.kernels.push_back(fp8_plan::stream_kernel_name(
+          r8, typeTag(inElt, false), fp8_plan::kPassAmax));
+    plan.kernels.push_back(fp8_plan::stream_kernel_name(
+        r8, typeTag(inElt, false), fp8_plan::kPassCast));
     plan.launch = std::string(scheme.getTensorScaling() == TensorScaling::current
                                   ? "two passes (tensor amax, then the cast), "
                                   : "one pass, ") +
