@@ -670,9 +670,12 @@ fusion_rt_status check_paired_epilogue(const fusion_rt_epilogue &e, int i,
 /// whose rows interleave by head group).
 fusion_rt_status to_weight_mat(const fusion_rt_tensor *t, const char *name,
                                Mat &out) {
+  int64_t dense; // the group stride of rows that collapse
   if (!t || !t->data || t->rank != 3 || t->sizes[0] <= 1 || t->sizes[1] < 1 ||
-      t->sizes[2] < 1 || t->strides[0] == t->sizes[1] * t->strides[1])
-    return to_mat(t, name, out);
+      t->sizes[2] < 1 ||
+      __builtin_mul_overflow(t->sizes[1], t->strides[1], &dense) ||
+      t->strides[0] == dense)
+    return to_mat(t, name, out); // also what it rejects
   if (t->sizes[1] == 1) { // one row a group: an ordinary [G, K] view
     fusion_rt_tensor v = *t;
     v.rank = 2;

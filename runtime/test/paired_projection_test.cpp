@@ -447,6 +447,17 @@ TEST(PairedProjectionCpu, RowGroupedWeightViewGivesTheSameBits) {
           << c.what << ": " << fusion_rt_last_error_message();
       EXPECT_TRUE(e.untouched()) << c.what;
     }
+    // Rows a group whose span overflows (sizes[1] * strides[1]): reported.
+    Pair e = b;
+    e.d.weight1.sizes[1] = int64_t(1) << 62;
+    e.poison();
+    e.d.out0 = e.o0.view();
+    e.d.out1 = e.o1.view();
+    EXPECT_EQ(e.run(), FUSION_RT_STATUS_BAD_SHAPE);
+    EXPECT_NE(std::string(fusion_rt_last_error_message()).find("desc->weight1"),
+              std::string::npos)
+        << fusion_rt_last_error_message();
+    EXPECT_TRUE(e.untouched());
   }
 }
 
