@@ -407,6 +407,14 @@ fusion_rt_status blas_workspace(const Params &p, cudaStream_t stream,
              : cuda_fail(e, "cudaMallocAsync(paired projection workspace)");
 }
 
+/// The blas path's cuBLAS handle on `stream`, then its workspace.
+fusion_rt_status blas_begin(const Params &p, cudaStream_t stream,
+                            cublasHandle_t &h, float *&ws) {
+  if (fusion_rt_status st = blas_on_stream(stream, h))
+    return st;
+  return blas_workspace(p, stream, ws);
+}
+
 /// After the blas path's GEMMs into `ws` (status `bst`): the epilogue
 /// kernel, then the workspace freed (stream-ordered).
 fusion_rt_status blas_epilogue(const Params &p, cublasStatus_t bst, float *ws,
@@ -444,12 +452,10 @@ fusion_rt_status run_blas_grouped(Params p, const PairedRequest &q,
   if (!bx.ok || !bw[0].ok || !bw[1].ok)
     return FUSION_RT_STATUS_UNSUPPORTED;
   cublasHandle_t h = nullptr;
-  if (fusion_rt_status st = blas_on_stream(stream, h))
+  float *ws = nullptr;
+  if (fusion_rt_status st = blas_begin(p, stream, h, ws))
     return st;
   const int64_t n0 = p.M * p.H[0];
-  float *ws = nullptr;
-  if (fusion_rt_status st = blas_workspace(p, stream, ws))
-    return st;
   const float alpha = 1.f, beta = 0.f;
   const cudaDataType_t ct = blas_type(q.lhs.dtype);
   float *y[2] = {ws, ws + n0};
@@ -489,12 +495,10 @@ fusion_rt_status run_blas(Params p, const PairedRequest &q, cudaStream_t stream)
     return FUSION_RT_STATUS_UNSUPPORTED;
   cublasStatus_t bst;
   cublasHandle_t h = nullptr;
-  if (fusion_rt_status st = blas_on_stream(stream, h))
+  float *ws = nullptr;
+  if (fusion_rt_status st = blas_begin(p, stream, h, ws))
     return st;
   const int64_t n0 = p.M * p.H[0];
-  float *ws = nullptr;
-  if (fusion_rt_status st = blas_workspace(p, stream, ws))
-    return st;
   const float alpha = 1.f, beta = 0.f;
   const cudaDataType_t ct = blas_type(dt);
   const int64_t es = esize_of(dt);
