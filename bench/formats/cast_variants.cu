@@ -245,58 +245,6 @@ int main(int argc, char **argv) {
     vs.push_back(ours("fusion_rt_quantize (current scaling: amax + cast)", cur,
                       q, false));
   }
-  {
-    fusion_rt_quant_scheme sch;
-    fusion_rt_quant_scheme_init(&sch);
-    sch.format = FUSION_RT_FORMAT_FP8_E4M3;
-    sch.tensor_scaling = FUSION_RT_TENSOR_SCALING_DELAYED;
-    auto view = [](void *d, int32_t dt, int rank, int64_t a, int64_t b) {
-      fusion_rt_tensor t;
-      std::memset(&t, 0, sizeof t);
-      t.data = d, t.dtype = dt, t.rank = rank;
-      t.sizes[0] = a, t.strides[0] = rank == 2 ? b : 1;
-      if (rank == 2)
-        t.sizes[1] = b, t.strides[1] = 1;
-      return t;
-    };
-    Variant o;
-    o.name = "fusion_rt_quantize (delayed, rowwise)";
-    o.run = [=](cudaStream_t st) {
-      fusion_rt_tensor in = view(x, FUSION_RT_BF16, 2, M, N);
-      fusion_rt_quant_outputs out;
-      fusion_rt_quant_outputs_init(&out);
-      out.rowwise_data = view(ref, FUSION_RT_F8E4M3, 2, M, N);
-      out.scale_inv = view(scale_inv, FUSION_RT_F32, 1, 1, 0);
-      out.scale = view(scale, FUSION_RT_F32, 1, 1, 0);
-      fusion_rt_status e = fusion_rt_quantize(&in, &sch, &out, nullptr, st);
-      if (e != 0) {
-        std::fprintf(stderr, "fusion_rt_quantize: status %d %s\n", int(e),
-                     fusion_rt_last_error_message());
-        std::exit(3);
-      }
-    };
-    o.check = false;
-    vs.push_back(o);
-    // Current scaling: the amax pass, then the cast (scale from the amax).
-    Variant c = o;
-    c.name = "fusion_rt_quantize (current scaling: amax + cast)";
-    fusion_rt_quant_scheme cur = sch;
-    cur.tensor_scaling = FUSION_RT_TENSOR_SCALING_CURRENT;
-    c.run = [=](cudaStream_t st) {
-      fusion_rt_tensor in = view(x, FUSION_RT_BF16, 2, M, N);
-      fusion_rt_quant_outputs out;
-      fusion_rt_quant_outputs_init(&out);
-      out.rowwise_data = view(q, FUSION_RT_F8E4M3, 2, M, N);
-      out.scale_inv = view(scale_inv, FUSION_RT_F32, 1, 1, 0);
-      fusion_rt_status e = fusion_rt_quantize(&in, &cur, &out, nullptr, st);
-      if (e != 0) {
-        std::fprintf(stderr, "fusion_rt_quantize: status %d %s\n", int(e),
-                     fusion_rt_last_error_message());
-        std::exit(3);
-      }
-    };
-    vs.push_back(c);
-  }
   const uint4 *xv = reinterpret_cast<const uint4 *>(x);
   vs.push_back(make<16, kPlain, false>(
       "E16 plain, 512 thr, one chunk a thread (TE's shape)", xv, q, n, s, 512,

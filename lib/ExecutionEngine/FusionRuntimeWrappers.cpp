@@ -366,11 +366,10 @@ int32_t bindPairedOperands(const Table *table, std::vector<Arg> &args,
   // head groups as [G, w, K].
   if (kn)
     for (fusion_rt_tensor *w : {&p.weight0, &p.weight1})
-      if (w->rank >= 2)
-        for (int d = 0; d + 1 < w->rank; ++d) {
-          std::swap(w->sizes[d], w->sizes[d + 1]);
-          std::swap(w->strides[d], w->strides[d + 1]);
-        }
+      for (int d = 0; d + 1 < w->rank; ++d) {
+        std::swap(w->sizes[d], w->sizes[d + 1]);
+        std::swap(w->strides[d], w->strides[d + 1]);
+      }
   p.epilogue0.kind = epi0;
   p.epilogue1.kind = epi1;
   p.epilogue0.accumulator_round = round0;

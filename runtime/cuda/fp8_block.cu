@@ -26,19 +26,18 @@
 //
 //===----------------------------------------------------------------------===//
 #include "common/fp8_plan.h"
-
-#include <type_traits>
-
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_status.h"
 #include "cuda/dispatch.cuh"
-#include "cuda/launch.cuh"
 #include "cuda/group_stream.cuh"
+#include "cuda/launch.cuh"
 #include "cuda/row_stream.cuh"
 
 #include "common/quantize_block.h"
 #include "common/quotient.h"
 #include "src/backend.h"
+
+#include <type_traits>
 
 namespace fusion_rt {
 namespace cuda {
@@ -321,11 +320,6 @@ __global__ void __launch_bounds__(128)
     stream_body<T, E4M3, PROPAGATE, kInterF32, U, true, MODE>(p);
 }
 
-/// Groups a step (fp8_plan::stream_units): FP8 block codes 4 x 2 plain (an
-/// H200 A/B, docs/kernels.md: more bytes in flight a warp beat more
-/// resident warps), SwiGLU 1 x 2 (its 2 x 2 form spills on sm_120a); the
-/// FP8 per-tensor passes 2 x 2 and 1 x 2. The per-tensor passes take
-/// IGNORE keys only (launch_format): no PROPAGATE instance of them.
 /// Resident blocks a SM of each stream kernel instance (gstream::launch
 /// reads it off the device once).
 template <typename T, bool E4M3, bool PROPAGATE, bool SWIGLU, int MODE>
@@ -334,6 +328,11 @@ int &stream_per_sm() {
   return n;
 }
 
+/// Groups a step (fp8_plan::stream_units): FP8 block codes 4 x 2 plain (an
+/// H200 A/B, docs/kernels.md: more bytes in flight a warp beat more
+/// resident warps), SwiGLU 1 x 2 (its 2 x 2 form spills on sm_120a); the
+/// FP8 per-tensor passes 2 x 2 and 1 x 2. The per-tensor passes take
+/// IGNORE keys only (launch_format): no PROPAGATE instance of them.
 template <typename T, bool E4M3, bool PROPAGATE>
 cudaError_t launch_typed(const BParams &p, bool swiglu, cudaStream_t st) {
   auto go = [&](auto mode) -> cudaError_t {

@@ -395,90 +395,20 @@ fusion_rt_status blas_on_stream(cudaStream_t stream, cublasHandle_t &h) {
   return FUSION_RT_STATUS_SUCCESS;
 }
 
-/// The blas path's fp32 workspace: y0 [M, H0] then y1 [M, H1].
-fusion_rt_status blas_workspace(const Params &p, cudaStream_t stream,
-                                float *&ws) {
-  const int64_t n = p.M * (p.H[0] + p.H[1]);
-  cudaError_t e =
-      cudaMallocAsync(reinterpret_cast<void **>(&ws),
-                      size_t(n > 0 ? n : 1) * sizeof(float), stream);
-  return e == cudaSuccess
-             ? FUSION_RT_STATUS_SUCCESS
-             : cuda_fail(e, "cudaMallocAsync(paired projection workspace)");
-}
-
-/// The blas path's cuBLAS handle on `stream`, then its workspace.
-fusion_rt_status blas_begin(const Params &p, cudaStream_t stream,
-                            cublasHandle_t &h, float *&ws) {
-  if (fusion_rt_status st = blas_on_stream(stream, h))
-    return st;
-  return blas_workspace(p, stream, ws);
-}
-
-/// After the blas path's GEMMs into `ws` (status `bst`): the epilogue
-/// kernel, then the workspace freed (stream-ordered).
-fusion_rt_status blas_epilogue(const Params &p, cublasStatus_t bst, float *ws,
-                               cudaStream_t stream) {
-  if (bst != CUBLAS_STATUS_SUCCESS) {
-    cudaFreeAsync(ws, stream);
-    return fail(FUSION_RT_STATUS_BACKEND_ERROR,
-                "CUDA backend: cuBLAS GEMM failed (status %d)", int(bst));
-  }
-  const cudaError_t e = launch_epilogue(p, stream);
-  cudaFreeAsync(ws, stream);
-  if (e != cudaSuccess)
-    return cuda_fail(e, "the paired epilogue kernel launch");
-  return FUSION_RT_STATUS_SUCCESS;
-}
-
-/// The blas path of a pair with a row-grouped weight (Mat::grp: one part of
-/// a weight whose rows interleave by head group): per weight one GEMM, a
-/// strided-batched one over the G groups of a grouped weight (batch g: its
-/// grp rows into columns [g * grp, (g + 1) * grp) of y_i), so every weight
-/// row is read once and y_i is the plain [M, H_i] the epilogue reads.
-fusion_rt_status run_blas_grouped(Params p, const PairedRequest &q,
-                                  const BlasOperand &bx, cudaStream_t stream) {
+/// A weight as a cuBLAS operand (blas_operand). A row-grouped weight
+/// (Mat::grp: one part of a weight whose rows interleave by head group) is
+/// described by one group's rows: run_blas then reads it with one
+/// strided-batched GEMM over its groups.
+BlasOperand blas_weight_operand(const Mat &w) {
+  if (!w.grouped())
+    return blas_operand(w, true);
   const int64_t lim = int64_t(1) << 31;
-  BlasOperand bw[2];
-  for (int i = 0; i < 2; ++i) {
-    Mat inner = q.w[i];
-    if (inner.grouped())
-      inner.rows = inner.grp, inner.grp = 0;
-    bw[i] = blas_operand(inner, true);
-    if (q.w[i].grouped() &&
-        (q.w[i].gs >= lim || q.w[i].rows / q.w[i].grp >= lim))
-      bw[i].ok = false;
-  }
-  if (!bx.ok || !bw[0].ok || !bw[1].ok)
-    return FUSION_RT_STATUS_UNSUPPORTED;
-  cublasHandle_t h = nullptr;
-  float *ws = nullptr;
-  if (fusion_rt_status st = blas_begin(p, stream, h, ws))
-    return st;
-  const int64_t n0 = p.M * p.H[0];
-  const float alpha = 1.f, beta = 0.f;
-  const cudaDataType_t ct = blas_type(q.lhs.dtype);
-  float *y[2] = {ws, ws + n0};
-  cublasStatus_t bst = CUBLAS_STATUS_SUCCESS;
-  for (int i = 0; i < 2 && bst == CUBLAS_STATUS_SUCCESS; ++i) {
-    p.y[i] = y[i];
-    p.y_ld[i] = p.H[i];
-    if (p.H[i] == 0 || p.M == 0)
-      continue;
-    const Mat &w = q.w[i];
-    if (w.grouped())
-      bst = cublasGemmStridedBatchedEx(
-          h, bw[i].op, bx.op, int(w.grp), int(p.M), int(p.K), &alpha, w.data,
-          ct, int(bw[i].ld), (long long)w.gs, q.lhs.data, ct, int(bx.ld), 0LL,
-          &beta, y[i], CUDA_R_32F, int(p.H[i]), (long long)w.grp,
-          int(w.rows / w.grp), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-    else
-      bst = cublasGemmEx(h, bw[i].op, bx.op, int(p.H[i]), int(p.M), int(p.K),
-                         &alpha, w.data, ct, int(bw[i].ld), q.lhs.data, ct,
-                         int(bx.ld), &beta, y[i], CUDA_R_32F, int(p.H[i]),
-                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-  }
-  return blas_epilogue(p, bst, ws, stream);
+  Mat inner = w;
+  inner.rows = w.grp, inner.grp = 0;
+  BlasOperand o = blas_operand(inner, true);
+  if (w.gs >= lim || w.rows / w.grp >= lim)
+    o.ok = false;
+  return o;
 }
 
 fusion_rt_status run_blas(Params p, const PairedRequest &q, cudaStream_t stream) {
@@ -487,18 +417,22 @@ fusion_rt_status run_blas(Params p, const PairedRequest &q, cudaStream_t stream)
   if (p.K < 1 || p.M >= lim || p.K >= lim || p.H[0] >= lim || p.H[1] >= lim)
     return FUSION_RT_STATUS_UNSUPPORTED;
   const BlasOperand bx = blas_operand(q.lhs, false);
-  if (q.w[0].grouped() || q.w[1].grouped())
-    return run_blas_grouped(p, q, bx, stream);
-  const BlasOperand bw0 = blas_operand(q.w[0], true);
-  const BlasOperand bw1 = blas_operand(q.w[1], true);
+  const BlasOperand bw0 = blas_weight_operand(q.w[0]);
+  const BlasOperand bw1 = blas_weight_operand(q.w[1]);
   if (!bx.ok || !bw0.ok || !bw1.ok)
     return FUSION_RT_STATUS_UNSUPPORTED;
+  const bool grouped = q.w[0].grouped() || q.w[1].grouped();
   cublasStatus_t bst;
   cublasHandle_t h = nullptr;
-  float *ws = nullptr;
-  if (fusion_rt_status st = blas_begin(p, stream, h, ws))
+  if (fusion_rt_status st = blas_on_stream(stream, h))
     return st;
-  const int64_t n0 = p.M * p.H[0];
+  const int64_t n0 = p.M * p.H[0], n1 = p.M * p.H[1];
+  float *ws = nullptr;
+  cudaError_t e = cudaMallocAsync(
+      reinterpret_cast<void **>(&ws),
+      size_t(n0 + n1 > 0 ? n0 + n1 : 1) * sizeof(float), stream);
+  if (e != cudaSuccess)
+    return cuda_fail(e, "cudaMallocAsync(paired projection workspace)");
   const float alpha = 1.f, beta = 0.f;
   const cudaDataType_t ct = blas_type(dt);
   const int64_t es = esize_of(dt);
@@ -509,13 +443,14 @@ fusion_rt_status run_blas(Params p, const PairedRequest &q, cudaStream_t stream)
   const bool exact = (q.w[1].data - q.w[0].data) % es == 0;
   // Weight 1 directly below weight 0 in one row-major buffer ([w0; w1], as a
   // loader or the compiler may place them): one GEMM of H0 + H1 rows.
-  const bool stacked = exact && bw0.op == CUBLAS_OP_T && bw1.op == CUBLAS_OP_T &&
-                       bw0.ld == bw1.ld && q.w[0].rows > 1 &&
-                       dist == p.H[0] * q.w[0].rs && p.H[1] > 0;
+  const bool stacked = !grouped && exact && bw0.op == CUBLAS_OP_T &&
+                       bw1.op == CUBLAS_OP_T && bw0.ld == bw1.ld &&
+                       q.w[0].rows > 1 && dist == p.H[0] * q.w[0].rs &&
+                       p.H[1] > 0;
   // Otherwise one strided-batched call when both weights have the same shape
   // and layout: batch stride = the distance between the two weight pointers.
-  const bool same = p.H[0] == p.H[1] && bw0.op == bw1.op && bw0.ld == bw1.ld &&
-                    p.H[0] > 0 && p.M > 0;
+  const bool same = !grouped && p.H[0] == p.H[1] && bw0.op == bw1.op &&
+                    bw0.ld == bw1.ld && p.H[0] > 0 && p.M > 0;
   if (stacked) {
     const int64_t hh = p.H[0] + p.H[1];
     p.y[0] = ws;
@@ -534,19 +469,39 @@ fusion_rt_status run_blas(Params p, const PairedRequest &q, cudaStream_t stream)
         0LL, &beta, ws, CUDA_R_32F, int(p.H[0]), (long long)n0, 2,
         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   } else {
+    // One GEMM a weight; a row-grouped one strided-batched over its G groups
+    // (batch g: its grp rows into columns [g * grp, (g + 1) * grp) of y_i),
+    // so every weight row is read once and y_i is the plain [M, H_i].
     bst = CUBLAS_STATUS_SUCCESS;
     for (int i = 0; i < 2 && bst == CUBLAS_STATUS_SUCCESS; ++i) {
       p.y[i] = y[i];
       if (p.H[i] == 0 || p.M == 0)
         continue;
       const BlasOperand &bw = i == 0 ? bw0 : bw1;
-      bst = cublasGemmEx(h, bw.op, bx.op, int(p.H[i]), int(p.M), int(p.K), &alpha,
-                         q.w[i].data, ct, int(bw.ld), q.lhs.data, ct, int(bx.ld),
-                         &beta, y[i], CUDA_R_32F, int(p.H[i]), CUBLAS_COMPUTE_32F,
-                         CUBLAS_GEMM_DEFAULT);
+      const Mat &w = q.w[i];
+      if (w.grouped())
+        bst = cublasGemmStridedBatchedEx(
+            h, bw.op, bx.op, int(w.grp), int(p.M), int(p.K), &alpha, w.data, ct,
+            int(bw.ld), (long long)w.gs, q.lhs.data, ct, int(bx.ld), 0LL, &beta,
+            y[i], CUDA_R_32F, int(p.H[i]), (long long)w.grp,
+            int(w.rows / w.grp), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+      else
+        bst = cublasGemmEx(h, bw.op, bx.op, int(p.H[i]), int(p.M), int(p.K),
+                           &alpha, w.data, ct, int(bw.ld), q.lhs.data, ct,
+                           int(bx.ld), &beta, y[i], CUDA_R_32F, int(p.H[i]),
+                           CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     }
   }
-  return blas_epilogue(p, bst, ws, stream);
+  if (bst != CUBLAS_STATUS_SUCCESS) {
+    cudaFreeAsync(ws, stream);
+    return fail(FUSION_RT_STATUS_BACKEND_ERROR,
+                "CUDA backend: cuBLAS GEMM failed (status %d)", int(bst));
+  }
+  e = launch_epilogue(p, stream);
+  cudaFreeAsync(ws, stream);
+  if (e != cudaSuccess)
+    return cuda_fail(e, "the paired epilogue kernel launch");
+  return FUSION_RT_STATUS_SUCCESS;
 }
 
 OutParams out_params(const PairedRequest &q, int i) {

@@ -680,7 +680,6 @@ fusion_rt_status to_weight_mat(const fusion_rt_tensor *t, const char *name,
     fusion_rt_tensor v = *t;
     v.rank = 2;
     v.sizes[1] = t->sizes[2], v.strides[1] = t->strides[2];
-    v.strides[0] = t->strides[0];
     return to_mat(&v, name, out);
   }
   // The rows of one group ([w, K]), then the groups.
