@@ -133,6 +133,15 @@ inline bool e4m3(int32_t f) {
 /// (current scaling's first pass), the per-tensor cast.
 enum StreamPass { kPassCodes = 0, kPassAmax = 1, kPassCast = 2 };
 
+/// Whether the stream kernel of `pass` (FP8 block codes and SwiGLU alike)
+/// runs on a grid covering the tensor (one warp step a warp) rather than a
+/// persistent one (cuda/group_stream.cuh Grid; the tuning knob stream_grid
+/// overrides it). The per-tensor passes
+/// cover: the launch-shape probe (docs/benchmarks/formats.md, "Why TE's
+/// casts are faster at 16384^2") put a covering grid at the copy's
+/// bandwidth and a persistent one 3-5 % under it on the H100.
+inline bool stream_covers(int pass) { return pass != kPassCodes; }
+
 /// The stream kernel instance (as cuobjdump lists it) for input type `t`
 /// ("fusion_rt::cuda::BF16T" or F16T) and `pass` (FP8 block: kPassCodes;
 /// per tensor: kPassAmax or kPassCast). The NaN policy is a template flag

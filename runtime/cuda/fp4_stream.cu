@@ -324,8 +324,8 @@ __global__ void __launch_bounds__(128) fp4_stream_kernel(const SParams p) {
       [&](GPos pos, int l, const uint4(&x)[U], const uint4(&u)[U]) {
         step<T, KIND, INTER, U, BS>(p, s, g, pos, l, x, u, tmax);
       });
-  if (!codes)
-    gstream::warp_amax(p.amax, tmax);
+  if (!codes) // uniform: every thread of the block
+    gstream::block_amax(p.amax, tmax);
 }
 
 /// Groups a step (plain: 2 x 2 groups; an activation: 1 x 2 groups, its
@@ -337,11 +337,14 @@ template <typename T, int KIND, int INTER>
 cudaError_t launch_kind(const SParams &p, cudaStream_t st) {
   constexpr int U = KIND == kActIdentity ? kPlainU : kActU;
   static int per_sm[2] = {0, 0};
+  // Persistent unless the knob stream_grid says otherwise (not measured
+  // covering yet).
+  const gstream::Grid shape = gstream::grid_of(gstream::Grid::kPersistent);
   if (p.s.format == kNVFP4)
     return gstream::launch<U>(fp4_stream_kernel<T, KIND, INTER, U, 16>, p,
-                              per_sm[0], st);
+                              per_sm[0], shape, st);
   return gstream::launch<U>(fp4_stream_kernel<T, KIND, INTER, U, 32>, p,
-                            per_sm[1], st);
+                            per_sm[1], shape, st);
 }
 
 /// The intermediate type: the input's own, or f32.

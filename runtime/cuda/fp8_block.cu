@@ -256,14 +256,14 @@ step_swiglu(const BParams &p, GPos pos, int l, const uint4 (&g)[U],
 }
 
 /// The tensor amax of a per-tensor stream (the amax pass, or a delayed
-/// cast asked for it): the warp's max, one atomicMax a warp.
+/// cast asked for it): the block's max, at most one atomicMax a block.
 template <int MODE>
 __device__ __forceinline__ void finish_amax(const BParams &p, uint32_t tmax) {
   if (MODE == kCodes || !p.amax ||
       (MODE == kTensorCast &&
        p.s.tensor_scaling == FUSION_RT_TENSOR_SCALING_CURRENT))
     return;
-  gstream::warp_amax(p.amax, tmax);
+  gstream::block_amax(p.amax, tmax);
 }
 
 /// The FP8 per-tensor scale of a cast (1 otherwise); block 0's thread 0
@@ -337,14 +337,17 @@ template <typename T, bool E4M3, bool PROPAGATE>
 cudaError_t launch_typed(const BParams &p, bool swiglu, cudaStream_t st) {
   auto go = [&](auto mode) -> cudaError_t {
     constexpr int M = decltype(mode)::value;
+    const gstream::Grid shape = gstream::grid_of(
+        fp8_plan::stream_covers(M) ? gstream::Grid::kCover
+                                   : gstream::Grid::kPersistent);
     if (swiglu)
       return gstream::launch<1>(
           fp8_block_swiglu_kernel<T, E4M3, PROPAGATE, 1, M>, p,
-          stream_per_sm<T, E4M3, PROPAGATE, true, M>(), st);
+          stream_per_sm<T, E4M3, PROPAGATE, true, M>(), shape, st);
     constexpr int U = M == kCodes ? 4 : 2;
     return gstream::launch<U>(fp8_block_plain_kernel<T, E4M3, PROPAGATE, U, M>,
                               p, stream_per_sm<T, E4M3, PROPAGATE, false, M>(),
-                              st);
+                              shape, st);
   };
   if (p.mode == kCodes)
     return go(std::integral_constant<int, kCodes>());

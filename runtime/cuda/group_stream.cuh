@@ -6,10 +6,12 @@
 // groups of 128 values in row-major order. A warp takes 2U consecutive
 // groups a step: lanes 0-15 the even ones, lanes 16-31 the odd ones, each
 // lane 8 values (one 16-byte load per 16-bit input). Consecutive warps take
-// consecutive steps on a persistent grid, and each warp loads its next step
+// consecutive steps. On a persistent grid each warp loads its next step
 // before it computes the current one, so a step's bytes are always in
-// flight. The group position (row, group in row) advances by fixed
-// increments: no division in the loop.
+// flight; on a grid covering the tensor each warp takes one step (the shape
+// of a bandwidth-bound cast that reaches the copy's bandwidth on the H100,
+// docs/benchmarks/formats.md). The group position (row, group in row)
+// advances by fixed increments: no division in the loop.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSION_RT_CUDA_GROUP_STREAM_CUH
@@ -19,6 +21,7 @@
 #include "cuda/ptx.cuh"
 
 #include "common/layout.h"
+#include "common/tuning.h"
 #include "src/backend.h"
 
 namespace fusion_rt {
@@ -138,25 +141,41 @@ __device__ __forceinline__ void run(const Geometry &geo, const char *x,
   }
 }
 
-/// Launches `kernel(p)` on a persistent grid (128 threads a block) of at
-/// most SMs x resident blocks (read off the device once into `per_sm`),
-/// with the increments of U group pairs a warp step written into p.geo
-/// (p.geo.groups, p.geo.gpr and p.geo.reverse set by the caller). No
-/// groups: success.
+/// The grid of a stream launch: persistent (at most SMs x resident blocks,
+/// each warp looping over its steps) or covering the tensor (one step a
+/// warp).
+enum class Grid { kPersistent, kCover };
+
+/// The grid of a launch whose plan asks for `plan` (the tuning knob
+/// stream_grid forces one where set).
+inline Grid grid_of(Grid plan) {
+  const int64_t k = tuning().stream_grid;
+  return k == 1 ? Grid::kPersistent : k == 2 ? Grid::kCover : plan;
+}
+
+/// Launches `kernel(p)` (128 threads a block) on a grid of shape `shape`:
+/// persistent, at most SMs x resident blocks (read off the device once into
+/// `per_sm`), or one block for every 4 warp steps; with the increments of
+/// U group pairs a warp step written into p.geo (p.geo.groups, p.geo.gpr
+/// and p.geo.reverse set by the caller). No groups: success.
 template <int U, typename Kernel, typename Params>
-cudaError_t launch(Kernel kernel, Params p, int &per_sm, cudaStream_t st) {
-  if (per_sm == 0) {
-    int n = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreads, 0) !=
-            cudaSuccess ||
-        n < 1)
-      n = 1;
-    per_sm = n;
-  }
+cudaError_t launch(Kernel kernel, Params p, int &per_sm, Grid shape,
+                   cudaStream_t st) {
   Geometry &geo = p.geo;
   const int64_t steps = ceil_div(int64_t(geo.groups), 2 * U);
   const int64_t want = ceil_div(steps, kThreads / 32);
-  const int64_t cap = int64_t(device_sm_count()) * per_sm;
+  int64_t cap = want;
+  if (shape == Grid::kPersistent) {
+    if (per_sm == 0) {
+      int n = 0;
+      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreads,
+                                                        0) != cudaSuccess ||
+          n < 1)
+        n = 1;
+      per_sm = n;
+    }
+    cap = int64_t(device_sm_count()) * per_sm;
+  }
   const int grid = int(want < cap ? want : cap);
   if (grid <= 0)
     return cudaSuccess;
@@ -170,13 +189,37 @@ cudaError_t launch(Kernel kernel, Params p, int &per_sm, cudaStream_t st) {
 }
 
 /// The warp's max of the amax keys `key` (f32 bits of |x|, NaN-free) into
-/// the tensor amax word `*amax`: one atomicMax a warp (none for 0).
+/// the tensor amax word `*amax`: at most one atomicMax a warp, none where
+/// the word already holds as much (atomics on one word are serialized in
+/// L2; a stale read only costs an atomic, the word never decreases).
 __device__ __forceinline__ void warp_amax(uint32_t *amax, uint32_t key) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1)
     key = max(key, __shfl_xor_sync(0xffffffffu, key, o));
-  if ((threadIdx.x & 31) == 0 && key != 0)
+  if ((threadIdx.x & 31) == 0 && key != 0 &&
+      key > *reinterpret_cast<volatile uint32_t *>(amax))
     atomicMax(amax, key);
+}
+
+/// The block's max of the amax keys `key` (f32 bits of |x|, NaN-free) into
+/// the tensor amax word `*amax`, as warp_amax but one atomicMax a block at
+/// most (a grid covering the tensor has many warps). Every thread of the
+/// block calls it.
+__device__ __forceinline__ void block_amax(uint32_t *amax, uint32_t key) {
+  __shared__ uint32_t part[kThreads / 32];
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1)
+    key = max(key, __shfl_xor_sync(0xffffffffu, key, o));
+  if ((threadIdx.x & 31) == 0)
+    part[threadIdx.x >> 5] = key;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int w = 1; w < kThreads / 32; ++w)
+      key = max(key, part[w]);
+    if (key != 0 && key > *reinterpret_cast<volatile uint32_t *>(amax))
+      atomicMax(amax, key);
+  }
 }
 
 inline bool aligned(const void *ptr, uintptr_t a) {

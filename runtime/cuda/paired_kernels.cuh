@@ -292,10 +292,8 @@ __device__ __forceinline__ const char *w_row_ptr(const Params &p, int wi,
   const char *base = wi == 0 ? p.w[0] : p.w[1];
   const int64_t rs = wi == 0 ? p.w_rs[0] : p.w_rs[1];
   const int64_t grp = wi == 0 ? p.w_grp[0] : p.w_grp[1];
-  const int64_t off =
-      grp > 0 ? (r / grp) * (wi == 0 ? p.w_gs[0] : p.w_gs[1]) + (r % grp) * rs
-              : r * rs;
-  return base + off * int64_t(sizeof(T));
+  const int64_t gs = wi == 0 ? p.w_gs[0] : p.w_gs[1];
+  return base + grouped_row_offset(r, rs, grp, gs) * int64_t(sizeof(T));
 }
 
 //===--- host side ----------------------------------------------------------------===//

@@ -16,6 +16,7 @@
 
 #include "common/activation.h"
 #include "common/convert.h"
+#include "common/layout.h"
 #include "fusion_rt.h"
 
 namespace fusion_rt {
@@ -36,9 +37,7 @@ struct Mat {
   bool present() const { return data != nullptr; }
   bool grouped() const { return grp > 0; }
   /// Element offset of row i.
-  int64_t row_at(int64_t i) const {
-    return grp > 0 ? (i / grp) * gs + (i % grp) * rs : i * rs;
-  }
+  int64_t row_at(int64_t i) const { return grouped_row_offset(i, rs, grp, gs); }
 };
 
 enum class Op { Quantize, ActQuantize, GatedActQuantize, Activation, Dequantize };
