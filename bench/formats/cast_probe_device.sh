@@ -6,7 +6,7 @@
 # (bench/formats/ncu_te.py). Writes $OUT/cast_variants.txt, $OUT/ncu_te.txt.
 cd "$(dirname "$0")/../.." || exit 2
 export OUT=${OUT:-$PWD/formats-out}
-mkdir -p "$OUT" /tmp/te_lib
+mkdir -p "$OUT"
 . bench/mxfp8/device_env.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv
 echo "=== cast_variants"
@@ -14,12 +14,8 @@ for shape in "16384 16384" "4096 7168"; do
   timeout 60 .devbin/cast_variants $shape 21 2>&1 | tee -a "$OUT/cast_variants.txt"
 done
 [ "${NCU:-1}" = 1 ] || exit 0
-[ -f /tmp/te_lib/libtransformer_engine.so ] ||
-  python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], 'wb'))" \
-    .te/libtransformer_engine.so.xz /tmp/te_lib/libtransformer_engine.so || exit 3
-SP=$(python3 -c 'import torch, os; print(os.path.dirname(os.path.dirname(torch.__file__)))')
-NV=$(ls -d "$SP"/nvidia/*/lib "$SP"/nvidia/cu13/lib 2>/dev/null | tr '\n' ':')
-export LD_LIBRARY_PATH=/tmp/te_lib:$PWD/.te:${NV}${LD_LIBRARY_PATH}
+. bench/formats/te_env.sh
+te_env || exit 3
 export FUSION_RT_LIBRARY=$PWD/.devbin/libfusion_rt.so
 echo "=== ncu"
 timeout ${NCU_T:-300} ncu --kernel-name regex:'fp8|cast|quantize|amax|block_scaled|scale' \

@@ -15,13 +15,9 @@
 set -o pipefail
 cd "$(dirname "$0")/../.." || exit 2
 export OUT=${OUT:-$PWD/formats-out}
-mkdir -p "$OUT" /tmp/te_lib
-[ -f /tmp/te_lib/libtransformer_engine.so ] ||
-  python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], 'wb'))" \
-    .te/libtransformer_engine.so.xz /tmp/te_lib/libtransformer_engine.so || exit 3
-SP=$(python3 -c 'import torch, os; print(os.path.dirname(os.path.dirname(torch.__file__)))')
-NV=$(ls -d "$SP"/nvidia/*/lib "$SP"/nvidia/cu13/lib 2>/dev/null | tr '\n' ':')
-export LD_LIBRARY_PATH=/tmp/te_lib:$PWD/.te:${NV}/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+mkdir -p "$OUT"
+. bench/formats/te_env.sh
+te_env || exit 3
 echo "=== TE library dependencies not found:"
 ldd /tmp/te_lib/libtransformer_engine.so | grep "not found"
 [ "${TESTS:-1}" = 1 ] && { NO_BENCH=1 NO_SAN=1 bash bench/formats/device_run.sh || true; }
@@ -29,14 +25,7 @@ ldd /tmp/te_lib/libtransformer_engine.so | grep "not found"
 use_torchao_wheel
 export FUSION_RT_LIBRARY=$PWD/.devbin/libfusion_rt.so
 export PYTHONPATH=$PWD/python:$PWD/bench/formats${PYTHONPATH:+:$PYTHONPATH}
-TE_ARG=""
-if python3 -c "
-import torch, te_peer
-te = te_peer.TE('.te/libte_shim.so')
-x = torch.randn(256, 512, device='cuda').to(torch.bfloat16)
-r, c, s, a = te.fp8_tensor(x, transpose=True)
-print('TE smoke: current scaling amax', a.item(), 'ref', x.float().abs().max().item())
-torch.cuda.synchronize()"; then TE_ARG="--te .te/libte_shim.so"; else echo "TE smoke test failed: TE arms skipped"; fi
+te_smoke
 AT="--no-autotune"; [ "${AUTOTUNE:-0}" = 1 ] && AT=""
 echo "=== formats_bench (FP8 per tensor)"
 timeout ${T1:-250} python3 bench/formats/formats_bench.py $AT $TE_ARG \
