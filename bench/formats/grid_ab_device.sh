@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # grid_ab_device.sh - one device call (repository root): the A/B of the
 # group stream kernels' grid (tuning knob FUSION_RT_CUDA_STREAM_GRID,
-# runtime/common/tuning.def: auto | persistent | cover). The format GPU
-# tests (bit-exact against the CPU backend; GRIDS_TEST, default cover and
-# auto --quick; the benchmarks check ours at their sizes too); the
-# launch-shape probe's runtime rows
-# (bench/formats/cast_variants.cu) under auto and persistent; the FP8 and
-# FP4 stream benchmarks under persistent and cover (fusion_rt arms), then
-# under auto with the peers (torch.compile of the reference functions; with
-# AUTOTUNE=1 also max-autotune-no-cudagraphs; TransformerEngine where .te/
-# came, as te_device.sh; PEERS=0: none). Expects .devbin/libfusion_rt.so.xz,
+# runtime/common/tuning.def: auto | persistent | cover), most telling
+# first (the call may be cut short): the launch-shape probe's runtime rows
+# (bench/formats/cast_variants.cu) at 16384^2 under auto and persistent;
+# the format GPU tests (bit-exact against the CPU backend; GRIDS_TEST,
+# default auto and cover --quick; the benchmarks check ours at their sizes
+# too); the FP8 and FP4 stream benchmarks under auto with the peers
+# (torch.compile of the reference functions; with AUTOTUNE=1 also
+# max-autotune-no-cudagraphs; TransformerEngine where .te/ came, as
+# te_device.sh; PEERS=0: none), then under persistent and cover (fusion_rt
+# arms). Expects .devbin/libfusion_rt.so.xz,
 # .devbin/fusion_rt_formats_gpu_tests, .devbin/cast_variants,
 # .whl/torchao*.whl, optionally .te/. Writes $OUT/grid_*.
 cd "$(dirname "$0")/../.." || exit 2
@@ -19,8 +20,15 @@ python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]),
   .devbin/libfusion_rt.so.xz .devbin/libfusion_rt.so || exit 3
 . bench/mxfp8/device_env.sh
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } | tee "$OUT/env.txt"
+for shape in ${SHAPES:-16384x16384}; do
+  for k in auto persistent; do
+    echo "=== cast_variants $shape, stream grid $k" | tee -a "$OUT/grid_cast_$k.txt"
+    FUSION_RT_CUDA_STREAM_GRID=$k timeout 60 .devbin/cast_variants ${shape/x/ } 21 2>&1 \
+      | grep -E "fusion_rt|memcpy|TE's shape" | tee -a "$OUT/grid_cast_$k.txt"
+  done
+done
 rc=0
-for g in ${GRIDS_TEST:-cover:--quick auto:--quick}; do
+for g in ${GRIDS_TEST:-auto:--quick cover:--quick}; do
   k=${g%%:*}; q=${g#*:}; [ "$q" = full ] && q=""
   echo "=== format GPU tests, stream grid $k ${q}"
   s=$SECONDS
@@ -28,13 +36,6 @@ for g in ${GRIDS_TEST:-cover:--quick auto:--quick}; do
     > "$OUT/grid_tests_$k.log" 2>&1
   r=$?; grep -E "^FAIL" "$OUT/grid_tests_$k.log" | head -10; tail -n 1 "$OUT/grid_tests_$k.log"
   echo "rc=$r ($((SECONDS - s)) s)"; [ $r -eq 0 ] || rc=1
-done
-for shape in ${SHAPES:-16384x16384 4096x7168}; do
-  for k in auto persistent; do
-    echo "=== cast_variants $shape, stream grid $k" | tee -a "$OUT/grid_cast_$k.txt"
-    FUSION_RT_CUDA_STREAM_GRID=$k timeout 60 .devbin/cast_variants ${shape/x/ } 21 2>&1 \
-      | grep -E "fusion_rt|memcpy|TE's shape" | tee -a "$OUT/grid_cast_$k.txt"
-  done
 done
 use_torchao_wheel
 export FUSION_RT_LIBRARY=$PWD/.devbin/libfusion_rt.so
@@ -48,7 +49,7 @@ if [ "${PEERS:-1}" = 1 ] && [ -f .te/libtransformer_engine.so.xz ]; then
   . bench/formats/te_env.sh
   te_env && te_smoke && PEER_ARGS="$PEER_ARGS $TE_ARG"
 fi
-for k in ${GRIDS_BENCH:-persistent cover auto}; do
+for k in ${GRIDS_BENCH:-auto persistent cover}; do
   args="--no-peers" t=${BENCH_T:-100}
   [ $k = auto ] && [ "${PEERS:-1}" = 1 ] && args=$PEER_ARGS t=${PEER_T:-200}
   echo "=== benchmarks, stream grid $k ($args)"
