@@ -111,13 +111,11 @@ inline bool transpose_applies(const Request &r) {
 }
 
 /// U, the group pairs a warp codes a step in the stream kernels (each lane
-/// half U groups of 128): FP8 block codes 4 plain; FP8 per tensor 2 plain;
+/// half U groups of 128): 2 plain (FP8 block codes and FP8 per tensor, on
+/// the covering grid of stream_covers; the block codes take 4 on a
+/// persistent grid, which only the tuning knob stream_grid asks for);
 /// SwiGLU 1 (fp8_block.cu launch_typed).
-inline int stream_units(const Request &r) {
-  if (r.op == 2)
-    return 1;
-  return is_block(r.format) ? 4 : 2;
-}
+inline int stream_units(const Request &r) { return r.op == 2 ? 1 : 2; }
 
 namespace detail {
 inline std::string flags(bool a, bool b) {
@@ -133,14 +131,17 @@ inline bool e4m3(int32_t f) {
 /// (current scaling's first pass), the per-tensor cast.
 enum StreamPass { kPassCodes = 0, kPassAmax = 1, kPassCast = 2 };
 
-/// Whether the stream kernel of `pass` (FP8 block codes and SwiGLU alike)
-/// runs on a grid covering the tensor (one warp step a warp) rather than a
-/// persistent one (cuda/group_stream.cuh Grid; the tuning knob stream_grid
-/// overrides it). The per-tensor passes
-/// cover: the launch-shape probe (docs/benchmarks/formats.md, "Why TE's
-/// casts are faster at 16384^2") put a covering grid at the copy's
-/// bandwidth and a persistent one 3-5 % under it on the H100.
-inline bool stream_covers(int pass) { return pass != kPassCodes; }
+/// Whether the stream kernels of the plain quantizer (`swiglu` false) or of
+/// SwiGLU run on a grid covering the tensor (one warp step a warp) rather
+/// than a persistent one (cuda/group_stream.cuh Grid; the tuning knob
+/// stream_grid overrides it). The plain quantizer covers in every pass (FP8
+/// per tensor: amax and cast; FP8 block codes): on the H100 (2026-12-06,
+/// docs/benchmarks/formats.md) the delayed cast at 16384^2 ran 269 us
+/// against 289 persistent, current scaling 450 against 476, 1x128 codes
+/// 292 against 300 (the same at 4096 x 7168). SwiGLU stays persistent:
+/// covering was slower there (FP8 per tensor 27.3 against 23.7 us at
+/// 4096 x 3584, 1x128 274 against 253 at 16384 x 8192).
+inline bool stream_covers(bool swiglu) { return !swiglu; }
 
 /// The stream kernel instance (as cuobjdump lists it) for input type `t`
 /// ("fusion_rt::cuda::BF16T" or F16T) and `pass` (FP8 block: kPassCodes;

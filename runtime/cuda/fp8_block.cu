@@ -328,24 +328,31 @@ int &stream_per_sm() {
   return n;
 }
 
-/// Groups a step (fp8_plan::stream_units): FP8 block codes 4 x 2 plain (an
-/// H200 A/B, docs/kernels.md: more bytes in flight a warp beat more
-/// resident warps), SwiGLU 1 x 2 (its 2 x 2 form spills on sm_120a); the
-/// FP8 per-tensor passes 2 x 2 and 1 x 2. The per-tensor passes take
+/// Groups a step (fp8_plan::stream_units): plain 2 x 2 on the covering grid
+/// (FP8 block codes 4 x 2 on a persistent one, the knob's: more bytes in
+/// flight a warp beat more resident warps there, an H200 A/B in
+/// docs/kernels.md); SwiGLU 1 x 2 (its 2 x 2 form spills on sm_120a), on a
+/// persistent grid (fp8_plan::stream_covers). The per-tensor passes take
 /// IGNORE keys only (launch_format): no PROPAGATE instance of them.
 template <typename T, bool E4M3, bool PROPAGATE>
 cudaError_t launch_typed(const BParams &p, bool swiglu, cudaStream_t st) {
   auto go = [&](auto mode) -> cudaError_t {
     constexpr int M = decltype(mode)::value;
     const gstream::Grid shape = gstream::grid_of(
-        fp8_plan::stream_covers(M) ? gstream::Grid::kCover
-                                   : gstream::Grid::kPersistent);
+        fp8_plan::stream_covers(swiglu) ? gstream::Grid::kCover
+                                        : gstream::Grid::kPersistent);
     if (swiglu)
       return gstream::launch<1>(
           fp8_block_swiglu_kernel<T, E4M3, PROPAGATE, 1, M>, p,
           stream_per_sm<T, E4M3, PROPAGATE, true, M>(), shape, st);
-    constexpr int U = M == kCodes ? 4 : 2;
-    return gstream::launch<U>(fp8_block_plain_kernel<T, E4M3, PROPAGATE, U, M>,
+    // On a covering grid 2 x 2 groups a step, the probe's 16 values a
+    // thread (docs/benchmarks/formats.md).
+    if constexpr (M == kCodes)
+      if (shape == gstream::Grid::kPersistent)
+        return gstream::launch<4>(
+            fp8_block_plain_kernel<T, E4M3, PROPAGATE, 4, M>, p,
+            stream_per_sm<T, E4M3, PROPAGATE, false, M>(), shape, st);
+    return gstream::launch<2>(fp8_block_plain_kernel<T, E4M3, PROPAGATE, 2, M>,
                               p, stream_per_sm<T, E4M3, PROPAGATE, false, M>(),
                               shape, st);
   };

@@ -268,9 +268,9 @@ TEST(Fp8Plan, StreamAndTileKernels) {
   EXPECT_EQ(
       fp8_plan::stream_kernel_name(r, kBF16, fp8_plan::kPassCodes),
       "void fusion_rt::cuda::(anonymous namespace)::fp8_block_plain_kernel<"
-      "fusion_rt::cuda::BF16T, true, true, 4, 0>(fusion_rt::cuda::(anonymous "
+      "fusion_rt::cuda::BF16T, true, true, 2, 0>(fusion_rt::cuda::(anonymous "
       "namespace)::BParams)");
-  EXPECT_EQ(fp8_plan::stream_units(r), 4);
+  EXPECT_EQ(fp8_plan::stream_units(r), 2);
   // Per tensor: the NaN flag is not a template argument of its passes.
   fp8_plan::Request t = r;
   t.format = FUSION_RT_FORMAT_FP8_E5M2;
@@ -290,14 +290,18 @@ TEST(Fp8Plan, StreamAndTileKernels) {
   EXPECT_NE(fp8_plan::stream_kernel_name(g, kBF16, fp8_plan::kPassCodes)
                 .find("fp8_block_swiglu_kernel<"),
             std::string::npos);
-  // Groups a step: FP8 block codes 4 x 2 plain (an H200 A/B), SwiGLU 1 x 2;
-  // the per-tensor passes 2 x 2 and 1 x 2.
+  // Groups a step: plain 2 x 2 (FP8 block codes and the per-tensor passes,
+  // on the covering grid), SwiGLU 1 x 2 (persistent).
   EXPECT_EQ(fp8_plan::stream_units(g), 1);
   EXPECT_EQ(fp8_plan::stream_units(t), 2);
   fp8_plan::Request tg = t;
   tg.op = 2;
   tg.kind = FUSION_RT_ACT_SWIGLU;
   EXPECT_EQ(fp8_plan::stream_units(tg), 1);
+  // The grid (the H100 A/B of docs/benchmarks/formats.md): the plain
+  // quantizer's passes cover the tensor, SwiGLU's run persistent.
+  EXPECT_TRUE(fp8_plan::stream_covers(false));
+  EXPECT_FALSE(fp8_plan::stream_covers(true));
   g.backward = true;
   EXPECT_FALSE(fp8_plan::stream_applies(g));
   g.backward = false;

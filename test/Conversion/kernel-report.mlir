@@ -227,8 +227,8 @@ func.func @ffn_front(%x: tensor<1x4096xbf16>, %wg: tensor<14336x4096xbf16>, %wu:
 // CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_block_row_kernel<fusion_rt::cuda::(anonymous namespace)::Src<fusion_rt::cuda::F32T, 0>, 16>(
 // CHECK-NOT: not found in the kernel inventory
 // CHECK: op #{{[0-9]+}} fusion.quantize
-// CHECK: CUDA launch: block 128, persistent grid of at most 132 SMs x resident blocks; a warp codes 8 groups of 1x128 a step
-// CHECK-NEXT: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_block_plain_kernel<fusion_rt::cuda::F16T, false, false, 4, 0>(fusion_rt::cuda::(anonymous namespace)::BParams)
+// CHECK: CUDA launch: block 128, grid covering the tensor (one warp step a warp); a warp codes 4 groups of 1x128 a step
+// CHECK-NEXT: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_block_plain_kernel<fusion_rt::cuda::F16T, false, false, 2, 0>(fusion_rt::cuda::(anonymous namespace)::BParams)
 // CHECK-NOT: not found in the kernel inventory
 func.func @fp8_block(%gu: tensor<64x512xbf16>, %x: tensor<8x96xf32>, %y: tensor<4x256xf32>, %z: tensor<2x384xf16>)
     -> (tensor<64x256xf8E4M3FN>, tensor<64x2xf32>, tensor<8x96xf8E4M3FN>, tensor<8x1xf32>, tensor<4x256xf8E4M3FN>, tensor<4x2xf32>, tensor<2x384xf8E5M2>, tensor<2x3xf32>) {
@@ -277,7 +277,7 @@ func.func @fp8_block_2d(%w: tensor<256x384xbf16>, %v: tensor<256x384xf32>)
 // kernel (twice under current scaling: amax, then the cast); a width of 100
 // takes formats.cu's amax and tile kernels.
 // CHECK: op #{{[0-9]+}} fusion.quantize
-// CHECK: CUDA launch: two passes (tensor amax, then the cast)
+// CHECK: CUDA launch: two passes (tensor amax, then the cast), block 128, grid covering the tensor (one warp step a warp)
 // CHECK-NEXT: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_block_plain_kernel<fusion_rt::cuda::BF16T, true, false, 2, 1>(fusion_rt::cuda::(anonymous namespace)::BParams)
 // CHECK-NOT: not found in the kernel inventory
 // CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_block_plain_kernel<fusion_rt::cuda::BF16T, true, false, 2, 2>(fusion_rt::cuda::(anonymous namespace)::BParams)

@@ -120,6 +120,14 @@ std::string persistentGrid(const std::string &what, int64_t want,
          " resident blocks, est. from registers)";
 }
 
+/// The grid of the FP8 stream kernels (fp8_plan::stream_covers; the tuning
+/// knob stream_grid may change it at run time).
+std::string streamGrid(const fusion_rt::fp8_plan::Request &r) {
+  return fusion_rt::fp8_plan::stream_covers(r.op == 2)
+             ? "grid covering the tensor (one warp step a warp)"
+             : "persistent grid of at most 132 SMs x resident blocks";
+}
+
 /// The demangled name of a value source (mx_kernel.cuh): `src` is SrcPlain,
 /// SrcActFwd / SrcActBwd (the alias templates of SrcAct<T, BWD>),
 /// SrcGatedFwd or SrcGatedBwd; `t` the input type's tag.
@@ -277,8 +285,8 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
     if (fp8_plan::stream_applies(r8)) {
       plan.kernels.push_back(fp8_plan::stream_kernel_name(
           r8, typeTag(inElt, false), fp8_plan::kPassCodes));
-      plan.launch = "block 128, persistent grid of at most 132 SMs x resident "
-                    "blocks; a warp codes " +
+      plan.launch = std::string("block 128, ") + streamGrid(r8) +
+                    "; a warp codes " +
                     std::to_string(2 * fp8_plan::stream_units(r8)) +
                     " groups of 1x128 a step (fp8_block.cu; formats.cu's "
                     "fp8_block_row_kernel where rows are not 16-byte aligned)";
@@ -291,12 +299,13 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
           r8, typeTag(inElt, false), fp8_plan::kPassAmax));
     plan.kernels.push_back(fp8_plan::stream_kernel_name(
         r8, typeTag(inElt, false), fp8_plan::kPassCast));
-    plan.launch = std::string(scheme.getTensorScaling() == TensorScaling::current
-                                  ? "two passes (tensor amax, then the cast), "
-                                  : "one pass, ") +
-                  "block 128, persistent grid of at most 132 SMs x resident "
-                  "blocks (fp8_block.cu; formats.cu's fp8_tensor_kernel where "
-                  "rows are not 16-byte aligned)";
+    plan.launch =
+        std::string(scheme.getTensorScaling() == TensorScaling::current
+                        ? "two passes (tensor amax, then the cast), "
+                        : "one pass, ") +
+        "block 128, " + streamGrid(r8) +
+        " (fp8_block.cu; formats.cu's fp8_tensor_kernel where "
+        "rows are not 16-byte aligned)";
     return;
   }
   // The general kernels of formats.cu: the runtime's own plan
