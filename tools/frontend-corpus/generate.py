@@ -459,6 +459,42 @@ class GdnGatesBAArg(GdnGatesBA):
         return self.gates(a, b)
 
 
+class GdnGatesVllm(GdnGates):
+    """The gates as vLLM's torch reference of fused_gdn_gating writes them:
+    softplus spelled out with torch.where (beta 1, threshold 20), the
+    A_log exponential first, beta from b.float()."""
+
+    def gates(self, a, b):
+        x = a.float() + self.dt_bias.float()
+        sp = torch.where(1.0 * x <= 20.0,
+                         (1.0 / 1.0) * torch.log(1 + torch.exp(1.0 * x)), x)
+        g = -torch.exp(self.A_log.float()) * sp
+        return g, b.float().sigmoid()
+
+
+class FfnArg(torch.nn.Module):
+    """A Llama FFN front whose weights are arguments (a served model's), as
+    F.linear over separate w1 / w3 or one stacked w13 chunked in two, or
+    (matmul=True) x @ w.t() with SiLU spelled g * sigmoid(g); quantized to
+    MXFP8 (to_mx, RCEIL)."""
+
+    def __init__(self, stacked=False, matmul=False):
+        super().__init__()
+        self.stacked, self.matmul = stacked, matmul
+
+    def forward(self, x, w1, w3=None):
+        if self.stacked:
+            g, u = F.linear(x, w1).chunk(2, dim=-1)
+            h = F.silu(g) * u
+        elif self.matmul:
+            g, u = torch.matmul(x, w1.t()), torch.matmul(x, w3.t())
+            h = g * torch.sigmoid(g) * u
+        else:
+            h = F.silu(F.linear(x, w1)) * F.linear(x, w3)
+        scale, data = to_mx(h, torch.float8_e4m3fn, 32, Mode.RCEIL)
+        return data, scale
+
+
 class Ffn(torch.nn.Module):
     """A Llama FFN front: silu(w1 x) * w3 x, from separate w1 / w3 Linears
     or one stacked w13 Linear chunked in two, with biases when bias is set
@@ -1018,6 +1054,16 @@ def programs():
         (x((1, 2, 64), bf, 1.0), x((16, 64), bf, 0.125))
     yield "gdn_ba_interleaved_warg_f32_n24", GdnGatesBAArg(64, 4, 8, f32), \
         (x((24, 64), f32, 1.0), x((16, 64), f32, 0.125))
+    # Other spellings: vLLM's gating reference (softplus by where), and FFN
+    # fronts over weight arguments (F.linear, stacked, x @ w.t()).
+    yield "gdn_vllm_gating_bf16", GdnGatesVllm(64, 8, bf), (x((4, 64), bf, 1.0),)
+    yield "gdn_vllm_gating_bf16_3d", GdnGatesVllm(64, 8, bf), (x((2, 3, 64), bf, 1.0),)
+    yield "ffn_warg_mxfp8_bf16", FfnArg(), \
+        (x((4, 64), bf, 1.0), x((64, 64), bf, 0.125), x((64, 64), bf, 0.125))
+    yield "ffn13_warg_mxfp8_bf16", FfnArg(stacked=True), \
+        (x((4, 64), bf, 1.0), x((128, 64), bf, 0.125))
+    yield "ffn_matmul_t_mxfp8_bf16", FfnArg(matmul=True), \
+        (x((4, 64), bf, 1.0), x((64, 64), bf, 0.125), x((64, 64), bf, 0.125))
 
 
 def large_programs():
