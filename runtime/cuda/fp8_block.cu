@@ -466,9 +466,7 @@ __global__ void __launch_bounds__(kTileThreads) fp8_tile_kernel(const TParams p)
 __device__ __forceinline__ Fp8BlockScales
 block_scales_of_keys(const fusion_rt_quant_scheme &s, uint32_t key,
                      uint32_t (&s_key)[kTileThreads / 32]) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1)
-    key = max(key, __shfl_xor_sync(0xffffffffu, key, o));
+  key = gstream::warp_max_key(key);
   if ((threadIdx.x & 31) == 0)
     s_key[threadIdx.x >> 5] = key;
   __syncthreads();

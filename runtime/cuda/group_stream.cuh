@@ -188,28 +188,37 @@ cudaError_t launch(Kernel kernel, Params p, int &per_sm, Grid shape,
   return cudaGetLastError();
 }
 
-/// The warp's max of the amax keys `key` (f32 bits of |x|, NaN-free) into
-/// the tensor amax word `*amax`: at most one atomicMax a warp, none where
-/// the word already holds as much (atomics on one word are serialized in
-/// L2; a stale read only costs an atomic, the word never decreases).
-__device__ __forceinline__ void warp_amax(uint32_t *amax, uint32_t key) {
+/// The max of `key` over the warp (every lane gets it).
+__device__ __forceinline__ uint32_t warp_max_key(uint32_t key) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1)
     key = max(key, __shfl_xor_sync(0xffffffffu, key, o));
-  if ((threadIdx.x & 31) == 0 && key != 0 &&
-      key > *reinterpret_cast<volatile uint32_t *>(amax))
+  return key;
+}
+
+/// Raises the tensor amax word `*amax` to `key` (f32 bits of |x|, NaN-free):
+/// no atomic for 0 or where the word already holds as much (atomics on one
+/// word are serialized in L2; a stale read only costs an atomic, the word
+/// never decreases).
+__device__ __forceinline__ void raise_amax(uint32_t *amax, uint32_t key) {
+  if (key != 0 && key > *reinterpret_cast<volatile uint32_t *>(amax))
     atomicMax(amax, key);
 }
 
-/// The block's max of the amax keys `key` (f32 bits of |x|, NaN-free) into
-/// the tensor amax word `*amax`, as warp_amax but one atomicMax a block at
-/// most (a grid covering the tensor has many warps). Every thread of the
-/// block calls it.
+/// The warp's max of the amax keys `key` into `*amax`: at most one
+/// atomicMax a warp (raise_amax).
+__device__ __forceinline__ void warp_amax(uint32_t *amax, uint32_t key) {
+  key = warp_max_key(key);
+  if ((threadIdx.x & 31) == 0)
+    raise_amax(amax, key);
+}
+
+/// The block's max of the amax keys `key` into `*amax`, as warp_amax but one
+/// atomicMax a block at most (a grid covering the tensor has many warps).
+/// Every thread of the block calls it.
 __device__ __forceinline__ void block_amax(uint32_t *amax, uint32_t key) {
   __shared__ uint32_t part[kThreads / 32];
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1)
-    key = max(key, __shfl_xor_sync(0xffffffffu, key, o));
+  key = warp_max_key(key);
   if ((threadIdx.x & 31) == 0)
     part[threadIdx.x >> 5] = key;
   __syncthreads();
@@ -217,8 +226,7 @@ __device__ __forceinline__ void block_amax(uint32_t *amax, uint32_t key) {
 #pragma unroll
     for (int w = 1; w < kThreads / 32; ++w)
       key = max(key, part[w]);
-    if (key != 0 && key > *reinterpret_cast<volatile uint32_t *>(amax))
-      atomicMax(amax, key);
+    raise_amax(amax, key);
   }
 }
 
