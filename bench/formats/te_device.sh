@@ -11,7 +11,9 @@
 # formats_bench.py and fp8_block_bench.py on the FP8 kernels with TE's arms.
 # Environment: OUT, AUTOTUNE=1 (also torch.compile max-autotune), TESTS=0 (skip
 # the format GPU tests), PAIRED=1 (then the paired GPU tests), CORPUS=0 (skip
-# the GPU run of the frontend corpus built in .devbin/corpus_bias).
+# the GPU run of the frontend corpus built in .devbin/corpus_bias), PARTS
+# (default "formats block": which of the two benchmarks run; one of them
+# alone where a call's 10 minutes cannot hold both with AUTOTUNE=1).
 set -o pipefail
 cd "$(dirname "$0")/../.." || exit 2
 export OUT=${OUT:-$PWD/formats-out}
@@ -27,16 +29,21 @@ export FUSION_RT_LIBRARY=$PWD/.devbin/libfusion_rt.so
 export PYTHONPATH=$PWD/python:$PWD/bench/formats${PYTHONPATH:+:$PYTHONPATH}
 te_smoke
 AT="--no-autotune"; [ "${AUTOTUNE:-0}" = 1 ] && AT=""
+PARTS=${PARTS:-formats block}
+if [[ " $PARTS " == *" formats "* ]]; then
 echo "=== formats_bench (FP8 per tensor)"
 timeout ${T1:-250} python3 bench/formats/formats_bench.py $AT $TE_ARG \
   --only fp8_delayed_rowwise,fp8_delayed_colT,fp8_delayed_both_T,fp8_current_rowwise,fp8_current_both_T,swiglu_fp8_delayed \
   --csv "$OUT/te_formats.csv" 2>&1 | tee "$OUT/te_formats.log"
 echo "formats_bench exit $?"
+fi
+if [[ " $PARTS " == *" block "* ]]; then
 echo "=== fp8_block_bench"
 timeout ${T2:-250} python3 bench/formats/fp8_block_bench.py $AT $TE_ARG \
   --only fp8_block_1x128_mul,fp8_block_128x128_mul,swiglu_fp8_block_1x128,swiglu_fp8_block_1x128_mul \
   --csv "$OUT/te_fp8_block.csv" 2>&1 | tee "$OUT/te_fp8_block.log"
 echo "fp8_block_bench exit $?"
+fi
 if [ -d .devbin/corpus_bias ] && [ "${CORPUS:-1}" = 1 ]; then
   echo "=== frontend corpus on the GPU (.devbin/corpus_bias)"
   LD_LIBRARY_PATH=$PWD/.devbin:$LD_LIBRARY_PATH timeout 120 \

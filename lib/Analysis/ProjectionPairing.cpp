@@ -505,10 +505,24 @@ public:
     return -1;
   }
 
-  /// Evaluates body value `v` in double: projection i is `proj[i]` (its
-  /// rounding, with its bias when rounded with it, standing for the
-  /// projection too), column operands get the probe value of their position.
+  /// Evaluate as f32 arithmetic (softplusForm): each value rounded to f32
+  /// (to bf16 / f16 by a truncf to those), transcendental ops by their f32
+  /// libm functions, the CPU backend's; double otherwise.
+  bool inF32 = false;
+
+  /// Evaluates body value `v` in double (or as f32, inF32): projection i is
+  /// `proj[i]` (its rounding, with its bias when rounded with it, standing
+  /// for the projection too), column operands get the probe value of their
+  /// position.
   std::optional<double> eval(Value v, ArrayRef<double> proj, int probe) {
+    std::optional<double> r = evalValue(v, proj, probe);
+    if (r && inF32)
+      r = double(float(*r));
+    return r;
+  }
+
+  /// eval without the f32 rounding of its result.
+  std::optional<double> evalValue(Value v, ArrayRef<double> proj, int probe) {
     if (!isa<BlockArgument>(v) && v.getDefiningOp<arith::TruncFOp>())
       if (int pi = projectionOf(v); pi >= 0)
         return proj[pi];
@@ -534,10 +548,14 @@ public:
     if (!op || op->getBlock() != generic.getBody())
       return std::nullopt;
     auto arg = [&](unsigned i) { return eval(op->getOperand(i), proj, probe); };
-    auto un = [&](double (*fn)(double)) -> std::optional<double> {
+    // A math function: `fn` in double, `ff` (its f32 libm function) inF32.
+    auto un = [&](double (*fn)(double),
+                  float (*ff)(float) = nullptr) -> std::optional<double> {
       std::optional<double> a = arg(0);
       if (!a)
         return std::nullopt;
+      if (inF32 && ff)
+        return ff(float(*a));
       return fn(*a);
     };
     auto bin = [&](auto fn) -> std::optional<double> {
@@ -546,6 +564,19 @@ public:
         return std::nullopt;
       return fn(*a, *b);
     };
+    if (auto trunc = dyn_cast<arith::TruncFOp>(op); trunc && inF32) {
+      std::optional<double> a = arg(0);
+      auto to = dyn_cast<FloatType>(getElementTypeOrSelf(trunc.getType()));
+      if (!a || !to)
+        return std::nullopt;
+      bool lost = false;
+      llvm::APFloat x(static_cast<float>(*a));
+      x.convert(to.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven,
+                &lost);
+      x.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
+                &lost);
+      return x.convertToDouble();
+    }
     if (isa<arith::ExtFOp, arith::TruncFOp>(op))
       return arg(0);
     if (isa<arith::AddFOp>(op))
@@ -563,23 +594,23 @@ public:
     if (isa<arith::MinimumFOp, arith::MinNumFOp>(op))
       return bin([](double a, double b) { return std::min(a, b); });
     if (isa<math::ExpOp>(op))
-      return un([](double a) { return std::exp(a); });
+      return un([](double a) { return std::exp(a); }, ::expf);
     if (isa<math::Exp2Op>(op))
-      return un([](double a) { return std::exp2(a); });
+      return un([](double a) { return std::exp2(a); }, ::exp2f);
     if (isa<math::ExpM1Op>(op))
-      return un([](double a) { return std::expm1(a); });
+      return un([](double a) { return std::expm1(a); }, ::expm1f);
     if (isa<math::LogOp>(op))
-      return un([](double a) { return std::log(a); });
+      return un([](double a) { return std::log(a); }, ::logf);
     if (isa<math::Log1pOp>(op))
-      return un([](double a) { return std::log1p(a); });
+      return un([](double a) { return std::log1p(a); }, ::log1pf);
     if (isa<math::Log2Op>(op))
-      return un([](double a) { return std::log2(a); });
+      return un([](double a) { return std::log2(a); }, ::log2f);
     if (isa<math::TanhOp>(op))
-      return un([](double a) { return std::tanh(a); });
+      return un([](double a) { return std::tanh(a); }, ::tanhf);
     if (isa<math::ErfOp>(op))
-      return un([](double a) { return std::erf(a); });
+      return un([](double a) { return std::erf(a); }, ::erff);
     if (isa<math::SqrtOp>(op))
-      return un([](double a) { return std::sqrt(a); });
+      return un([](double a) { return std::sqrt(a); }, ::sqrtf);
     if (isa<math::RsqrtOp>(op))
       return un([](double a) { return 1.0 / std::sqrt(a); });
     if (isa<math::AbsFOp>(op))
@@ -617,6 +648,40 @@ public:
       }
     }
     return true;
+  }
+
+  /// Which f32 formula `v`, a softplus of t = y + bias that `agrees` with
+  /// the reference, computes bit for bit on every probe, evaluated as f32
+  /// arithmetic: torch's `t > 20 ? t : log1p(exp(t))` (F.softplus), or
+  /// `log(1 + exp(t))` as vLLM's torch reference of fused_gdn_gating
+  /// writes it (the two differ by the rounding of 1 + exp(t), up to a few
+  /// ulps); none where neither is exact (another spelling, such as
+  /// max(t, 0) + log1p(exp(-|t|))).
+  std::optional<EpilogueKind> softplusForm(Value v, Value bias) {
+    bool log1pForm = true, logForm = true;
+    inF32 = true;
+    for (int probe = 0; probe < 3 && (log1pForm || logForm); ++probe) {
+      std::optional<double> b = bias ? eval(bias, {}, probe) : 0.0;
+      for (double y = -40.0; y <= 40.0; y += 0.125) {
+        float yf = float(y + 0.0137);
+        std::optional<double> got =
+            b ? eval(v, {double(yf)}, probe) : std::nullopt;
+        if (!got) {
+          log1pForm = logForm = false;
+          break;
+        }
+        float t = yf + float(*b);
+        float e = expf(t);
+        log1pForm &= *got == double(t > 20.f ? t : log1pf(e));
+        logForm &= *got == double(t > 20.f ? t : logf(1.f + e));
+      }
+    }
+    inF32 = false;
+    if (log1pForm)
+      return EpilogueKind::softplus_bias_scale;
+    if (logForm)
+      return EpilogueKind::softplus_log_bias_scale;
+    return std::nullopt;
   }
 
   /// True if `v` agrees on every probe with act(y_g + b_g) * (y_u + b_u),
@@ -1011,7 +1076,13 @@ FailureOr<EpilogueMatch> mlir::fusion::matchEpilogue(Value projection,
       return m;
     }
     if (body.agrees(f, bias, refSoftplus)) {
-      m.kind = EpilogueKind::softplus_bias_scale;
+      std::optional<EpilogueKind> form = body.softplusForm(f, bias);
+      if (!form)
+        return unsupported(
+            "softplus(y + bias) is written in a form whose f32 result is "
+            "neither log1p(exp(t)) nor log(1 + exp(t)) bit for bit (the "
+            "fused kernels compute one of the two)");
+      m.kind = *form;
       if (bias) {
         m.bias = columnParam(body, bias);
       } else {

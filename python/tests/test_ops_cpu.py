@@ -294,6 +294,9 @@ class BytesTest(unittest.TestCase):
                       scale1=scale, out_dtype0=torch.float32, out_dtype1=torch.float32),
                  dict(epilogue0="bias", bias0=b0, epilogue1="silu", round0="bf16",
                       round1="bf16"),
+                 dict(epilogue0="softplus_bias_scale", bias0=b0,
+                      epilogue1="softplus_log_bias_scale", bias1=bias, scale1=scale,
+                      round0="bf16", round1="bf16", out_dtype1=torch.float32),
                  dict(epilogue0="bias", bias0=b0, epilogue1="silu", bias1=bias,
                       round0="bf16_with_bias", round1="bf16_with_bias")]
         for kw in cases:
@@ -322,7 +325,7 @@ class BytesTest(unittest.TestCase):
         # bf16 nn.Linear with bias=True), on one backend bit for bit
         y0, _ = fusion_rt.paired_projection(x, w0, w1t.t(), out_dtype0=torch.float32,
                                             out_dtype1=torch.float32)
-        o0, _ = fusion_rt.paired_projection(x, w0, w1t.t(), **cases[2])
+        o0, _ = fusion_rt.paired_projection(x, w0, w1t.t(), **cases[3])
         self.assertEqual(tensor_bytes(o0), tensor_bytes((y0 + b0).bfloat16()))
         # against torch (f32 sums in another order: close, not bit-exact)
         beta, gg = fusion_rt.paired_projection(x, w0, w1t.t(), **cases[0])

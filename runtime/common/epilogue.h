@@ -15,6 +15,8 @@
 //   SOFTPLUS_BIAS_SCALE   softplus(y + b) * s     softplus as torch's
 //                         F.softplus(beta=1, threshold=20):
 //                         t > 20 ? t : log1pf(expf(t))
+//   SOFTPLUS_LOG_BIAS_SCALE                       the same, written
+//                         t > 20 ? t : logf(1 + expf(t)) (vLLM's reference)
 // Gated pairs: out = gated_forward(kind, y0 + b0, y1 + b1) (activation.h).
 // With an accumulator rounding, y + b above reads round(y) + b, or
 // round(y + b) for the _AFTER_BIAS modes (biased_accumulator).
@@ -36,7 +38,8 @@ enum EpilogueKind : int32_t {
   kEpiBias = FUSION_RT_EPILOGUE_BIAS,
   kEpiSigmoid = FUSION_RT_EPILOGUE_SIGMOID,
   kEpiSilu = FUSION_RT_EPILOGUE_SILU,
-  kEpiSoftplusBiasScale = FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE
+  kEpiSoftplusBiasScale = FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE,
+  kEpiSoftplusLogBiasScale = FUSION_RT_EPILOGUE_SOFTPLUS_LOG_BIAS_SCALE
 };
 
 /// Rounding of the accumulator before the epilogue; values equal
@@ -75,17 +78,20 @@ FUSION_RT_HDI float biased_accumulator(int32_t mode, float y, bool has_bias,
 /// unless has_scale).
 FUSION_RT_HDI float apply_epilogue(int32_t kind, float t, bool has_scale,
                                    float s) {
-  if (kind != kEpiSigmoid && kind != kEpiSilu && kind != kEpiSoftplusBiasScale)
-    return t; // NONE, BIAS
-  // One expf serves the three kinds (less code in the kernels that inline
+  if (kind == kEpiNone || kind == kEpiBias)
+    return t;
+  // One expf serves the four kinds (less code in the kernels that inline
   // this), each exactly as the header's formulas: act_sigmoid(t) =
   // 1 / (1 + e^-t), act_silu(t) = t * act_sigmoid(t), and torch's softplus
   // (beta 1, threshold 20: linear above it; NaN propagates through
-  // log1pf(expf(NaN))) = log1p(e^t) up to 20.
-  const bool softplus = kind == kEpiSoftplusBiasScale;
+  // log1pf(expf(NaN))) = log1p(e^t) up to 20, or log(1 + e^t) as written.
+  const bool softplus =
+      kind == kEpiSoftplusBiasScale || kind == kEpiSoftplusLogBiasScale;
   const float e = expf(softplus ? t : -t);
   if (softplus) {
-    const float sp = t > 20.f ? t : log1pf(e);
+    const float sp = t > 20.f                        ? t
+                     : kind == kEpiSoftplusBiasScale ? log1pf(e)
+                                                     : logf(1.f + e);
     return has_scale ? sp * s : sp;
   }
   const float sig = 1.f / (1.f + e);

@@ -370,8 +370,12 @@ typedef enum fusion_rt_epilogue_kind {
   FUSION_RT_EPILOGUE_SIGMOID = 2, /**< sigmoid(y) (+bias first when given) */
   FUSION_RT_EPILOGUE_SILU = 3,
   /** GDN alpha gate: softplus(y + bias[n]) * scale[n]; softplus is linear
-   *  above 20 (torch threshold 20, beta 1). */
-  FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE = 4
+   *  above 20 (torch threshold 20, beta 1), log1pf(expf(t)) up to it. */
+  FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE = 4,
+  /** The same with logf(1 + expf(t)) up to 20, as vLLM's torch reference of
+   *  fused_gdn_gating writes softplus (it differs from log1p by the
+   *  rounding of 1 + exp(t)). */
+  FUSION_RT_EPILOGUE_SOFTPLUS_LOG_BIAS_SCALE = 5
 } fusion_rt_epilogue_kind;
 
 /** Rounding of a paired projection's f32 accumulator before its epilogue:

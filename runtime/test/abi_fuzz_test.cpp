@@ -538,13 +538,13 @@ TEST(AbiFuzz, PairedProjectionCallsAreRejectedOrStayInTheirViews) {
     fusion_rt_epilogue *epis[2] = {&d.epilogue0, &d.epilogue1};
     for (int i = 0; i < 2; ++i) {
       fusion_rt_epilogue &e = *epis[i];
-      e.kind = int32_t(f.pick(gated ? 2 : 5));
+      e.kind = int32_t(f.pick(gated ? 2 : 6));
       e.accumulator_round = int32_t(f.pick(5));
       const bool bias = e.kind == FUSION_RT_EPILOGUE_BIAS ||
                         (e.kind != FUSION_RT_EPILOGUE_NONE && f.pick(2) == 0);
       if (bias)
         e.bias = view1d(biases[i]->bytes.data(), vdt[i], i ? n1 : n0);
-      if (e.kind == FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE && f.pick(2) == 0)
+      if (e.kind >= FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE && f.pick(2) == 0)
         e.scale = view1d(scales[i]->bytes.data(), vdt[i], i ? n1 : n0);
     }
     const int32_t odt[2] = {int32_t(f.pick(3)), int32_t(f.pick(3))};

@@ -480,23 +480,31 @@ TEST(PairedProjectionCpu, GatedKindsMatchFp64) {
     }
 }
 
+/// out0 = kind0(y), out1 = kind1(y) for K = 1, lhs = 1, w = y (f32).
+void run_scalar_pair(float y, int32_t kind0, int32_t kind1, float &o0, float &o1) {
+  float x = 1.f, w0 = y, w1 = y;
+  fusion_rt_paired_projection d{};
+  d.lhs = view2d(&x, FUSION_RT_F32, 1, 1);
+  d.weight0 = view2d(&w0, FUSION_RT_F32, 1, 1);
+  d.weight1 = view2d(&w1, FUSION_RT_F32, 1, 1);
+  d.epilogue0.kind = kind0;
+  d.epilogue1.kind = kind1;
+  d.gated_kind = -1;
+  d.accumulate_dtype = FUSION_RT_F32;
+  d.out0 = view2d(&o0, FUSION_RT_F32, 1, 1);
+  d.out1 = view2d(&o1, FUSION_RT_F32, 1, 1);
+  ASSERT_EQ(fusion_rt_paired_projection_run(&d, nullptr, nullptr),
+            FUSION_RT_STATUS_SUCCESS)
+      << fusion_rt_last_error_message();
+}
+
 TEST(PairedProjectionCpu, SoftplusThresholdIsTorchs) {
-  // K = 1, lhs = 1, w = y: out = softplus(y + 0) exactly as torch.
+  // out = softplus(y + 0) exactly as torch.
   const float ys[] = {-30.f, -1.f, 0.f, 19.99f, 20.f, 20.0001f, 25.f, NAN};
   for (float y : ys) {
-    float x = 1.f, w0 = y, w1 = y, o0 = 0, o1 = 0;
-    fusion_rt_paired_projection d{};
-    d.lhs = view2d(&x, FUSION_RT_F32, 1, 1);
-    d.weight0 = view2d(&w0, FUSION_RT_F32, 1, 1);
-    d.weight1 = view2d(&w1, FUSION_RT_F32, 1, 1);
-    d.epilogue0.kind = FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE;
-    d.epilogue1.kind = FUSION_RT_EPILOGUE_SIGMOID;
-    d.gated_kind = -1;
-    d.accumulate_dtype = FUSION_RT_F32;
-    d.out0 = view2d(&o0, FUSION_RT_F32, 1, 1);
-    d.out1 = view2d(&o1, FUSION_RT_F32, 1, 1);
-    ASSERT_EQ(fusion_rt_paired_projection_run(&d, nullptr, nullptr),
-              FUSION_RT_STATUS_SUCCESS);
+    float o0 = 0, o1 = 0;
+    run_scalar_pair(y, FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE,
+                    FUSION_RT_EPILOGUE_SIGMOID, o0, o1);
     const float want = y > 20.f ? y : log1pf(expf(y));
     if (std::isnan(y)) {
       EXPECT_TRUE(std::isnan(o0));
@@ -507,6 +515,29 @@ TEST(PairedProjectionCpu, SoftplusThresholdIsTorchs) {
       EXPECT_NEAR(o1, sigmoid_d(y), 1e-7) << y;
     }
   }
+}
+
+TEST(PairedProjectionCpu, SoftplusLogFormIsAsWritten) {
+  // SOFTPLUS_LOG_BIAS_SCALE computes log(1 + exp(t)) as vLLM's reference
+  // writes it: bit for bit that f32 formula (not log1p's), with the same
+  // threshold; both kinds in one call.
+  int differ = 0;
+  for (float y : {-30.f, -17.f, -9.5f, -4.2f, -1.f, -0.3f, 0.f, 0.7f, 3.f,
+                  19.99f, 20.f, 20.0001f, 25.f, NAN}) {
+    float o0 = 0, o1 = 0;
+    run_scalar_pair(y, FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE,
+                    FUSION_RT_EPILOGUE_SOFTPLUS_LOG_BIAS_SCALE, o0, o1);
+    const float want = y > 20.f ? y : logf(1.f + expf(y));
+    if (std::isnan(y)) {
+      EXPECT_TRUE(std::isnan(o1));
+      continue;
+    }
+    EXPECT_EQ(fusion_rt::f32_bits(o1), fusion_rt::f32_bits(want)) << y;
+    EXPECT_NEAR(o1, softplus_d(y), 1e-7 * std::max(1.0, softplus_d(y))) << y;
+    differ += o0 != o1;
+  }
+  // The forms differ where 1 + exp(t) rounds (t = -30: 0 against 9.4e-14).
+  EXPECT_GT(differ, 0);
 }
 
 TEST(PairedProjectionCpu, ThreadCountDoesNotChangeBits) {
@@ -626,7 +657,7 @@ TEST(PairedProjectionValidation, EveryBrokenArgumentIsReportedAndNothingWritten)
          p.d.epilogue1 = fusion_rt_epilogue{};
        },
        FUSION_RT_STATUS_BAD_VALUE, "desc->out1"},
-      {"epilogue kind range", [](Pair &p) { p.d.epilogue1.kind = 5; },
+      {"epilogue kind range", [](Pair &p) { p.d.epilogue1.kind = 6; },
        FUSION_RT_STATUS_BAD_VALUE, "desc->epilogue1.kind"},
       {"epilogue kind negative", [](Pair &p) { p.d.epilogue0.kind = -1; },
        FUSION_RT_STATUS_BAD_VALUE, "desc->epilogue0.kind"},

@@ -139,6 +139,24 @@ func.func @paired_rounded(%x: tensor<1x2048xbf16>, %wa: tensor<32x2048xbf16>, %w
 
 // -----
 
+// softplus_log_bias_scale passes fusion_rt_epilogue_kind 5, with its bias
+// and scale.
+// CHECK-LABEL: func.func @paired_softplus_log
+// CHECK:        %[[EPI0:.*]] = arith.constant 5 : i32
+// CHECK-NEXT:    %[[EPI1:.*]] = arith.constant 2 : i32
+// CHECK:         %[[HB0:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:    %[[HS0:.*]] = arith.constant 1 : i32
+// CHECK:         call @fusion_rt_mlir_paired_projection(%[[EPI0]], %[[EPI1]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[HB0]], %[[HS0]],
+func.func @paired_softplus_log(%x: tensor<1x2048xbf16>, %wa: tensor<32x2048xbf16>, %wb: tensor<32x2048xbf16>, %dt: tensor<32xf32>, %s: tensor<32xf32>) -> (tensor<1x32xf32>, tensor<1x32xf32>) {
+  %dst9 = tensor.empty() : tensor<1x32xf32>
+  %dst10 = tensor.empty() : tensor<1x32xf32>
+  %g, %b = fusion.paired_projection %x, %wa, %wb epilogues(softplus_log_bias_scale bias %dt scale %s, sigmoid) outs(%dst9, %dst10)
+      : (tensor<1x2048xbf16>, tensor<32x2048xbf16>, tensor<32x2048xbf16>, tensor<32xf32>, tensor<32xf32>, tensor<1x32xf32>, tensor<1x32xf32>) -> (tensor<1x32xf32>, tensor<1x32xf32>)
+  return %g, %b : tensor<1x32xf32>, tensor<1x32xf32>
+}
+
+// -----
+
 // round(bf16, with_bias) / round(f16, with_bias) pass 3 / 4 (the bias added
 // before the rounding: a Linear with bias=True).
 // CHECK-LABEL: func.func @paired_rounded_with_bias

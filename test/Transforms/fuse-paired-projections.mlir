@@ -92,13 +92,15 @@ func.func @gdn_torch_n1(%x: tensor<1x256xbf16>, %w_a: tensor<8x256xbf16>,
 
 /// Sixteen tokens, written with arith/math on tensors: dt_bias broadcast by
 /// linalg.broadcast, softplus as log(1 + exp(t)) under a `t <= 20` select
-/// with the branches swapped, the scale A given as a tensor (llama.cpp's
-/// ssm_a = -exp(A_log) from the checkpoint), sigmoid as exp(b) / (exp(b) + 1),
-/// beta rounded to bf16 at the end (HF keeps beta in the model dtype).
+/// with the branches swapped (the f32 formula is log's, not log1p's: the
+/// op records softplus_log_bias_scale), the scale A given as a tensor
+/// (llama.cpp's ssm_a = -exp(A_log) from the checkpoint), sigmoid as
+/// exp(b) / (exp(b) + 1), beta rounded to bf16 at the end (HF keeps beta in
+/// the model dtype).
 // CHECK-LABEL: func.func @gdn_arith_n16
 //  CHECK-SAME: (%[[X:.*]]: tensor<16x256xbf16>, %[[WA:.*]]: tensor<8x256xbf16>, %[[WB:.*]]: tensor<8x256xbf16>, %[[DT:.*]]: tensor<8xf32>, %[[A:.*]]: tensor<8xf32>)
 //   CHECK-NOT: linalg.generic
-//       CHECK: %[[R:.*]]:2 = fusion.paired_projection %[[X]], %[[WA]], %[[WB]] epilogues(softplus_bias_scale bias %[[DT]] scale %[[A]], sigmoid)
+//       CHECK: %[[R:.*]]:2 = fusion.paired_projection %[[X]], %[[WA]], %[[WB]] epilogues(softplus_log_bias_scale bias %[[DT]] scale %[[A]], sigmoid)
 //  CHECK-SAME: -> (tensor<16x8xf32>, tensor<16x8xbf16>)
 //       CHECK: return %[[R]]#0, %[[R]]#1
 func.func @gdn_arith_n16(%x: tensor<16x256xbf16>, %w_a: tensor<8x256xbf16>,
@@ -107,7 +109,7 @@ func.func @gdn_arith_n16(%x: tensor<16x256xbf16>, %w_a: tensor<8x256xbf16>,
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<16x8xf32>
   %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<16x8xf32>) -> tensor<16x8xf32>
-  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues softplus_bias_scale, sigmoid"}}
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues softplus_log_bias_scale, sigmoid"}}
   %a = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
       ins(%x, %w_a : tensor<16x256xbf16>, tensor<8x256xbf16>)
       outs(%acc : tensor<16x8xf32>) -> tensor<16x8xf32>
@@ -667,6 +669,40 @@ func.func @negative_softplus_threshold(%x: tensor<4x64xf32>, %w0: tensor<8x64xf3
     %l = math.log1p %e : f32
     %big = arith.cmpf ogt, %in, %thr : f32
     %s = arith.select %big, %in, %l : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  return %r, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+/// softplus in the overflow-safe form max(t, 0) + log1p(exp(-|t|)): the
+/// same function, but its f32 result is neither of the two formulas the
+/// kernels compute (log1p(exp(t)), log(1 + exp(t))) bit for bit, so fusing
+/// it would change the program's values.
+// CHECK-LABEL: func.func @negative_softplus_stable_form
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_softplus_stable_form(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>, %w1: tensor<8x64xf32>,
+                                         %dt: tensor<8xf32>)
+    -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @below {{Reason="unsupported epilogue", Remark="softplus(y + bias) is written in a form whose f32 result is neither log1p(exp(t)) nor log(1 + exp(t)) bit for bit (the fused kernels compute one of the two)"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d1)>, #id],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%y0, %dt : tensor<4x8xf32>, tensor<8xf32>) outs(%empty : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %b: f32, %out: f32):
+    %t = arith.addf %in, %b : f32
+    %c0 = arith.constant 0.0 : f32
+    %pos = arith.maximumf %t, %c0 : f32
+    %abs = math.absf %t : f32
+    %nabs = arith.negf %abs : f32
+    %e = math.exp %nabs : f32
+    %l = math.log1p %e : f32
+    %s = arith.addf %pos, %l : f32
     linalg.yield %s : f32
   } -> tensor<4x8xf32>
   return %r, %y1 : tensor<4x8xf32>, tensor<4x8xf32>

@@ -7,17 +7,22 @@
 // contraction linalg.generics, linalg.batch_matmul against one weight matrix
 // broadcast across the batch), and the elementwise epilogue that consumes
 // its result (none, + bias, sigmoid(y [+ bias]), silu(y [+ bias]),
-// softplus(y + bias) * scale) or the gated activation that consumes two of them (SwiGLU, GeGLU, ...).
+// softplus(y + bias) * scale) or the gated activation that consumes two of them
+// (SwiGLU, GeGLU, ...).
 //
 // Gated activations and silu are recognised by the ActivationMatcher
 // (ActivationMatcher.h); gated products with biases added inside the body,
-// which it does not take, by the probe comparison below. The GDN gates (sigmoid, softplus(y + bias) * scale)
-// are not activations of the act-quantize runtime, so they are recognised
-// here: the epilogue body is split structurally into sign * (factors that do
-// not depend on y) * F(y), and F is compared numerically with the reference
-// (runtime/common/epilogue.h) on a grid of probe points. That accepts every
-// spelling of softplus (log1p(exp(t)), log(1 + exp(t)), with or without
-// torch's threshold-20 select, written either way round) and of sigmoid.
+// which it does not take, by the probe comparison below. The GDN gates
+// (sigmoid, softplus(y + bias) * scale) are not activations of the act-quantize
+// runtime, so they are recognised here: the epilogue body is split structurally
+// into sign * (factors that do not depend on y) * F(y), and F is compared
+// numerically with the reference (runtime/common/epilogue.h) on a grid of probe
+// points. That accepts every spelling of sigmoid and finds softplus (with or
+// without torch's threshold-20 select, written either way round); a second
+// probe, evaluated as f32 arithmetic, then tells which of the kernels' two f32
+// formulas the IR computes bit for bit: log1p(exp(t)) (softplus_bias_scale,
+// torch's F.softplus) or log(1 + exp(t)) (softplus_log_bias_scale, as vLLM's
+// reference writes it); a softplus that is neither is declined.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSION_ANALYSIS_PROJECTIONPAIRING_H

@@ -208,6 +208,7 @@ double epi_d(int kind, double t, bool hs, double s) {
   case FUSION_RT_EPILOGUE_SILU:
     return t * sig(t);
   case FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE:
+  case FUSION_RT_EPILOGUE_SOFTPLUS_LOG_BIAS_SCALE:
     return sp(t) * (hs ? s : 1);
   default:
     return t;
@@ -287,7 +288,7 @@ void run_case(const Case &c, const char *path, uint32_t seed) {
       d.epilogue0.bias = vec1(P(b0), FUSION_RT_F32, c.h0);
     if (c.epi1 != FUSION_RT_EPILOGUE_NONE)
       d.epilogue1.bias = vec1(P(b1), c.f32_bias1 ? FUSION_RT_F32 : c.dt, c.h1);
-    if (c.epi1 == FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE)
+    if (c.epi1 >= FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE)
       d.epilogue1.scale = vec1(P(s1), FUSION_RT_F32, c.h1);
     uint8_t *h0p = dev ? static_cast<uint8_t *>(o0.dev) : host_out0->data();
     uint8_t *h1p = dev ? static_cast<uint8_t *>(o1.dev) : host_out1->data();
@@ -407,8 +408,9 @@ void run_case(const Case &c, const char *path, uint32_t seed) {
         } else if (oi == 0) {
           ref = epi_d(c.epi0, y64(0, m, n, c.epi0 != 0, b0.at(n)), false, 1);
         } else {
-          ref = epi_d(c.epi1, y64(1, m, n, c.epi1 != 0, b1.at(n)),
-                      c.epi1 == FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE, s1.at(n));
+          ref =
+              epi_d(c.epi1, y64(1, m, n, c.epi1 != 0, b1.at(n)),
+                    c.epi1 >= FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE, s1.at(n));
         }
         const int64_t off = (guard + m * h + n) * es;
         const double got = to_f(od, g.data() + off), cpu = to_f(od, r.data() + off);
@@ -903,6 +905,23 @@ int main(int argc, char **argv) {
                    FUSION_RT_F32, false, 8, false, false, 0, 4});
   cases.push_back({64, 1024, 64, 64, FUSION_RT_F16, B, B, FUSION_RT_ACT_SWIGLU,
                    FUSION_RT_F32, FUSION_RT_F32, false, 0, false, false, 0, 8});
+  // Appended last: softplus as log(1 + exp(t)) (SOFTPLUS_LOG_BIAS_SCALE,
+  // vLLM's reference form) on every path: decode (gemv, f32 bias) and
+  // prefill sizes, bf16-rounded accumulators, stacked and interleaved
+  // weights, the [K, H] view.
+  const int32_t SPL = FUSION_RT_EPILOGUE_SOFTPLUS_LOG_BIAS_SCALE;
+  for (int64_t m : {1, 4, 16, 128})
+    cases.push_back({m, 2048, 32, 32, FUSION_RT_BF16, S, SPL, -1, FUSION_RT_F32,
+                     FUSION_RT_F32, false, 0, false, true,
+                     FUSION_RT_ROUND_BF16});
+  cases.push_back({40, 5120, 48, 48, FUSION_RT_F32, S, SPL, -1});
+  cases.push_back({5, 2048, 32, 32, FUSION_RT_F16, S, SPL, -1, FUSION_RT_F32,
+                   FUSION_RT_F32, false, 0, true});
+  cases.push_back({6, 768, 16, 16, FUSION_RT_BF16, S, SPL, -1, FUSION_RT_F32,
+                   FUSION_RT_F32, true});
+  cases.push_back({16, 2048, 32, 32, FUSION_RT_BF16, S, SPL, -1, FUSION_RT_F32,
+                   FUSION_RT_F32, false, 0, false, true, FUSION_RT_ROUND_BF16,
+                   16});
   const char *paths[] = {"auto", "gemv", "mma", "blas", "generic"};
   uint32_t seed = 1;
   for (const Case &c : cases)

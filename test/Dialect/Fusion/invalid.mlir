@@ -630,6 +630,17 @@ func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %b: tensor<8xf32>) {
 
 // -----
 
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %s: tensor<8xf32>) {
+  %dst78 = tensor.empty() : tensor<4x8xf32>
+  %dst79 = tensor.empty() : tensor<4x8xf32>
+  // expected-error @+1 {{epilogue 1 ('softplus_log_bias_scale') needs a bias operand}}
+  %a, %c = fusion.paired_projection %x, %w, %w epilogues(none, softplus_log_bias_scale scale %s) outs(%dst78, %dst79)
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
 func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %b: tensor<8xf32>) {
   %dst80 = tensor.empty() : tensor<4x8xf32>
   %dst81 = tensor.empty() : tensor<4x8xf32>
@@ -728,7 +739,7 @@ func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>) {
 func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>) {
   %dst94 = tensor.empty() : tensor<4x8xf32>
   %dst95 = tensor.empty() : tensor<4x8xf32>
-  // expected-error @+1 {{unknown epilogue 'tanh' (expected none, bias, sigmoid, silu or softplus_bias_scale)}}
+  // expected-error @+1 {{unknown epilogue 'tanh' (expected none, bias, sigmoid, silu, softplus_bias_scale or softplus_log_bias_scale)}}
   %a, %b = fusion.paired_projection %x, %w, %w epilogues(tanh, none) outs(%dst94, %dst95)
       : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
   return

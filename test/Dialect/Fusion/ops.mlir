@@ -273,6 +273,17 @@ func.func @paired_rounded(%x: tensor<1x2048xbf16>, %wa: tensor<32x2048xbf16>, %w
   return %g, %b : tensor<1x32xf32>, tensor<1x32xbf16>
 }
 
+// softplus written log(1 + exp(t)) (vLLM's gating reference).
+// CHECK-LABEL: func @paired_softplus_log
+// CHECK: epilogues(round(bf16) softplus_log_bias_scale bias %{{.*}} scale %{{.*}}, round(bf16) sigmoid) outs(
+func.func @paired_softplus_log(%x: tensor<1x2048xbf16>, %wa: tensor<32x2048xbf16>, %wb: tensor<32x2048xbf16>, %dt: tensor<32xf32>, %s: tensor<32xf32>) -> (tensor<1x32xf32>, tensor<1x32xbf16>) {
+  %dst54 = tensor.empty() : tensor<1x32xf32>
+  %dst55 = tensor.empty() : tensor<1x32xbf16>
+  %g, %b = fusion.paired_projection %x, %wa, %wb epilogues(round(bf16) softplus_log_bias_scale bias %dt scale %s, round(bf16) sigmoid) outs(%dst54, %dst55)
+      : (tensor<1x2048xbf16>, tensor<32x2048xbf16>, tensor<32x2048xbf16>, tensor<32xf32>, tensor<32xf32>, tensor<1x32xf32>, tensor<1x32xbf16>) -> (tensor<1x32xf32>, tensor<1x32xbf16>)
+  return %g, %b : tensor<1x32xf32>, tensor<1x32xbf16>
+}
+
 // A bias added before the rounding (bf16 Linears with bias=True feeding a
 // SwiGLU; a sigmoid of one).
 // CHECK-LABEL: func @paired_rounded_with_bias

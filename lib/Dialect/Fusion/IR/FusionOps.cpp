@@ -71,7 +71,8 @@ static ParseResult parseEpilogue(OpAsmParser &parser, EpilogueKindAttr &result,
   if (!kind)
     return parser.emitError(loc)
            << "unknown epilogue '" << word
-           << "' (expected none, bias, sigmoid, silu or softplus_bias_scale)";
+           << "' (expected none, bias, sigmoid, silu, softplus_bias_scale or "
+              "softplus_log_bias_scale)";
   result = EpilogueKindAttr::get(parser.getContext(), *kind);
   return success();
 }
@@ -527,18 +528,19 @@ LogicalResult GatedActQuantizeOp::verify() {
 // PairedProjectionOp
 //===----------------------------------------------------------------------===//
 
+static bool epilogueNeedsScale(EpilogueKind k) {
+  return k == EpilogueKind::softplus_bias_scale ||
+         k == EpilogueKind::softplus_log_bias_scale;
+}
+
 static bool epilogueNeedsBias(EpilogueKind k) {
-  return k == EpilogueKind::bias || k == EpilogueKind::softplus_bias_scale;
+  return k == EpilogueKind::bias || epilogueNeedsScale(k);
 }
 
 /// Kinds that read a bias when one is given (t = y + bias) and none
 /// otherwise: the runtime's sigmoid and silu (runtime/common/epilogue.h).
 static bool epilogueTakesOptionalBias(EpilogueKind k) {
   return k == EpilogueKind::sigmoid || k == EpilogueKind::silu;
-}
-
-static bool epilogueNeedsScale(EpilogueKind k) {
-  return k == EpilogueKind::softplus_bias_scale;
 }
 
 int64_t mlir::fusion::pairedWeightRows(ShapedType w, bool kn) {
