@@ -17,6 +17,9 @@
 #include "fusion/Analysis/ProjectionPairing.h"
 
 #include "fusion/Analysis/ActivationMatcher.h"
+// The runtime's epilogue formulas (header only), the reference of the f32
+// form probe (softplusForm).
+#include "common/epilogue.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -650,14 +653,18 @@ public:
     return true;
   }
 
-  /// Which f32 formula `v`, a softplus of t = y + bias that `agrees` with
-  /// the reference, computes bit for bit on every probe, evaluated as f32
-  /// arithmetic: torch's `t > 20 ? t : log1p(exp(t))` (F.softplus), or
-  /// `log(1 + exp(t))` as vLLM's torch reference of fused_gdn_gating
-  /// writes it (the two differ by the rounding of 1 + exp(t), up to a few
-  /// ulps); none where neither is exact (another spelling, such as
-  /// max(t, 0) + log1p(exp(-|t|))).
+  /// Which of the runtime's two softplus epilogues (fusion_rt::
+  /// apply_epilogue, the formula every backend computes) `v`, a softplus of
+  /// t = y + bias that `agrees` with the reference, equals bit for bit on
+  /// every probe, evaluated as f32 arithmetic: torch's
+  /// `t > 20 ? t : log1p(exp(t))` (F.softplus), or `log(1 + exp(t))` as
+  /// vLLM's torch reference of fused_gdn_gating writes it (the two differ
+  /// by the rounding of 1 + exp(t), up to a few ulps); none where neither
+  /// is exact (another spelling, such as max(t, 0) + log1p(exp(-|t|))).
   std::optional<EpilogueKind> softplusForm(Value v, Value bias) {
+    auto runtime = [](EpilogueKind k, float t) {
+      return double(fusion_rt::apply_epilogue(int32_t(k), t, false, 1.f));
+    };
     bool log1pForm = true, logForm = true;
     inF32 = true;
     for (int probe = 0; probe < 3 && (log1pForm || logForm); ++probe) {
@@ -671,9 +678,8 @@ public:
           break;
         }
         float t = yf + float(*b);
-        float e = expf(t);
-        log1pForm &= *got == double(t > 20.f ? t : log1pf(e));
-        logForm &= *got == double(t > 20.f ? t : logf(1.f + e));
+        log1pForm &= *got == runtime(EpilogueKind::softplus_bias_scale, t);
+        logForm &= *got == runtime(EpilogueKind::softplus_log_bias_scale, t);
       }
     }
     inF32 = false;
