@@ -519,9 +519,26 @@ public:
   /// position.
   std::optional<double> eval(Value v, ArrayRef<double> proj, int probe) {
     std::optional<double> r = evalValue(v, proj, probe);
-    if (r && inF32)
+    if (r && inF32) {
+      // Rounded to f32, then to the value's own type where it is narrower
+      // (a body computing in bf16 rounds every op's result); a projection
+      // (its rounding included) reads the probe value as given.
       r = double(float(*r));
+      auto t = dyn_cast<FloatType>(getElementTypeOrSelf(v.getType()));
+      if (t && t.getWidth() < 32 && projectionOf(v) < 0)
+        r = roundAs(t, *r);
+    }
     return r;
+  }
+
+  /// `x` (an f32 value) rounded to the float type `t`, nearest even.
+  static double roundAs(FloatType t, double x) {
+    bool lost = false;
+    llvm::APFloat a(static_cast<float>(x));
+    a.convert(t.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven, &lost);
+    a.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
+              &lost);
+    return a.convertToDouble();
   }
 
   /// eval without the f32 rounding of its result.
@@ -572,13 +589,7 @@ public:
       auto to = dyn_cast<FloatType>(getElementTypeOrSelf(trunc.getType()));
       if (!a || !to)
         return std::nullopt;
-      bool lost = false;
-      llvm::APFloat x(static_cast<float>(*a));
-      x.convert(to.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven,
-                &lost);
-      x.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
-                &lost);
-      return x.convertToDouble();
+      return roundAs(to, *a);
     }
     if (isa<arith::ExtFOp, arith::TruncFOp>(op))
       return arg(0);
@@ -653,40 +664,39 @@ public:
     return true;
   }
 
-  /// Which of the runtime's two softplus epilogues (fusion_rt::
+  /// Which of the runtime's three softplus epilogues (fusion_rt::
   /// apply_epilogue, the formula every backend computes) `v`, a softplus of
   /// t = y + bias that `agrees` with the reference, equals bit for bit on
   /// every probe, evaluated as f32 arithmetic: torch's
-  /// `t > 20 ? t : log1p(exp(t))` (F.softplus), or `log(1 + exp(t))` as
+  /// `t > 20 ? t : log1p(exp(t))` (F.softplus), `log(1 + exp(t))` as
   /// vLLM's torch reference of fused_gdn_gating writes it (the two differ
-  /// by the rounding of 1 + exp(t), up to a few ulps); none where neither
-  /// is exact (another spelling, such as max(t, 0) + log1p(exp(-|t|))).
+  /// by the rounding of 1 + exp(t), up to a few ulps), or the overflow-safe
+  /// `max(t, 0) + log1p(exp(-|t|))` (torch.logaddexp(t, 0), JAX's
+  /// softplus; no threshold); none where no form is exact.
   std::optional<EpilogueKind> softplusForm(Value v, Value bias) {
-    auto runtime = [](EpilogueKind k, float t) {
-      return double(fusion_rt::apply_epilogue(int32_t(k), t, false, 1.f));
-    };
-    bool log1pForm = true, logForm = true;
+    static constexpr EpilogueKind kForms[] = {
+        EpilogueKind::softplus_bias_scale,
+        EpilogueKind::softplus_log_bias_scale,
+        EpilogueKind::softplus_stable_bias_scale};
+    bool exact[3] = {true, true, true};
+    auto any = [&] { return exact[0] || exact[1] || exact[2]; };
     inF32 = true;
-    for (int probe = 0; probe < 3 && (log1pForm || logForm); ++probe) {
+    for (int probe = 0; probe < 3 && any(); ++probe) {
       std::optional<double> b = bias ? eval(bias, {}, probe) : 0.0;
-      for (double y = -40.0; y <= 40.0; y += 0.125) {
+      for (double y = -40.0; y <= 40.0 && any(); y += 0.125) {
         float yf = float(y + 0.0137);
         std::optional<double> got =
             b ? eval(v, {double(yf)}, probe) : std::nullopt;
-        if (!got) {
-          log1pForm = logForm = false;
-          break;
-        }
-        float t = yf + float(*b);
-        log1pForm &= *got == runtime(EpilogueKind::softplus_bias_scale, t);
-        logForm &= *got == runtime(EpilogueKind::softplus_log_bias_scale, t);
+        float t = yf + float(b.value_or(0.0));
+        for (int f = 0; f < 3; ++f)
+          exact[f] &= got && *got == double(fusion_rt::apply_epilogue(
+                                         int32_t(kForms[f]), t, false, 1.f));
       }
     }
     inF32 = false;
-    if (log1pForm)
-      return EpilogueKind::softplus_bias_scale;
-    if (logForm)
-      return EpilogueKind::softplus_log_bias_scale;
+    for (int f = 0; f < 3; ++f)
+      if (exact[f])
+        return kForms[f];
     return std::nullopt;
   }
 
@@ -1025,9 +1035,18 @@ FailureOr<EpilogueMatch> mlir::fusion::matchEpilogue(Value projection,
     }
 
     Value root = body.root();
+    // A final widening of a value computed in bf16 / f16 (`b.sigmoid()` of a
+    // bf16 Linear, then `.float()`): the activation kinds below compute in
+    // f32 and round once to that type, then widen (EpilogueMatch::widenFrom).
+    Type narrow;
     if (auto def = root.getDefiningOp();
-        def && isa<arith::TruncFOp, arith::ExtFOp>(def))
+        def && isa<arith::TruncFOp, arith::ExtFOp>(def)) {
       root = def->getOperand(0);
+      Type from = root.getType();
+      if (isa<arith::ExtFOp>(def) && (from.isBF16() || from.isF16()) &&
+          getElementTypeOrSelf(g->getResult(0).getType()).isF32())
+        narrow = from;
+    }
     bool negate = false;
     SmallVector<Value, 2> factors;
     Value f;
@@ -1047,6 +1066,17 @@ FailureOr<EpilogueMatch> mlir::fusion::matchEpilogue(Value projection,
                          "projection and per-column factors");
     }
     bool plain = factors.empty() && !negate;
+    // The per-column scale: the product of the factors and the sign.
+    auto scaleOf = [&] {
+      ColumnParam scale;
+      if (factors.size() == 1 && !negate) {
+        scale = columnParam(body, factors.front());
+      } else {
+        scale.factors = factors;
+        scale.negate = negate;
+      }
+      return scale;
+    };
 
     // none (a rounding or widening of y) and bias (y + b).
     if (plain && body.projectionOf(f) == 0)
@@ -1062,10 +1092,12 @@ FailureOr<EpilogueMatch> mlir::fusion::matchEpilogue(Value projection,
     }
     if (plain && body.agrees(f, Value(), refSigmoid)) {
       m.kind = EpilogueKind::sigmoid;
+      m.widenFrom = narrow;
       return m;
     }
     if (plain && body.agrees(f, Value(), refSilu)) {
       m.kind = EpilogueKind::silu;
+      m.widenFrom = narrow;
       return m;
     }
     // sigmoid(y + b) and silu(y + b): the bias is a column value added to y
@@ -1074,11 +1106,13 @@ FailureOr<EpilogueMatch> mlir::fusion::matchEpilogue(Value projection,
     if (plain && bias && body.agrees(f, bias, refSigmoid)) {
       m.kind = EpilogueKind::sigmoid;
       m.bias = columnParam(body, bias);
+      m.widenFrom = narrow;
       return m;
     }
     if (plain && bias && body.agrees(f, bias, refSilu)) {
       m.kind = EpilogueKind::silu;
       m.bias = columnParam(body, bias);
+      m.widenFrom = narrow;
       return m;
     }
     if (body.agrees(f, bias, refSoftplus)) {
@@ -1086,8 +1120,9 @@ FailureOr<EpilogueMatch> mlir::fusion::matchEpilogue(Value projection,
       if (!form)
         return unsupported(
             "softplus(y + bias) is written in a form whose f32 result is "
-            "neither log1p(exp(t)) nor log(1 + exp(t)) bit for bit (the "
-            "fused kernels compute one of the two)");
+            "none of log1p(exp(t)), log(1 + exp(t)) and max(t, 0) + "
+            "log1p(exp(-|t|)) bit for bit (the fused kernels compute one of "
+            "the three)");
       m.kind = *form;
       if (bias) {
         m.bias = columnParam(body, bias);
@@ -1095,21 +1130,41 @@ FailureOr<EpilogueMatch> mlir::fusion::matchEpilogue(Value projection,
         m.bias = ColumnParam();
         m.bias->constant = 0.0;
       }
-      ColumnParam scale;
-      if (factors.size() == 1 && !negate) {
-        scale = columnParam(body, factors.front());
-      } else {
-        scale.factors = factors;
-        scale.negate = negate;
-      }
-      m.scale = scale;
+      m.scale = scaleOf();
       return m;
     }
-    if (!plain && (body.agrees(f, Value(), refSigmoid) ||
-                   (bias && (body.agrees(f, bias, refSigmoid) ||
-                             body.agrees(f, bias, refSilu))) ||
-                   (bias && f.getDefiningOp<arith::AddFOp>())))
-      return unsupported("a scale on an epilogue other than softplus");
+    // A scaled sigmoid or silu: act(y [+ b]) * s (FLA's GatedDeltaNet:
+    // beta = b.sigmoid() * 2).
+    if (!plain) {
+      Value b;
+      std::optional<EpilogueKind> kind;
+      if (body.agrees(f, Value(), refSigmoid))
+        kind = EpilogueKind::sigmoid;
+      else if (bias && body.agrees(f, bias, refSigmoid))
+        kind = EpilogueKind::sigmoid, b = bias;
+      else if (body.agrees(f, Value(), refSilu))
+        kind = EpilogueKind::silu;
+      else if (bias && body.agrees(f, bias, refSilu))
+        kind = EpilogueKind::silu, b = bias;
+      if (kind && f.getType() != root.getType())
+        return unsupported("the epilogue rounds " +
+                           stringifyEpilogueKind(*kind).str() + "(y) to " +
+                           typeString(f.getType()) +
+                           " before multiplying it by its scale in " +
+                           typeString(root.getType()) +
+                           " (the fused op scales the unrounded value)");
+      if (kind) {
+        m.kind = *kind;
+        if (b)
+          m.bias = columnParam(body, b);
+        m.scale = scaleOf();
+        m.widenFrom = narrow;
+        return m;
+      }
+      if (bias && f.getDefiningOp<arith::AddFOp>())
+        return unsupported("a scale on a bias epilogue ((y + b) * s): no "
+                           "fused epilogue scales y + b");
+    }
     return unsupported("the epilogue matches none of: y + bias, "
                        "sigmoid(y [+ bias]), silu(y [+ bias]), "
                        "softplus(y + bias) * scale");

@@ -981,7 +981,10 @@ mlir::fusion::rewritePairedProjection(RewriterBase &rewriter,
         scale[i] = materializeColumnParam(b, loc, e.generic, *e.scale,
                                           hSize(plan.proj[i]));
       if (!plan.gatedQuant) {
-        resultTypes.push_back(e.result.getType());
+        // An activation computed in bf16 / f16, then widened: the fused op
+        // stores the narrow value, a widening generic follows it.
+        auto rt = cast<RankedTensorType>(e.result.getType());
+        resultTypes.push_back(e.widenFrom ? rt.clone(e.widenFrom) : rt);
         roots.push_back(rootOf(plan.proj[i], e));
       }
     }
@@ -1077,14 +1080,17 @@ mlir::fusion::rewritePairedProjection(RewriterBase &rewriter,
   }
   for (auto [old, result] : llvm::zip(replacedValues, fused->getResults())) {
     Value replacement = result;
-    if (old.getType() != result.getType()) {
+    if (getElementTypeOrSelf(old.getType()) !=
+        getElementTypeOrSelf(result.getType()))
+      replacement = castToF32(b, loc, result); // EpilogueMatch::widenFrom
+    if (old.getType() != replacement.getType()) {
       auto type = cast<RankedTensorType>(old.getType());
       SmallVector<OpFoldResult> shape;
       for (int64_t d = 0; d < tokenRank; ++d)
         shape.push_back(tensor::getMixedSize(b, loc, plan.proj[0].lhs, d));
-      shape.push_back(tensor::getMixedSize(b, loc, result, 1));
-      replacement =
-          tensor::ExpandShapeOp::create(b, loc, type, result, reassoc, shape);
+      shape.push_back(tensor::getMixedSize(b, loc, replacement, 1));
+      replacement = tensor::ExpandShapeOp::create(b, loc, type, replacement,
+                                                  reassoc, shape);
     }
     rewriter.replaceAllUsesWith(old, replacement);
   }

@@ -241,7 +241,9 @@ def paired_projection(x, w0, w1, *, epilogue0="none", epilogue1="none", bias0=No
     w.t()), both from one read of x, accumulated in f32. Epilogues: none,
     bias (bias_i), sigmoid / silu (optional bias_i), softplus_bias_scale
     (softplus(y + bias_i) * scale_i, torch's log1p(exp(t)) below 20),
-    softplus_log_bias_scale (the same with log(1 + exp(t))). round_i = "bf16" / "f16" rounds the
+    softplus_log_bias_scale (the same with log(1 + exp(t))),
+    softplus_stable_bias_scale (max(t, 0) + log1p(exp(-|t|)), no threshold:
+    torch.logaddexp(t, 0)). round_i = "bf16" / "f16" rounds the
     accumulator first (a bf16 / f16 nn.Linear), then adds bias_i;
     "bf16_with_bias" / "f16_with_bias" round y + bias_i once (an nn.Linear
     with bias=True) and add no bias after. gated = a gated activation

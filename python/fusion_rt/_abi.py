@@ -37,7 +37,8 @@ ACT = {"identity": 0, "relu": 1, "gelu": 2, "gelu_tanh": 3, "silu": 4,
 GATED_ACTS = ("swiglu", "geglu", "reglu", "qgeglu", "sreglu", "clamped_swiglu",
               "geglu_erf")
 EPILOGUE = {"none": 0, "bias": 1, "sigmoid": 2, "silu": 3,
-            "softplus_bias_scale": 4, "softplus_log_bias_scale": 5}
+            "softplus_bias_scale": 4, "softplus_log_bias_scale": 5,
+            "softplus_stable_bias_scale": 6}
 ACC_ROUND = {"none": 0, "bf16": 1, "f16": 2, "bf16_with_bias": 3, "f16_with_bias": 4}
 
 STATUS = {0: "FUSION_RT_STATUS_SUCCESS", 1: "FUSION_RT_STATUS_NULL_POINTER",

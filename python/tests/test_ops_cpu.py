@@ -298,7 +298,10 @@ class BytesTest(unittest.TestCase):
                       epilogue1="softplus_log_bias_scale", bias1=bias, scale1=scale,
                       round0="bf16", round1="bf16", out_dtype1=torch.float32),
                  dict(epilogue0="bias", bias0=b0, epilogue1="silu", bias1=bias,
-                      round0="bf16_with_bias", round1="bf16_with_bias")]
+                      round0="bf16_with_bias", round1="bf16_with_bias"),
+                 dict(epilogue0="softplus_stable_bias_scale", bias0=b0,
+                      epilogue1="softplus_stable_bias_scale", bias1=bias, scale1=scale,
+                      out_dtype0=torch.float32, out_dtype1=torch.float32)]
         for kw in cases:
             o0, o1 = fusion_rt.paired_projection(x, w0, w1t.t(), **kw)
             self.assertEqual(o0.shape, (2, 5, 24))

@@ -10,13 +10,17 @@
 // given, otherwise no multiply):
 //   NONE                  y
 //   BIAS                  y + b
-//   SIGMOID               sigmoid(y + b)          = 1 / (1 + expf(-(y + b)))
-//   SILU                  silu(y + b)             = t * sigmoid(t)
+//   SIGMOID               sigmoid(y + b) * s      = 1 / (1 + expf(-(y + b)))
+//   SILU                  silu(y + b) * s         = t * sigmoid(t)
 //   SOFTPLUS_BIAS_SCALE   softplus(y + b) * s     softplus as torch's
 //                         F.softplus(beta=1, threshold=20):
 //                         t > 20 ? t : log1pf(expf(t))
 //   SOFTPLUS_LOG_BIAS_SCALE                       the same, written
 //                         t > 20 ? t : logf(1 + expf(t)) (vLLM's reference)
+//   SOFTPLUS_STABLE_BIAS_SCALE                    the overflow-safe form,
+//                         no threshold: m + log1pf(expf(-|t|)), m = max(t, 0)
+//                         (t > 0 ? t : 0), and m where |m| is Inf
+//                         (torch.logaddexp(t, 0), JAX's softplus)
 // Gated pairs: out = gated_forward(kind, y0 + b0, y1 + b1) (activation.h).
 // With an accumulator rounding, y + b above reads round(y) + b, or
 // round(y + b) for the _AFTER_BIAS modes (biased_accumulator).
@@ -39,7 +43,8 @@ enum EpilogueKind : int32_t {
   kEpiSigmoid = FUSION_RT_EPILOGUE_SIGMOID,
   kEpiSilu = FUSION_RT_EPILOGUE_SILU,
   kEpiSoftplusBiasScale = FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE,
-  kEpiSoftplusLogBiasScale = FUSION_RT_EPILOGUE_SOFTPLUS_LOG_BIAS_SCALE
+  kEpiSoftplusLogBiasScale = FUSION_RT_EPILOGUE_SOFTPLUS_LOG_BIAS_SCALE,
+  kEpiSoftplusStableBiasScale = FUSION_RT_EPILOGUE_SOFTPLUS_STABLE_BIAS_SCALE
 };
 
 /// Rounding of the accumulator before the epilogue; values equal
@@ -80,22 +85,27 @@ FUSION_RT_HDI float apply_epilogue(int32_t kind, float t, bool has_scale,
                                    float s) {
   if (kind == kEpiNone || kind == kEpiBias)
     return t;
-  // One expf serves the four kinds (less code in the kernels that inline
+  // One expf serves the five kinds (less code in the kernels that inline
   // this), each exactly as the header's formulas: act_sigmoid(t) =
-  // 1 / (1 + e^-t), act_silu(t) = t * act_sigmoid(t), and torch's softplus
+  // 1 / (1 + e^-t), act_silu(t) = t * act_sigmoid(t), torch's softplus
   // (beta 1, threshold 20: linear above it; NaN propagates through
-  // log1pf(expf(NaN))) = log1p(e^t) up to 20, or log(1 + e^t) as written.
-  const bool softplus =
-      kind == kEpiSoftplusBiasScale || kind == kEpiSoftplusLogBiasScale;
-  const float e = expf(softplus ? t : -t);
+  // log1pf(expf(NaN))) = log1p(e^t) up to 20, or log(1 + e^t) as written,
+  // and the overflow-safe m + log1p(e^-|t|) (NaN: m = 0, e = NaN).
+  const bool stable = kind == kEpiSoftplusStableBiasScale;
+  const bool softplus = stable || kind == kEpiSoftplusBiasScale ||
+                        kind == kEpiSoftplusLogBiasScale;
+  const float e = expf(stable ? -fabsf(t) : softplus ? t : -t);
   if (softplus) {
-    const float sp = t > 20.f                        ? t
+    const float m = t > 0.f ? t : 0.f;
+    const float sp = stable ? (fabsf(m) == INFINITY ? m : m + log1pf(e))
+                     : t > 20.f                        ? t
                      : kind == kEpiSoftplusBiasScale ? log1pf(e)
                                                      : logf(1.f + e);
     return has_scale ? sp * s : sp;
   }
   const float sig = 1.f / (1.f + e);
-  return kind == kEpiSilu ? t * sig : sig;
+  const float r = kind == kEpiSilu ? t * sig : sig;
+  return has_scale ? r * s : r;
 }
 
 } // namespace fusion_rt

@@ -367,15 +367,21 @@ typedef struct fusion_rt_options {
 typedef enum fusion_rt_epilogue_kind {
   FUSION_RT_EPILOGUE_NONE = 0,
   FUSION_RT_EPILOGUE_BIAS = 1,    /**< y + bias[n] */
-  FUSION_RT_EPILOGUE_SIGMOID = 2, /**< sigmoid(y) (+bias first when given) */
-  FUSION_RT_EPILOGUE_SILU = 3,
+  /** sigmoid(y) (+bias first when given; * scale[n] when a scale is given,
+   *  as FLA's GatedDeltaNet writes beta = sigmoid(b) * 2) */
+  FUSION_RT_EPILOGUE_SIGMOID = 2,
+  FUSION_RT_EPILOGUE_SILU = 3, /**< silu(y), bias and scale as SIGMOID */
   /** GDN alpha gate: softplus(y + bias[n]) * scale[n]; softplus is linear
    *  above 20 (torch threshold 20, beta 1), log1pf(expf(t)) up to it. */
   FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE = 4,
   /** The same with logf(1 + expf(t)) up to 20, as vLLM's torch reference of
    *  fused_gdn_gating writes softplus (it differs from log1p by the
    *  rounding of 1 + exp(t)). */
-  FUSION_RT_EPILOGUE_SOFTPLUS_LOG_BIAS_SCALE = 5
+  FUSION_RT_EPILOGUE_SOFTPLUS_LOG_BIAS_SCALE = 5,
+  /** The overflow-safe softplus, no threshold: m + log1pf(expf(-|t|)) with
+   *  m = (t > 0 ? t : 0), and m itself where |m| is Inf; as
+   *  torch.logaddexp(t, 0) and JAX's softplus (logaddexp(t, 0)) write it. */
+  FUSION_RT_EPILOGUE_SOFTPLUS_STABLE_BIAS_SCALE = 6
 } fusion_rt_epilogue_kind;
 
 /** Rounding of a paired projection's f32 accumulator before its epilogue:

@@ -627,7 +627,7 @@ fusion_rt_status check_paired_epilogue(const fusion_rt_epilogue &e, int i,
                                        PairedRequest &req) {
   char name[48];
   if (!in_range(e.kind, FUSION_RT_EPILOGUE_NONE,
-                FUSION_RT_EPILOGUE_SOFTPLUS_LOG_BIAS_SCALE))
+                FUSION_RT_EPILOGUE_SOFTPLUS_STABLE_BIAS_SCALE))
     return fail(FUSION_RT_STATUS_BAD_VALUE,
                 "desc->epilogue%d.kind = %d is not a fusion_rt_epilogue_kind", i,
                 int(e.kind));
@@ -658,10 +658,10 @@ fusion_rt_status check_paired_epilogue(const fusion_rt_epilogue &e, int i,
                 "%s.data is NULL but epilogue%d.kind is BIAS", name, i);
   FUSION_RT_TRY(get_epilogue_vector(e.bias, name, in_dtype, h, req.bias[i]));
   std::snprintf(name, sizeof name, "desc->epilogue%d.scale", i);
-  if (e.kind != FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE &&
-      e.kind != FUSION_RT_EPILOGUE_SOFTPLUS_LOG_BIAS_SCALE && e.scale.data)
+  if (e.kind < FUSION_RT_EPILOGUE_SIGMOID && e.scale.data)
     return fail(FUSION_RT_STATUS_BAD_VALUE,
-                "%s is given but only the SOFTPLUS kinds read a scale", name);
+                "%s is given but epilogue%d.kind %s reads no scale", name, i,
+                e.kind == FUSION_RT_EPILOGUE_NONE ? "NONE" : "BIAS");
   return get_epilogue_vector(e.scale, name, in_dtype, h, req.scale[i]);
 }
 

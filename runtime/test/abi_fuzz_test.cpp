@@ -538,7 +538,7 @@ TEST(AbiFuzz, PairedProjectionCallsAreRejectedOrStayInTheirViews) {
     fusion_rt_epilogue *epis[2] = {&d.epilogue0, &d.epilogue1};
     for (int i = 0; i < 2; ++i) {
       fusion_rt_epilogue &e = *epis[i];
-      e.kind = int32_t(f.pick(gated ? 2 : 6));
+      e.kind = int32_t(f.pick(gated ? 2 : 7));
       e.accumulator_round = int32_t(f.pick(5));
       const bool bias = e.kind == FUSION_RT_EPILOGUE_BIAS ||
                         (e.kind != FUSION_RT_EPILOGUE_NONE && f.pick(2) == 0);

@@ -540,6 +540,65 @@ TEST(PairedProjectionCpu, SoftplusLogFormIsAsWritten) {
   EXPECT_GT(differ, 0);
 }
 
+TEST(PairedProjectionCpu, SigmoidAndSiluTakeAScale) {
+  // sigmoid(y + b) * s and silu(y + b) * s (FLA's beta = sigmoid(b) * 2): the
+  // f32 formula of the header, the product last; a bias-free scale of -0.75.
+  float x = 1.f, w[2] = {0.f, 0.f}, o[2] = {0.f, 0.f};
+  const float b[1] = {0.25f}, sc[2] = {2.f, -0.75f};
+  for (float y : {-30.f, -2.5f, -0.1f, 0.f, 0.6f, 4.f, 90.f}) {
+    w[0] = w[1] = y;
+    fusion_rt_paired_projection d{};
+    d.lhs = view2d(&x, FUSION_RT_F32, 1, 1);
+    d.weight0 = view2d(&w[0], FUSION_RT_F32, 1, 1);
+    d.weight1 = view2d(&w[1], FUSION_RT_F32, 1, 1);
+    d.epilogue0.kind = FUSION_RT_EPILOGUE_SIGMOID;
+    d.epilogue0.bias = view1d(const_cast<float *>(&b[0]), FUSION_RT_F32, 1);
+    d.epilogue0.scale = view1d(const_cast<float *>(&sc[0]), FUSION_RT_F32, 1);
+    d.epilogue1.kind = FUSION_RT_EPILOGUE_SILU;
+    d.epilogue1.scale = view1d(const_cast<float *>(&sc[1]), FUSION_RT_F32, 1);
+    d.gated_kind = -1;
+    d.accumulate_dtype = FUSION_RT_F32;
+    d.out0 = view2d(&o[0], FUSION_RT_F32, 1, 1);
+    d.out1 = view2d(&o[1], FUSION_RT_F32, 1, 1);
+    ASSERT_EQ(fusion_rt_paired_projection_run(&d, nullptr, nullptr),
+              FUSION_RT_STATUS_SUCCESS)
+        << fusion_rt_last_error_message();
+    const float t0 = y + b[0];
+    const float want0 = 1.f / (1.f + expf(-t0)) * sc[0];
+    const float want1 = y * (1.f / (1.f + expf(-y))) * sc[1];
+    EXPECT_EQ(fusion_rt::f32_bits(o[0]), fusion_rt::f32_bits(want0)) << y;
+    EXPECT_EQ(fusion_rt::f32_bits(o[1]), fusion_rt::f32_bits(want1)) << y;
+  }
+}
+
+TEST(PairedProjectionCpu, SoftplusStableFormIsAsWritten) {
+  // SOFTPLUS_STABLE_BIAS_SCALE computes the overflow-safe softplus as
+  // torch.logaddexp(t, 0) writes it: m + log1p(exp(-|t|)), m = max(t, 0),
+  // m where |m| is Inf; no threshold (t = 25: 25 + 1.4e-11 rounds to 25,
+  // Inf stays Inf, -Inf gives 0). Bit for bit that f32 formula, and not
+  // torch's log1p form everywhere.
+  int differ = 0;
+  for (float y : {-INFINITY, -90.f, -30.f, -9.5f, -1.f, -0.3f, 0.f, 0.7f, 1.3f,
+                  3.f, 7.7f, 19.99f, 20.f, 25.f, 100.f, INFINITY, NAN}) {
+    float o0 = 0, o1 = 0;
+    run_scalar_pair(y, FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE,
+                    FUSION_RT_EPILOGUE_SOFTPLUS_STABLE_BIAS_SCALE, o0, o1);
+    if (std::isnan(y)) {
+      EXPECT_TRUE(std::isnan(o1));
+      continue;
+    }
+    const float m = y > 0.f ? y : 0.f;
+    const float want = std::isinf(m) ? m : m + log1pf(expf(-std::fabs(y)));
+    EXPECT_EQ(fusion_rt::f32_bits(o1), fusion_rt::f32_bits(want)) << y;
+    if (std::isfinite(y))
+      EXPECT_NEAR(o1, softplus_d(y), 2e-7 * std::max(1.0, softplus_d(y))) << y;
+    differ += fusion_rt::f32_bits(o0) != fusion_rt::f32_bits(o1);
+  }
+  // The forms differ by a last bit for some 0 < t < 20 (log1p(e^t) against
+  // t + log1p(e^-t)).
+  EXPECT_GT(differ, 0);
+}
+
 TEST(PairedProjectionCpu, ThreadCountDoesNotChangeBits) {
   Pair a(64, 512, 32, 32, FUSION_RT_BF16, 8), b(64, 512, 32, 32, FUSION_RT_BF16, 8);
   fusion_rt_options one{FUSION_RT_BACKEND_CPU, 1}, four{FUSION_RT_BACKEND_AUTO, 4};
@@ -657,7 +716,7 @@ TEST(PairedProjectionValidation, EveryBrokenArgumentIsReportedAndNothingWritten)
          p.d.epilogue1 = fusion_rt_epilogue{};
        },
        FUSION_RT_STATUS_BAD_VALUE, "desc->out1"},
-      {"epilogue kind range", [](Pair &p) { p.d.epilogue1.kind = 6; },
+      {"epilogue kind range", [](Pair &p) { p.d.epilogue1.kind = 7; },
        FUSION_RT_STATUS_BAD_VALUE, "desc->epilogue1.kind"},
       {"epilogue kind negative", [](Pair &p) { p.d.epilogue0.kind = -1; },
        FUSION_RT_STATUS_BAD_VALUE, "desc->epilogue0.kind"},
@@ -679,8 +738,8 @@ TEST(PairedProjectionValidation, EveryBrokenArgumentIsReportedAndNothingWritten)
          p.d.epilogue1.scale = fusion_rt_tensor{};
        },
        FUSION_RT_STATUS_BAD_VALUE, "desc->epilogue1.bias"},
-      {"scale given to SIGMOID",
-       [](Pair &p) { p.d.epilogue1.kind = FUSION_RT_EPILOGUE_SIGMOID; },
+      {"scale given to BIAS",
+       [](Pair &p) { p.d.epilogue1.kind = FUSION_RT_EPILOGUE_BIAS; },
        FUSION_RT_STATUS_BAD_VALUE, "desc->epilogue1.scale"},
       {"bias length", [](Pair &p) { p.d.epilogue1.bias.sizes[0] = p.h1 + 1; },
        FUSION_RT_STATUS_BAD_SHAPE, "desc->epilogue1.bias"},

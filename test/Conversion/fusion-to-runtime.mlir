@@ -157,6 +157,21 @@ func.func @paired_softplus_log(%x: tensor<1x2048xbf16>, %wa: tensor<32x2048xbf16
 
 // -----
 
+// softplus_stable_bias_scale passes fusion_rt_epilogue_kind 6.
+// CHECK-LABEL: func.func @paired_softplus_stable
+// CHECK:        %[[EPI0:.*]] = arith.constant 6 : i32
+// CHECK-NEXT:    %[[EPI1:.*]] = arith.constant 0 : i32
+// CHECK:         call @fusion_rt_mlir_paired_projection(%[[EPI0]], %[[EPI1]],
+func.func @paired_softplus_stable(%x: tensor<4x64xf32>, %wa: tensor<32x64xf32>, %wb: tensor<32x64xf32>, %dt: tensor<32xf32>, %s: tensor<32xf32>) -> (tensor<4x32xf32>, tensor<4x32xf32>) {
+  %dst9 = tensor.empty() : tensor<4x32xf32>
+  %dst10 = tensor.empty() : tensor<4x32xf32>
+  %g, %b = fusion.paired_projection %x, %wa, %wb epilogues(softplus_stable_bias_scale bias %dt scale %s, none) outs(%dst9, %dst10)
+      : (tensor<4x64xf32>, tensor<32x64xf32>, tensor<32x64xf32>, tensor<32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<4x32xf32>) -> (tensor<4x32xf32>, tensor<4x32xf32>)
+  return %g, %b : tensor<4x32xf32>, tensor<4x32xf32>
+}
+
+// -----
+
 // round(bf16, with_bias) / round(f16, with_bias) pass 3 / 4 (the bias added
 // before the rounding: a Linear with bias=True).
 // CHECK-LABEL: func.func @paired_rounded_with_bias

@@ -674,19 +674,20 @@ func.func @negative_softplus_threshold(%x: tensor<4x64xf32>, %w0: tensor<8x64xf3
   return %r, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
 }
 
-/// softplus in the overflow-safe form max(t, 0) + log1p(exp(-|t|)): the
-/// same function, but its f32 result is neither of the two formulas the
-/// kernels compute (log1p(exp(t)), log(1 + exp(t))) bit for bit, so fusing
-/// it would change the program's values.
-// CHECK-LABEL: func.func @negative_softplus_stable_form
-//   CHECK-NOT: fusion.paired_projection
-func.func @negative_softplus_stable_form(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>, %w1: tensor<8x64xf32>,
-                                         %dt: tensor<8xf32>)
+/// softplus in the overflow-safe form max(t, 0) + log1p(exp(-|t|)) (JAX's
+/// softplus; torch.logaddexp(t, 0) adds an Inf guard, corpus
+/// gdn_logaddexp_f32): the same function as torch's, but not the same f32
+/// values for 0 < t < 20, so the op records the stable form, which the
+/// kernels compute as written.
+// CHECK-LABEL: func.func @softplus_stable_form
+//       CHECK: fusion.paired_projection %{{.*}} epilogues(softplus_stable_bias_scale bias %{{.*}} scale %{{.*}}, none)
+func.func @softplus_stable_form(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>, %w1: tensor<8x64xf32>,
+                                %dt: tensor<8xf32>)
     -> (tensor<4x8xf32>, tensor<4x8xf32>) {
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<4x8xf32>
   %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
-  // expected-remark @below {{Reason="unsupported epilogue", Remark="softplus(y + bias) is written in a form whose f32 result is neither log1p(exp(t)) nor log(1 + exp(t)) bit for bit (the fused kernels compute one of the two)"}}
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues softplus_stable_bias_scale, none"}}
   %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
       ins(%x, %w0 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
   %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
@@ -702,6 +703,42 @@ func.func @negative_softplus_stable_form(%x: tensor<4x64xf32>, %w0: tensor<8x64x
     %nabs = arith.negf %abs : f32
     %e = math.exp %nabs : f32
     %l = math.log1p %e : f32
+    %s = arith.addf %pos, %l : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  return %r, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+/// The overflow-safe form with log(1 + exp(-|t|)) instead of log1p: a
+/// softplus, but its f32 result is none of the three formulas the kernels
+/// compute bit for bit (log1p form below 0, log form above), so fusing it
+/// would change the program's values.
+// CHECK-LABEL: func.func @negative_softplus_stable_log_form
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_softplus_stable_log_form(%x: tensor<4x64xf32>, %w0: tensor<8x64xf32>, %w1: tensor<8x64xf32>,
+                                             %dt: tensor<8xf32>)
+    -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @below {{Reason="unsupported epilogue", Remark="softplus(y + bias) is written in a form whose f32 result is none of log1p(exp(t)), log(1 + exp(t)) and max(t, 0) + log1p(exp(-|t|)) bit for bit (the fused kernels compute one of the three)"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<4x64xf32>, tensor<8x64xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d1)>, #id],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%y0, %dt : tensor<4x8xf32>, tensor<8xf32>) outs(%empty : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %b: f32, %out: f32):
+    %t = arith.addf %in, %b : f32
+    %c0 = arith.constant 0.0 : f32
+    %c1 = arith.constant 1.0 : f32
+    %pos = arith.maximumf %t, %c0 : f32
+    %abs = math.absf %t : f32
+    %nabs = arith.negf %abs : f32
+    %e = math.exp %nabs : f32
+    %p = arith.addf %e, %c1 : f32
+    %l = math.log %p : f32
     %s = arith.addf %pos, %l : f32
     linalg.yield %s : f32
   } -> tensor<4x8xf32>
@@ -732,6 +769,117 @@ func.func @rounded_epilogue(%x: tensor<4x64xbf16>, %w0: tensor<8x64xbf16>, %w1: 
   %s = arith.divf %one, %d : tensor<4x8xf32>
   %sb = arith.truncf %s : tensor<4x8xf32> to tensor<4x8xbf16>
   return %sb, %y1 : tensor<4x8xbf16>, tensor<4x8xf32>
+}
+
+/// FLA's GatedDeltaNet with allow_neg_eigval: beta = b.sigmoid() * 2 of a
+/// bf16 Linear, as torch-mlir writes it (the sigmoid op by op in bf16, then
+/// a bf16 multiply): a sigmoid epilogue with a scale (a constant 2 per
+/// column, materialised).
+// CHECK-LABEL: func.func @sigmoid_scaled_bf16
+//       CHECK: %[[S:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<8xf32>)
+//       CHECK: arith.extf %{{.*}} : bf16 to f32
+//       CHECK: fusion.paired_projection %{{.*}} epilogues(round(bf16) sigmoid scale %[[S]], none)
+//  CHECK-SAME: -> (tensor<4x8xbf16>, tensor<4x8xf32>)
+func.func @sigmoid_scaled_bf16(%x: tensor<4x64xbf16>, %w0: tensor<8x64xbf16>, %w1: tensor<8x64xbf16>)
+    -> (tensor<4x8xbf16>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues round(bf16) sigmoid, none"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %yb = arith.truncf %y0 : tensor<4x8xf32> to tensor<4x8xbf16>
+  %n = arith.negf %yb : tensor<4x8xbf16>
+  %e = math.exp %n : tensor<4x8xbf16>
+  %one = arith.constant dense<1.0> : tensor<4x8xbf16>
+  %d = arith.addf %e, %one : tensor<4x8xbf16>
+  %s = arith.divf %one, %d : tensor<4x8xbf16>
+  %two = arith.constant dense<2.0> : tensor<4x8xbf16>
+  %beta = arith.mulf %s, %two : tensor<4x8xbf16>
+  return %beta, %y1 : tensor<4x8xbf16>, tensor<4x8xf32>
+}
+
+/// beta = b.sigmoid().float() of a bf16 Linear: the sigmoid is computed in
+/// bf16 and widened. The fused op stores it as bf16 (one rounding, torch's)
+/// and a widening generic gives the f32 value; before, the fused op stored
+/// the unrounded f32 sigmoid, not the program's value.
+// CHECK-LABEL: func.func @sigmoid_widened
+//       CHECK: %[[R:.*]]:2 = fusion.paired_projection %{{.*}} epilogues(round(bf16) sigmoid, none)
+//  CHECK-SAME: -> (tensor<4x8xbf16>, tensor<4x8xf32>)
+//       CHECK: %[[W:.*]] = linalg.generic {{.*}} ins(%[[R]]#0 : tensor<4x8xbf16>) outs(%{{.*}} : tensor<4x8xf32>)
+//       CHECK: arith.extf %{{.*}} : bf16 to f32
+//       CHECK: return %[[W]], %[[R]]#1
+func.func @sigmoid_widened(%x: tensor<4x64xbf16>, %w0: tensor<8x64xbf16>, %w1: tensor<8x64xbf16>)
+    -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues round(bf16) sigmoid, none"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %yb = arith.truncf %y0 : tensor<4x8xf32> to tensor<4x8xbf16>
+  %n = arith.negf %yb : tensor<4x8xbf16>
+  %e = math.exp %n : tensor<4x8xbf16>
+  %one = arith.constant dense<1.0> : tensor<4x8xbf16>
+  %d = arith.addf %e, %one : tensor<4x8xbf16>
+  %s = arith.divf %one, %d : tensor<4x8xbf16>
+  %beta = arith.extf %s : tensor<4x8xbf16> to tensor<4x8xf32>
+  return %beta, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+/// beta = b.sigmoid().float() * 3: the sigmoid is rounded to bf16 before
+/// the f32 multiply; the fused op would scale the unrounded sigmoid, so the
+/// pair is declined.
+// CHECK-LABEL: func.func @negative_sigmoid_rounded_before_scale
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_sigmoid_rounded_before_scale(%x: tensor<4x64xbf16>, %w0: tensor<8x64xbf16>, %w1: tensor<8x64xbf16>)
+    -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @below {{Reason="unsupported epilogue", Remark="the epilogue rounds sigmoid(y) to bf16 before multiplying it by its scale in f32 (the fused op scales the unrounded value)"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %yb = arith.truncf %y0 : tensor<4x8xf32> to tensor<4x8xbf16>
+  %n = arith.negf %yb : tensor<4x8xbf16>
+  %e = math.exp %n : tensor<4x8xbf16>
+  %one = arith.constant dense<1.0> : tensor<4x8xbf16>
+  %d = arith.addf %e, %one : tensor<4x8xbf16>
+  %s = arith.divf %one, %d : tensor<4x8xbf16>
+  %sf = arith.extf %s : tensor<4x8xbf16> to tensor<4x8xf32>
+  %three = arith.constant dense<3.0> : tensor<4x8xf32>
+  %beta = arith.mulf %sf, %three : tensor<4x8xf32>
+  return %beta, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+/// (y + b) * s: no fused epilogue scales a bias epilogue.
+// CHECK-LABEL: func.func @negative_scaled_bias
+//   CHECK-NOT: fusion.paired_projection
+func.func @negative_scaled_bias(%x: tensor<4x64xbf16>, %w0: tensor<8x64xbf16>, %w1: tensor<8x64xbf16>,
+                                %b: tensor<8xf32>, %sc: tensor<8xf32>)
+    -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @below {{Reason="unsupported epilogue", Remark="a scale on a bias epilogue ((y + b) * s): no fused epilogue scales y + b"}}
+  %y0 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w0 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w1 : tensor<4x64xbf16>, tensor<8x64xbf16>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #col, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y0, %b, %sc : tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) outs(%empty : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %bb: f32, %ss: f32, %out: f32):
+    %t = arith.addf %in, %bb : f32
+    %u = arith.mulf %t, %ss : f32
+    linalg.yield %u : f32
+  } -> tensor<4x8xf32>
+  return %r, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
 }
 
 /// The epilogue reads the projection rounded to bf16 and unrounded: the

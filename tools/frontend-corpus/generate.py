@@ -472,6 +472,28 @@ class GdnGatesVllm(GdnGates):
         return g, b.float().sigmoid()
 
 
+class GdnGatesFla(GdnGates):
+    """The gates as flash-linear-attention's GatedDeltaNet writes them:
+    beta = b.sigmoid() * 2 with allow_neg_eigval (else as returned),
+    or (widen=True) beta = b.sigmoid().float(); softplus as torch.logaddexp(t, 0)
+    when logaddexp is set (the overflow-safe form)."""
+
+    def __init__(self, hidden, heads, dtype, neg_eigval=True, widen=False,
+                 logaddexp=False):
+        super().__init__(hidden, heads, dtype)
+        self.neg, self.widen, self.lae = neg_eigval, widen, logaddexp
+
+    def gates(self, a, b):
+        beta = b.sigmoid()
+        if self.widen:
+            beta = beta.float()
+        if self.neg:
+            beta = beta * 2.0
+        t = a.float() + self.dt_bias
+        sp = torch.logaddexp(t, torch.zeros_like(t)) if self.lae else F.softplus(t)
+        return -self.A_log.float().exp() * sp, beta
+
+
 class FfnArg(torch.nn.Module):
     """A Llama FFN front whose weights are arguments (a served model's), as
     F.linear over separate w1 / w3 or one stacked w13 chunked in two, or
@@ -1064,6 +1086,16 @@ def programs():
         (x((4, 64), bf, 1.0), x((128, 64), bf, 0.125))
     yield "ffn_matmul_t_mxfp8_bf16", FfnArg(matmul=True), \
         (x((4, 64), bf, 1.0), x((64, 64), bf, 0.125), x((64, 64), bf, 0.125))
+    # flash-linear-attention's GatedDeltaNet: beta * 2 (allow_neg_eigval),
+    # beta widened by .float(), softplus as torch.logaddexp(t, 0).
+    yield "gdn_fla_negeig_bf16", GdnGatesFla(64, 8, bf), (x((4, 64), bf, 1.0),)
+    yield "gdn_fla_negeig_bf16_3d", GdnGatesFla(64, 8, bf), (x((2, 3, 64), bf, 1.0),)
+    yield "gdn_beta_float_bf16", GdnGatesFla(64, 8, bf, neg_eigval=False, widen=True), \
+        (x((4, 64), bf, 1.0),)
+    yield "gdn_logaddexp_f32", GdnGatesFla(64, 8, f32, neg_eigval=False, logaddexp=True), \
+        (x((4, 64), f32, 1.0),)
+    yield "gdn_logaddexp_bf16", GdnGatesFla(64, 8, bf, neg_eigval=False, logaddexp=True), \
+        (x((4, 64), bf, 1.0),)
 
 
 def large_programs():

@@ -19,10 +19,11 @@
 // numerically with the reference (runtime/common/epilogue.h) on a grid of probe
 // points. That accepts every spelling of sigmoid and finds softplus (with or
 // without torch's threshold-20 select, written either way round); a second
-// probe, evaluated as f32 arithmetic, then tells which of the kernels' two f32
-// formulas the IR computes bit for bit: log1p(exp(t)) (softplus_bias_scale,
-// torch's F.softplus) or log(1 + exp(t)) (softplus_log_bias_scale, as vLLM's
-// reference writes it); a softplus that is neither is declined.
+// probe, evaluated as f32 arithmetic, then tells which of the kernels' three
+// f32 formulas the IR computes bit for bit: log1p(exp(t)) (softplus_bias_scale,
+// torch's F.softplus), log(1 + exp(t)) (softplus_log_bias_scale, as vLLM's
+// reference writes it) or max(t, 0) + log1p(exp(-|t|))
+// (softplus_stable_bias_scale, torch.logaddexp(t, 0)); any other is declined.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSION_ANALYSIS_PROJECTIONPAIRING_H
@@ -103,6 +104,12 @@ struct EpilogueMatch {
   /// The bias is added before that rounding (`round(y + b)`: a Linear with
   /// bias=True), not after it.
   bool roundWithBias = false;
+  /// bf16 / f16 when the epilogue computes its activation in that type and
+  /// its generic then widens the result to f32 (`b.sigmoid().float()` of a
+  /// bf16 Linear): the fused op's result has this element type (computed in
+  /// f32, rounded once, as torch rounds the activation) and a widening
+  /// generic after it gives the f32 value; null otherwise.
+  Type widenFrom;
 };
 
 /// The gated activation consuming two projections.

@@ -271,8 +271,9 @@ def FusePairedProjections : Pass<"fusion-fuse-paired-projections",
     read the same LHS value, have the same K and element types and do not
     depend on each other, each consumed only by an elementwise epilogue
     (none, `+ bias`, sigmoid, silu, `softplus(y + bias) * scale` as the
-    Gated-DeltaNet alpha gate writes it, with log1p(exp(t)) or
-    log(1 + exp(t))) or both by one gated activation
+    Gated-DeltaNet alpha gate writes it, with log1p(exp(t)),
+    log(1 + exp(t)) or max(t, 0) + log1p(exp(-|t|))) or both by one gated
+    activation
     (SwiGLU, GeGLU, ...), and replaces them with one
     `fusion.paired_projection`. Per-column parameters computed in the IR
     (the GDN scale `-exp(A_log)`) are materialised as an [H] tensor before

@@ -161,6 +161,9 @@ struct Case {
   /// (group g: H0 / groups rows of w0, then H1 / groups of w1; Qwen3-Next's
   /// in_proj_ba), each passed as a [groups, H_i / groups, K] view.
   int64_t groups = 0;
+  /// epilogue1 reads a scale although it is no softplus (sigmoid(t) * s:
+  /// FLA's beta = sigmoid(b) * 2).
+  bool scale1 = false;
 };
 
 /// `y` rounded as fusion_rt_accumulator_round `mode` rounds the accumulator.
@@ -204,12 +207,14 @@ double sp(double x) { return x > 20 ? x : std::log1p(std::exp(x)); }
 double epi_d(int kind, double t, bool hs, double s) {
   switch (kind) {
   case FUSION_RT_EPILOGUE_SIGMOID:
-    return sig(t);
+    return sig(t) * (hs ? s : 1);
   case FUSION_RT_EPILOGUE_SILU:
-    return t * sig(t);
+    return t * sig(t) * (hs ? s : 1);
   case FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE:
   case FUSION_RT_EPILOGUE_SOFTPLUS_LOG_BIAS_SCALE:
     return sp(t) * (hs ? s : 1);
+  case FUSION_RT_EPILOGUE_SOFTPLUS_STABLE_BIAS_SCALE: // no threshold
+    return (std::max(t, 0.0) + std::log1p(std::exp(-std::fabs(t)))) * (hs ? s : 1);
   default:
     return t;
   }
@@ -288,7 +293,7 @@ void run_case(const Case &c, const char *path, uint32_t seed) {
       d.epilogue0.bias = vec1(P(b0), FUSION_RT_F32, c.h0);
     if (c.epi1 != FUSION_RT_EPILOGUE_NONE)
       d.epilogue1.bias = vec1(P(b1), c.f32_bias1 ? FUSION_RT_F32 : c.dt, c.h1);
-    if (c.epi1 >= FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE)
+    if (c.epi1 >= FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE || c.scale1)
       d.epilogue1.scale = vec1(P(s1), FUSION_RT_F32, c.h1);
     uint8_t *h0p = dev ? static_cast<uint8_t *>(o0.dev) : host_out0->data();
     uint8_t *h1p = dev ? static_cast<uint8_t *>(o1.dev) : host_out1->data();
@@ -410,7 +415,8 @@ void run_case(const Case &c, const char *path, uint32_t seed) {
         } else {
           ref =
               epi_d(c.epi1, y64(1, m, n, c.epi1 != 0, b1.at(n)),
-                    c.epi1 >= FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE, s1.at(n));
+                    c.epi1 >= FUSION_RT_EPILOGUE_SOFTPLUS_BIAS_SCALE || c.scale1,
+                    s1.at(n));
         }
         const int64_t off = (guard + m * h + n) * es;
         const double got = to_f(od, g.data() + off), cpu = to_f(od, r.data() + off);
@@ -922,6 +928,27 @@ int main(int argc, char **argv) {
   cases.push_back({16, 2048, 32, 32, FUSION_RT_BF16, S, SPL, -1, FUSION_RT_F32,
                    FUSION_RT_F32, false, 0, false, true, FUSION_RT_ROUND_BF16,
                    16});
+  // Then the overflow-safe softplus (SOFTPLUS_STABLE_BIAS_SCALE,
+  // torch.logaddexp(t, 0)) the same way.
+  const int32_t SPS = FUSION_RT_EPILOGUE_SOFTPLUS_STABLE_BIAS_SCALE;
+  for (int64_t m : {1, 4, 16, 128})
+    cases.push_back({m, 2048, 32, 32, FUSION_RT_BF16, S, SPS, -1, FUSION_RT_F32,
+                     FUSION_RT_F32, false, 0, false, true,
+                     FUSION_RT_ROUND_BF16});
+  cases.push_back({40, 5120, 48, 48, FUSION_RT_F32, SPS, S, -1});
+  cases.push_back({6, 768, 16, 16, FUSION_RT_BF16, S, SPS, -1, FUSION_RT_F32,
+                   FUSION_RT_F32, true});
+  cases.push_back({16, 2048, 32, 32, FUSION_RT_BF16, S, SPS, -1, FUSION_RT_F32,
+                   FUSION_RT_F32, false, 0, false, true, FUSION_RT_ROUND_BF16,
+                   16});
+  // Then a scaled sigmoid / silu (epilogue1 with a scale: FLA's
+  // beta = sigmoid(b) * 2), decode and prefill sizes, bf16 rounding.
+  for (int64_t m : {1, 16, 128})
+    cases.push_back({m, 2048, 32, 32, FUSION_RT_BF16, SPS, S, -1, FUSION_RT_F32,
+                     FUSION_RT_BF16, false, 0, false, false, FUSION_RT_ROUND_BF16,
+                     0, true});
+  cases.push_back({40, 1024, 48, 48, FUSION_RT_F16, S, SI, -1, FUSION_RT_F32,
+                   FUSION_RT_F32, false, 0, false, true, 0, 0, true});
   const char *paths[] = {"auto", "gemv", "mma", "blas", "generic"};
   uint32_t seed = 1;
   for (const Case &c : cases)

@@ -589,9 +589,9 @@ func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>) {
 func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %b: tensor<8xf32>) {
   %dst76 = tensor.empty() : tensor<4x8xf32>
   %dst77 = tensor.empty() : tensor<4x8xf32>
-  // expected-error @+1 {{epilogue 1 ('sigmoid') takes no scale operand}}
-  %a, %c = fusion.paired_projection %x, %w, %w epilogues(none, sigmoid bias %b scale %b) outs(%dst76, %dst77)
-      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<8xf32>, tensor<8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  // expected-error @+1 {{epilogue 1 ('none') takes no scale operand}}
+  %a, %c = fusion.paired_projection %x, %w, %w epilogues(none, none scale %b) outs(%dst76, %dst77)
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
   return
 }
 
@@ -635,6 +635,17 @@ func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %s: tensor<8xf32>) {
   %dst79 = tensor.empty() : tensor<4x8xf32>
   // expected-error @+1 {{epilogue 1 ('softplus_log_bias_scale') needs a bias operand}}
   %a, %c = fusion.paired_projection %x, %w, %w epilogues(none, softplus_log_bias_scale scale %s) outs(%dst78, %dst79)
+      : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %b: tensor<8xf32>) {
+  %dst78 = tensor.empty() : tensor<4x8xf32>
+  %dst79 = tensor.empty() : tensor<4x8xf32>
+  // expected-error @+1 {{epilogue 0 ('softplus_stable_bias_scale') needs a scale operand}}
+  %a, %c = fusion.paired_projection %x, %w, %w epilogues(softplus_stable_bias_scale bias %b, none) outs(%dst78, %dst79)
       : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
   return
 }
@@ -739,7 +750,7 @@ func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>) {
 func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>) {
   %dst94 = tensor.empty() : tensor<4x8xf32>
   %dst95 = tensor.empty() : tensor<4x8xf32>
-  // expected-error @+1 {{unknown epilogue 'tanh' (expected none, bias, sigmoid, silu, softplus_bias_scale or softplus_log_bias_scale)}}
+  // expected-error @+1 {{unknown epilogue 'tanh' (expected none, bias, sigmoid, silu, softplus_bias_scale, softplus_log_bias_scale or softplus_stable_bias_scale)}}
   %a, %b = fusion.paired_projection %x, %w, %w epilogues(tanh, none) outs(%dst94, %dst95)
       : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
   return

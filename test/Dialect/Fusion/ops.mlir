@@ -284,6 +284,28 @@ func.func @paired_softplus_log(%x: tensor<1x2048xbf16>, %wa: tensor<32x2048xbf16
   return %g, %b : tensor<1x32xf32>, tensor<1x32xbf16>
 }
 
+// A scaled sigmoid (FLA's beta = sigmoid(b) * 2) and a scaled silu.
+// CHECK-LABEL: func @paired_sigmoid_scale
+// CHECK: epilogues(round(bf16) sigmoid scale %{{.*}}, silu bias %{{.*}} scale %{{.*}}) outs(
+func.func @paired_sigmoid_scale(%x: tensor<1x2048xbf16>, %wa: tensor<32x2048xbf16>, %wb: tensor<32x2048xbf16>, %b: tensor<32xf32>, %s: tensor<32xf32>) -> (tensor<1x32xbf16>, tensor<1x32xf32>) {
+  %dst58 = tensor.empty() : tensor<1x32xbf16>
+  %dst59 = tensor.empty() : tensor<1x32xf32>
+  %g, %h = fusion.paired_projection %x, %wa, %wb epilogues(round(bf16) sigmoid scale %s, silu bias %b scale %s) outs(%dst58, %dst59)
+      : (tensor<1x2048xbf16>, tensor<32x2048xbf16>, tensor<32x2048xbf16>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<1x32xbf16>, tensor<1x32xf32>) -> (tensor<1x32xbf16>, tensor<1x32xf32>)
+  return %g, %h : tensor<1x32xbf16>, tensor<1x32xf32>
+}
+
+// softplus in the overflow-safe form (torch.logaddexp(t, 0)).
+// CHECK-LABEL: func @paired_softplus_stable
+// CHECK: epilogues(softplus_stable_bias_scale bias %{{.*}} scale %{{.*}}, sigmoid) outs(
+func.func @paired_softplus_stable(%x: tensor<1x2048xf32>, %wa: tensor<32x2048xf32>, %wb: tensor<32x2048xf32>, %dt: tensor<32xf32>, %s: tensor<32xf32>) -> (tensor<1x32xf32>, tensor<1x32xf32>) {
+  %dst56 = tensor.empty() : tensor<1x32xf32>
+  %dst57 = tensor.empty() : tensor<1x32xf32>
+  %g, %b = fusion.paired_projection %x, %wa, %wb epilogues(softplus_stable_bias_scale bias %dt scale %s, sigmoid) outs(%dst56, %dst57)
+      : (tensor<1x2048xf32>, tensor<32x2048xf32>, tensor<32x2048xf32>, tensor<32xf32>, tensor<32xf32>, tensor<1x32xf32>, tensor<1x32xf32>) -> (tensor<1x32xf32>, tensor<1x32xf32>)
+  return %g, %b : tensor<1x32xf32>, tensor<1x32xf32>
+}
+
 // A bias added before the rounding (bf16 Linears with bias=True feeding a
 // SwiGLU; a sigmoid of one).
 // CHECK-LABEL: func @paired_rounded_with_bias

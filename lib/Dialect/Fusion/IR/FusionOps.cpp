@@ -71,8 +71,8 @@ static ParseResult parseEpilogue(OpAsmParser &parser, EpilogueKindAttr &result,
   if (!kind)
     return parser.emitError(loc)
            << "unknown epilogue '" << word
-           << "' (expected none, bias, sigmoid, silu, softplus_bias_scale or "
-              "softplus_log_bias_scale)";
+           << "' (expected none, bias, sigmoid, silu, softplus_bias_scale, "
+              "softplus_log_bias_scale or softplus_stable_bias_scale)";
   result = EpilogueKindAttr::get(parser.getContext(), *kind);
   return success();
 }
@@ -530,7 +530,8 @@ LogicalResult GatedActQuantizeOp::verify() {
 
 static bool epilogueNeedsScale(EpilogueKind k) {
   return k == EpilogueKind::softplus_bias_scale ||
-         k == EpilogueKind::softplus_log_bias_scale;
+         k == EpilogueKind::softplus_log_bias_scale ||
+         k == EpilogueKind::softplus_stable_bias_scale;
 }
 
 static bool epilogueNeedsBias(EpilogueKind k) {
@@ -538,7 +539,8 @@ static bool epilogueNeedsBias(EpilogueKind k) {
 }
 
 /// Kinds that read a bias when one is given (t = y + bias) and none
-/// otherwise: the runtime's sigmoid and silu (runtime/common/epilogue.h).
+/// otherwise, and likewise a scale (act(t) * scale): the runtime's sigmoid
+/// and silu (runtime/common/epilogue.h).
 static bool epilogueTakesOptionalBias(EpilogueKind k) {
   return k == EpilogueKind::sigmoid || k == EpilogueKind::silu;
 }
@@ -585,7 +587,8 @@ static FailureOr<int64_t> verifyProjection(PairedProjectionOp op, unsigned idx,
     return op.emitOpError() << "epilogue " << idx << " ('" << epiName << "') "
                             << (bias ? "takes no" : "needs a")
                             << " bias operand";
-  if (epilogueNeedsScale(epilogue) != static_cast<bool>(scale))
+  if (!epilogueTakesOptionalBias(epilogue) &&
+      epilogueNeedsScale(epilogue) != static_cast<bool>(scale))
     return op.emitOpError() << "epilogue " << idx << " ('" << epiName << "') "
                             << (scale ? "takes no" : "needs a")
                             << " scale operand";

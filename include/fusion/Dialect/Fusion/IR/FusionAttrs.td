@@ -79,7 +79,8 @@ def Fusion_EpilogueKind : I32EnumAttr<"EpilogueKind",
   I32EnumAttrCase<"none", 0>, I32EnumAttrCase<"bias", 1>,
   I32EnumAttrCase<"sigmoid", 2>, I32EnumAttrCase<"silu", 3>,
   I32EnumAttrCase<"softplus_bias_scale", 4>,
-  I32EnumAttrCase<"softplus_log_bias_scale", 5>]> {
+  I32EnumAttrCase<"softplus_log_bias_scale", 5>,
+  I32EnumAttrCase<"softplus_stable_bias_scale", 6>]> {
   let cppNamespace = "::mlir::fusion";
   let genSpecializedAttr = 0;
 }

@@ -166,7 +166,10 @@ def Fusion_PairedProjectionOp : Fusion_DpsOp<"paired_projection"> {
     alpha gate, torch's threshold-20 softplus `t > 20 ? t : log1p(exp(t))`;
     bias and scale `[H]`), `softplus_log_bias_scale` (the same with
     `log(1 + exp(t))` in f32, as vLLM's reference of `fused_gdn_gating`
-    writes it: it differs from log1p by the rounding of `1 + exp(t)`).
+    writes it: it differs from log1p by the rounding of `1 + exp(t)`),
+    `softplus_stable_bias_scale` (the overflow-safe
+    `max(t, 0) + log1p(exp(-|t|))` without a threshold, as
+    `torch.logaddexp(t, 0)` and JAX's softplus write it).
     Accumulation is f32. `round(bf16)` (or `round(f16)`) before an epilogue
     rounds that projection's f32 accumulator to bf16 (f16) before the
     epilogue reads it, as a bf16 `torch.nn.Linear` rounds its output; the
