@@ -912,35 +912,29 @@ int main(int argc, char **argv) {
   cases.push_back({64, 1024, 64, 64, FUSION_RT_F16, B, B, FUSION_RT_ACT_SWIGLU,
                    FUSION_RT_F32, FUSION_RT_F32, false, 0, false, false, 0, 8});
   // Appended last: softplus as log(1 + exp(t)) (SOFTPLUS_LOG_BIAS_SCALE,
-  // vLLM's reference form) on every path: decode (gemv, f32 bias) and
-  // prefill sizes, bf16-rounded accumulators, stacked and interleaved
-  // weights, the [K, H] view.
-  const int32_t SPL = FUSION_RT_EPILOGUE_SOFTPLUS_LOG_BIAS_SCALE;
-  for (int64_t m : {1, 4, 16, 128})
-    cases.push_back({m, 2048, 32, 32, FUSION_RT_BF16, S, SPL, -1, FUSION_RT_F32,
-                     FUSION_RT_F32, false, 0, false, true,
-                     FUSION_RT_ROUND_BF16});
-  cases.push_back({40, 5120, 48, 48, FUSION_RT_F32, S, SPL, -1});
-  cases.push_back({5, 2048, 32, 32, FUSION_RT_F16, S, SPL, -1, FUSION_RT_F32,
-                   FUSION_RT_F32, false, 0, true});
-  cases.push_back({6, 768, 16, 16, FUSION_RT_BF16, S, SPL, -1, FUSION_RT_F32,
-                   FUSION_RT_F32, true});
-  cases.push_back({16, 2048, 32, 32, FUSION_RT_BF16, S, SPL, -1, FUSION_RT_F32,
-                   FUSION_RT_F32, false, 0, false, true, FUSION_RT_ROUND_BF16,
-                   16});
-  // Then the overflow-safe softplus (SOFTPLUS_STABLE_BIAS_SCALE,
-  // torch.logaddexp(t, 0)) the same way.
-  const int32_t SPS = FUSION_RT_EPILOGUE_SOFTPLUS_STABLE_BIAS_SCALE;
-  for (int64_t m : {1, 4, 16, 128})
-    cases.push_back({m, 2048, 32, 32, FUSION_RT_BF16, S, SPS, -1, FUSION_RT_F32,
-                     FUSION_RT_F32, false, 0, false, true,
-                     FUSION_RT_ROUND_BF16});
-  cases.push_back({40, 5120, 48, 48, FUSION_RT_F32, SPS, S, -1});
-  cases.push_back({6, 768, 16, 16, FUSION_RT_BF16, S, SPS, -1, FUSION_RT_F32,
-                   FUSION_RT_F32, true});
-  cases.push_back({16, 2048, 32, 32, FUSION_RT_BF16, S, SPS, -1, FUSION_RT_F32,
-                   FUSION_RT_F32, false, 0, false, true, FUSION_RT_ROUND_BF16,
-                   16});
+  // vLLM's reference form) and the overflow-safe softplus
+  // (SOFTPLUS_STABLE_BIAS_SCALE, torch.logaddexp(t, 0)) on every path:
+  // decode (gemv, f32 bias) and prefill sizes, bf16-rounded accumulators,
+  // stacked and interleaved weights (the log form also f16 and the [K, H]
+  // view; the stable form also on epilogue 0).
+  const int32_t SPL = FUSION_RT_EPILOGUE_SOFTPLUS_LOG_BIAS_SCALE,
+                SPS = FUSION_RT_EPILOGUE_SOFTPLUS_STABLE_BIAS_SCALE;
+  for (int32_t sp : {SPL, SPS}) {
+    for (int64_t m : {1, 4, 16, 128})
+      cases.push_back({m, 2048, 32, 32, FUSION_RT_BF16, S, sp, -1,
+                       FUSION_RT_F32, FUSION_RT_F32, false, 0, false, true,
+                       FUSION_RT_ROUND_BF16});
+    cases.push_back({40, 5120, 48, 48, FUSION_RT_F32, sp == SPS ? sp : S,
+                     sp == SPS ? S : sp, -1});
+    if (sp == SPL)
+      cases.push_back({5, 2048, 32, 32, FUSION_RT_F16, S, SPL, -1,
+                       FUSION_RT_F32, FUSION_RT_F32, false, 0, true});
+    cases.push_back({6, 768, 16, 16, FUSION_RT_BF16, S, sp, -1, FUSION_RT_F32,
+                     FUSION_RT_F32, true});
+    cases.push_back({16, 2048, 32, 32, FUSION_RT_BF16, S, sp, -1,
+                     FUSION_RT_F32, FUSION_RT_F32, false, 0, false, true,
+                     FUSION_RT_ROUND_BF16, 16});
+  }
   // Then a scaled sigmoid / silu (epilogue1 with a scale: FLA's
   // beta = sigmoid(b) * 2), decode and prefill sizes, bf16 rounding.
   for (int64_t m : {1, 16, 128})
