@@ -247,6 +247,73 @@ struct SliceOfConcatOperand : public OpRewritePattern<tensor::ExtractSliceOp> {
   }
 };
 
+/// True if `v` is a one-element tensor (or a scalar read from one) that
+/// is not constant and not computed by a reduction: a scale given to the
+/// function (FP8 delayed scaling), not the amax-derived scale of current
+/// scaling.
+bool isGivenScale(Value v) {
+  if (auto ex = v.getDefiningOp<tensor::ExtractOp>())
+    v = ex.getTensor();
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t || !t.hasStaticShape() || t.getNumElements() != 1 ||
+      matchPattern(v, m_Constant()))
+    return false;
+  SmallVector<Value> work{v};
+  DenseSet<Value> seen;
+  while (!work.empty() && seen.size() < 256) {
+    Value u = work.pop_back_val();
+    if (!seen.insert(u).second)
+      continue;
+    Operation *def = u.getDefiningOp();
+    if (!def)
+      continue;
+    if (auto l = dyn_cast<linalg::LinalgOp>(def))
+      if (l.getNumReductionLoops() > 0)
+        return false;
+    if (def->hasTrait<OpTrait::ConstantLike>())
+      continue;
+    for (Value o : def->getOperands())
+      work.push_back(o);
+  }
+  return work.empty();
+}
+
+/// True if `op` is an elementwise generic on the way (through sole users)
+/// to a cast to FP8 that multiplies by a given scale on the way: a
+/// delayed-scaling quantizer written out, `(x * scale).clamp(..).to(fp8)`.
+/// Producers are not fused into such ops, so that the quantizer's input
+/// stays a tensor of its own, which fusion-raise-quantize takes (and
+/// fusion-fuse-act-quantize then fuses the activation that computes it).
+bool onDelayedFp8Cast(Operation *op) {
+  bool scaled = false;
+  for (unsigned i = 0; i < 8; ++i) {
+    auto g = dyn_cast_or_null<linalg::GenericOp>(op);
+    if (!g || !g.hasPureTensorSemantics() ||
+        g.getNumParallelLoops() != g.getNumLoops() || g->getNumResults() != 1)
+      return false;
+    for (Value in : g.getDpsInputs())
+      scaled = scaled || isGivenScale(in);
+    g.getRegion().walk([&](Operation *inner) {
+      for (Value o : inner->getOperands())
+        if (!g->isAncestor(o.getParentRegion()->getParentOp()))
+          scaled = scaled || isGivenScale(o);
+    });
+    auto rt = cast<RankedTensorType>(g->getResult(0).getType());
+    if (isa<Float8E4M3FNType, Float8E5M2Type>(rt.getElementType()))
+      return scaled;
+    Operation *next = nullptr;
+    for (Operation *u : g->getResult(0).getUsers()) {
+      if (isa<tensor::DimOp>(u))
+        continue;
+      if (next)
+        return false;
+      next = u;
+    }
+    op = next;
+  }
+  return false;
+}
+
 } // namespace
 
 void mlir::fusion::populateNormalizeFusionPatterns(
@@ -256,6 +323,9 @@ void mlir::fusion::populateNormalizeFusionPatterns(
         Operation *producer = fused->get().getDefiningOp();
         Operation *consumer = fused->getOwner();
         if (!producer)
+          return false;
+        // A delayed-scaling quantizer keeps its input (onDelayedFp8Cast).
+        if (onDelayedFp8Cast(consumer))
           return false;
         if (llvm::all_of(producer->getUsers(), [&](Operation *u) {
               return u == consumer || isa<tensor::DimOp>(u);

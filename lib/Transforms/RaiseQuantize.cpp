@@ -106,6 +106,16 @@ struct Candidate {
   /// DeepGEMM reads, SGLang's x_s.t().contiguous()). `scales` is the value
   /// before the transpose, which stays and reads the raised op's scales.
   bool scalesTransposed = false;
+  /// FP8 per tensor with a given scale (TE's delayed scaling, a static
+  /// scale passed in): `scale` is the one-element f32 tensor the region
+  /// multiplies by, read as a leaf (also `perTensor`). `amax`, if set, is a
+  /// separate tensor amax of `x` (TE's amax for the history), computed by
+  /// `amaxRegion`, that the raised op's amax replaces.
+  bool delayed = false;
+  Value scale;
+  llvm::SetVector<Operation *> amaxRegion;
+  /// Appended to the remark of a raised candidate.
+  std::string note;
   llvm::SetVector<Operation *> region;
 };
 
@@ -195,16 +205,18 @@ bool isConstantLike(Value v, DenseMap<Value, bool> &memo, unsigned depth) {
   return result;
 }
 
-/// The ops between `roots` and `x` (stopping at `x` and at constant-like
-/// values). Fails with the first value that is neither.
+/// The ops between `roots` and `x` (stopping at `x`, at `stop` if given,
+/// and at constant-like values). Fails with the first value that is none.
 LogicalResult backwardSlice(ArrayRef<Value> roots, Value x,
                             llvm::SetVector<Operation *> &slice,
-                            DenseMap<Value, bool> &constMemo, Value &stray) {
+                            DenseMap<Value, bool> &constMemo, Value &stray,
+                            Value stop = Value()) {
   SmallVector<Value> work(roots.begin(), roots.end());
   DenseSet<Value> seen;
   while (!work.empty()) {
     Value v = work.pop_back_val();
-    if (v == x || !seen.insert(v).second || isConstantLike(v, constMemo))
+    if (v == x || (stop && v == stop) || !seen.insert(v).second ||
+        isConstantLike(v, constMemo))
       continue;
     Operation *op = v.getDefiningOp();
     if (!op || !isRegionOp(op)) {
@@ -643,16 +655,18 @@ struct TensorReference {
   float amax = 0, scaleInv = 0;
 };
 
-/// Runs the runtime's CPU quantizer (FP8 per tensor, current scaling).
+/// Runs the runtime's CPU quantizer (FP8 per tensor: current scaling, or
+/// delayed scaling with `*scale` where given).
 LogicalResult runTensorReference(QuantSchemeAttr scheme, Type inType,
                                  const std::vector<uint64_t> &in, int64_t rows,
                                  int64_t cols, TensorReference &ref,
-                                 std::string &error) {
+                                 std::string &error, float *scale = nullptr) {
   fusion_rt_quant_scheme s;
   fusion_rt_quant_scheme_init(&s);
   s.format = static_cast<int32_t>(scheme.getFormat());
   s.direction = FUSION_RT_ROWWISE;
-  s.tensor_scaling = FUSION_RT_TENSOR_SCALING_CURRENT;
+  s.tensor_scaling = scale ? FUSION_RT_TENSOR_SCALING_DELAYED
+                           : FUSION_RT_TENSOR_SCALING_CURRENT;
   s.amax_epsilon = static_cast<float>(scheme.getEpsilon().convertToDouble());
   s.force_pow2_scale = scheme.getPow2Scale() ? 1 : 0;
   ReferenceInput ri(inType, in, rows, cols);
@@ -667,6 +681,8 @@ LogicalResult runTensorReference(QuantSchemeAttr scheme, Type inType,
                                : FUSION_RT_F8E4M3;
   out.amax = scalarView(&ref.amax);
   out.scale_inv = scalarView(&ref.scaleInv);
+  if (scale)
+    out.scale = scalarView(scale);
   return callReference(input, s, out, error);
 }
 
@@ -755,7 +771,11 @@ private:
   SmallVector<Candidate> delimitPerTensor(Operation *castOp,
                                           Operation *reduction, Value data,
                                           Decline &why);
+  SmallVector<Candidate> delimitDelayed(Operation *castOp, Value data,
+                                        Decline &why);
   FailureOr<QuantSchemeAttr> identifyPerTensor(Candidate &c, Decline &why);
+  FailureOr<QuantSchemeAttr> identifyDelayed(Candidate &c, Decline &why);
+  void checkDelayedAmax(Candidate &c, QuantSchemeAttr scheme);
   void rewritePerTensor(Candidate &c, QuantSchemeAttr scheme);
   LogicalResult findScales(Candidate &c, DenseMap<Value, bool> &constMemo,
                            Decline &why);
@@ -818,6 +838,12 @@ SmallVector<Candidate> RaiseQuantizePass::delimit(Operation *castOp,
                "through"};
     why.region = {castOp};
     return {};
+  }
+  if (!reduction && !packedFp4) {
+    // A cast of x times a given one-element scale: FP8 delayed scaling.
+    SmallVector<Candidate> delayed = delimitDelayed(castOp, data, why);
+    if (!delayed.empty() || why.rule != DeclineRule::None)
+      return delayed;
   }
   if (!reduction) {
     why = {DeclineRule::NoAmaxReduction,
@@ -1203,6 +1229,142 @@ RaiseQuantizePass::delimitPerTensor(Operation *castOp, Operation *reduction,
   return found;
 }
 
+/// True if `v` is computed from `x` (through any ops; bounded).
+bool dependsOn(Value v, Value x) {
+  SmallVector<Value> work{v};
+  DenseSet<Value> seen;
+  while (!work.empty() && seen.size() < 4096) {
+    Value u = work.pop_back_val();
+    if (u == x)
+      return true;
+    if (!seen.insert(u).second)
+      continue;
+    if (Operation *def = u.getDefiningOp())
+      for (Value r : readValues(def))
+        work.push_back(r);
+  }
+  return !work.empty();
+}
+
+/// FP8 per tensor with a given scale: TE's delayed scaling (or a static
+/// scale passed in) written in torch, `(x * scale).clamp(-max, max)
+/// .to(fp8)`, where `scale` is a one-element f32 tensor that does not
+/// depend on x (an argument: the scale TE keeps from its amax history).
+/// The inputs tried are the values on the cast's input chain upstream of
+/// the op that reads the scale (each op's one non-constant operand of the
+/// data's size, the scale its only other non-constant operand), upstream
+/// first. A tensor amax of the same input that the program computes beside
+/// it (TE's amax for the history, `x.abs().amax()`) is offered to the
+/// raised op; identifyDelayed takes it where the check shows it equal.
+SmallVector<Candidate>
+RaiseQuantizePass::delimitDelayed(Operation *castOp, Value data, Decline &why) {
+  const int64_t n = numElements(data);
+  if (n <= 1 || !isFloat8Data(elementTypeOf(data)))
+    return {};
+  DenseMap<Value, bool> constMemo;
+  SmallVector<Value> chain;
+  Value scale;
+  size_t scaleAt = 0; // chain values from this index on are upstream of it
+  Operation *op = castOp;
+  for (unsigned i = 0; i < 16 && op && isRegionOp(op); ++i) {
+    Value next;
+    bool ends = false;
+    for (Value v : readValues(op)) {
+      if (v == next || (scale && v == scale) || isConstantLike(v, constMemo))
+        continue;
+      // A scalar read from a one-element tensor: that tensor is the scale.
+      if (auto ex = v.getDefiningOp<tensor::ExtractOp>();
+          ex && !isa<ShapedType>(v.getType()) &&
+          numElements(ex.getTensor()) == 1) {
+        if (scale && ex.getTensor() == scale)
+          continue;
+        v = ex.getTensor();
+      }
+      const int64_t m = numElements(v);
+      if (m == 1 && !scale) {
+        scale = v;
+        scaleAt = chain.size();
+        continue;
+      }
+      if (m == n && !next) {
+        next = v;
+        continue;
+      }
+      ends = true;
+      break;
+    }
+    if (ends || !next)
+      break;
+    chain.push_back(next);
+    op = next.getDefiningOp();
+  }
+  if (!scale)
+    return {};
+  auto scaleType = cast<RankedTensorType>(scale.getType());
+  if (!scaleType.getElementType().isF32()) {
+    why = {DeclineRule::UnsupportedFormat,
+           llvm::formatv("this cast to {0} multiplies by a one-element tensor "
+                         "of type {1} that it does not compute (a delayed "
+                         "scale?): the runtime's FP8 delayed scaling takes an "
+                         "f32 scale",
+                         elementTypeOf(data), scaleType)
+               .str()};
+    return {};
+  }
+  Operation *scaleDef = scale.getDefiningOp();
+  SmallVector<Candidate> found;
+  for (size_t j = chain.size(); j-- > scaleAt;) {
+    Value x = chain[j];
+    Type et = elementTypeOf(x);
+    if (!et || !(et.isF32() || et.isBF16() || et.isF16()) ||
+        dependsOn(scale, x))
+      continue;
+    if (scaleDef && x.getDefiningOp() &&
+        scaleDef->getBlock() != x.getDefiningOp()->getBlock())
+      continue;
+    Candidate c;
+    c.perTensor = c.delayed = true;
+    c.cast = castOp;
+    c.data = data;
+    c.x = x;
+    c.scale = scale;
+    Value stray;
+    if (failed(backwardSlice({data}, x, c.region, constMemo, stray, scale)))
+      continue;
+    // The program's tensor amax of x: a reduction without parallel loops
+    // of one element whose input chain reaches x (|x|, casts, stages).
+    func::FuncOp func = castOp->getParentOfType<func::FuncOp>();
+    func.walk([&](linalg::LinalgOp l) {
+      if (c.amax || !l.hasPureTensorSemantics() || l->getNumResults() != 1 ||
+          l.getNumReductionLoops() == 0 || l.getNumParallelLoops() != 0 ||
+          l.getNumDpsInputs() != 1 || numElements(l->getResult(0)) != 1 ||
+          !isa<FloatType>(elementTypeOf(l->getResult(0))) ||
+          !llvm::is_contained(inputCandidates(l), x))
+        return;
+      llvm::SetVector<Operation *> slice;
+      Value other;
+      if (failed(backwardSlice({l->getResult(0)}, x, slice, constMemo, other)))
+        return;
+      // The raised op, placed after the scale, must come before the
+      // amax's readers.
+      if (scaleDef &&
+          llvm::any_of(l->getResult(0).getUsers(), [&](Operation *u) {
+            Operation *top = topLevel(u);
+            return top->getBlock() != scaleDef->getBlock() ||
+                   top->isBeforeInBlock(scaleDef);
+          })) {
+        c.note = "; the program's tensor amax of its input stays a "
+                 "reduction of its own: it is read before the scale is "
+                 "defined";
+        return;
+      }
+      c.amax = l->getResult(0);
+      c.amaxRegion = std::move(slice);
+    });
+    found.push_back(std::move(c));
+  }
+  return found;
+}
 
 /// A copy of a quantizer region on an input with fewer rows (leading
 /// sizes), when the region's meaning does not depend on them: the check of a
@@ -1874,15 +2036,17 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
                                            irAmax->bits));
       if (irAmax->poison || lost ||
           !(irA.bitwiseIsEqual(rtAmax) || (irA.isNaN() && rtAmax.isNaN())))
-        note([&] { return llvm::formatv("probe {0}: the tensor amax is {1} in the IR, "
-                           "{2:e} in the runtime",
-                           kind,
-                           irAmax->poison ? std::string("undefined (poison)")
-                                          : llvm::formatv("{0:e}",
-                                                          irA.convertToDouble())
-                                                .str(),
-                           ref.amax)
-                 .str(); });
+        note([&] {
+          return llvm::formatv(
+                     "probe {0}: the tensor amax is {1} in the IR, "
+                     "{2:e8} in the runtime",
+                     kind,
+                     irAmax->poison
+                         ? std::string("undefined (poison)")
+                         : llvm::formatv("{0:e8}", irA.convertToDouble()).str(),
+                     ref.amax)
+              .str();
+        });
       for (int64_t i = 0; i < n; ++i) {
         EvalScalar e = irData[i];
         uint8_t want = ref.data[i];
@@ -1904,6 +2068,255 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
       break;
   }
   return firstAlive(schemes, alive, mismatch, why);
+}
+
+/// FP8 delayed scaling (delimitDelayed): the codes are elementwise in x
+/// and the given scale, so the check evaluates sampled elements (at most
+/// kDelayedSamples, spread over the tensor) for each probe and each of a
+/// few scales, x's elements drawn from a probe table by a hash of their
+/// position (a region that moved elements would read other values), and
+/// compares them with the runtime's codes for the same values. The tensor
+/// amax that the program computes beside it is then checked on the whole
+/// tensor (checkDelayedAmax).
+constexpr int64_t kDelayedSamples = 1024;
+constexpr int64_t kDelayedTable = 256;
+
+FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyDelayed(Candidate &c,
+                                                              Decline &why) {
+  MLIRContext *ctx = &getContext();
+  auto xType = cast<RankedTensorType>(c.x.getType());
+  auto dType = cast<RankedTensorType>(c.data.getType());
+  const int64_t n = xType.getNumElements();
+  if (dType.getNumElements() != n) {
+    why = {DeclineRule::NoQuantizerInput,
+           "the delayed-scaling candidate's input and data differ in size"};
+    return failure();
+  }
+  Type xt = xType.getElementType();
+  QuantFormat format = isa<Float8E5M2Type>(dType.getElementType())
+                           ? QuantFormat::fp8_e5m2
+                           : QuantFormat::fp8_e4m3;
+  const float fmax = format == QuantFormat::fp8_e5m2 ? 57344.0f : 448.0f;
+  QuantSchemeAttr base =
+      QuantSchemeAttr::get(ctx, format, QuantDirection::rowwise);
+  QuantSchemeAttr scheme = QuantSchemeAttr::get(
+      ctx, format, QuantDirection::rowwise, base.getBlockRows(),
+      base.getBlockCols(), base.getRounding(), base.getNanPolicy(),
+      base.getColwiseLayout(), base.getScaleLayout(), base.getElemRounding(),
+      TensorScaling::delayed, base.getZeroScale(), base.getEpsilon(),
+      base.getPow2Scale(), base.getRecipe());
+  // The sampled positions: all of a small tensor, else the first and last
+  // quarter of the samples and the rest spread evenly.
+  SmallVector<int64_t> at;
+  if (n <= kDelayedSamples) {
+    for (int64_t i = 0; i < n; ++i)
+      at.push_back(i);
+  } else {
+    const int64_t q = kDelayedSamples / 4;
+    for (int64_t i = 0; i < q; ++i) {
+      at.push_back(i);
+      at.push_back(n - q + i);
+    }
+    for (int64_t i = 0; i < 2 * q; ++i)
+      at.push_back(q + (n - 2 * q) * i / (2 * q));
+  }
+  auto slot = [](int64_t linear) {
+    return static_cast<int64_t>((uint64_t(linear) * 2654435761u + 12345u) %
+                                uint64_t(kDelayedTable));
+  };
+  // Scales: one, a power of two below it, the common fmax / amax forms,
+  // tiny and large (saturation, FP8 subnormals, f32 overflow of x * s).
+  const std::array<float, 6> scales{1.0f,    0.1875f, fmax / 5.3f,
+                                    3.0e-5f, 6.5e4f,  1.0e30f};
+  std::vector<uint64_t> table(kDelayedTable);
+  float scaleValue = 1.0f;
+  TensorEvaluator eval(
+      [&](Value v, ArrayRef<int64_t> index, EvalScalar &out) {
+        if (v == c.x) {
+          out = EvalScalar{
+              table[slot(TensorEvaluator::linearize(index, xType.getShape()))],
+              false};
+          return true;
+        }
+        if (v == c.scale) {
+          out = EvalScalar{llvm::bit_cast<uint32_t>(scaleValue), false};
+          return true;
+        }
+        return false;
+      },
+      int64_t(4000) * kDelayedSamples * kTensorProbes * scales.size() +
+          1000000);
+  eval.setSaturatingFloat8Casts(saturatingCasts);
+  eval.setWrappingIntCasts(wrappingIntCasts);
+  const auto dSem =
+      &cast<FloatType>(dType.getElementType()).getFloatSemantics();
+  const auto xSem = &cast<FloatType>(xt).getFloatSemantics();
+  Mismatch mismatch;
+  SmallVector<int64_t> index;
+  std::vector<uint64_t> sampled(at.size());
+  for (unsigned kind = 0; kind < kTensorProbes && !mismatch.count; ++kind) {
+    std::vector<float> values =
+        makeTensorProbe(kind, kDelayedTable, finiteInputs, fmax);
+    for (int64_t i = 0; i < kDelayedTable; ++i) {
+      table[i] = floatBits(xt, values[i]);
+      if (finiteInputs &&
+          !llvm::APFloat(*xSem,
+                         llvm::APInt(cast<FloatType>(xt).getWidth(), table[i]))
+               .isFinite())
+        table[i] = floatBits(xt, std::copysign(65504.0f, values[i]));
+    }
+    for (auto [k, i] : llvm::enumerate(at))
+      sampled[k] = table[slot(i)];
+    for (float s : scales) {
+      scaleValue = s;
+      eval.clear();
+      TensorReference ref;
+      std::string error;
+      if (failed(runTensorReference(scheme, xt, sampled, 1,
+                                    static_cast<int64_t>(sampled.size()), ref,
+                                    error, &scaleValue))) {
+        why = {DeclineRule::NotEvaluable, error};
+        return failure();
+      }
+      for (auto [k, i] : llvm::enumerate(at)) {
+        // Under the finite-inputs contract (fast-math ninf) a product that
+        // overflows f32 is outside the domain: torch casts Inf to NaN where
+        // the runtime saturates.
+        if (finiteInputs &&
+            std::isinf(
+                static_cast<float>(
+                    llvm::APFloat(
+                        *xSem,
+                        llvm::APInt(cast<FloatType>(xt).getWidth(), sampled[k]))
+                        .convertToDouble()) *
+                s))
+          continue;
+        EvalScalar e;
+        if (!evalElement(eval, c.data, dType.getShape(), i, "data", index, e,
+                         why))
+          return failure();
+        const uint8_t want = ref.data[k];
+        llvm::APFloat ir(*dSem, llvm::APInt(8, e.bits & 0xff));
+        llvm::APFloat rt(*dSem, llvm::APInt(8, want));
+        if (!e.poison &&
+            ((e.bits & 0xff) == want || (ir.isNaN() && rt.isNaN())))
+          continue;
+        mismatch.add(
+            [&] {
+              llvm::APFloat xv(
+                  *xSem,
+                  llvm::APInt(cast<FloatType>(xt).getWidth(), sampled[k]));
+              return llvm::formatv("probe {0}, element {1}: x = {2:e}, scale "
+                                   "{3:e} gives {4} in the IR, 0x{5} in the "
+                                   "runtime (x * scale, saturated)",
+                                   kind, i, xv.convertToDouble(), s,
+                                   e.poison ? std::string("undefined (poison)")
+                                            : "0x" + hexByte(e.bits & 0xff),
+                                   hexByte(want))
+                  .str();
+            },
+            kind);
+      }
+      if (mismatch.count)
+        break;
+    }
+  }
+  if (mismatch.count) {
+    SmallVector<bool> alive{false};
+    return firstAlive({scheme}, alive, {mismatch}, why);
+  }
+  checkDelayedAmax(c, scheme);
+  return scheme;
+}
+
+/// The tensor amax that the program computes beside a delayed quantizer is
+/// taken from the raised op (one pass over x: the kernels take it while
+/// they cast) where it equals the runtime's on every probe (the whole
+/// tensor, or a copy on fewer rows); else it stays, and the remark says why.
+void RaiseQuantizePass::checkDelayedAmax(Candidate &c, QuantSchemeAttr scheme) {
+  if (!c.amax)
+    return;
+  auto keep = [&](const Twine &why) {
+    c.note = ("; the program's tensor amax of its input stays a reduction "
+              "of its own: " +
+              why)
+                 .str();
+    c.amax = Value();
+    c.amaxRegion.clear();
+  };
+  Candidate a;
+  a.x = c.x;
+  a.amax = c.amax;
+  a.region = c.amaxRegion;
+  std::string noCopy;
+  FailureOr<SmallCopy> small = failure();
+  if (numElements(c.x) > kPerTensorLimit) {
+    small = copyOnSmallInput(a, /*shrinkLast=*/true, noCopy);
+    if (failed(small))
+      return keep(llvm::formatv("its check evaluates every element, {0} "
+                                "exceed its limit of {1}, and it has no copy "
+                                "on fewer rows: {2}",
+                                numElements(c.x), kPerTensorLimit, noCopy));
+  }
+  Value xv = succeeded(small) ? small->map.lookup(c.x) : c.x;
+  Value amaxV = succeeded(small) ? small->map.lookup(c.amax) : c.amax;
+  auto xType = cast<RankedTensorType>(xv.getType());
+  auto aType = cast<RankedTensorType>(amaxV.getType());
+  const int64_t n = xType.getNumElements();
+  const int64_t cols = xType.getRank() ? xType.getShape().back() : 1;
+  Type xt = xType.getElementType();
+  const auto aSem =
+      &cast<FloatType>(aType.getElementType()).getFloatSemantics();
+  std::vector<uint64_t> probe(n);
+  TensorEvaluator eval(
+      [&](Value v, ArrayRef<int64_t> index, EvalScalar &out) {
+        if (v != xv)
+          return false;
+        out = EvalScalar{
+            probe[TensorEvaluator::linearize(index, xType.getShape())], false};
+        return true;
+      },
+      int64_t(1000) * n * kTensorProbes + 1000000);
+  SmallVector<int64_t> zero(aType.getRank(), 0);
+  float one = 1.0f;
+  for (unsigned kind = 0; kind < kTensorProbes; ++kind) {
+    std::vector<float> values = makeTensorProbe(
+        kind, n, finiteInputs,
+        scheme.getFormat() == QuantFormat::fp8_e5m2 ? 57344.0f : 448.0f);
+    for (int64_t i = 0; i < n; ++i) {
+      probe[i] = floatBits(xt, values[i]);
+      if (finiteInputs &&
+          !llvm::APFloat(cast<FloatType>(xt).getFloatSemantics(),
+                         llvm::APInt(cast<FloatType>(xt).getWidth(), probe[i]))
+               .isFinite())
+        probe[i] = floatBits(xt, std::copysign(65504.0f, values[i]));
+    }
+    eval.clear();
+    FailureOr<EvalScalar> irAmax = eval.element(amaxV, zero);
+    if (failed(irAmax))
+      return keep("its check cannot evaluate it: " + eval.getError());
+    TensorReference ref;
+    std::string error;
+    if (failed(runTensorReference(scheme, xt, probe, n / cols, cols, ref, error,
+                                  &one)))
+      return keep(error);
+    llvm::APFloat rt(ref.amax);
+    bool lost = false;
+    rt.convert(*aSem, llvm::APFloat::rmNearestTiesToEven, &lost);
+    llvm::APFloat ir(
+        *aSem, llvm::APInt(llvm::APFloat::getSizeInBits(*aSem), irAmax->bits));
+    if (irAmax->poison || lost ||
+        !(ir.bitwiseIsEqual(rt) || (ir.isNaN() && rt.isNaN())))
+      return keep(llvm::formatv(
+          "probe {0}: it is {1} in the IR, {2:e} in the runtime (whose amax "
+          "ignores NaN)",
+          kind,
+          irAmax->poison ? std::string("undefined (poison)")
+                         : llvm::formatv("{0:e}", ir.convertToDouble()).str(),
+          ref.amax));
+  }
+  c.note = "; the program's tensor amax of its input (TE's amax history) is "
+           "the raised op's";
 }
 
 FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
@@ -2553,14 +2966,17 @@ RaiseQuantizePass::identifyBlockFP8(Candidate &c, Decline &why) {
           const float ir = llvm::bit_cast<float>(uint32_t(e.bits));
           if (e.poison || !(llvm::bit_cast<uint32_t>(want) == uint32_t(e.bits) ||
                             (std::isnan(ir) && std::isnan(want))))
-            note([&] { return llvm::formatv("probe {0}, {1} {2} block {3}: scale {4} in "
-                               "the IR, {5:e} in the runtime",
-                               kind, br > 1 ? "band" : "row",
-                               br > 1 ? bands[j] : sampled[j], b,
-                               e.poison ? std::string("undefined (poison)")
-                                        : llvm::formatv("{0:e}", ir).str(),
-                               want)
-                     .str(); });
+            // (Nine significant digits: scales one ulp apart print apart.)
+            note([&] {
+              return llvm::formatv("probe {0}, {1} {2} block {3}: scale {4} in "
+                                   "the IR, {5:e8} in the runtime",
+                                   kind, br > 1 ? "band" : "row",
+                                   br > 1 ? bands[j] : sampled[j], b,
+                                   e.poison ? std::string("undefined (poison)")
+                                            : llvm::formatv("{0:e8}", ir).str(),
+                                   want)
+                  .str();
+            });
         }
       for (int64_t s = 0; s < srows; ++s)
         for (int64_t b : blocks) {
@@ -2682,6 +3098,13 @@ QuantizeOp createRaisedQuantize(OpBuilder &b, const Candidate &c,
     b.setInsertionPointAfter(def);
   else
     b.setInsertionPointToStart(cast<BlockArgument>(c.x).getOwner());
+  // A delayed scale defined after the input (delimitDelayed checked that it
+  // is in the same block or an argument).
+  if (Operation *def = c.scale ? c.scale.getDefiningOp() : nullptr)
+    if (def->getBlock() == b.getInsertionBlock() &&
+        (b.getInsertionPoint() == b.getInsertionBlock()->end() ||
+         !def->isBeforeInBlock(&*b.getInsertionPoint())))
+      b.setInsertionPointAfter(def);
   Location loc = c.cast->getLoc();
   auto xType = cast<RankedTensorType>(c.x.getType());
   Value input = c.x;
@@ -2724,7 +3147,16 @@ QuantizeOp createRaisedQuantize(OpBuilder &b, const Candidate &c,
   SmallVector<Type> resultTypes(types->begin(), types->end());
   SmallVector<Value> outs = createQuantDestinations(
       b, loc, scheme, sizes, /*halves=*/1, /*dbias=*/false, resultTypes);
-  return QuantizeOp::create(b, loc, resultTypes, input, Value(), Value(), outs,
+  // The delayed scale as the op takes it: tensor<1xf32>.
+  Value scale = c.scale;
+  if (scale) {
+    auto one = RankedTensorType::get({1}, b.getF32Type());
+    scale = cast<RankedTensorType>(scale.getType()).getRank() == 0
+                ? Value(tensor::ExpandShapeOp::create(
+                      b, loc, one, scale, ArrayRef<ReassociationIndices>{}))
+                : reshapeTo(b, loc, scale, one);
+  }
+  return QuantizeOp::create(b, loc, resultTypes, input, scale, Value(), outs,
                             scheme);
 }
 
@@ -2893,10 +3325,17 @@ void RaiseQuantizePass::rewritePerTensor(Candidate &c, QuantSchemeAttr scheme) {
   c.data.replaceUsesWithIf(data, [&](OpOperand &use) {
     return !llvm::is_contained(sizeReads, use.getOwner());
   });
-  c.amax.replaceAllUsesWith(amaxAs(b, loc, q.getResult(2), c.amax));
+  // (Delayed scaling: the program's separate tensor amax, where the check
+  // showed it equal to the raised op's.)
+  if (c.amax)
+    c.amax.replaceAllUsesWith(amaxAs(b, loc, q.getResult(2), c.amax));
   // The ops computed from the amax alone stay where the program uses them.
   resolveSizes(c.region);
   eraseUnused(c.region);
+  if (c.delayed) {
+    resolveSizes(c.amaxRegion);
+    eraseUnused(c.amaxRegion);
+  }
   c.droppedChecks = dropInputChecks(c.x, finiteInputs);
 }
 
@@ -3259,8 +3698,9 @@ RaiseQuantizePass::findRaisable(Operation *castOp, bool packedFp4, Decline &why,
              "the exactness check needs a static, non-empty input shape"};
       continue;
     }
-    FailureOr<QuantSchemeAttr> s =
-        c.perTensor ? identifyPerTensor(c, why) : identify(c, why);
+    FailureOr<QuantSchemeAttr> s = c.delayed     ? identifyDelayed(c, why)
+                                   : c.perTensor ? identifyPerTensor(c, why)
+                                                 : identify(c, why);
     if (succeeded(s))
       return Found{std::move(c), *s};
   }
@@ -3339,6 +3779,7 @@ std::optional<RaiseQuantizePass::Found> RaiseQuantizePass::findRaisableDynamic(
   Candidate c = cc;
   c.cast = castOp;
   c.region.clear();
+  c.amaxRegion.clear();
   // A dynamic last dimension of the input: the blocks must not follow it.
   // The quantizer checked with it fixed to another size must be the same.
   Value origX = sp.orig(cc.x);
@@ -3395,15 +3836,20 @@ std::optional<RaiseQuantizePass::Found> RaiseQuantizePass::findRaisableDynamic(
     return false;
   };
   if (!back(cc.x, c.x, "input") || !back(cc.data, c.data, "data") ||
-      !back(cc.scales, c.scales, "scales") || !back(cc.amax, c.amax, "amax"))
+      !back(cc.scales, c.scales, "scales") || !back(cc.amax, c.amax, "amax") ||
+      !back(cc.scale, c.scale, "scale"))
     return declineRegion();
   SmallVector<Value> roots{c.data};
   if (c.scales)
     roots.push_back(c.scales);
   DenseMap<Value, bool> constMemo;
   Value stray;
-  if (failed(backwardSlice(roots, c.x, c.region, constMemo, stray)) ||
-      (c.amax && !c.region.contains(c.amax.getDefiningOp()))) {
+  // A delayed quantizer's amax is a region of its own (its amax reduction).
+  auto &amaxIn = c.delayed ? c.amaxRegion : c.region;
+  if (failed(backwardSlice(roots, c.x, c.region, constMemo, stray, c.scale)) ||
+      (c.delayed && c.amax &&
+       failed(backwardSlice({c.amax}, c.x, c.amaxRegion, constMemo, stray))) ||
+      (c.amax && !amaxIn.contains(c.amax.getDefiningOp()))) {
     why = {DeclineRule::RaiseUnsupportedShape,
            "dynamic sizes: the quantizer checked on fixed sizes reads other "
            "values in the function" +
@@ -3415,6 +3861,8 @@ std::optional<RaiseQuantizePass::Found> RaiseQuantizePass::findRaisableDynamic(
     return declineRegion();
   }
   std::string dep = sizeDependence(c.region);
+  if (dep.empty() && c.delayed)
+    dep = sizeDependence(c.amaxRegion);
   if (!dep.empty()) {
     why = {DeclineRule::RaiseUnsupportedShape, "dynamic sizes: " + dep};
     return declineRegion();
@@ -3576,24 +4024,23 @@ void RaiseQuantizePass::runOnOperation() {
       dynamicNote += ")";
     }
     std::lock_guard<std::mutex> lock(getRemarkMutex());
-    remark::passed(loc, remarkOpts(func.getSymName()))
-        << remark::add("raised to fusion.quantize {0}{1}{2}{3}{4}",
-                       schemeName(found->scheme),
-                       taken.scalesTransposed
-                           ? "; its scales returned transposed (column-major "
-                             "for the GEMM) by the program's transpose, kept"
-                           : "",
-                       taken.droppedChecks
-                           ? llvm::formatv(
-                                 "; {0} check(s) (cf.assert) left on its "
-                                 "input proven to hold for every {1} and "
-                                 "dropped",
-                                 taken.droppedChecks,
-                                 finiteInputs ? "finite input" : "input")
-                                 .str()
-                           : std::string(),
-                       finiteInputs ? " (assuming finite inputs)" : "",
-                       dynamicNote);
+    remark::passed(loc, remarkOpts(func.getSymName())) << remark::add(
+        "raised to fusion.quantize {0}{5}{1}{2}{3}{4}",
+        schemeName(found->scheme),
+        taken.scalesTransposed
+            ? "; its scales returned transposed (column-major "
+              "for the GEMM) by the program's transpose, kept"
+            : "",
+        taken.droppedChecks
+            ? llvm::formatv("; {0} check(s) (cf.assert) left on its "
+                            "input proven to hold for every {1} and "
+                            "dropped",
+                            taken.droppedChecks,
+                            finiteInputs ? "finite input" : "input")
+                  .str()
+            : std::string(),
+        finiteInputs ? " (assuming finite inputs)" : "", dynamicNote,
+        taken.note);
   }
   // FP8 block rows that are the permuted R x C tiles of a matrix, the codes
   // permuted back (torchao's blockwise weight quantizer): one quantizer with

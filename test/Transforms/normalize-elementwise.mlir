@@ -282,3 +282,84 @@ func.func @slices_of_concat(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>, %c: tensor
   %s5 = tensor.extract_slice %kd[0, 8] [%n, 8] [1, 1] : tensor<?x16xf32> to tensor<?x8xf32>
   return %s0, %s1, %s2, %s3, %s4, %s5 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x4xf32>, tensor<4x8xf32>, tensor<?x8xf32>
 }
+
+// FP8 delayed scaling written out (the activation, then `x * scale` with the
+// scale an argument, a clamp, the cast): producers are not fused into the
+// generics on the way to that cast (the multiply and the cast still fuse:
+// the cast itself reads no scale), so the activation's value stays a tensor
+// (fusion-raise-quantize takes it as the quantizer's input).
+// CHECK-LABEL: func.func @delayed_fp8_cast_keeps_input
+//       CHECK: %[[A:.*]] = linalg.generic
+//       CHECK:   math.exp
+//       CHECK: linalg.generic {{.*}} ins(%[[A]], %arg1 : tensor<4x64xf32>, tensor<f32>)
+//   CHECK-NOT:   math.exp
+//       CHECK:   arith.mulf
+//  CHECK-NEXT:   arith.truncf {{.*}} to f8E4M3FN
+#map_d2 = affine_map<(d0, d1) -> (d0, d1)>
+#map_d0 = affine_map<(d0, d1) -> ()>
+func.func @delayed_fp8_cast_keeps_input(%x: tensor<4x64xf32>, %s: tensor<f32>) -> tensor<4x64xf8E4M3FN> {
+  %one = arith.constant 1.000000e+00 : f32
+  %e0 = tensor.empty() : tensor<4x64xf32>
+  %a = linalg.generic {indexing_maps = [#map_d2, #map_d2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x64xf32>) outs(%e0 : tensor<4x64xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %n = arith.negf %in : f32
+    %e = math.exp %n : f32
+    %d = arith.addf %e, %one : f32
+    %r = arith.divf %in, %d : f32
+    linalg.yield %r : f32
+  } -> tensor<4x64xf32>
+  %e1 = tensor.empty() : tensor<4x64xf32>
+  %m = linalg.generic {indexing_maps = [#map_d2, #map_d0, #map_d2], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %s : tensor<4x64xf32>, tensor<f32>) outs(%e1 : tensor<4x64xf32>) {
+  ^bb0(%in: f32, %sc: f32, %o: f32):
+    %p = arith.mulf %in, %sc : f32
+    linalg.yield %p : f32
+  } -> tensor<4x64xf32>
+  %e2 = tensor.empty() : tensor<4x64xf8E4M3FN>
+  %q = linalg.generic {indexing_maps = [#map_d2, #map_d2], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<4x64xf32>) outs(%e2 : tensor<4x64xf8E4M3FN>) {
+  ^bb0(%in: f32, %o: f8E4M3FN):
+    %t = arith.truncf %in : f32 to f8E4M3FN
+    linalg.yield %t : f8E4M3FN
+  } -> tensor<4x64xf8E4M3FN>
+  return %q : tensor<4x64xf8E4M3FN>
+}
+
+// The same chain with a constant scale (a plain scaled cast, nothing to
+// raise as delayed scaling): fused into one generic as before.
+// CHECK-LABEL: func.func @constant_scale_fp8_cast_fuses
+//       CHECK: linalg.generic
+//       CHECK:   math.exp
+//       CHECK:   arith.mulf
+//       CHECK:   arith.truncf {{.*}} to f8E4M3FN
+//   CHECK-NOT: linalg.generic
+func.func @constant_scale_fp8_cast_fuses(%x: tensor<4x64xf32>) -> tensor<4x64xf8E4M3FN> {
+  %one = arith.constant 1.000000e+00 : f32
+  %s = arith.constant dense<2.0> : tensor<f32>
+  %e0 = tensor.empty() : tensor<4x64xf32>
+  %a = linalg.generic {indexing_maps = [#map_d2, #map_d2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x64xf32>) outs(%e0 : tensor<4x64xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %n = arith.negf %in : f32
+    %e = math.exp %n : f32
+    %d = arith.addf %e, %one : f32
+    %r = arith.divf %in, %d : f32
+    linalg.yield %r : f32
+  } -> tensor<4x64xf32>
+  %e1 = tensor.empty() : tensor<4x64xf32>
+  %m = linalg.generic {indexing_maps = [#map_d2, #map_d0, #map_d2], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %s : tensor<4x64xf32>, tensor<f32>) outs(%e1 : tensor<4x64xf32>) {
+  ^bb0(%in: f32, %sc: f32, %o: f32):
+    %p = arith.mulf %in, %sc : f32
+    linalg.yield %p : f32
+  } -> tensor<4x64xf32>
+  %e2 = tensor.empty() : tensor<4x64xf8E4M3FN>
+  %q = linalg.generic {indexing_maps = [#map_d2, #map_d2], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<4x64xf32>) outs(%e2 : tensor<4x64xf8E4M3FN>) {
+  ^bb0(%in: f32, %o: f8E4M3FN):
+    %t = arith.truncf %in : f32 to f8E4M3FN
+    linalg.yield %t : f8E4M3FN
+  } -> tensor<4x64xf8E4M3FN>
+  return %q : tensor<4x64xf8E4M3FN>
+}

@@ -600,7 +600,7 @@ func.func @rowwise_multiplier(%x: tensor<5x160xf32>) -> (tensor<5x160xf8E4M3FN>,
 // declined, the difference named.
 // CHECK-LABEL: func @negative_rowwise_multiplier_no_floor
 // CHECK-NOT: fusion.quantize
-// REMARK: Function=negative_rowwise_multiplier_no_floor | Reason="differs from every runtime quantizer", Remark="closest is #fusion.quant<fp8_block_e4m3, rowwise, block = 1x160, recipe = multiplier>{{.*}}scale {{inf|INF}} in the IR, 1.000000e+00 in the runtime
+// REMARK: Function=negative_rowwise_multiplier_no_floor | Reason="differs from every runtime quantizer", Remark="closest is #fusion.quant<fp8_block_e4m3, rowwise, block = 1x160, recipe = multiplier>{{.*}}scale {{inf|INF}} in the IR, 1.00000000e+00 in the runtime
 func.func @negative_rowwise_multiplier_no_floor(%x: tensor<5x160xf32>) -> (tensor<5x160xf8E4M3FN>, tensor<5x1xf32>) {
   %ninf = arith.constant 0xFF800000 : f32
   %max = arith.constant 4.480000e+02 : f32

@@ -724,6 +724,46 @@ class VllmGroup(torch.nn.Module):
         return q.reshape(x.shape), (s.t().contiguous() if self.col_major else s)
 
 
+class Fp8Delayed(torch.nn.Module):
+    """FP8 per tensor with delayed scaling as a TransformerEngine user
+    writes it in torch: the scale is an argument (TE keeps it from its amax
+    history), codes `(y * scale).clamp(-max, max).to(fp8)` (`clamp=False`:
+    the cast alone, which saturates in torch >= 2.12), and TE's amax for the
+    history `y.abs().amax()` returned beside them (`amax=False`: none).
+    `gated`: silu(gate) * up of two inputs; `f32`: the activation computed
+    on y.float(); `scale_inv`: scale.reciprocal() returned too (TE's
+    scale_inv)."""
+
+    def __init__(self, act, elem=torch.float8_e4m3fn, amax=True, clamp=True,
+                 gated=False, f32=False, scale_inv=False):
+        super().__init__()
+        self.act, self.elem, self.amax, self.clamp = act, elem, amax, clamp
+        self.gated, self.f32, self.scale_inv = gated, f32, scale_inv
+
+    def forward(self, *args):
+        scale = args[-1]
+        if self.gated:
+            y = self.act(args[0]) * args[1]
+        else:
+            y = self.act(args[0].float() if self.f32 else args[0])
+        m = torch.finfo(self.elem).max
+        z = y.float() * scale
+        q = (z.clamp(-m, m) if self.clamp else z).to(self.elem)
+        outs = (q,)
+        if self.scale_inv:
+            outs += (scale.reciprocal(),)
+        if self.amax:
+            outs += (y.abs().amax().float(),)
+        return outs if len(outs) > 1 else q
+
+
+class Fp8DelayedX(Fp8Delayed):
+    """Fp8Delayed of one input with named arguments (dynamic shapes)."""
+
+    def forward(self, x, scale):
+        return super().forward(x, scale)
+
+
 def gelu_tanh(x):
     return F.gelu(x, approximate="tanh")
 
@@ -1096,6 +1136,23 @@ def programs():
         (x((4, 64), f32, 1.0),)
     yield "gdn_logaddexp_bf16", GdnGatesFla(64, 8, bf, neg_eigval=False, logaddexp=True), \
         (x((4, 64), bf, 1.0),)
+    # FP8 delayed scaling as a TransformerEngine user writes it in torch
+    # (the scale an argument, TE's amax for the history beside the codes):
+    # bf16 SiLU with the scale saturating some codes; tanh GELU without an
+    # amax; SiLU on an f32 3-D input to e5m2 with scale_inv; SwiGLU whose
+    # codes come from the saturating cast alone.
+    yield "delayed_silu_fp8_bf16", Fp8Delayed(F.silu), \
+        (x((4, 64), bf), torch.tensor(40.0))
+    yield "delayed_gelu_tanh_fp8_bf16", Fp8Delayed(gelu_tanh, amax=False), \
+        (x((4, 64), bf), torch.tensor(2.0))
+    yield "delayed_silu_e5m2_f32_3d", \
+        Fp8Delayed(F.silu, elem=torch.float8_e5m2, f32=True, scale_inv=True), \
+        (x((2, 4, 64), f32), torch.tensor([0.5]))
+    yield "delayed_swiglu_fp8_bf16", Fp8Delayed(F.silu, gated=True, clamp=False), \
+        (x((4, 64), bf), x((4, 64), bf), torch.tensor(3.0))
+    yield "delayed_silu_fp8_bf16_dyn", Fp8DelayedX(F.silu), \
+        (x((6, 64), bf), torch.tensor(40.0)), \
+        {"x": {0: torch.export.Dim("T", min=2, max=1 << 20)}, "scale": None}
 
 
 def large_programs():
