@@ -9,7 +9,7 @@
 # (bit-exact against the CPU backend). ONLY_BLOCK / ONLY_FORMATS: the
 # --only lists of fp8_block_bench.py / formats_bench.py (default the FP8
 # SwiGLU arms). Writes $OUT/ab_{A,B}{1,2}_{block,formats}.csv.
-# The A/B it was written for (not yet run: no device came, 2026-12-07): the
+# The A/B it was written for (run 15, H100, 2026-12-07: U 2 kept out, docs/benchmarks/fp8_block.md): the
 # FP8 SwiGLU stream kernel with 2 x 2 groups a step. B is built from a tree
 # where launch_typed (runtime/cuda/fp8_block.cu) launches
 # gstream::launch<2>(fp8_block_swiglu_kernel<T, E4M3, PROPAGATE, 2, M>, ...)

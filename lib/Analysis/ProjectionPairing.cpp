@@ -1090,28 +1090,24 @@ FailureOr<EpilogueMatch> mlir::fusion::matchEpilogue(Value projection,
         return m;
       }
     }
-    if (plain && body.agrees(f, Value(), refSigmoid)) {
-      m.kind = EpilogueKind::sigmoid;
-      m.widenFrom = narrow;
-      return m;
-    }
-    if (plain && body.agrees(f, Value(), refSilu)) {
-      m.kind = EpilogueKind::silu;
-      m.widenFrom = narrow;
-      return m;
-    }
-    // sigmoid(y + b) and silu(y + b): the bias is a column value added to y
+    // sigmoid / silu of y or of y + b: the bias a column value added to y
     // inside the activation (a bias added after it is no match: `bias` is
-    // then not an operand of an add with y).
-    if (plain && bias && body.agrees(f, bias, refSigmoid)) {
-      m.kind = EpilogueKind::sigmoid;
-      m.bias = columnParam(body, bias);
-      m.widenFrom = narrow;
-      return m;
-    }
-    if (plain && bias && body.agrees(f, bias, refSilu)) {
-      m.kind = EpilogueKind::silu;
-      m.bias = columnParam(body, bias);
+    // then not an operand of an add with y); times a per-column scale where
+    // not plain (FLA's GatedDeltaNet: beta = b.sigmoid() * 2).
+    std::optional<EpilogueKind> gateKind;
+    Value gateBias;
+    SmallVector<Value, 2> gateBiases{Value()};
+    if (bias)
+      gateBiases.push_back(bias);
+    for (Value b : gateBiases)
+      for (auto [kind, ref] : {std::pair{EpilogueKind::sigmoid, &refSigmoid},
+                               std::pair{EpilogueKind::silu, &refSilu}})
+        if (!gateKind && body.agrees(f, b, ref))
+          gateKind = kind, gateBias = b;
+    if (plain && gateKind) {
+      m.kind = *gateKind;
+      if (gateBias)
+        m.bias = columnParam(body, gateBias);
       m.widenFrom = narrow;
       return m;
     }
@@ -1133,30 +1129,19 @@ FailureOr<EpilogueMatch> mlir::fusion::matchEpilogue(Value projection,
       m.scale = scaleOf();
       return m;
     }
-    // A scaled sigmoid or silu: act(y [+ b]) * s (FLA's GatedDeltaNet:
-    // beta = b.sigmoid() * 2).
+    // A scaled sigmoid or silu: act(y [+ b]) * s.
     if (!plain) {
-      Value b;
-      std::optional<EpilogueKind> kind;
-      if (body.agrees(f, Value(), refSigmoid))
-        kind = EpilogueKind::sigmoid;
-      else if (bias && body.agrees(f, bias, refSigmoid))
-        kind = EpilogueKind::sigmoid, b = bias;
-      else if (body.agrees(f, Value(), refSilu))
-        kind = EpilogueKind::silu;
-      else if (bias && body.agrees(f, bias, refSilu))
-        kind = EpilogueKind::silu, b = bias;
-      if (kind && f.getType() != root.getType())
+      if (gateKind && f.getType() != root.getType())
         return unsupported("the epilogue rounds " +
-                           stringifyEpilogueKind(*kind).str() + "(y) to " +
+                           stringifyEpilogueKind(*gateKind).str() + "(y) to " +
                            typeString(f.getType()) +
                            " before multiplying it by its scale in " +
                            typeString(root.getType()) +
                            " (the fused op scales the unrounded value)");
-      if (kind) {
-        m.kind = *kind;
-        if (b)
-          m.bias = columnParam(body, b);
+      if (gateKind) {
+        m.kind = *gateKind;
+        if (gateBias)
+          m.bias = columnParam(body, gateBias);
         m.scale = scaleOf();
         m.widenFrom = narrow;
         return m;

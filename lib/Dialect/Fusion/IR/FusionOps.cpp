@@ -538,10 +538,10 @@ static bool epilogueNeedsBias(EpilogueKind k) {
   return k == EpilogueKind::bias || epilogueNeedsScale(k);
 }
 
-/// Kinds that read a bias when one is given (t = y + bias) and none
-/// otherwise, and likewise a scale (act(t) * scale): the runtime's sigmoid
-/// and silu (runtime/common/epilogue.h).
-static bool epilogueTakesOptionalBias(EpilogueKind k) {
+/// Kinds whose operands are optional: a bias when one is given (t = y +
+/// bias) and none otherwise, and likewise a scale (act(t) * scale): the
+/// runtime's sigmoid and silu (runtime/common/epilogue.h).
+static bool epilogueTakesOptionalOperands(EpilogueKind k) {
   return k == EpilogueKind::sigmoid || k == EpilogueKind::silu;
 }
 
@@ -582,12 +582,12 @@ static FailureOr<int64_t> verifyProjection(PairedProjectionOp op, unsigned idx,
     return op.emitOpError() << name << " has K = " << rk << " but lhs has K = "
                             << k;
   StringRef epiName = stringifyEpilogueKind(epilogue);
-  if (!epilogueTakesOptionalBias(epilogue) &&
+  if (!epilogueTakesOptionalOperands(epilogue) &&
       epilogueNeedsBias(epilogue) != static_cast<bool>(bias))
     return op.emitOpError() << "epilogue " << idx << " ('" << epiName << "') "
                             << (bias ? "takes no" : "needs a")
                             << " bias operand";
-  if (!epilogueTakesOptionalBias(epilogue) &&
+  if (!epilogueTakesOptionalOperands(epilogue) &&
       epilogueNeedsScale(epilogue) != static_cast<bool>(scale))
     return op.emitOpError() << "epilogue " << idx << " ('" << epiName << "') "
                             << (scale ? "takes no" : "needs a")
