@@ -1140,12 +1140,32 @@ mlir::fusion::describePairedProjection(const PairedProjectionPlan &plan) {
                       plan.gated->gateRoundWithBias, "a gate") +
            biasPhrase(plan.gated->upBias.has_value(),
                       plan.gated->upRoundWithBias, "an up");
+  // Elementwise ops that read the epilogue's result only through a reshape
+  // that normalisation could not move past them (a view that splits the
+  // columns, read by a per-column-of-the-view operand) stay unfused: named,
+  // so that an epilogue the program has does not go missing silently.
+  auto afterReshape = [](Value r) -> std::string {
+    if (!r || !r.hasOneUse())
+      return "";
+    Operation *reshape = *r.getUsers().begin();
+    if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::ReshapeOp>(
+            reshape))
+      return "";
+    for (Operation *u : reshape->getResult(0).getUsers())
+      if (auto g = dyn_cast<linalg::GenericOp>(u);
+          g && g.getNumParallelLoops() == g.getNumLoops())
+        return " (the elementwise op after its " +
+               reshape->getName().getStringRef().str() +
+               " stays unfused: the reshape is not moved past it)";
+    return "";
+  };
   auto epi = [&](unsigned i) {
     std::string r;
     if (Type t = plan.epi[i].round)
       r = "round(" + typeStr(t) +
           (plan.epi[i].roundWithBias ? ", with_bias" : "") + ") ";
-    return r + stringifyEpilogueKind(plan.epi[i].kind).str();
+    return r + stringifyEpilogueKind(plan.epi[i].kind).str() +
+           afterReshape(plan.epi[i].result);
   };
   return s + "with epilogues " + epi(0) + ", " + epi(1);
 }

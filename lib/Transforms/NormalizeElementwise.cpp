@@ -81,6 +81,41 @@ struct DimOfExpandShape : public OpRewritePattern<tensor::DimOp> {
   }
 };
 
+/// torch-mlir views a decode-shaped Linear's [B, 1, K] input as [B, K] by
+/// grouping the unit T with K ([[0], [1, 2]]), and expands the [B, H]
+/// result back the same way. A broadcast operand of the epilogue that reads
+/// only H (a per-column bias or scale, `(d0, d1, d2) -> (d2)`) then covers
+/// part of a group, so the collapsing patterns cannot move that
+/// expand_shape past the epilogue, and the epilogue never reaches the
+/// projection (the GDN gates of a [B, 1, K] input paired with epilogues
+/// `none, ...`). A group's leading static unit dimensions belong as well to
+/// the end of the group before it (the same elements in the same order):
+/// moved there, the per-column operand covers H's group whole.
+struct RegroupUnitDimsOfExpand
+    : public OpRewritePattern<tensor::ExpandShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExpandShapeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getSrc().getDefiningOp<linalg::LinalgOp>())
+      return failure();
+    ArrayRef<int64_t> shape = op.getResultType().getShape();
+    SmallVector<ReassociationIndices> groups = op.getReassociationIndices();
+    bool changed = false;
+    for (size_t g = 1; g < groups.size(); ++g)
+      while (groups[g].size() > 1 && shape[groups[g].front()] == 1) {
+        groups[g - 1].push_back(groups[g].front());
+        groups[g].erase(groups[g].begin());
+        changed = true;
+      }
+    if (!changed)
+      return failure();
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+        op, op.getResultType(), op.getSrc(), groups, op.getMixedOutputShape());
+    return success();
+  }
+};
+
 /// Replaces `op` by `r`, through a tensor.cast where `r` has another (more
 /// or less static) type than `op`'s result.
 void replaceWithCast(PatternRewriter &rewriter, Operation *op, Value r) {
@@ -376,7 +411,8 @@ void mlir::fusion::populateNormalizeFusionPatterns(
                expand.getSrc().getDefiningOp<linalg::LinalgOp>();
       });
   patterns.add<DimOfExpandShape, ReshapeAsExpandOrCollapse,
-               SliceOfConcatOperand>(patterns.getContext());
+               SliceOfConcatOperand, RegroupUnitDimsOfExpand>(
+      patterns.getContext());
 }
 
 namespace {

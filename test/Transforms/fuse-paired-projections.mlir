@@ -1792,3 +1792,67 @@ func.func @negative_biased_rounding_and_unrounded(%x: tensor<4x64xbf16>, %w0: te
   %s = arith.mulf %f0, %y0 : tensor<4x8xf32>
   return %s, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+/// A decode-shaped [1, 1, K] input as torch-mlir writes it: x viewed as
+/// [1, K] by grouping the unit T with K, each projection expanded back the
+/// same way ([[0], [1, 2]]), the epilogue reading a per-column bias and scale
+/// (`(d0, d1, d2) -> (d2)`). fusion-normalize-elementwise moves the unit
+/// dimension to the group before it, the expand_shape then moves past the
+/// epilogue, and the softplus epilogue is fused (before: `none`).
+// CHECK-LABEL: func.func @gdn_decode_unit_t
+//       CHECK: fusion.paired_projection {{.*}} epilogues(softplus_bias_scale bias
+//       CHECK: tensor.expand_shape {{.*}} {{\[\[}}0, 1], [2]] output_shape [1, 1, 8]
+#d_col = affine_map<(d0, d1, d2) -> (d2)>
+#d_id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @gdn_decode_unit_t(%x: tensor<1x1x64xf32>, %w0: tensor<64x8xf32>, %w1: tensor<64x8xf32>,
+                             %bias: tensor<8xf32>, %scale: tensor<8xf32>) -> (tensor<1x1x8xf32>, tensor<1x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %thr = arith.constant 20.0 : f32
+  %xv = tensor.collapse_shape %x [[0], [1, 2]] : tensor<1x1x64xf32> into tensor<1x64xf32>
+  %empty = tensor.empty() : tensor<1x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x8xf32>) -> tensor<1x8xf32>
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues softplus_bias_scale, none"}}
+  %y0 = linalg.matmul ins(%xv, %w0 : tensor<1x64xf32>, tensor<64x8xf32>) outs(%acc : tensor<1x8xf32>) -> tensor<1x8xf32>
+  %y1 = linalg.matmul ins(%xv, %w1 : tensor<1x64xf32>, tensor<64x8xf32>) outs(%acc : tensor<1x8xf32>) -> tensor<1x8xf32>
+  %v0 = tensor.expand_shape %y0 [[0], [1, 2]] output_shape [1, 1, 8] : tensor<1x8xf32> into tensor<1x1x8xf32>
+  %e3 = tensor.empty() : tensor<1x1x8xf32>
+  %g = linalg.generic {indexing_maps = [#d_id3, #d_col, #d_col, #d_id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%v0, %bias, %scale : tensor<1x1x8xf32>, tensor<8xf32>, tensor<8xf32>) outs(%e3 : tensor<1x1x8xf32>) {
+  ^bb0(%in: f32, %b: f32, %s: f32, %o: f32):
+    %t = arith.addf %in, %b : f32
+    %e = math.exp %t : f32
+    %l = math.log1p %e : f32
+    %c = arith.cmpf ogt, %t, %thr : f32
+    %sp = arith.select %c, %t, %l : f32
+    %r = arith.mulf %sp, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<1x1x8xf32>
+  return %g, %y1 : tensor<1x1x8xf32>, tensor<1x8xf32>
+}
+
+/// A view that splits the columns ([4, 8] -> [4, 2, 4], head groups) read by
+/// an operand per column of the view: the expand_shape is not moved, the
+/// projection pairs with epilogue `none`, and the remark names what stays
+/// unfused.
+// CHECK-LABEL: func.func @epilogue_after_column_split
+//       CHECK: fusion.paired_projection {{.*}} epilogues(none, none)
+//       CHECK: tensor.expand_shape
+//       CHECK: linalg.generic
+func.func @epilogue_after_column_split(%x: tensor<4x64xf32>, %w0: tensor<64x8xf32>, %w1: tensor<64x8xf32>,
+                                       %b: tensor<4xf32>) -> (tensor<4x2x4xf32>, tensor<4x8xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues none (the elementwise op after its tensor.expand_shape stays unfused: the reshape is not moved past it), none"}}
+  %y0 = linalg.matmul ins(%x, %w0 : tensor<4x64xf32>, tensor<64x8xf32>) outs(%f : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y1 = linalg.matmul ins(%x, %w1 : tensor<4x64xf32>, tensor<64x8xf32>) outs(%f : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %v = tensor.expand_shape %y0 [[0], [1, 2]] output_shape [4, 2, 4] : tensor<4x8xf32> into tensor<4x2x4xf32>
+  %e3 = tensor.empty() : tensor<4x2x4xf32>
+  %r = linalg.generic {indexing_maps = [#d_id3, #d_col, #d_id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%v, %b : tensor<4x2x4xf32>, tensor<4xf32>) outs(%e3 : tensor<4x2x4xf32>) {
+  ^bb0(%in: f32, %bb: f32, %o: f32):
+    %s = arith.addf %in, %bb : f32
+    linalg.yield %s : f32
+  } -> tensor<4x2x4xf32>
+  return %r, %y1 : tensor<4x2x4xf32>, tensor<4x8xf32>
+}

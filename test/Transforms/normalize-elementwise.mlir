@@ -363,3 +363,30 @@ func.func @constant_scale_fp8_cast_fuses(%x: tensor<4x64xf32>) -> tensor<4x64xf8
   } -> tensor<4x64xf8E4M3FN>
   return %q : tensor<4x64xf8E4M3FN>
 }
+
+// A decode-shaped Linear ([1, 1, K] viewed as [1, K]): the result expanded
+// back with the unit T grouped with H ([[0], [1, 2]]). The unit dimension
+// moves to the group before it, and the expand_shape then moves past the
+// epilogue, whose per-column operand reads H alone: the epilogue reads the
+// projection directly.
+// CHECK-LABEL: func.func @decode_unit_t_regrouped
+//       CHECK: %[[Y:.*]] = linalg.matmul
+//       CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[Y]], %arg2 : tensor<1x8xf32>, tensor<8xf32>)
+//       CHECK: tensor.expand_shape %[[G]] {{\[\[}}0, 1], [2]] output_shape [1, 1, 8]
+#map_c3 = affine_map<(d0, d1, d2) -> (d2)>
+#map_i3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @decode_unit_t_regrouped(%x: tensor<1x64xf32>, %w: tensor<64x8xf32>, %b: tensor<8xf32>) -> tensor<1x1x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1x8xf32>) -> tensor<1x8xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<1x64xf32>, tensor<64x8xf32>) outs(%f : tensor<1x8xf32>) -> tensor<1x8xf32>
+  %v = tensor.expand_shape %y [[0], [1, 2]] output_shape [1, 1, 8] : tensor<1x8xf32> into tensor<1x1x8xf32>
+  %e3 = tensor.empty() : tensor<1x1x8xf32>
+  %r = linalg.generic {indexing_maps = [#map_i3, #map_c3, #map_i3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%v, %b : tensor<1x1x8xf32>, tensor<8xf32>) outs(%e3 : tensor<1x1x8xf32>) {
+  ^bb0(%in: f32, %bb: f32, %o: f32):
+    %s = arith.addf %in, %bb : f32
+    linalg.yield %s : f32
+  } -> tensor<1x1x8xf32>
+  return %r : tensor<1x1x8xf32>
+}

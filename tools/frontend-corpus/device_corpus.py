@@ -145,7 +145,10 @@ TORCH = {"silu_mxfp8_even_bf16": None,
          "ffn13_fp8group_bf16": (1, 1, 0.0079),
          "ffn13_vllm_group_bf16": (1, 1, 0.0079),
          "ffn13_fp8_tensorwise_bf16": (1, 1, 0.0079),
-         "ffn_cat_vllm_group_bf16": (1, 1, 0.0079)}
+         "ffn_cat_vllm_group_bf16": (1, 1, 0.0079),
+         # FP8 delayed scaling after a bf16 SwiGLU: one code step, and the
+         # amax for the history within one bf16 ulp (2^-7 of it).
+         "delayed_swiglu_fp8_bf16": (1, 0, 0.008)}
 # Programs with an f32 output computed from transcendental functions (the
 # fused dgelu's dbias column sum): the GPU's expf/FMAs against the CPU's,
 # within corpus.test's bound against torch.

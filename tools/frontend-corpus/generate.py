@@ -1153,6 +1153,11 @@ def programs():
     yield "delayed_silu_fp8_bf16_dyn", Fp8DelayedX(F.silu), \
         (x((6, 64), bf), torch.tensor(40.0)), \
         {"x": {0: torch.export.Dim("T", min=2, max=1 << 20)}, "scale": None}
+    # Decode-shaped inputs [B, 1, K] (hidden states of one new token):
+    # torch-mlir views them as [B, K] by grouping the unit T with K.
+    yield "gdn_bf16_decode_3d", GdnGates(64, 8, bf), (x((1, 1, 64), bf, 1.0),)
+    yield "gdn_bf16_b2t1", GdnGates(64, 8, bf), (x((2, 1, 64), bf, 1.0),)
+    yield "ffn_mxfp8_bf16_decode_3d", Ffn(64, 64, bf, mx=True), (x((1, 1, 64), bf, 1.0),)
 
 
 def large_programs():
