@@ -541,6 +541,34 @@ std::vector<float> makeTensorProbe(unsigned kind, int64_t n, bool finite,
 }
 constexpr unsigned kTensorProbes = 17;
 
+/// The bits of probe `values` in the input type `xt` (into `bits`); under
+/// `finite` (the finite-inputs contract) a value that is not finite in that
+/// type becomes +-65504.
+void probeBits(ArrayRef<float> values, Type xt, bool finite,
+               std::vector<uint64_t> &bits) {
+  const auto &sem = cast<FloatType>(xt).getFloatSemantics();
+  const unsigned width = cast<FloatType>(xt).getWidth();
+  bits.resize(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    bits[i] = floatBits(xt, values[i]);
+    if (finite && !llvm::APFloat(sem, llvm::APInt(width, bits[i])).isFinite())
+      bits[i] = floatBits(xt, std::copysign(65504.0f, values[i]));
+  }
+}
+
+/// The leaf function of an evaluator that reads `probe` (row-major over
+/// `shape`) as the elements of `x`.
+TensorEvaluator::LeafFn probeLeaf(Value x, ArrayRef<int64_t> shape,
+                                  const std::vector<uint64_t> &probe) {
+  SmallVector<int64_t> dims(shape);
+  return [x, dims, &probe](Value v, ArrayRef<int64_t> index, EvalScalar &out) {
+    if (v != x)
+      return false;
+    out = EvalScalar{probe[TensorEvaluator::linearize(index, dims)], false};
+    return true;
+  };
+}
+
 /// The scheme a remark names, in the dialect's syntax.
 std::string schemeName(QuantSchemeAttr s) {
   std::string str;
@@ -1966,15 +1994,8 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
   std::vector<uint64_t> probe;
   // Every probe evaluates the whole tensor (the amax reads every element):
   // a budget of steps per element and probe.
-  TensorEvaluator eval(
-      [&](Value v, ArrayRef<int64_t> index, EvalScalar &out) {
-        if (v != xv)
-          return false;
-        out = EvalScalar{
-            probe[TensorEvaluator::linearize(index, xType.getShape())], false};
-        return true;
-      },
-      int64_t(1000) * n * kTensorProbes + 1000000);
+  TensorEvaluator eval(probeLeaf(xv, xType.getShape(), probe),
+                       int64_t(1000) * n * kTensorProbes + 1000000);
   eval.setSaturatingFloat8Casts(saturatingCasts);
   eval.setWrappingIntCasts(wrappingIntCasts);
   SmallVector<Mismatch> mismatch(schemes.size());
@@ -1987,14 +2008,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
         kind, n, finiteInputs,
         format == QuantFormat::fp8_e5m2 ? 57344.0f : 448.0f);
     probe.resize(n);
-    for (int64_t i = 0; i < n; ++i) {
-      probe[i] = floatBits(xt, values[i]);
-      if (finiteInputs &&
-          !llvm::APFloat(cast<FloatType>(xt).getFloatSemantics(),
-                         llvm::APInt(cast<FloatType>(xt).getWidth(), probe[i]))
-               .isFinite())
-        probe[i] = floatBits(xt, std::copysign(65504.0f, values[i]));
-    }
+    probeBits(values, xt, finiteInputs, probe);
     eval.clear();
     std::vector<EvalScalar> irData(n);
     for (int64_t i = 0; i < n; ++i) {
@@ -2157,14 +2171,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyDelayed(Candidate &c,
   for (unsigned kind = 0; kind < kTensorProbes && !mismatch.count; ++kind) {
     std::vector<float> values =
         makeTensorProbe(kind, kDelayedTable, finiteInputs, fmax);
-    for (int64_t i = 0; i < kDelayedTable; ++i) {
-      table[i] = floatBits(xt, values[i]);
-      if (finiteInputs &&
-          !llvm::APFloat(*xSem,
-                         llvm::APInt(cast<FloatType>(xt).getWidth(), table[i]))
-               .isFinite())
-        table[i] = floatBits(xt, std::copysign(65504.0f, values[i]));
-    }
+    probeBits(values, xt, finiteInputs, table);
     for (auto [k, i] : llvm::enumerate(at))
       sampled[k] = table[slot(i)];
     for (float s : scales) {
@@ -2268,29 +2275,15 @@ void RaiseQuantizePass::checkDelayedAmax(Candidate &c, QuantSchemeAttr scheme) {
   const auto aSem =
       &cast<FloatType>(aType.getElementType()).getFloatSemantics();
   std::vector<uint64_t> probe(n);
-  TensorEvaluator eval(
-      [&](Value v, ArrayRef<int64_t> index, EvalScalar &out) {
-        if (v != xv)
-          return false;
-        out = EvalScalar{
-            probe[TensorEvaluator::linearize(index, xType.getShape())], false};
-        return true;
-      },
-      int64_t(1000) * n * kTensorProbes + 1000000);
+  TensorEvaluator eval(probeLeaf(xv, xType.getShape(), probe),
+                       int64_t(1000) * n * kTensorProbes + 1000000);
   SmallVector<int64_t> zero(aType.getRank(), 0);
   float one = 1.0f;
   for (unsigned kind = 0; kind < kTensorProbes; ++kind) {
     std::vector<float> values = makeTensorProbe(
         kind, n, finiteInputs,
         scheme.getFormat() == QuantFormat::fp8_e5m2 ? 57344.0f : 448.0f);
-    for (int64_t i = 0; i < n; ++i) {
-      probe[i] = floatBits(xt, values[i]);
-      if (finiteInputs &&
-          !llvm::APFloat(cast<FloatType>(xt).getFloatSemantics(),
-                         llvm::APInt(cast<FloatType>(xt).getWidth(), probe[i]))
-               .isFinite())
-        probe[i] = floatBits(xt, std::copysign(65504.0f, values[i]));
-    }
+    probeBits(values, xt, finiteInputs, probe);
     eval.clear();
     FailureOr<EvalScalar> irAmax = eval.element(amaxV, zero);
     if (failed(irAmax))
