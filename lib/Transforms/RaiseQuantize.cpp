@@ -2009,6 +2009,23 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
         format == QuantFormat::fp8_e5m2 ? 57344.0f : 448.0f);
     probe.resize(n);
     probeBits(values, xt, finiteInputs, probe);
+    // Under the finite-inputs contract (fast-math ninf) a tensor whose scale
+    // max / amax overflows f32 (amax below max / FLT_MAX, about 1.3e-36: f32
+    // subnormals only) is outside the domain: a hand-written TE rule
+    // `where(amax > 0, max / amax, 1)` gives an infinite scale there, where
+    // TE (and the runtime) clamp it to FLT_MAX.
+    if (finiteInputs) {
+      const auto &xSem = cast<FloatType>(xt).getFloatSemantics();
+      const unsigned xw = cast<FloatType>(xt).getWidth();
+      float pa = 0.0f;
+      for (uint64_t b : probe)
+        pa = std::max(pa, std::fabs(static_cast<float>(
+                              llvm::APFloat(xSem, llvm::APInt(xw, b))
+                                  .convertToDouble())));
+      const float fmax = format == QuantFormat::fp8_e5m2 ? 57344.0f : 448.0f;
+      if (pa > 0.0f && std::isinf(fmax / pa))
+        continue;
+    }
     eval.clear();
     std::vector<EvalScalar> irData(n);
     for (int64_t i = 0; i < n; ++i) {

@@ -764,6 +764,23 @@ class Fp8DelayedX(Fp8Delayed):
         return super().forward(x, scale)
 
 
+class TeCurrentHand(torch.nn.Module):
+    """TransformerEngine's current scaling written by hand in torch: amax of
+    the f32 activation, scale = where(amax > 0, 448 / amax, 1), codes
+    (y * scale).clamp(-448, 448), scale_inv = 1 / scale, amax returned."""
+
+    def __init__(self, act):
+        super().__init__()
+        self.act = act
+
+    def forward(self, x):
+        y = self.act(x).float()
+        amax = y.abs().max()
+        scale = torch.where(amax > 0, 448.0 / amax, torch.ones_like(amax))
+        q = (y * scale).clamp(-448.0, 448.0).to(torch.float8_e4m3fn)
+        return q, scale.reciprocal(), amax
+
+
 def gelu_tanh(x):
     return F.gelu(x, approximate="tanh")
 
@@ -1158,6 +1175,9 @@ def programs():
     yield "gdn_bf16_decode_3d", GdnGates(64, 8, bf), (x((1, 1, 64), bf, 1.0),)
     yield "gdn_bf16_b2t1", GdnGates(64, 8, bf), (x((2, 1, 64), bf, 1.0),)
     yield "ffn_mxfp8_bf16_decode_3d", Ffn(64, 64, bf, mx=True), (x((1, 1, 64), bf, 1.0),)
+    # TE's current scaling by hand (an infinite scale for an amax below
+    # 448 / FLT_MAX, outside the finite-inputs contract).
+    yield "te_current_silu_bf16", TeCurrentHand(F.silu), (x((4, 64), bf),)
 
 
 def large_programs():
