@@ -2019,9 +2019,10 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
       const unsigned xw = cast<FloatType>(xt).getWidth();
       float pa = 0.0f;
       for (uint64_t b : probe)
-        pa = std::max(pa, std::fabs(static_cast<float>(
-                              llvm::APFloat(xSem, llvm::APInt(xw, b))
-                                  .convertToDouble())));
+        pa = std::max(
+            pa,
+            std::fabs(static_cast<float>(
+                llvm::APFloat(xSem, llvm::APInt(xw, b)).convertToDouble())));
       const float fmax = format == QuantFormat::fp8_e5m2 ? 57344.0f : 448.0f;
       if (pa > 0.0f && std::isinf(fmax / pa))
         continue;
