@@ -339,6 +339,13 @@ uint64_t floatBits(Type t, float f) {
   return a.bitcastToAPInt().getZExtValue();
 }
 
+/// The value of the raw bits `bits` of the float type `t` (floatBits back).
+double floatValue(Type t, uint64_t bits) {
+  auto ft = cast<FloatType>(t);
+  return llvm::APFloat(ft.getFloatSemantics(), llvm::APInt(ft.getWidth(), bits))
+      .convertToDouble();
+}
+
 /// One probe: f32 values for `rows` x `cols` (sampled rows of the input).
 /// Each block of 32 gets one pattern; the patterns cover what a quantizer's
 /// edge rules are about.
@@ -1340,6 +1347,17 @@ RaiseQuantizePass::delimitDelayed(Operation *castOp, Value data, Decline &why) {
     return {};
   }
   Operation *scaleDef = scale.getDefiningOp();
+  // The function's tensor amaxes: reductions without parallel loops of one
+  // float element (|x|, casts and stages before them); each candidate takes
+  // the first whose input chain reaches its input.
+  SmallVector<linalg::LinalgOp> tensorAmaxes;
+  castOp->getParentOfType<func::FuncOp>().walk([&](linalg::LinalgOp l) {
+    if (l.hasPureTensorSemantics() && l->getNumResults() == 1 &&
+        l.getNumReductionLoops() != 0 && l.getNumParallelLoops() == 0 &&
+        l.getNumDpsInputs() == 1 && numElements(l->getResult(0)) == 1 &&
+        isa<FloatType>(elementTypeOf(l->getResult(0))))
+      tensorAmaxes.push_back(l);
+  });
   SmallVector<Candidate> found;
   for (size_t j = chain.size(); j-- > scaleAt;) {
     Value x = chain[j];
@@ -1359,20 +1377,14 @@ RaiseQuantizePass::delimitDelayed(Operation *castOp, Value data, Decline &why) {
     Value stray;
     if (failed(backwardSlice({data}, x, c.region, constMemo, stray, scale)))
       continue;
-    // The program's tensor amax of x: a reduction without parallel loops
-    // of one element whose input chain reaches x (|x|, casts, stages).
-    func::FuncOp func = castOp->getParentOfType<func::FuncOp>();
-    func.walk([&](linalg::LinalgOp l) {
-      if (c.amax || !l.hasPureTensorSemantics() || l->getNumResults() != 1 ||
-          l.getNumReductionLoops() == 0 || l.getNumParallelLoops() != 0 ||
-          l.getNumDpsInputs() != 1 || numElements(l->getResult(0)) != 1 ||
-          !isa<FloatType>(elementTypeOf(l->getResult(0))) ||
-          !llvm::is_contained(inputCandidates(l), x))
-        return;
+    // The program's tensor amax of x.
+    for (linalg::LinalgOp l : tensorAmaxes) {
+      if (!llvm::is_contained(inputCandidates(l), x))
+        continue;
       llvm::SetVector<Operation *> slice;
       Value other;
       if (failed(backwardSlice({l->getResult(0)}, x, slice, constMemo, other)))
-        return;
+        continue;
       // The raised op, placed after the scale, must come before the
       // amax's readers.
       if (scaleDef &&
@@ -1384,11 +1396,12 @@ RaiseQuantizePass::delimitDelayed(Operation *castOp, Value data, Decline &why) {
         c.note = "; the program's tensor amax of its input stays a "
                  "reduction of its own: it is read before the scale is "
                  "defined";
-        return;
+        continue;
       }
       c.amax = l->getResult(0);
       c.amaxRegion = std::move(slice);
-    });
+      break;
+    }
     found.push_back(std::move(c));
   }
   return found;
@@ -2003,10 +2016,9 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
   SmallVector<int64_t> index;
   const auto dSem = &cast<FloatType>(dType.getElementType()).getFloatSemantics();
   const auto aSem = &cast<FloatType>(at).getFloatSemantics();
+  const float fmax = format == QuantFormat::fp8_e5m2 ? 57344.0f : 448.0f;
   for (unsigned kind = 0; kind < kTensorProbes; ++kind) {
-    std::vector<float> values = makeTensorProbe(
-        kind, n, finiteInputs,
-        format == QuantFormat::fp8_e5m2 ? 57344.0f : 448.0f);
+    std::vector<float> values = makeTensorProbe(kind, n, finiteInputs, fmax);
     probe.resize(n);
     probeBits(values, xt, finiteInputs, probe);
     // Under the finite-inputs contract (fast-math ninf) a tensor whose scale
@@ -2015,15 +2027,9 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
     // `where(amax > 0, max / amax, 1)` gives an infinite scale there, where
     // TE (and the runtime) clamp it to FLT_MAX.
     if (finiteInputs) {
-      const auto &xSem = cast<FloatType>(xt).getFloatSemantics();
-      const unsigned xw = cast<FloatType>(xt).getWidth();
       float pa = 0.0f;
       for (uint64_t b : probe)
-        pa = std::max(
-            pa,
-            std::fabs(static_cast<float>(
-                llvm::APFloat(xSem, llvm::APInt(xw, b)).convertToDouble())));
-      const float fmax = format == QuantFormat::fp8_e5m2 ? 57344.0f : 448.0f;
+        pa = std::max(pa, std::fabs(static_cast<float>(floatValue(xt, b))));
       if (pa > 0.0f && std::isinf(fmax / pa))
         continue;
     }
@@ -2182,7 +2188,6 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyDelayed(Candidate &c,
   eval.setWrappingIntCasts(wrappingIntCasts);
   const auto dSem =
       &cast<FloatType>(dType.getElementType()).getFloatSemantics();
-  const auto xSem = &cast<FloatType>(xt).getFloatSemantics();
   Mismatch mismatch;
   SmallVector<int64_t> index;
   std::vector<uint64_t> sampled(at.size());
@@ -2208,13 +2213,7 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyDelayed(Candidate &c,
         // overflows f32 is outside the domain: torch casts Inf to NaN where
         // the runtime saturates.
         if (finiteInputs &&
-            std::isinf(
-                static_cast<float>(
-                    llvm::APFloat(
-                        *xSem,
-                        llvm::APInt(cast<FloatType>(xt).getWidth(), sampled[k]))
-                        .convertToDouble()) *
-                s))
+            std::isinf(static_cast<float>(floatValue(xt, sampled[k])) * s))
           continue;
         EvalScalar e;
         if (!evalElement(eval, c.data, dType.getShape(), i, "data", index, e,
@@ -2228,13 +2227,10 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyDelayed(Candidate &c,
           continue;
         mismatch.add(
             [&] {
-              llvm::APFloat xv(
-                  *xSem,
-                  llvm::APInt(cast<FloatType>(xt).getWidth(), sampled[k]));
               return llvm::formatv("probe {0}, element {1}: x = {2:e}, scale "
                                    "{3:e} gives {4} in the IR, 0x{5} in the "
                                    "runtime (x * scale, saturated)",
-                                   kind, i, xv.convertToDouble(), s,
+                                   kind, i, floatValue(xt, sampled[k]), s,
                                    e.poison ? std::string("undefined (poison)")
                                             : "0x" + hexByte(e.bits & 0xff),
                                    hexByte(want))
@@ -2579,11 +2575,8 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identify(Candidate &c,
       auto aType = cast<RankedTensorType>(amaxV.getType());
       if (!evalAt(amaxV, aType.getShape(), 0, "tensor amax", e))
         return failure();
-      auto ft = dyn_cast<FloatType>(aType.getElementType());
-      if (!e.poison && ft)
-        irAmax = llvm::APFloat(ft.getFloatSemantics(),
-                               llvm::APInt(ft.getWidth(), e.bits))
-                     .convertToDouble();
+      if (!e.poison && isa<FloatType>(aType.getElementType()))
+        irAmax = floatValue(aType.getElementType(), e.bits);
     }
     for (auto [k, scheme] : llvm::enumerate(schemes)) {
       Reference ref;
@@ -2883,10 +2876,7 @@ RaiseQuantizePass::identifyBlockFP8(Candidate &c, Decline &why) {
   // recipes apart otherwise.
   const float fmax = format == QuantFormat::fp8_block_e4m3 ? 448.0f : 57344.0f;
   auto inDomain = [&](float v) {
-    return static_cast<float>(
-        llvm::APFloat(domain.getFloatSemantics(),
-                      llvm::APInt(domain.getWidth(), floatBits(domain, v)))
-            .convertToDouble());
+    return static_cast<float>(floatValue(domain, floatBits(domain, v)));
   };
   SmallVector<float> tellApart;
   {
