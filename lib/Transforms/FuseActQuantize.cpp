@@ -31,7 +31,7 @@
 //   "unsupported shape"              ranks 1..4 (fusion_rt.h views)
 //   "unsupported quantization format for fused activation"
 //                                    the scheme's format is not in `formats`
-//   "unsupported scheme"             (the paired form) a scale or rng operand;
+//   "unsupported scheme"             (the paired form) an rng operand;
 //                                    2D FP8 blocks (weight tiles)
 //   "operand defined after the fusion point"
 //                                    an operand of the fused op (grad, up,
@@ -750,10 +750,10 @@ void FuseActQuantizePass::fuseIntoPairedProjection(
                                 : std::string("?")) +
                          "'; the quantizing form does not return it");
     }
-  if (q.getScale() || q.getRng())
+  if (q.getRng())
     return decline(q, function, DeclineRule::UnsupportedScheme,
-                   "a quantizing fusion.paired_projection takes no scale or "
-                   "rng operand (FP8 delayed scaling, stochastic rounding)");
+                   "a quantizing fusion.paired_projection takes no rng "
+                   "operand (stochastic rounding)");
   if (MatchFailure f = formatDecline(options, scheme);
       f.rule != DeclineRule::None)
     return decline(q, function, f.rule, f.detail);
@@ -768,28 +768,35 @@ void FuseActQuantizePass::fuseIntoPairedProjection(
   Location loc = b.getFusedLoc({paired.getLoc(), q.getLoc()});
   // Destinations of the fused op: the quantizer's, collapsed like the
   // paired result when the value was expanded to several token dimensions.
+  // Per-tensor results (FP8's [1] scale_inv and amax) stay as they are.
   SmallVector<Value> outs(q.getOuts());
   SmallVector<ReassociationIndices> groups;
+  int64_t tokenRank = 0;
+  auto perToken = [&](Value v) {
+    return expand && cast<ShapedType>(v.getType()).getRank() == tokenRank;
+  };
   if (expand) {
     groups = expand.getReassociationIndices();
+    tokenRank = expand.getResultType().getRank();
     for (Value &out : outs)
-      out = tensor::CollapseShapeOp::create(b, loc, out, groups);
+      if (perToken(out))
+        out = tensor::CollapseShapeOp::create(b, loc, out, groups);
   }
   SmallVector<Type> resultTypes;
   for (Value out : outs)
     resultTypes.push_back(out.getType());
   auto fused = PairedProjectionOp::create(
-      b, loc, resultTypes, paired.getLhs(), paired.getRhs0(),
-      paired.getRhs1(), paired.getBias0(), paired.getScale0(),
-      paired.getBias1(), paired.getScale1(), outs, paired.getEpilogue0Attr(),
+      b, loc, resultTypes, paired.getLhs(), paired.getRhs0(), paired.getRhs1(),
+      paired.getBias0(), paired.getScale0(), paired.getBias1(),
+      paired.getScale1(), q.getScale(), outs, paired.getEpilogue0Attr(),
       paired.getEpilogue1Attr(), paired.getGatedAttr(), paired.getKnAttr(),
       paired.getRound0Attr(), paired.getRound1Attr(),
       paired.getRoundWithBias0Attr(), paired.getRoundWithBias1Attr(), scheme,
       TypeAttr::get(intermediate));
   if (failed(verifyQuietly(fused))) {
     fused->erase();
-    for (Value out : outs)
-      if (out.getDefiningOp<tensor::CollapseShapeOp>())
+    for (auto [out, original] : llvm::zip(outs, q.getOuts()))
+      if (out != original)
         out.getDefiningOp()->erase();
     return decline(q, function, DeclineRule::ActFusedOpDoesNotVerify,
                    "the admission rules passed but the quantizing "
@@ -798,7 +805,7 @@ void FuseActQuantizePass::fuseIntoPairedProjection(
   }
   for (auto [i, result] : llvm::enumerate(fused->getResults())) {
     Value replacement = result;
-    if (expand)
+    if (perToken(q->getResult(i)))
       replacement = tensor::ExpandShapeOp::create(
           b, loc, q->getResult(i).getType(), result, groups,
           tensor::getMixedSizes(b, loc, q.getOuts()[i]));

@@ -733,11 +733,10 @@ FailureOr<PairPlan> checkPair(const Projection &a, const Projection &b,
       std::swap(plan.epi[0], plan.epi[1]);
     }
     plan.gatedQuant = gq;
-    if (gq.getScale() || gq.getRng())
+    if (gq.getRng())
       return decline(DeclineRule::UnsupportedEpilogue,
-                     "the gated quantizer takes a scale or rng operand (FP8 "
-                     "delayed scaling, stochastic rounding), which the "
-                     "quantizing paired op does not");
+                     "the gated quantizer takes an rng operand (stochastic "
+                     "rounding), which the quantizing paired op does not");
     if (a.tokenRank > 1 && gq.getScheme().hasColwise())
       return decline(DeclineRule::UnsupportedEpilogue,
                      "a colwise copy of a result with several token "
@@ -853,6 +852,8 @@ LogicalResult placement(PairPlan &plan, DominanceInfo &dom, MatchFailure &why) {
     if (p)
       llvm::append_range(operands, columnParamSources(g, *p));
   };
+  if (plan.gatedQuant && plan.gatedQuant.getScale())
+    operands.push_back(plan.gatedQuant.getScale()); // FP8 delayed scaling
   if (plan.gated) {
     addParam(plan.gated->generic, plan.gated->gateBias);
     addParam(plan.gated->generic, plan.gated->upBias);
@@ -991,9 +992,11 @@ mlir::fusion::rewritePairedProjection(RewriterBase &rewriter,
   }
   QuantSchemeAttr quant;
   TypeAttr intermediate;
+  Value quantScale;
   if (GatedActQuantizeOp gq = plan.gatedQuant) {
     gatedAttr = gq.getActivation();
     quant = gq.getScheme();
+    quantScale = gq.getScale();
     intermediate = gq.getIntermediateAttr();
     llvm::append_range(resultTypes, gq->getResultTypes());
     roots.push_back(gq);
@@ -1057,8 +1060,9 @@ mlir::fusion::rewritePairedProjection(RewriterBase &rewriter,
       b, loc, resultTypes, lhs,
       groupedWeightOf(plan.proj[0].weight, plan.proj[0].kn),
       groupedWeightOf(plan.proj[1].weight, plan.proj[1].kn), bias[0], scale[0],
-      bias[1], scale[1], outs, kinds[0], kinds[1], gatedAttr, plan.proj[0].kn,
-      rounds[0], rounds[1], withBias[0], withBias[1], quant, intermediate);
+      bias[1], scale[1], quantScale, outs, kinds[0], kinds[1], gatedAttr,
+      plan.proj[0].kn, rounds[0], rounds[1], withBias[0], withBias[1], quant,
+      intermediate);
   // The rules imply a valid op; a failure here is a bug, reported as a
   // decline rather than as invalid IR.
   LogicalResult verified = verifyQuietly(fused);

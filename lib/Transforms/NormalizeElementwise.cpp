@@ -313,12 +313,25 @@ bool isGivenScale(Value v) {
   return work.empty();
 }
 
-/// True if `op` is an elementwise generic on the way (through sole users)
-/// to a cast to FP8 that multiplies by a given scale on the way: a
-/// delayed-scaling quantizer written out, `(x * scale).clamp(..).to(fp8)`.
-/// Producers are not fused into such ops, so that the quantizer's input
-/// stays a tensor of its own, which fusion-raise-quantize takes (and
-/// fusion-fuse-act-quantize then fuses the activation that computes it).
+/// True if the body of `g` only converts its one input between float
+/// types (`y.float()`, `.to(bf16)`).
+bool isPureConversion(linalg::GenericOp g) {
+  if (g.getNumDpsInputs() != 1)
+    return false;
+  for (Operation &inner : g.getBody()->without_terminator())
+    if (!isa<arith::ExtFOp, arith::TruncFOp>(inner))
+      return false;
+  return true;
+}
+
+/// True if `op` is an elementwise generic of a delayed-scaling quantizer
+/// written out, `(x.float() * scale).clamp(..).to(fp8)`: on the way
+/// (through sole users) to a cast to FP8, either multiplying by a given
+/// scale, after such a multiply, or a conversion before it. Producers are
+/// not fused into such ops, so that the quantizer's input stays a tensor
+/// of its own, which fusion-raise-quantize takes (and
+/// fusion-fuse-act-quantize then fuses the activation that computes it);
+/// the generics of the activation before it fuse as anywhere else.
 bool onDelayedFp8Cast(Operation *op) {
   bool scaled = false;
   for (unsigned i = 0; i < 8; ++i) {
@@ -333,6 +346,9 @@ bool onDelayedFp8Cast(Operation *op) {
         if (!g->isAncestor(o.getParentRegion()->getParentOp()))
           scaled = scaled || isGivenScale(o);
     });
+    // A step of the activation before the quantizer.
+    if (!scaled && !isPureConversion(g))
+      return false;
     auto rt = cast<RankedTensorType>(g->getResult(0).getType());
     if (isa<Float8E4M3FNType, Float8E5M2Type>(rt.getElementType()))
       return scaled;

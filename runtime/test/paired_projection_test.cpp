@@ -813,9 +813,12 @@ struct GatedFront {
     p.d.epilogue1 = fusion_rt_epilogue{};
     p.d.out1 = fusion_rt_tensor{};
   }
-  /// Unfused: paired projection into p.o0, then fusion_rt_quantize of it.
-  void unfused(const fusion_rt_quant_scheme &s, QuantBuffers &q) {
+  /// Unfused: paired projection into p.o0, then fusion_rt_quantize of it
+  /// (`scale`: FP8 delayed scaling's given scale).
+  void unfused(const fusion_rt_quant_scheme &s, QuantBuffers &q,
+               float scale = 1.f) {
     q.alloc(s, p.m, p.h0, false, s.format >= FUSION_RT_FORMAT_FP8_E4M3);
+    q.scale = scale;
     ASSERT_EQ(fusion_rt_paired_projection_run(&p.d, nullptr, nullptr),
               FUSION_RT_STATUS_SUCCESS)
         << fusion_rt_last_error_message();
@@ -825,8 +828,10 @@ struct GatedFront {
         << fusion_rt_last_error_message();
   }
   fusion_rt_status fused(const fusion_rt_quant_scheme &s, QuantBuffers &q,
-                         const fusion_rt_options *opt = nullptr) {
+                         const fusion_rt_options *opt = nullptr,
+                         float scale = 1.f) {
     q.alloc(s, p.m, p.h0, false, s.format >= FUSION_RT_FORMAT_FP8_E4M3);
+    q.scale = scale;
     fusion_rt_paired_projection d = p.d;
     d.out0 = fusion_rt_tensor{};
     return fusion_rt_paired_projection_quantize(&d, inter, &s, &q.out, opt,
@@ -873,6 +878,60 @@ TEST(PairedProjectionQuantize, EqualsPairedRunThenQuantizeByteForByte) {
           ++cases;
         }
   EXPECT_EQ(cases, 60);
+}
+
+TEST(PairedProjectionQuantize,
+     Fp8DelayedAndBlockScalesEqualPairedRunThenQuantize) {
+  // FP8 per tensor with delayed scaling (the scale given: one saturating
+  // some codes, one below 1, e5m2) and FP8 1x128 / 1x32 blocks (f32 and
+  // power-of-two scales), bf16 / f32 intermediates, rounded accumulators.
+  struct Case {
+    int32_t format;
+    float scale; ///< delayed scaling's scale; 0: not delayed
+    int32_t block_cols = 0;
+    bool pow2 = false;
+  };
+  const Case cases[] = {{FUSION_RT_FORMAT_FP8_E4M3, 64.f},
+                        {FUSION_RT_FORMAT_FP8_E4M3, 0.25f},
+                        {FUSION_RT_FORMAT_FP8_E5M2, 3000.f},
+                        {FUSION_RT_FORMAT_FP8_BLOCK_E4M3, 0.f, 128},
+                        {FUSION_RT_FORMAT_FP8_BLOCK_E4M3, 0.f, 32, true},
+                        {FUSION_RT_FORMAT_FP8_BLOCK_E5M2, 0.f, 128}};
+  const int64_t shapes[][3] = {{1, 64, 128}, {4, 96, 160}, {17, 40, 256}};
+  int n = 0;
+  for (const Case &c : cases)
+    for (auto &sh : shapes)
+      for (int32_t inter : {FUSION_RT_BF16, FUSION_RT_F32}) {
+        fusion_rt_quant_scheme s = scheme_of(c.format, FUSION_RT_ROWWISE);
+        if (c.scale > 0)
+          s.tensor_scaling = FUSION_RT_TENSOR_SCALING_DELAYED;
+        if (c.block_cols) {
+          s.block_cols = c.block_cols;
+          s.force_pow2_scale = c.pow2 ? 1 : 0;
+        }
+        GatedFront g(sh[0], sh[1], sh[2], FUSION_RT_BF16, inter,
+                     n % 2 ? FUSION_RT_ACT_GEGLU : FUSION_RT_ACT_SWIGLU,
+                     uint32_t(101 + n));
+        g.p.d.epilogue0.accumulator_round = FUSION_RT_ROUND_BF16;
+        g.p.d.epilogue1.accumulator_round = FUSION_RT_ROUND_BF16;
+        const float scale = c.scale > 0 ? c.scale : 1.f;
+        QuantBuffers want, got;
+        g.unfused(s, want, scale);
+        ASSERT_EQ(g.fused(s, got, nullptr, scale), FUSION_RT_STATUS_SUCCESS)
+            << fusion_rt_last_error_message();
+        EXPECT_EQ(diff(want, got), "")
+            << describe(s) << " scale " << c.scale << " shape " << sh[0] << "x"
+            << sh[1] << "x" << sh[2] << " inter " << inter;
+        // The delayed scale is read: another scale gives other codes.
+        if (c.scale > 0) {
+          QuantBuffers other;
+          ASSERT_EQ(g.fused(s, other, nullptr, scale * 4.f),
+                    FUSION_RT_STATUS_SUCCESS);
+          EXPECT_NE(diff(got, other), "") << describe(s);
+        }
+        ++n;
+      }
+  EXPECT_EQ(n, 36);
 }
 
 TEST(PairedProjectionQuantize, EmptyTokensWriteNothingAndSucceed) {

@@ -215,6 +215,28 @@ func.func @paired_quantize(%x: tensor<4x64xbf16>, %wg: tensor<32x64xbf16>, %wu: 
 
 // -----
 
+// FP8 delayed scaling: the quantizer's scale is read like fusion.quantize's,
+// its table row after the pair's operands and before the destinations (x,
+// wg, wu, scale, codes, scale_inv, amax: 7 rows).
+// BUF-LABEL: func.func @paired_quantize_delayed
+// BUF-SAME:    %[[S:[a-z0-9]+]]: memref<1xf32{{.*}}>)
+// BUF:         fusion.paired_projection {{.*}} quantize(#fusion.quant<fp8_e4m3, rowwise, scaling = delayed> via bf16 scale %[[S]])
+// CHECK-LABEL: func.func @paired_quantize_delayed
+// CHECK:         memref.alloca() : memref<7x12xi64>
+// CHECK:         call @fusion_rt_mlir_paired_projection_quantize(
+// CHECK-NOT:     fusion.paired_projection
+func.func @paired_quantize_delayed(%x: tensor<4x64xbf16>, %wg: tensor<32x64xbf16>, %wu: tensor<32x64xbf16>, %s: tensor<1xf32>)
+    -> (tensor<4x32xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) {
+  %d0 = tensor.empty() : tensor<4x32xf8E4M3FN>
+  %d1 = tensor.empty() : tensor<1xf32>
+  %d2 = tensor.empty() : tensor<1xf32>
+  %q:3 = fusion.paired_projection %x, %wg, %wu epilogues(round(bf16) none, round(bf16) none) gated(#fusion.act<swiglu>) quantize(#fusion.quant<fp8_e4m3, rowwise, scaling = delayed> via bf16 scale %s) outs(%d0, %d1, %d2)
+      : (tensor<4x64xbf16>, tensor<32x64xbf16>, tensor<32x64xbf16>, tensor<1xf32>, tensor<4x32xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<4x32xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  return %q#0, %q#1, %q#2 : tensor<4x32xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>
+}
+
+// -----
+
 // In place: the quantized rows land in a slice of the caller's buffers (the
 // destinations are subviews of the function arguments, nothing is
 // allocated). tensor.insert_slice leaves a copy of each subview onto itself,

@@ -781,6 +781,37 @@ class TeCurrentHand(torch.nn.Module):
         return q, scale.reciprocal(), amax
 
 
+class FfnDelayed(torch.nn.Module):
+    """A Llama FFN front quantized to FP8 with delayed scaling, as a
+    TransformerEngine user writes it in torch: gate/up Linears (separate, or
+    one stacked w13 chunked in two), silu(g) * u, then
+    `(h.float() * scale).clamp(-max, max).to(fp8)` with the scale an
+    argument, and TE's amax for the history `h.abs().amax()` beside the
+    codes (`amax=False`: none)."""
+
+    def __init__(self, hidden, inter, dtype, stacked=False, elem=torch.float8_e4m3fn,
+                 amax=True):
+        super().__init__()
+        self.stacked, self.elem, self.amax = stacked, elem, amax
+        if stacked:
+            self.w13 = torch.nn.Linear(hidden, 2 * inter, bias=False, dtype=dtype)
+        else:
+            self.w1 = torch.nn.Linear(hidden, inter, bias=False, dtype=dtype)
+            self.w3 = torch.nn.Linear(hidden, inter, bias=False, dtype=dtype)
+
+    def forward(self, x, scale):
+        if self.stacked:
+            g, u = self.w13(x).chunk(2, dim=-1)
+        else:
+            g, u = self.w1(x), self.w3(x)
+        h = F.silu(g) * u
+        m = torch.finfo(self.elem).max
+        q = (h.float() * scale).clamp(-m, m).to(self.elem)
+        if not self.amax:
+            return q
+        return q, h.abs().amax().float()
+
+
 def gelu_tanh(x):
     return F.gelu(x, approximate="tanh")
 
@@ -1178,6 +1209,15 @@ def programs():
     # TE's current scaling by hand (an infinite scale for an amax below
     # 448 / FLT_MAX, outside the finite-inputs contract).
     yield "te_current_silu_bf16", TeCurrentHand(F.silu), (x((4, 64), bf),)
+    # The FFN front quantized to FP8 with delayed scaling (TE's recipe
+    # written in torch): separate and stacked weights, bf16 and f32, 2-D and
+    # 3-D inputs, a scale that saturates some codes.
+    yield "ffn_delayed_fp8_bf16", FfnDelayed(64, 32, bf), \
+        (x((4, 64), bf, 1.0), torch.tensor(8.0))
+    yield "ffn_delayed_fp8_bf16_w13_3d", FfnDelayed(64, 32, bf, stacked=True), \
+        (x((2, 3, 64), bf, 1.0), torch.tensor([30.0]))
+    yield "ffn_delayed_e5m2_f32", FfnDelayed(64, 32, f32, elem=torch.float8_e5m2, amax=False), \
+        (x((4, 64), f32, 1.0), torch.tensor(1000.0))
 
 
 def large_programs():

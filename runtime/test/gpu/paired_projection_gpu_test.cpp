@@ -588,6 +588,31 @@ template <typename Call> int captured_kernels(Call call) {
   return n;
 }
 
+/// The inputs of a gated front on the device: x [m, k] and [Wg; Wu]
+/// [2h, k] (bf16, drawn from `nd` and `gen` in that order, weights scaled
+/// by 1/sqrt(k)), uploaded; the descriptor of a SwiGLU pair over them.
+fusion_rt_paired_projection gated_front(int64_t m, int64_t k, int64_t h,
+                                        std::mt19937 &gen,
+                                        std::normal_distribution<float> &nd,
+                                        Buf &x, Buf &w) {
+  x.alloc(FUSION_RT_BF16, m * k);
+  w.alloc(FUSION_RT_BF16, 2 * h * k);
+  for (int64_t i = 0; i < x.n; ++i)
+    x.set(i, nd(gen));
+  for (int64_t i = 0; i < w.n; ++i)
+    w.set(i, nd(gen) / std::sqrt(float(k)));
+  x.upload();
+  w.upload();
+  fusion_rt_paired_projection d{};
+  d.lhs = view(x.dev, FUSION_RT_BF16, m, k, k, 1);
+  d.weight0 = view(w.dev, FUSION_RT_BF16, h, k, k, 1);
+  d.weight1 = view(static_cast<uint8_t *>(w.dev) + h * k * 2, FUSION_RT_BF16, h,
+                   k, k, 1);
+  d.gated_kind = FUSION_RT_ACT_SWIGLU;
+  d.accumulate_dtype = FUSION_RT_F32;
+  return d;
+}
+
 /// fusion_rt_paired_projection_quantize on device memory (the FFN front:
 /// gate/up, SwiGLU, MXFP8 rowwise) on every path. Where the pair runs its
 /// own kernels (gemv, mma): byte for byte the device's paired_projection_run
@@ -643,26 +668,12 @@ void quantizing_front(const char *path, const char *tag = "") {
   std::normal_distribution<float> nd(0.f, 1.f);
   for (const QCase &c : qcases) {
     Buf x, w, value, bias;
-    x.alloc(FUSION_RT_BF16, c.m * c.k);
-    w.alloc(FUSION_RT_BF16, 2 * c.h * c.k); // [Wg; Wu]
+    fusion_rt_paired_projection d = gated_front(c.m, c.k, c.h, gen, nd, x, w);
     value.alloc(c.inter, c.m * c.h);
-    bias.alloc(FUSION_RT_BF16, 2 * c.h);     // [bg; bu]
-    for (int64_t i = 0; i < x.n; ++i)
-      x.set(i, nd(gen));
-    for (int64_t i = 0; i < w.n; ++i)
-      w.set(i, nd(gen) / std::sqrt(float(c.k)));
+    bias.alloc(FUSION_RT_BF16, 2 * c.h); // [bg; bu]
     for (int64_t i = 0; i < bias.n; ++i)
       bias.set(i, 0.5f * nd(gen));
-    x.upload();
-    w.upload();
     bias.upload();
-    fusion_rt_paired_projection d{};
-    d.lhs = view(x.dev, FUSION_RT_BF16, c.m, c.k, c.k, 1);
-    d.weight0 = view(w.dev, FUSION_RT_BF16, c.h, c.k, c.k, 1);
-    d.weight1 = view(static_cast<uint8_t *>(w.dev) + c.h * c.k * 2, FUSION_RT_BF16,
-                     c.h, c.k, c.k, 1);
-    d.gated_kind = FUSION_RT_ACT_SWIGLU;
-    d.accumulate_dtype = FUSION_RT_F32;
     d.epilogue0.accumulator_round = d.epilogue1.accumulator_round = c.round;
     auto set_biases = [&](fusion_rt_paired_projection &pd, uint8_t *b) {
       if (!c.bias)
@@ -793,6 +804,142 @@ void quantizing_front(const char *path, const char *tag = "") {
       b->release();
   }
   set_knob("FUSION_RT_PAIRED_WR", nullptr);
+  set_knob("FUSION_RT_PAIRED_PATH", nullptr);
+}
+
+/// fusion_rt_paired_projection_quantize with FP8 per tensor and delayed
+/// scaling (the scale a device buffer; e4m3 with a scale that saturates
+/// some codes, e5m2) on device memory: where the pair runs its own kernels,
+/// byte for byte the device's paired_projection_run + fusion_rt_quantize
+/// (codes, scale_inv, amax); everywhere, the CPU quantizer of the device's
+/// gated value gives the unfused device bytes, and the fused device call is
+/// within the summation bound of the CPU backend's call (>= 99 % of codes
+/// equal, the rest one code step, amax within 2^-7 relative).
+void quantizing_front_fp8_delayed(const char *path) {
+  struct QCase {
+    int64_t m, k, h;
+    int32_t inter;
+    int32_t format;
+    float scale;
+  };
+  const QCase qcases[] = {
+      {1, 2048, 64, FUSION_RT_BF16, FUSION_RT_FORMAT_FP8_E4M3, 256.f},
+      {4, 1024, 96, FUSION_RT_BF16, FUSION_RT_FORMAT_FP8_E4M3, 16.f},
+      {128, 1024, 64, FUSION_RT_BF16, FUSION_RT_FORMAT_FP8_E5M2, 1024.f},
+      {300, 512, 96, FUSION_RT_F32, FUSION_RT_FORMAT_FP8_E4M3, 64.f}};
+  if (std::strcmp(path, "auto"))
+    set_knob("FUSION_RT_PAIRED_PATH", path);
+  std::mt19937 gen(7);
+  std::normal_distribution<float> nd(0.f, 1.f);
+  for (const QCase &c : qcases) {
+    Buf x, w, value, scalars;
+    fusion_rt_paired_projection d = gated_front(c.m, c.k, c.h, gen, nd, x, w);
+    value.alloc(c.inter, c.m * c.h);
+    // [scale, scale_inv 0, amax 0, scale_inv 1, amax 1]
+    scalars.alloc(FUSION_RT_F32, 5);
+    scalars.set(0, c.scale);
+    scalars.upload();
+    d.epilogue0.accumulator_round = d.epilogue1.accumulator_round =
+        c.inter == FUSION_RT_BF16 ? FUSION_RT_ROUND_BF16 : FUSION_RT_ROUND_NONE;
+    fusion_rt_quant_scheme s;
+    fusion_rt_quant_scheme_init(&s);
+    s.format = c.format;
+    s.tensor_scaling = FUSION_RT_TENSOR_SCALING_DELAYED;
+    const int32_t code_dt = c.format == FUSION_RT_FORMAT_FP8_E4M3
+                                ? FUSION_RT_F8E4M3
+                                : FUSION_RT_F8E5M2;
+    void *codes[2];
+    for (int i = 0; i < 2; ++i) {
+      CUDA_OK(cudaMalloc(&codes[i], c.m * c.h));
+      CUDA_OK(cudaMemset(codes[i], 0xAB, c.m * c.h));
+    }
+    float *sc = static_cast<float *>(scalars.dev);
+    auto outs = [&](void *data, float *scale, float *scale_inv, float *amax) {
+      fusion_rt_quant_outputs o;
+      fusion_rt_quant_outputs_init(&o);
+      o.rowwise_data = view(data, code_dt, c.m, c.h, c.h, 1);
+      o.scale = vec1(scale, FUSION_RT_F32, 1);
+      o.scale_inv = vec1(scale_inv, FUSION_RT_F32, 1);
+      o.amax = vec1(amax, FUSION_RT_F32, 1);
+      return o;
+    };
+    const std::string what = std::string("quantizing front fp8 delayed [") +
+                             path + "] m=" + std::to_string(c.m) +
+                             " k=" + std::to_string(c.k) +
+                             " h=" + std::to_string(c.h) +
+                             " format=" + std::to_string(c.format) + ": ";
+    fusion_rt_quant_outputs o0 = outs(codes[0], sc, sc + 1, sc + 2);
+    fusion_rt_quant_outputs o1 = outs(codes[1], sc, sc + 3, sc + 4);
+    fusion_rt_status st = fusion_rt_paired_projection_quantize(
+        &d, c.inter, &s, &o0, nullptr, nullptr);
+    check(st == FUSION_RT_STATUS_SUCCESS,
+          what + "fused call: " + fusion_rt_last_error_message());
+    fusion_rt_paired_projection du = d;
+    du.out0 = view(value.dev, c.inter, c.m, c.h, c.h, 1);
+    st = fusion_rt_paired_projection_run(&du, nullptr, nullptr);
+    fusion_rt_tensor vv = du.out0;
+    if (st == FUSION_RT_STATUS_SUCCESS)
+      st = fusion_rt_quantize(&vv, &s, &o1, nullptr, nullptr);
+    check(st == FUSION_RT_STATUS_SUCCESS,
+          what + "unfused calls: " + fusion_rt_last_error_message());
+    CUDA_OK(cudaDeviceSynchronize());
+    std::vector<uint8_t> c0(c.m * c.h), c1(c0.size()), hs;
+    CUDA_OK(cudaMemcpy(c0.data(), codes[0], c0.size(), cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(c1.data(), codes[1], c1.size(), cudaMemcpyDeviceToHost));
+    scalars.download(hs);
+    float dev[5];
+    std::memcpy(dev, hs.data(), sizeof dev);
+    if (std::strcmp(path, "blas"))
+      check(c0 == c1 && dev[1] == dev[3] && dev[2] == dev[4],
+            what + "fused != paired_run + quantize on the device");
+    check(dev[1] == 1.f / c.scale, what + "scale_inv is not 1 / scale");
+    // The CPU quantizer of the device's gated value: the unfused bytes.
+    std::vector<uint8_t> hv;
+    value.download(hv);
+    {
+      std::vector<uint8_t> c2(c0.size(), 0xAB);
+      float h[3] = {c.scale, 0.f, 0.f};
+      fusion_rt_tensor hvv = view(hv.data(), c.inter, c.m, c.h, c.h, 1);
+      fusion_rt_quant_outputs o2 = outs(c2.data(), h, h + 1, h + 2);
+      st = fusion_rt_quantize(&hvv, &s, &o2, nullptr, nullptr);
+      check(st == FUSION_RT_STATUS_SUCCESS && c2 == c1 && h[1] == dev[3] &&
+                h[2] == dev[4],
+            what + "the CPU quantizer of the device's gated value differs");
+    }
+    // The CPU backend's fused call on the host copies of the same inputs.
+    {
+      std::vector<uint8_t> c3(c0.size(), 0xAB);
+      float h[3] = {c.scale, 0.f, 0.f};
+      fusion_rt_paired_projection hd = d;
+      hd.lhs.data = x.host.data();
+      hd.weight0.data = w.host.data();
+      hd.weight1.data = w.host.data() + c.h * c.k * 2;
+      fusion_rt_quant_outputs o3 = outs(c3.data(), h, h + 1, h + 2);
+      st = fusion_rt_paired_projection_quantize(&hd, c.inter, &s, &o3, nullptr,
+                                                nullptr);
+      check(st == FUSION_RT_STATUS_SUCCESS,
+            what + "CPU call: " + fusion_rt_last_error_message());
+      int64_t same = 0;
+      bool within = true;
+      for (size_t i = 0; i < c0.size(); ++i) {
+        same += c0[i] == c3[i];
+        // Codes of one sign are ordered like their values: one step apart.
+        within &= (c0[i] & 0x80) == (c3[i] & 0x80)
+                      ? std::abs(int(c0[i]) - int(c3[i])) <= 1
+                      : (c0[i] & 0x7f) + (c3[i] & 0x7f) <= 1;
+      }
+      check(within && same * 100 >= int64_t(c0.size()) * 99 &&
+                std::fabs(dev[2] - h[2]) <= std::ldexp(std::fabs(h[2]), -7),
+            what + "device vs CPU beyond the summation bound (codes equal " +
+                std::to_string(same) + " of " + std::to_string(c0.size()) +
+                ", amax " + std::to_string(dev[2]) + " vs " +
+                std::to_string(h[2]) + ")");
+    }
+    for (int i = 0; i < 2; ++i)
+      cudaFree(codes[i]);
+    for (Buf *b : {&x, &w, &value, &scalars})
+      b->release();
+  }
   set_knob("FUSION_RT_PAIRED_PATH", nullptr);
 }
 
@@ -1009,6 +1156,7 @@ int main(int argc, char **argv) {
                        : quick && std::strcmp(path, "auto")))
       continue;
     quantizing_front(path);
+    quantizing_front_fp8_delayed(path);
   }
   // The gemv path's quantizing epilogue (tuning.def's paired_quant_epi).
   if (only.empty() || only.find(",gemv,") != std::string::npos) {

@@ -481,7 +481,7 @@ func.func @f(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>, %b: tensor<8xf32>) {
   %dst0 = tensor.empty() : tensor<4x8xf32>
   %dst1 = tensor.empty() : tensor<4x8xf32>
   // expected-error @+1 {{epilogue 0: 'with_bias' needs a round(type)}}
-  %a, %c = "fusion.paired_projection"(%x, %w, %w, %b, %dst0, %dst1) <{epilogue0 = #fusion<epilogue bias>, epilogue1 = #fusion<epilogue none>, round_with_bias0, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 2>}>
+  %a, %c = "fusion.paired_projection"(%x, %w, %w, %b, %dst0, %dst1) <{epilogue0 = #fusion<epilogue bias>, epilogue1 = #fusion<epilogue none>, round_with_bias0, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 2>}>
       : (tensor<4x64xbf16>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
   return
 }
@@ -883,9 +883,55 @@ func.func @f(%x: tensor<4x64xbf16>, %w: tensor<32x64xbf16>) {
   %d0 = tensor.empty() : tensor<4x32xf8E4M3FN>
   %d1 = tensor.empty() : tensor<1xf32>
   %d2 = tensor.empty() : tensor<1xf32>
-  // expected-error @+1 {{'quantize' takes no scheme with a scale or rng operand (FP8 delayed scaling, stochastic rounding)}}
+  // expected-error @+1 {{delayed scaling needs a 'scale' operand}}
   %q:3 = fusion.paired_projection %x, %w, %w epilogues(none, none) gated(#fusion.act<swiglu>) quantize(#fusion.quant<fp8_e4m3, rowwise, block = tensor, scaling = delayed> via bf16) outs(%d0, %d1, %d2)
       : (tensor<4x64xbf16>, tensor<32x64xbf16>, tensor<32x64xbf16>, tensor<4x32xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<4x32xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<32x64xbf16>, %s: tensor<1xf32>) {
+  %d0 = tensor.empty() : tensor<4x32xf8E4M3FN>
+  %d1 = tensor.empty() : tensor<1xf32>
+  %d2 = tensor.empty() : tensor<1xf32>
+  // expected-error @+1 {{'scale' operand is only used by FP8 delayed scaling}}
+  %q:3 = fusion.paired_projection %x, %w, %w epilogues(none, none) gated(#fusion.act<swiglu>) quantize(#fusion.quant<fp8_e4m3, rowwise, block = tensor> via bf16 scale %s) outs(%d0, %d1, %d2)
+      : (tensor<4x64xbf16>, tensor<32x64xbf16>, tensor<32x64xbf16>, tensor<1xf32>, tensor<4x32xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<4x32xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<32x64xbf16>, %s: tensor<2xf32>) {
+  %d0 = tensor.empty() : tensor<4x32xf8E4M3FN>
+  %d1 = tensor.empty() : tensor<1xf32>
+  %d2 = tensor.empty() : tensor<1xf32>
+  // expected-error @+1 {{'scale' operand must be tensor<1xf32>}}
+  %q:3 = fusion.paired_projection %x, %w, %w epilogues(none, none) gated(#fusion.act<swiglu>) quantize(#fusion.quant<fp8_e4m3, rowwise, block = tensor, scaling = delayed> via bf16 scale %s) outs(%d0, %d1, %d2)
+      : (tensor<4x64xbf16>, tensor<32x64xbf16>, tensor<32x64xbf16>, tensor<2xf32>, tensor<4x32xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<4x32xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<32x64xbf16>) {
+  %d0 = tensor.empty() : tensor<4x32xf4E2M1FN>
+  %d1 = tensor.empty() : tensor<4x2xf8E4M3FN>
+  %d2 = tensor.empty() : tensor<1xf32>
+  // expected-error @+1 {{'quantize' takes no stochastic rounding (a scheme with an rng operand)}}
+  %q:3 = fusion.paired_projection %x, %w, %w epilogues(none, none) gated(#fusion.act<swiglu>) quantize(#fusion.quant<nvfp4, rowwise, elem = stochastic> via bf16) outs(%d0, %d1, %d2)
+      : (tensor<4x64xbf16>, tensor<32x64xbf16>, tensor<32x64xbf16>, tensor<4x32xf4E2M1FN>, tensor<4x2xf8E4M3FN>, tensor<1xf32>) -> (tensor<4x32xf4E2M1FN>, tensor<4x2xf8E4M3FN>, tensor<1xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x64xbf16>, %w: tensor<32x64xbf16>, %s: tensor<1xf32>) {
+  %d0 = tensor.empty() : tensor<4x32xf32>
+  // expected-error @+1 {{a quantizer 'scale' operand is only used with 'quantize'}}
+  %y = "fusion.paired_projection"(%x, %w, %w, %s, %d0) <{epilogue0 = #fusion<epilogue none>, epilogue1 = #fusion<epilogue none>, gated = #fusion.act<swiglu>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 1, 1>}>
+      : (tensor<4x64xbf16>, tensor<32x64xbf16>, tensor<32x64xbf16>, tensor<1xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
   return
 }
 
@@ -905,7 +951,7 @@ func.func @f(%x: tensor<4x64xbf16>, %w: tensor<32x64xbf16>) {
 func.func @f(%x: tensor<4x64xbf16>, %w: tensor<32x64xbf16>) {
   %d0 = tensor.empty() : tensor<4x32xbf16>
   // expected-error @+1 {{an intermediate type is only used with 'quantize'}}
-  %q = "fusion.paired_projection"(%x, %w, %w, %d0) <{epilogue0 = #fusion<epilogue none>, epilogue1 = #fusion<epilogue none>, gated = #fusion.act<swiglu>, intermediate = bf16, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 1>}>
+  %q = "fusion.paired_projection"(%x, %w, %w, %d0) <{epilogue0 = #fusion<epilogue none>, epilogue1 = #fusion<epilogue none>, gated = #fusion.act<swiglu>, intermediate = bf16, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 1>}>
       : (tensor<4x64xbf16>, tensor<32x64xbf16>, tensor<32x64xbf16>, tensor<4x32xbf16>) -> tensor<4x32xbf16>
   return
 }

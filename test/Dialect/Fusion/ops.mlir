@@ -414,6 +414,19 @@ func.func @paired_quantize(%x: tensor<4x64xbf16>, %wg: tensor<32x64xbf16>, %wu: 
   return %q#0, %q#1 : tensor<4x32xf8E4M3FN>, tensor<4x1xf8E8M0FNU>
 }
 
+// FP8 delayed scaling: the quantizer's scale inside the clause.
+// CHECK-LABEL: func @paired_quantize_delayed
+// CHECK: %{{.*}}:3 = fusion.paired_projection %{{.*}}, %{{.*}}, %{{.*}} epilogues(round(bf16) none, round(bf16) none) gated(#fusion.act<swiglu>) quantize(#fusion.quant<fp8_e4m3, rowwise, scaling = delayed> via bf16 scale %{{.*}}) outs(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<4x64xbf16>, tensor<32x64xbf16>, tensor<32x64xbf16>, tensor<1xf32>, tensor<4x32xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<4x32xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+func.func @paired_quantize_delayed(%x: tensor<4x64xbf16>, %wg: tensor<32x64xbf16>, %wu: tensor<32x64xbf16>, %s: tensor<1xf32>)
+    -> (tensor<4x32xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) {
+  %d0 = tensor.empty() : tensor<4x32xf8E4M3FN>
+  %d1 = tensor.empty() : tensor<1xf32>
+  %d2 = tensor.empty() : tensor<1xf32>
+  %q:3 = fusion.paired_projection %x, %wg, %wu epilogues(round(bf16) none, round(bf16) none) gated(#fusion.act<swiglu>) quantize(#fusion.quant<fp8_e4m3, rowwise, scaling = delayed> via bf16 scale %s) outs(%d0, %d1, %d2)
+      : (tensor<4x64xbf16>, tensor<32x64xbf16>, tensor<32x64xbf16>, tensor<1xf32>, tensor<4x32xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<4x32xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  return %q#0, %q#1, %q#2 : tensor<4x32xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>
+}
+
 // NVFP4 of an f32 value, codes packed two per byte (i8), with the tensor
 // amax; on memrefs after bufferization.
 // CHECK-LABEL: func @paired_quantize_nvfp4_memref

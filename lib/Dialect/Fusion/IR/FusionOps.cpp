@@ -680,16 +680,19 @@ LogicalResult PairedProjectionOp::verify() {
     if (failed(verifyIntermediate(*this, *getIntermediate())) ||
         failed(verifyNot2DBlocks(*this, *quant)))
       return failure();
-    if (quant->getTensorScaling() == TensorScaling::delayed ||
-        quant->getElemRounding() == ElemRounding::stochastic)
-      return emitOpError() << "'quantize' takes no scheme with a scale or rng "
-                              "operand (FP8 delayed scaling, stochastic "
-                              "rounding)";
+    if (quant->getElemRounding() == ElemRounding::stochastic)
+      return emitOpError() << "'quantize' takes no stochastic rounding (a "
+                              "scheme with an rng operand)";
+    if (failed(verifyQuantOperands(*this, *quant, getQuantScale(), Value())))
+      return failure();
     return verifyQuantizedResults(*this, *quant, expected[0], 1,
                                   /*withDbias=*/false);
   }
   if (getIntermediate())
     return emitOpError() << "an intermediate type is only used with "
+                            "'quantize'";
+  if (getQuantScale())
+    return emitOpError() << "a quantizer 'scale' operand is only used with "
                             "'quantize'";
   if (getOuts().size() != expected.size())
     return emitOpError() << "has " << getOuts().size() << " destinations but "

@@ -190,9 +190,11 @@ def Fusion_PairedProjectionOp : Fusion_DpsOp<"paired_projection"> {
     the value `act(y0) * y1` is rounded to `T` (bf16, f16 or f32: the type
     the unfused program stores it in) and quantized with the scheme; the
     results are then the quantizer's (as `fusion.quantize` of a `[N, H]`
-    tensor of `T`), and the gated value is never returned. Schemes with a
-    `scale` or `rng` operand (FP8 delayed scaling, stochastic rounding) are
-    not taken.
+    tensor of `T`), and the gated value is never returned. FP8 delayed
+    scaling takes its scale (`tensor<1xf32>`, as `fusion.quantize`'s
+    `scale`) inside the clause: `quantize(#fusion.quant<fp8_e4m3, rowwise,
+    scaling = delayed> via bf16 scale %s)`. Stochastic rounding (an `rng`
+    operand) is not taken.
 
     ```mlir
     %d, %s = fusion.paired_projection %x, %wg, %wu
@@ -218,6 +220,7 @@ def Fusion_PairedProjectionOp : Fusion_DpsOp<"paired_projection"> {
                        Optional<Fusion_TensorOrMemRef>:$scale0,
                        Optional<Fusion_TensorOrMemRef>:$bias1,
                        Optional<Fusion_TensorOrMemRef>:$scale1,
+                       Optional<Fusion_TensorOrMemRef>:$quant_scale,
                        Variadic<Fusion_TensorOrMemRef>:$outs,
                        Fusion_EpilogueKindAttr:$epilogue0,
                        Fusion_EpilogueKindAttr:$epilogue1,
@@ -236,7 +239,8 @@ def Fusion_PairedProjectionOp : Fusion_DpsOp<"paired_projection"> {
       custom<Epilogue>($epilogue1, $round1, $round_with_bias1)
         (`bias` $bias1^)? (`scale` $scale1^)? `)`
     (`gated` `(` qualified($gated)^ `)`)?
-    (`quantize` `(` qualified($quant)^ `via` $intermediate `)`)?
+    (`quantize` `(` qualified($quant)^ `via` $intermediate
+      (`scale` $quant_scale^)? `)`)?
     (`kn` $kn^)? `outs` `(` $outs `)`
     attr-dict `:` functional-type(operands, results)
   }];
