@@ -420,6 +420,10 @@ def main():
                     help="with --ffn-quant: Linears with bias=True (bf16 biases added to "
                          "the f32 accumulator and rounded with it: round(bf16, with_bias)); "
                          "paired_ffn_bias_quant.csv")
+    ap.add_argument("--ffn-delayed", action="store_true",
+                    help="with --ffn-quant: FP8 e4m3 per tensor with delayed scaling (TE's "
+                         "recipe: the scale given, the amax for the history returned) "
+                         "instead of MXFP8; paired_ffn_delayed_quant.csv")
     ap.add_argument("--ffn-ns", metavar="N1,N2,...",
                     help="with --ffn-quant: these token counts instead of FFNQ_NS")
     ap.add_argument("--ncu-point", metavar="K,H,N",
@@ -775,10 +779,18 @@ def ffn_quant(lib, args):
     lib.fusion_rt_quantize.argtypes = [vp, vp, vp, vp, vp]
     lib.fusion_rt_gated_act_quantize.argtypes = [vp] * 8
 
+    delayed = getattr(args, "ffn_delayed", False)
+    dscale = torch.ones(1, device="cuda", dtype=torch.float32)
+
     def front(x, wg, wu, bg=None, bu=None):
         g = F.linear(x, wg, bg)
         u = F.linear(x, wu, bu)
         h = (F.silu(g.float()) * u.float()).bfloat16()
+        if delayed:
+            # TE's delayed scaling written in torch: codes of h * scale
+            # (saturated), the amax of h for the history.
+            q = (h.float() * dscale).clamp(-448.0, 448.0).to(torch.float8_e4m3fn)
+            return q, h.abs().amax().float().reshape(1)
         return mx_floor_rowwise(h)
 
     comp = torch.compile(front)
@@ -786,6 +798,9 @@ def ffn_quant(lib, args):
     scheme = _abi.QuantScheme()
     lib.fusion_rt_quant_scheme_init(ctypes.byref(scheme))
     scheme.format, scheme.direction, scheme.scale_rounding = 0, 0, 1  # e4m3 rowwise FLOOR
+    if delayed:
+        lib.fusion_rt_quant_scheme_init(ctypes.byref(scheme))
+        scheme.format, scheme.tensor_scaling = 4, 1  # FP8 e4m3 per tensor, delayed
     act = _abi.Activation()
     lib.fusion_rt_activation_init(ctypes.byref(act))
     act.kind, act.intermediate_dtype = ACT_SWIGLU, 0
@@ -820,12 +835,22 @@ def ffn_quant(lib, args):
         for N in ns:
             x = torch.randn(N, K, device="cuda", generator=gen).to(torch.bfloat16)
             codes = torch.empty(N, H, device="cuda", dtype=torch.uint8)
-            scales = torch.empty(N, H // 32, device="cuda", dtype=torch.uint8)
             hbuf = torch.empty(N, H, device="cuda", dtype=torch.bfloat16)
             gu = torch.empty(N, 2 * H, device="cuda", dtype=torch.bfloat16)
             outs = _abi.QuantOutputs()
             outs.rowwise_data = av(codes, 3)
-            outs.rowwise_scales = av(scales, 6)
+            if delayed:
+                # "scales" = the amax for the history (compared like scales);
+                # the scale: 448 / amax of this input's h, times 2 (some
+                # codes saturate), as a history would give it.
+                scales = torch.empty(1, device="cuda", dtype=torch.float32)
+                scale_inv = torch.empty(1, device="cuda", dtype=torch.float32)
+                _, a = front(x, Wall[0, :H], Wall[0, H:], *(biases or (None, None)))
+                dscale.copy_(2 * 448.0 / a)
+                outs.amax, outs.scale_inv, outs.scale = av(scales), av(scale_inv), av(dscale)
+            else:
+                scales = torch.empty(N, H // 32, device="cuda", dtype=torch.uint8)
+                outs.rowwise_scales = av(scales, 6)
             keep = []
 
             def desc(i, out0=None):
@@ -879,7 +904,7 @@ def ffn_quant(lib, args):
                     ("cublas+ours", cublas_ours, {})]
             if not biases:
                 arms.insert(1, ("ours-lt", ours, {"FUSION_RT_PAIRED_LT": 1}))
-            if N <= 16:
+            if N <= 16 and not delayed:
                 # The one-kernel form of the gemv path (the quantizing
                 # epilogue, FUSION_RT_PAIRED_QUANT_EPI=1) where it applies.
                 arms.insert(1, ("ours-epi", ours, {"FUSION_RT_PAIRED_QUANT_EPI": 1}))
@@ -917,7 +942,8 @@ def ffn_quant(lib, args):
             torch.cuda.empty_cache()
         del Wall
         torch.cuda.empty_cache()
-    write_csv(args, "paired_ffn_bias_quant.csv" if with_bias else "paired_ffn_quant.csv",
+    write_csv(args, "paired_ffn_delayed_quant.csv" if delayed
+              else "paired_ffn_bias_quant.csv" if with_bias else "paired_ffn_quant.csv",
               "K,H,N,arm,us,codes_equal,scales_equal",
               "%d,%d,%d,%s,%.3f,%.6f,%.6f", rows)
     print("ffnq total %.0f s" % (time.time() - T0))

@@ -313,25 +313,72 @@ bool isGivenScale(Value v) {
   return work.empty();
 }
 
-/// True if the body of `g` only converts its one input between float
-/// types (`y.float()`, `.to(bf16)`).
-bool isPureConversion(linalg::GenericOp g) {
+/// True if the body of `g` only widens its one input to a wider float type
+/// (`y.float()`; a narrowing `.to(bf16)` is the activation's own rounding).
+bool isPureWidening(linalg::GenericOp g) {
   if (g.getNumDpsInputs() != 1)
     return false;
   for (Operation &inner : g.getBody()->without_terminator())
-    if (!isa<arith::ExtFOp, arith::TruncFOp>(inner))
+    if (!isa<arith::ExtFOp>(inner))
       return false;
   return true;
 }
 
-/// True if `op` is an elementwise generic of a delayed-scaling quantizer
-/// written out, `(x.float() * scale).clamp(..).to(fp8)`: on the way
+/// True if `v` is an f32 constant (a scalar, or a one-element tensor) other
+/// than 0 and 1: a static scale where a quantizer multiplies by it.
+bool isConstantScale(Value v) {
+  FloatAttr attr;
+  if (!matchPattern(v, m_Constant(&attr))) {
+    DenseFPElementsAttr dense;
+    if (!matchPattern(v, m_Constant(&dense)) || dense.getNumElements() != 1)
+      return false;
+    attr = *dense.getValues<FloatAttr>().begin();
+  }
+  const double f = attr.getValueAsDouble();
+  return attr.getType().isF32() && std::isfinite(f) && f != 0.0 && f != 1.0;
+}
+
+/// True if the body of `g` is a static-scale quantizer's step: one multiply
+/// by (or division by) a constant scale (isConstantScale, read as a scalar
+/// or as a one-element input), with nothing but conversions and clamps
+/// (compare / select / min / max) beside it: `(y.float() * 24.0).clamp(..)`
+/// with the scale a buffer or a literal.
+bool isConstantScaleStep(linalg::GenericOp g) {
+  unsigned scaled = 0;
+  for (Operation &inner : g.getBody()->without_terminator()) {
+    if (isa<arith::ExtFOp, arith::TruncFOp, arith::CmpFOp, arith::SelectOp,
+            arith::MinimumFOp, arith::MaximumFOp, arith::MinNumFOp,
+            arith::MaxNumFOp>(inner))
+      continue;
+    // x * s, or x / s (vLLM's static FP8, which the raising checks).
+    auto mul = dyn_cast<arith::MulFOp>(inner);
+    auto div = dyn_cast<arith::DivFOp>(inner);
+    if (!mul && !div)
+      return false;
+    auto constantOperand = [&](Value v) {
+      if (auto arg = dyn_cast<BlockArgument>(v);
+          arg && arg.getOwner() == g.getBody())
+        return arg.getArgNumber() < g.getNumDpsInputs() &&
+               isConstantScale(g.getDpsInputs()[arg.getArgNumber()]);
+      return isConstantScale(v);
+    };
+    if (mul ? !constantOperand(mul.getLhs()) && !constantOperand(mul.getRhs())
+            : !constantOperand(div.getRhs()))
+      return false;
+    ++scaled;
+  }
+  return scaled == 1;
+}
+
+/// True if `op` is an elementwise generic of a delayed- or static-scaling
+/// quantizer written out, `(x.float() * scale).clamp(..).to(fp8)` (the
+/// scale given, or a constant: isConstantScaleStep): on the way
 /// (through sole users) to a cast to FP8, either multiplying by a given
-/// scale, after such a multiply, or a conversion before it. Producers are
-/// not fused into such ops, so that the quantizer's input stays a tensor
-/// of its own, which fusion-raise-quantize takes (and
-/// fusion-fuse-act-quantize then fuses the activation that computes it);
-/// the generics of the activation before it fuse as anywhere else.
+/// scale, after such a multiply, or a widening conversion before it. Producers
+/// are not fused into such ops, so that the quantizer's input stays a tensor of
+/// its own, which fusion-raise-quantize takes (and fusion-fuse-act-quantize
+/// then fuses the activation that computes it); the generics of the activation
+/// before it fuse as anywhere else.
 bool onDelayedFp8Cast(Operation *op) {
   bool scaled = false;
   for (unsigned i = 0; i < 8; ++i) {
@@ -346,8 +393,9 @@ bool onDelayedFp8Cast(Operation *op) {
         if (!g->isAncestor(o.getParentRegion()->getParentOp()))
           scaled = scaled || isGivenScale(o);
     });
+    scaled = scaled || isConstantScaleStep(g);
     // A step of the activation before the quantizer.
-    if (!scaled && !isPureConversion(g))
+    if (!scaled && !isPureWidening(g))
       return false;
     auto rt = cast<RankedTensorType>(g->getResult(0).getType());
     if (isa<Float8E4M3FNType, Float8E5M2Type>(rt.getElementType()))

@@ -113,6 +113,13 @@ struct Candidate {
   /// `amaxRegion`, that the raised op's amax replaces.
   bool delayed = false;
   Value scale;
+  /// A delayed scale that is a constant of the program (a buffer exported
+  /// as a constant, a literal multiplier): its value, checked at that value
+  /// only, and materialized as the raised op's scale operand.
+  std::optional<float> constScale;
+  /// The constant the program divides by (x / d, vLLM's static FP8), whose
+  /// reciprocal is constScale; 0 for a multiply.
+  float constDivisor = 0.0f;
   llvm::SetVector<Operation *> amaxRegion;
   /// Appended to the remark of a raised candidate.
   std::string note;
@@ -1300,13 +1307,71 @@ RaiseQuantizePass::delimitDelayed(Operation *castOp, Value data, Decline &why) {
   SmallVector<Value> chain;
   Value scale;
   size_t scaleAt = 0; // chain values from this index on are upstream of it
+  // Constant multipliers of the chain (a static scale: a buffer exported as
+  // a constant, a literal): the value, its f32, and the chain index after
+  // the op that multiplies by it.
+  struct ConstScale {
+    Value v;
+    float value;
+    size_t at;
+    float divisor; ///< x / divisor (0: a multiply)
+  };
+  SmallVector<ConstScale, 2> constScales;
+  const float fmaxData =
+      isa<Float8E5M2Type>(elementTypeOf(data)) ? 57344.0f : 448.0f;
+  auto noteConstScale = [&](Operation *reader, Value v) {
+    // A scalar f32 constant (or one-element f32 constant tensor) that the
+    // op multiplies by; not a clamp bound (+-max), not 0 or 1.
+    FloatAttr attr;
+    if (!matchPattern(v, m_Constant(&attr))) {
+      DenseFPElementsAttr dense;
+      if (!matchPattern(v, m_Constant(&dense)) || dense.getNumElements() != 1)
+        return;
+      attr = *dense.getValues<FloatAttr>().begin();
+    }
+    if (!attr.getType().isF32())
+      return;
+    const float f = static_cast<float>(attr.getValueAsDouble());
+    if (!std::isfinite(f) || f == 0.0f || f == 1.0f ||
+        std::fabs(f) == fmaxData || constScales.size() == 2 ||
+        llvm::any_of(constScales,
+                     [&](const ConstScale &cs) { return cs.v == v; }))
+      return;
+    // x * f: the scale f; x / f (vLLM's static FP8): the scale 1 / f, which
+    // the check then compares with the division as written (equal where f
+    // is a power of two).
+    bool multiplies = false, divides = false;
+    auto note = [&](Value w) {
+      reader->walk([&](Operation *o) {
+        if (auto m = dyn_cast<arith::MulFOp>(o))
+          multiplies |= m.getLhs() == w || m.getRhs() == w;
+        if (auto d = dyn_cast<arith::DivFOp>(o))
+          divides |= d.getRhs() == w;
+      });
+    };
+    note(v);
+    if (auto g = dyn_cast<linalg::GenericOp>(reader))
+      for (OpOperand *in : g.getDpsInputOperands())
+        if (in->get() == v)
+          note(g.getMatchingBlockArgument(in));
+    if (multiplies == divides)
+      return;
+    const float scaleValue = multiplies ? f : 1.0f / f;
+    if (std::isfinite(scaleValue) && scaleValue != 0.0f)
+      constScales.push_back(
+          {v, scaleValue, chain.size(), multiplies ? 0.0f : f});
+  };
   Operation *op = castOp;
   for (unsigned i = 0; i < 16 && op && isRegionOp(op); ++i) {
     Value next;
     bool ends = false;
     for (Value v : readValues(op)) {
-      if (v == next || (scale && v == scale) || isConstantLike(v, constMemo))
+      if (v == next || (scale && v == scale))
         continue;
+      if (isConstantLike(v, constMemo)) {
+        noteConstScale(op, v);
+        continue;
+      }
       // A scalar read from a one-element tensor: that tensor is the scale.
       if (auto ex = v.getDefiningOp<tensor::ExtractOp>();
           ex && !isa<ShapedType>(v.getType()) &&
@@ -1333,10 +1398,21 @@ RaiseQuantizePass::delimitDelayed(Operation *castOp, Value data, Decline &why) {
     chain.push_back(next);
     op = next.getDefiningOp();
   }
+  // No scale read from outside: a constant multiplier or divisor (static
+  // scaling), if the chain has one.
+  std::optional<float> constScale;
+  float constDivisor = 0.0f;
+  if (!scale && !constScales.empty()) {
+    const ConstScale &cs = constScales.front();
+    scale = cs.v;
+    scaleAt = cs.at;
+    constScale = cs.value;
+    constDivisor = cs.divisor;
+  }
   if (!scale)
     return {};
-  auto scaleType = cast<RankedTensorType>(scale.getType());
-  if (!scaleType.getElementType().isF32()) {
+  auto scaleType = dyn_cast<RankedTensorType>(scale.getType());
+  if (scaleType && !scaleType.getElementType().isF32()) {
     why = {DeclineRule::UnsupportedFormat,
            llvm::formatv("this cast to {0} multiplies by a one-element tensor "
                          "of type {1} that it does not compute (a delayed "
@@ -1346,7 +1422,8 @@ RaiseQuantizePass::delimitDelayed(Operation *castOp, Value data, Decline &why) {
                .str()};
     return {};
   }
-  Operation *scaleDef = scale.getDefiningOp();
+  // A constant scale is materialized where the raised op goes.
+  Operation *scaleDef = constScale ? nullptr : scale.getDefiningOp();
   // The function's tensor amaxes: reductions without parallel loops of one
   // float element (|x|, casts and stages before them); each candidate takes
   // the first whose input chain reaches its input.
@@ -1374,6 +1451,8 @@ RaiseQuantizePass::delimitDelayed(Operation *castOp, Value data, Decline &why) {
     c.data = data;
     c.x = x;
     c.scale = scale;
+    c.constScale = constScale;
+    c.constDivisor = constDivisor;
     Value stray;
     if (failed(backwardSlice({data}, x, c.region, constMemo, stray, scale)))
       continue;
@@ -2117,6 +2196,8 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyPerTensor(Candidate &c,
 /// amax that the program computes beside it is then checked on the whole
 /// tensor (checkDelayedAmax).
 constexpr int64_t kDelayedSamples = 1024;
+LogicalResult checkConstDivisor(const Candidate &c, Type xt, Type dataType,
+                                float fmax, Decline &why);
 constexpr int64_t kDelayedTable = 256;
 
 FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyDelayed(Candidate &c,
@@ -2164,8 +2245,14 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyDelayed(Candidate &c,
   };
   // Scales: one, a power of two below it, the common fmax / amax forms,
   // tiny and large (saturation, FP8 subnormals, f32 overflow of x * s).
-  const std::array<float, 6> scales{1.0f,    0.1875f, fmax / 5.3f,
-                                    3.0e-5f, 6.5e4f,  1.0e30f};
+  // A constant scale: its value only (the raised op takes that constant).
+  SmallVector<float, 6> scales{1.0f,    0.1875f, fmax / 5.3f,
+                               3.0e-5f, 6.5e4f,  1.0e30f};
+  if (c.constScale)
+    scales.assign({*c.constScale});
+  if (c.constDivisor != 0.0f &&
+      failed(checkConstDivisor(c, xt, dType.getElementType(), fmax, why)))
+    return failure();
   std::vector<uint64_t> table(kDelayedTable);
   float scaleValue = 1.0f;
   TensorEvaluator eval(
@@ -2176,7 +2263,8 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyDelayed(Candidate &c,
               false};
           return true;
         }
-        if (v == c.scale) {
+        // (A constant scale is evaluated as the program writes it.)
+        if (v == c.scale && !c.constScale) {
           out = EvalScalar{llvm::bit_cast<uint32_t>(scaleValue), false};
           return true;
         }
@@ -2248,6 +2336,63 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyDelayed(Candidate &c,
   }
   checkDelayedAmax(c, scheme);
   return scheme;
+}
+
+/// x / d (a static scale the program divides by) against the runtime's
+/// x * s, s = fl(1 / d): the same real number where d is a power of two;
+/// otherwise they differ where x / d is a tie of the FP8 rounding that the
+/// rounded product misses, so every value of a 16-bit input is compared
+/// (both in f32, saturated, rounded to FP8), and an f32 input is declined.
+LogicalResult checkConstDivisor(const Candidate &c, Type xt, Type dataType,
+                                float fmax, Decline &why) {
+  const float d = c.constDivisor, s = *c.constScale;
+  int exp = 0;
+  if (std::fabs(std::frexp(d, &exp)) == 0.5f)
+    return success();
+  auto describe = [&](const Twine &rest) {
+    why = {DeclineRule::DiffersFromRuntime,
+           llvm::formatv("this cast to {0} divides by the program's constant "
+                         "{1:e} (a static scale), where the runtime "
+                         "multiplies by {2:e}: ",
+                         dataType, d, s)
+                   .str() +
+               rest.str()};
+    return failure();
+  };
+  // An f32 input widened from a 16-bit tensor (`y.float()`) takes that
+  // type's values.
+  if (auto g = c.x.getDefiningOp<linalg::GenericOp>();
+      g && xt.isF32() && g.getNumDpsInputs() == 1 &&
+      llvm::all_of(g.getBody()->without_terminator(),
+                   [](Operation &o) { return isa<arith::ExtFOp>(o); })) {
+    Type src = getElementTypeOrSelf(g.getDpsInputs()[0].getType());
+    if (src.isBF16() || src.isF16())
+      xt = src;
+  }
+  if (!xt.isBF16() && !xt.isF16())
+    return describe("for an input of type " + llvm::formatv("{0}", xt).str() +
+                    " the two differ where the quotient is a tie of the FP8 "
+                    "rounding (equal for every input only for a power-of-two "
+                    "divisor)");
+  const auto &sem = cast<FloatType>(dataType).getFloatSemantics();
+  auto fp8 = [&](float v) {
+    v = std::min(std::max(v, -fmax), fmax);
+    llvm::APFloat f(v);
+    bool lost = false;
+    f.convert(sem, llvm::APFloat::rmNearestTiesToEven, &lost);
+    return f.bitcastToAPInt().getZExtValue();
+  };
+  for (uint32_t bits = 0; bits < 65536; ++bits) {
+    const float x = static_cast<float>(floatValue(xt, bits));
+    if (!std::isfinite(x))
+      continue;
+    if (fp8(x / d) != fp8(x * s))
+      return describe(llvm::formatv("x = {0:e} gives 0x{1} divided, 0x{2} "
+                                    "multiplied",
+                                    x, hexByte(fp8(x / d)), hexByte(fp8(x * s)))
+                          .str());
+  }
+  return success();
 }
 
 /// The tensor amax that the program computes beside a delayed quantizer is
@@ -3101,7 +3246,8 @@ QuantizeOp createRaisedQuantize(OpBuilder &b, const Candidate &c,
     b.setInsertionPointToStart(cast<BlockArgument>(c.x).getOwner());
   // A delayed scale defined after the input (delimitDelayed checked that it
   // is in the same block or an argument).
-  if (Operation *def = c.scale ? c.scale.getDefiningOp() : nullptr)
+  if (Operation *def =
+          c.scale && !c.constScale ? c.scale.getDefiningOp() : nullptr)
     if (def->getBlock() == b.getInsertionBlock() &&
         (b.getInsertionPoint() == b.getInsertionBlock()->end() ||
          !def->isBeforeInBlock(&*b.getInsertionPoint())))
@@ -3150,7 +3296,11 @@ QuantizeOp createRaisedQuantize(OpBuilder &b, const Candidate &c,
       b, loc, scheme, sizes, /*halves=*/1, /*dbias=*/false, resultTypes);
   // The delayed scale as the op takes it: tensor<1xf32>.
   Value scale = c.scale;
-  if (scale) {
+  if (c.constScale) {
+    auto one = RankedTensorType::get({1}, b.getF32Type());
+    scale = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(one, b.getF32FloatAttr(*c.constScale)));
+  } else if (scale) {
     auto one = RankedTensorType::get({1}, b.getF32Type());
     scale = cast<RankedTensorType>(scale.getType()).getRank() == 0
                 ? Value(tensor::ExpandShapeOp::create(
@@ -4026,7 +4176,7 @@ void RaiseQuantizePass::runOnOperation() {
     }
     std::lock_guard<std::mutex> lock(getRemarkMutex());
     remark::passed(loc, remarkOpts(func.getSymName())) << remark::add(
-        "raised to fusion.quantize {0}{5}{1}{2}{3}{4}",
+        "raised to fusion.quantize {0}{6}{5}{1}{2}{3}{4}",
         schemeName(found->scheme),
         taken.scalesTransposed
             ? "; its scales returned transposed (column-major "
@@ -4041,7 +4191,13 @@ void RaiseQuantizePass::runOnOperation() {
                   .str()
             : std::string(),
         finiteInputs ? " (assuming finite inputs)" : "", dynamicNote,
-        taken.note);
+        taken.note,
+        taken.constScale
+            ? llvm::formatv(" with the program's constant scale {0:e} (a "
+                            "static scale)",
+                            *taken.constScale)
+                  .str()
+            : std::string());
   }
   // FP8 block rows that are the permuted R x C tiles of a matrix, the codes
   // permuted back (torchao's blockwise weight quantizer): one quantizer with

@@ -1,6 +1,7 @@
 // RUN: fusion-opt %s --one-shot-bufferize=bufferize-function-boundaries -split-input-file | FileCheck %s --check-prefix=BUF
 // RUN: fusion-opt %s --one-shot-bufferize=bufferize-function-boundaries --fusion-lower-to-runtime -split-input-file | FileCheck %s
 // RUN: fusion-opt %s --one-shot-bufferize=bufferize-function-boundaries --canonicalize --cse --canonicalize -split-input-file | FileCheck %s --check-prefix=INPLACE
+// RUN: fusion-opt %s --one-shot-bufferize=bufferize-function-boundaries --fusion-lower-to-runtime --canonicalize --cse -split-input-file | FileCheck %s --check-prefix=NULLROW
 
 // Bufferization keeps each fusion op, now on memrefs, writing its
 // destinations' buffers (destination style). fusion-lower-to-runtime then
@@ -336,4 +337,42 @@ func.func @quantize_fp8_epsilon(%x: tensor<16x64xbf16>) -> (tensor<16x64xf8E4M3F
   %d, %s, %a = fusion.quantize %x as quant<fp8_e4m3, rowwise, epsilon = 1.0e-12> outs(%e0, %e1, %e2)
       : (tensor<16x64xbf16>, tensor<16x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<16x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
   return %d, %s, %a : tensor<16x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>
+}
+
+// -----
+
+// FP8 delayed scaling whose amax nothing reads (a static scale, no amax
+// history): the amax destination's table row gets a null pointer, so the
+// runtime computes no amax (on the general path a pass of its own), and
+// the allocation folds away.
+// NULLROW-LABEL: func.func @delayed_amax_unread
+//       NULLROW: %[[Z:.*]] = arith.constant 0 : i64
+// NULLROW-COUNT-2: memref.alloc()
+//   NULLROW-NOT: memref.alloc()
+//       NULLROW: memref.store %[[Z]], %{{.*}}[%c4, %c0] : memref<5x12xi64>
+// CHECK-LABEL: func.func @delayed_amax_unread
+// CHECK:         call @fusion_rt_mlir_quantize
+func.func @delayed_amax_unread(%x: tensor<4x64xbf16>, %s: tensor<1xf32>) -> (tensor<4x64xf8E4M3FN>, tensor<1xf32>) {
+  %d0 = tensor.empty() : tensor<4x64xf8E4M3FN>
+  %d1 = tensor.empty() : tensor<1xf32>
+  %d2 = tensor.empty() : tensor<1xf32>
+  %q:3 = fusion.quantize %x scale %s as quant<fp8_e4m3, rowwise, scaling = delayed> outs(%d0, %d1, %d2)
+      : (tensor<4x64xbf16>, tensor<1xf32>, tensor<4x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<4x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  return %q#0, %q#1 : tensor<4x64xf8E4M3FN>, tensor<1xf32>
+}
+
+// -----
+
+// The amax returned (TE's history): its row keeps the buffer's pointer.
+// NULLROW-LABEL: func.func @delayed_amax_read
+//       NULLROW: %[[Z:.*]] = arith.constant 0 : i64
+//   NULLROW-NOT: memref.store %[[Z]], %{{.*}}[%c4, %c0]
+//       NULLROW: call @fusion_rt_mlir_quantize
+func.func @delayed_amax_read(%x: tensor<4x64xbf16>, %s: tensor<1xf32>) -> (tensor<4x64xf8E4M3FN>, tensor<1xf32>) {
+  %d0 = tensor.empty() : tensor<4x64xf8E4M3FN>
+  %d1 = tensor.empty() : tensor<1xf32>
+  %d2 = tensor.empty() : tensor<1xf32>
+  %q:3 = fusion.quantize %x scale %s as quant<fp8_e4m3, rowwise, scaling = delayed> outs(%d0, %d1, %d2)
+      : (tensor<4x64xbf16>, tensor<1xf32>, tensor<4x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<4x64xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  return %q#0, %q#2 : tensor<4x64xf8E4M3FN>, tensor<1xf32>
 }

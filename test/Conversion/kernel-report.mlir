@@ -300,6 +300,31 @@ func.func @fp8_tensor(%x: tensor<8x256xbf16>, %y: tensor<8x100xbf16>)
   return %a#0, %a#1, %a#2, %c#0, %c#1, %c#2 : tensor<8x256xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>, tensor<8x100xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>
 }
 
+// FP8 per tensor with delayed scaling on formats.cu's general kernels (a
+// width of 100): the amax pass only where the amax is read (TE's history);
+// where nothing reads it the lowering passes no amax buffer.
+// CHECK: op #{{[0-9]+}} fusion.quantize
+// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::amax_kernel<fusion_rt::cuda::(anonymous namespace)::Src<fusion_rt::cuda::BF16T, 0> >(
+// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_tensor_kernel<fusion_rt::cuda::(anonymous namespace)::Src<fusion_rt::cuda::BF16T, 0> >(
+// CHECK: op #{{[0-9]+}} fusion.quantize
+// CHECK-NOT: amax_kernel
+// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::fp8_tensor_kernel<fusion_rt::cuda::(anonymous namespace)::Src<fusion_rt::cuda::BF16T, 0> >(
+// CHECK-NOT: amax_kernel
+func.func @fp8_tensor_delayed(%x: tensor<8x100xbf16>, %s: tensor<1xf32>)
+    -> (tensor<8x100xf8E4M3FN>, tensor<1xf32>, tensor<8x100xf8E4M3FN>) {
+  %d0 = tensor.empty() : tensor<8x100xf8E4M3FN>
+  %s0 = tensor.empty() : tensor<1xf32>
+  %m0 = tensor.empty() : tensor<1xf32>
+  %a:3 = fusion.quantize %x scale %s as quant<fp8_e4m3, rowwise, scaling = delayed> outs(%d0, %s0, %m0)
+      : (tensor<8x100xbf16>, tensor<1xf32>, tensor<8x100xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<8x100xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  %d1 = tensor.empty() : tensor<8x100xf8E4M3FN>
+  %s1 = tensor.empty() : tensor<1xf32>
+  %m1 = tensor.empty() : tensor<1xf32>
+  %c:3 = fusion.quantize %x scale %s as quant<fp8_e4m3, rowwise, scaling = delayed> outs(%d1, %s1, %m1)
+      : (tensor<8x100xbf16>, tensor<1xf32>, tensor<8x100xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> (tensor<8x100xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+  return %a#0, %a#2, %c#0 : tensor<8x100xf8E4M3FN>, tensor<1xf32>, tensor<8x100xf8E4M3FN>
+}
+
 // FP8 per tensor with a transposed copy from bf16 rows of a multiple of 8:
 // the cast + transpose kernels of fp8_transpose.cu (current scaling: the
 // amax pass first); FP8 blocks of a whole bf16 row of 2048: the wide-row

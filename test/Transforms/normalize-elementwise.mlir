@@ -326,15 +326,18 @@ func.func @delayed_fp8_cast_keeps_input(%x: tensor<4x64xf32>, %s: tensor<f32>) -
   return %q : tensor<4x64xf8E4M3FN>
 }
 
-// The same chain with a constant scale (a plain scaled cast, nothing to
-// raise as delayed scaling): fused into one generic as before.
-// CHECK-LABEL: func.func @constant_scale_fp8_cast_fuses
-//       CHECK: linalg.generic
+// The same chain with a constant scale (a static scale: a buffer exported
+// as a constant, which fusion-raise-quantize raises with that constant):
+// the activation's value stays a tensor too; the multiply (the splat folded
+// into it) and the cast fuse.
+// CHECK-LABEL: func.func @constant_scale_fp8_cast_keeps_input
+//       CHECK: %[[A:.*]] = linalg.generic
 //       CHECK:   math.exp
+//       CHECK: linalg.generic {{.*}} ins(%[[A]] : tensor<4x64xf32>)
+//   CHECK-NOT:   math.exp
 //       CHECK:   arith.mulf
-//       CHECK:   arith.truncf {{.*}} to f8E4M3FN
-//   CHECK-NOT: linalg.generic
-func.func @constant_scale_fp8_cast_fuses(%x: tensor<4x64xf32>) -> tensor<4x64xf8E4M3FN> {
+//  CHECK-NEXT:   arith.truncf {{.*}} to f8E4M3FN
+func.func @constant_scale_fp8_cast_keeps_input(%x: tensor<4x64xf32>) -> tensor<4x64xf8E4M3FN> {
   %one = arith.constant 1.000000e+00 : f32
   %s = arith.constant dense<2.0> : tensor<f32>
   %e0 = tensor.empty() : tensor<4x64xf32>

@@ -213,3 +213,133 @@ func.func @negative_no_clamp(%x: !x, %s: tensor<f32>) -> !d {
   } -> !d
   return %q : !d
 }
+
+/// A static scale: the scale a constant of the program (a buffer that
+/// torch-mlir exports as a one-element constant tensor, or a literal
+/// folded into the body). Raised with that constant as the scale operand,
+/// checked at its value (the IR as written).
+// CHECK-LABEL: func.func @static_scale_buffer
+//       CHECK: %[[S:.*]] = arith.constant dense<2.400000e+01> : tensor<1xf32>
+//       CHECK: fusion.quantize %arg0 scale %[[S]] as quant<fp8_e4m3, rowwise, scaling = delayed>
+//   CHECK-NOT: linalg.generic
+func.func @static_scale_buffer(%x: !xb) -> !d {
+  %lo = arith.constant -4.480000e+02 : f32
+  %hi = arith.constant 4.480000e+02 : f32
+  %s = arith.constant dense<2.400000e+01> : tensor<1xf32>
+  %i = tensor.empty() : !d
+  // expected-remark @below {{Remark="raised to fusion.quantize #fusion.quant<fp8_e4m3, rowwise, scaling = delayed> with the program's constant scale 2.400000e+01 (a static scale)"}}
+  %q = linalg.generic {indexing_maps = [#id2, #bc1, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s : !xb, tensor<1xf32>) outs(%i : !d) {
+  ^bb0(%in: bf16, %sc: f32, %o: f8E4M3FN):
+    %f = arith.extf %in : bf16 to f32
+    %m = arith.mulf %f, %sc : f32
+    %c0 = arith.maximumf %m, %lo : f32
+    %c1 = arith.minimumf %c0, %hi : f32
+    %t = arith.truncf %c1 : f32 to f8E4M3FN
+    linalg.yield %t : f8E4M3FN
+  } -> !d
+  return %q : !d
+}
+
+/// The literal form (`(y * 0.75).clamp(..)`, e5m2), and a division by a
+/// power of two (x / 4 is x * 0.25 for every x): both raised.
+// CHECK-LABEL: func.func @static_scale_literal_and_pow2_divisor
+//   CHECK-DAG: %[[S0:.*]] = arith.constant dense<7.500000e-01> : tensor<1xf32>
+//   CHECK-DAG: %[[S1:.*]] = arith.constant dense<2.500000e-01> : tensor<1xf32>
+//   CHECK-DAG: fusion.quantize %arg0 scale %[[S0]] as quant<fp8_e5m2, rowwise, scaling = delayed>
+//   CHECK-DAG: fusion.quantize %arg0 scale %[[S1]] as quant<fp8_e4m3, rowwise, scaling = delayed>
+func.func @static_scale_literal_and_pow2_divisor(%x: !x) -> (!e, !d) {
+  %lo = arith.constant -5.734400e+04 : f32
+  %hi = arith.constant 5.734400e+04 : f32
+  %lo8 = arith.constant -4.480000e+02 : f32
+  %hi8 = arith.constant 4.480000e+02 : f32
+  %k = arith.constant 7.500000e-01 : f32
+  %four = arith.constant 4.000000e+00 : f32
+  %i = tensor.empty() : !e
+  // expected-remark @below {{Remark="raised to fusion.quantize #fusion.quant<fp8_e5m2, rowwise, scaling = delayed> with the program's constant scale 7.500000e-01 (a static scale)"}}
+  %q = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : !x) outs(%i : !e) {
+  ^bb0(%in: f32, %o: f8E5M2):
+    %m = arith.mulf %in, %k : f32
+    %c0 = arith.maximumf %m, %lo : f32
+    %c1 = arith.minimumf %c0, %hi : f32
+    %t = arith.truncf %c1 : f32 to f8E5M2
+    linalg.yield %t : f8E5M2
+  } -> !e
+  %j = tensor.empty() : !d
+  // expected-remark @below {{Remark="raised to fusion.quantize #fusion.quant<fp8_e4m3, rowwise, scaling = delayed> with the program's constant scale 2.500000e-01 (a static scale)"}}
+  %r = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : !x) outs(%j : !d) {
+  ^bb0(%in: f32, %o: f8E4M3FN):
+    %m = arith.divf %in, %four : f32
+    %c0 = arith.maximumf %m, %lo8 : f32
+    %c1 = arith.minimumf %c0, %hi8 : f32
+    %t = arith.truncf %c1 : f32 to f8E4M3FN
+    linalg.yield %t : f8E4M3FN
+  } -> !d
+  return %q, %r : !e, !d
+}
+
+/// vLLM's static FP8, `(x / input_scale).clamp(..)` with a calibrated scale
+/// that is not a power of two: the runtime multiplies by s = fl(1 / d), and
+/// x / d and x * s round to different FP8 codes where x / d is a tie of the
+/// FP8 rounding that the rounded product misses. A 16-bit input is checked
+/// on every one of its 65536 values: bf16 / 3 is equal everywhere (raised,
+/// scale fl(1/3)); bf16 / 7 is not (x = 0.0888671875: 0x06 divided, 0x07
+/// multiplied, an e4m3 subnormal). An f32 input cannot be enumerated and
+/// is declined.
+// CHECK-LABEL: func.func @static_divide_bf16
+//   CHECK-DAG: %[[S:.*]] = arith.constant dense<0.333333343> : tensor<1xf32>
+//       CHECK: fusion.quantize %arg0 scale %[[S]] as quant<fp8_e4m3, rowwise, scaling = delayed>
+//       CHECK: arith.divf
+func.func @static_divide_bf16(%x: !xb) -> (!d, !d) {
+  %lo = arith.constant -4.480000e+02 : f32
+  %hi = arith.constant 4.480000e+02 : f32
+  %three = arith.constant 3.000000e+00 : f32
+  %seven = arith.constant 7.000000e+00 : f32
+  %i = tensor.empty() : !d
+  // expected-remark @below {{Remark="raised to fusion.quantize #fusion.quant<fp8_e4m3, rowwise, scaling = delayed> with the program's constant scale 3.333333e-01 (a static scale)"}}
+  %q = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : !xb) outs(%i : !d) {
+  ^bb0(%in: bf16, %o: f8E4M3FN):
+    %f = arith.extf %in : bf16 to f32
+    %m = arith.divf %f, %three : f32
+    %c0 = arith.maximumf %m, %lo : f32
+    %c1 = arith.minimumf %c0, %hi : f32
+    %t = arith.truncf %c1 : f32 to f8E4M3FN
+    linalg.yield %t : f8E4M3FN
+  } -> !d
+  %j = tensor.empty() : !d
+  // expected-remark @below {{Remark="this cast to f8E4M3FN divides by the program's constant 7.000000e+00 (a static scale), where the runtime multiplies by 1.428571e-01: x = 8.886719e-02 gives 0x06 divided, 0x07 multiplied"}}
+  %r = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : !xb) outs(%j : !d) {
+  ^bb0(%in: bf16, %o: f8E4M3FN):
+    %f = arith.extf %in : bf16 to f32
+    %m = arith.divf %f, %seven : f32
+    %c0 = arith.maximumf %m, %lo : f32
+    %c1 = arith.minimumf %c0, %hi : f32
+    %t = arith.truncf %c1 : f32 to f8E4M3FN
+    linalg.yield %t : f8E4M3FN
+  } -> !d
+  return %q, %r : !d, !d
+}
+
+// CHECK-LABEL: func.func @negative_static_divide_f32
+//       CHECK: arith.divf
+func.func @negative_static_divide_f32(%x: !x) -> !d {
+  %lo = arith.constant -4.480000e+02 : f32
+  %hi = arith.constant 4.480000e+02 : f32
+  %three = arith.constant 3.000000e+00 : f32
+  %i = tensor.empty() : !d
+  // expected-remark @below {{Remark="this cast to f8E4M3FN divides by the program's constant 3.000000e+00 (a static scale), where the runtime multiplies by 3.333333e-01: for an input of type f32 the two differ where the quotient is a tie of the FP8 rounding (equal for every input only for a power-of-two divisor)"}}
+  %q = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : !x) outs(%i : !d) {
+  ^bb0(%in: f32, %o: f8E4M3FN):
+    %m = arith.divf %in, %three : f32
+    %c0 = arith.maximumf %m, %lo : f32
+    %c1 = arith.minimumf %c0, %hi : f32
+    %t = arith.truncf %c1 : f32 to f8E4M3FN
+    linalg.yield %t : f8E4M3FN
+  } -> !d
+  return %q : !d
+}

@@ -812,6 +812,39 @@ class FfnDelayed(torch.nn.Module):
         return q, h.abs().amax().float()
 
 
+class Fp8Static(torch.nn.Module):
+    """FP8 per tensor with a static scale, a registered buffer (torch-mlir
+    exports it as a constant): `(act(x).float() * scale)` as a
+    TransformerEngine-exported model writes it, or `/ scale` (divide=True)
+    as vLLM's static FP8 activation quantizer does; clamped, cast."""
+
+    def __init__(self, act, scale, divide=False):
+        super().__init__()
+        self.act, self.divide = act, divide
+        self.register_buffer("scale", torch.tensor([scale]))
+
+    def forward(self, x):
+        y = self.act(x).float()
+        y = y / self.scale if self.divide else y * self.scale
+        return y.clamp(-448.0, 448.0).to(torch.float8_e4m3fn)
+
+
+class FfnStatic(torch.nn.Module):
+    """The Llama FFN front quantized to FP8 with a static scale buffer
+    (multiplied), scale_inv returned beside the codes."""
+
+    def __init__(self, hidden, inter, dtype, scale):
+        super().__init__()
+        self.w1 = torch.nn.Linear(hidden, inter, bias=False, dtype=dtype)
+        self.w3 = torch.nn.Linear(hidden, inter, bias=False, dtype=dtype)
+        self.register_buffer("scale", torch.tensor(scale))
+
+    def forward(self, x):
+        h = F.silu(self.w1(x)) * self.w3(x)
+        q = (h.float() * self.scale).clamp(-448.0, 448.0).to(torch.float8_e4m3fn)
+        return q, self.scale.reciprocal()
+
+
 def gelu_tanh(x):
     return F.gelu(x, approximate="tanh")
 
@@ -1218,6 +1251,14 @@ def programs():
         (x((2, 3, 64), bf, 1.0), torch.tensor([30.0]))
     yield "ffn_delayed_e5m2_f32", FfnDelayed(64, 32, f32, elem=torch.float8_e5m2, amax=False), \
         (x((4, 64), f32, 1.0), torch.tensor(1000.0))
+    # FP8 with a static scale (a buffer, exported as a constant): multiplied
+    # (TE-exported), divided by a scale whose quotient equals the runtime's
+    # product for every bf16 input (/ 3) and by one where it does not (/ 7:
+    # declined), and the FFN front with a static scale.
+    yield "static_silu_fp8_bf16", Fp8Static(F.silu, 24.0), (x((4, 64), bf),)
+    yield "static_div3_silu_fp8_bf16", Fp8Static(F.silu, 3.0, divide=True), (x((4, 64), bf),)
+    yield "static_div7_silu_fp8_bf16", Fp8Static(F.silu, 7.0, divide=True), (x((4, 64), bf),)
+    yield "ffn_static_fp8_bf16", FfnStatic(64, 32, bf, 12.0), (x((4, 64), bf, 1.0),)
 
 
 def large_programs():

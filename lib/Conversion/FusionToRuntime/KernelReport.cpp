@@ -208,8 +208,8 @@ bool planFp4Stream(QuantSchemeAttr scheme, Type inElt, int op, StreamSource ss,
 /// run_passes): MXFP4, NVFP4, FP8 per tensor. Kernels are templated on
 /// Src<input type, request kind> (0 plain, 1 activation, 2 gated).
 void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
-                 ArrayRef<int64_t> shape, StreamSource ss,
-                 Plan &plan) {
+                 ArrayRef<int64_t> shape, StreamSource ss, Plan &plan,
+                 bool amaxRead) {
   const std::string ns = "fusion_rt::cuda::(anonymous namespace)::";
   const int kind = src == "SrcPlain" ? 0 : src.starts_with("SrcAct") ? 1 : 2;
   const std::string srcT = ns + "Src<" + typeTag(inElt, false) + ", " +
@@ -314,7 +314,8 @@ void planFormats(QuantSchemeAttr scheme, Type inElt, StringRef src, bool dbias,
   namespace formats_plan = fusion_rt::formats_plan;
   formats_plan::Request rf;
   rf.format = int32_t(f);
-  rf.amax_out = scheme.isPerTensor() || nv;
+  // (The lowering passes no amax where delayed scaling's is not read.)
+  rf.amax_out = (scheme.isPerTensor() && amaxRead) || nv;
   rf.current_scaling = current;
   rf.scale_inv = scheme.isPerTensor();
   rf.rowwise = r8.rowwise;
@@ -406,10 +407,10 @@ std::string mxLaunch(const mx_plan::Plan &p, bool dynamic, StringRef kernel,
 void planMX(QuantSchemeAttr scheme, Type inElt, StringRef src,
             ArrayRef<int64_t> shape, bool dbias,
             const llvm::StringMap<KernelInfo> &inv, Plan &plan,
-            StreamSource ss = {}, int64_t xRowMul = 1) {
+            StreamSource ss = {}, int64_t xRowMul = 1, bool amaxRead = true) {
   if (scheme.getFormat() != QuantFormat::mxfp8_e4m3 &&
       scheme.getFormat() != QuantFormat::mxfp8_e5m2) {
-    planFormats(scheme, inElt, src, dbias, shape, ss, plan);
+    planFormats(scheme, inElt, src, dbias, shape, ss, plan, amaxRead);
     return;
   }
   // The runtime's own plan with the default knobs (tuning.def).
@@ -452,19 +453,21 @@ void planPaired(PairedProjectionOp p, Plan &plan);
 Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
   Plan plan;
   plan.cApi = cApiOf(op).str();
+  const bool amaxRead = getUnreadRuntimeOutputs(op).empty();
   if (auto q = dyn_cast<QuantizeOp>(op)) {
     Type t = cast<ShapedType>(q.getInput().getType()).getElementType();
     // v2: 16-bit plain quantize without amax (MX schemes have none).
     planMX(q.getScheme(), t, "SrcPlain",
            cast<ShapedType>(q.getInput().getType()).getShape(), false, inv,
-           plan);
+           plan, {}, 1, amaxRead);
     planZeroScale(q.getScheme(), "SrcPlain", t, plan);
   } else if (auto q = dyn_cast<ActQuantizeOp>(op)) {
-    planMX(q.getScheme(), cast<ShapedType>(q.getInput().getType()).getElementType(),
+    planMX(q.getScheme(),
+           cast<ShapedType>(q.getInput().getType()).getElementType(),
            q.getActivation().getBackward() ? "SrcActBwd" : "SrcActFwd",
            cast<ShapedType>(q.getInput().getType()).getShape(), q.getDbias(),
-           inv, plan,
-           streamSourceOf(q.getActivation(), q.getIntermediate()));
+           inv, plan, streamSourceOf(q.getActivation(), q.getIntermediate()), 1,
+           amaxRead);
     planZeroScale(q.getScheme(),
                   q.getActivation().getBackward() ? "SrcActBwd" : "SrcActFwd",
                   cast<ShapedType>(q.getInput().getType()).getElementType(),
@@ -478,7 +481,7 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
     planMX(q.getScheme(), in.getElementType(),
            bwd ? "SrcGatedBwd" : "SrcGatedFwd", half, false, inv, plan,
            streamSourceOf(q.getActivation(), q.getIntermediate()),
-           q.getInputs().size() == 1 ? 2 : 1);
+           q.getInputs().size() == 1 ? 2 : 1, amaxRead);
     planZeroScale(q.getScheme(), bwd ? "SrcGatedBwd" : "SrcGatedFwd",
                   in.getElementType(), plan);
   } else {
@@ -493,7 +496,7 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
                                     pairedWeightRows(w0, p.getKn())};
       Type t = *p.getIntermediate();
       Plan q;
-      planMX(*quant, t, "SrcPlain", shape, false, inv, q);
+      planMX(*quant, t, "SrcPlain", shape, false, inv, q, {}, 1, amaxRead);
       planZeroScale(*quant, "SrcPlain", t, q);
       llvm::append_range(plan.kernels, q.kernels);
       plan.cudaNote = q.cudaNote;

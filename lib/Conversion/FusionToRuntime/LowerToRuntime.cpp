@@ -126,7 +126,10 @@ static void appendActivation(OpBuilder &b, Location loc, ActivationAttr a,
 }
 
 /// Builds the buffer table memref<Nx12xi64> (cast to memref<?x12xi64>).
-static Value buildTable(OpBuilder &b, Location loc, ArrayRef<Value> buffers) {
+/// A row of `absent` gets a null pointer: an optional output the runtime
+/// then does not compute.
+static Value buildTable(OpBuilder &b, Location loc, ArrayRef<Value> buffers,
+                        const llvm::SmallDenseSet<unsigned, 2> &absent) {
   constexpr int64_t kWidth = FUSION_RT_MLIR_TABLE_WIDTH;
   auto tableTy = MemRefType::get(
       {static_cast<int64_t>(buffers.size()), kWidth}, b.getI64Type());
@@ -144,8 +147,10 @@ static Value buildTable(OpBuilder &b, Location loc, ArrayRef<Value> buffers) {
     auto meta = memref::ExtractStridedMetadataOp::create(b, loc, buf);
     Value ptr = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buf);
     SmallVector<Value, kWidth> cols(kWidth, zero);
-    cols[FUSION_RT_MLIR_COL_POINTER] = toI64(ptr);
-    cols[FUSION_RT_MLIR_COL_OFFSET] = toI64(meta.getOffset());
+    if (!absent.contains(row)) {
+      cols[FUSION_RT_MLIR_COL_POINTER] = toI64(ptr);
+      cols[FUSION_RT_MLIR_COL_OFFSET] = toI64(meta.getOffset());
+    }
     cols[FUSION_RT_MLIR_COL_RANK] = arith::ConstantIntOp::create(b, loc, rank, 64);
     cols[FUSION_RT_MLIR_COL_DTYPE] = arith::ConstantIntOp::create(
         b, loc, *runtimeDtype(ty.getElementType()), 64);
@@ -286,7 +291,8 @@ static LogicalResult lowerToRuntimeCall(Operation *op, RewriterBase &rewriter) {
     v = memref::CollapseShapeOp::create(rewriter, loc, v, groups);
   }
   SmallVector<Value> args = scalarArgs(rewriter, loc, op);
-  args.push_back(buildTable(rewriter, loc, operands));
+  args.push_back(
+      buildTable(rewriter, loc, operands, getUnreadRuntimeOutputs(op)));
   StringRef name = entryPointOf(op);
   func::FuncOp callee =
       getOrDeclareEntryPoint(rewriter, op, name, ValueRange(args).getTypes());
@@ -331,4 +337,43 @@ StringRef mlir::fusion::getRuntimeEntryPoint(Operation *op) {
 
 std::unique_ptr<Pass> mlir::fusion::createLowerToRuntimePass() {
   return createLowerToRuntime();
+}
+
+/// The operand numbers of the optional outputs that nothing reads, which
+/// the call passes as absent: the amax of FP8 per-tensor delayed scaling (a
+/// static scale, or a program that keeps no amax history), a fresh
+/// allocation that only the op uses. The runtime then skips the amax (on
+/// the general path a pass over the input of its own).
+llvm::SmallDenseSet<unsigned, 2>
+mlir::fusion::getUnreadRuntimeOutputs(Operation *op) {
+  llvm::SmallDenseSet<unsigned, 2> rows;
+  QuantSchemeAttr scheme;
+  bool dbias = false;
+  if (auto q = dyn_cast<QuantizeOp>(op))
+    scheme = q.getScheme();
+  else if (auto q = dyn_cast<ActQuantizeOp>(op))
+    scheme = q.getScheme(), dbias = q.getDbias();
+  else if (auto q = dyn_cast<GatedActQuantizeOp>(op))
+    scheme = q.getScheme();
+  else if (auto p = dyn_cast<PairedProjectionOp>(op))
+    scheme = p.getQuant() ? *p.getQuant() : QuantSchemeAttr();
+  if (!scheme || scheme.isBlockFP8() ||
+      (scheme.getFormat() != QuantFormat::fp8_e4m3 &&
+       scheme.getFormat() != QuantFormat::fp8_e5m2) ||
+      scheme.getTensorScaling() != TensorScaling::delayed)
+    return rows;
+  auto dps = cast<DestinationStyleOpInterface>(op);
+  for (auto [i, kind] : llvm::enumerate(getQuantResultKinds(scheme, dbias))) {
+    if (kind != QuantResultKind::Amax || i >= dps.getNumDpsInits())
+      continue;
+    OpOperand *out = dps.getDpsInitOperand(i);
+    Operation *def = out->get().getDefiningOp();
+    if (dps.hasPureTensorSemantics()
+            ? op->getResult(i).use_empty()
+            : isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(def) &&
+                  llvm::all_of(out->get().getUsers(),
+                               [&](Operation *u) { return u == op; }))
+      rows.insert(out->getOperandNumber());
+  }
+  return rows;
 }

@@ -13,6 +13,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
+#include "llvm/ADT/DenseSet.h"
 #include <memory>
 
 namespace mlir::fusion {
@@ -23,6 +24,12 @@ void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry);
 /// The runtime entry point (without the `_mlir_ciface_` prefix) a fusion op
 /// lowers to, e.g. "fusion_rt_mlir_quantize".
 StringRef getRuntimeEntryPoint(Operation *op);
+
+/// The operand numbers of `op`'s optional outputs that nothing reads, which
+/// fusion-lower-to-runtime passes as absent (a null table row): the amax of
+/// FP8 per-tensor delayed scaling whose result (on tensors) has no use or
+/// whose destination (on memrefs) is an allocation that only `op` uses.
+llvm::SmallDenseSet<unsigned, 2> getUnreadRuntimeOutputs(Operation *op);
 
 // The passes' declarations (Passes.td): create<Name>(), register<Name>(),
 // registerFusionToRuntimePasses().
