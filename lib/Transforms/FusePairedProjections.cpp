@@ -770,10 +770,17 @@ FailureOr<PairPlan> checkPair(const Projection &a, const Projection &b,
     plan.score = 4;
     return plan;
   }
+  FailureOr<GatedMatch> g = failure();
   if (gatedConsumer) {
-    FailureOr<GatedMatch> g = matchGated(a.result(), b.result(), why);
+    // A gated body that is not a gated activation (e.g. SwiGLU followed by
+    // a quantize-dequantize in one generic): the projections still pair,
+    // their accumulators the fused op's results, and the body stays.
+    MatchFailure gatedWhy;
+    g = matchGated(a.result(), b.result(), gatedWhy);
     if (failed(g))
-      return failure();
+      plan.gatedLeft = gatedWhy.detail;
+  }
+  if (succeeded(g)) {
     plan.gated = *g;
     if (g->gateIndex == 1)
       std::swap(plan.proj[0], plan.proj[1]);
@@ -795,7 +802,12 @@ FailureOr<PairPlan> checkPair(const Projection &a, const Projection &b,
     return plan;
   }
   for (unsigned i = 0; i < 2; ++i) {
-    FailureOr<EpilogueMatch> e = matchEpilogue(plan.proj[i].result(), why);
+    // Under a gated body left as it is, each accumulator is the result.
+    FailureOr<EpilogueMatch> e =
+        plan.gatedLeft.empty() ? matchEpilogue(plan.proj[i].result(), why)
+                               : FailureOr<EpilogueMatch>(EpilogueMatch());
+    if (succeeded(e) && !plan.gatedLeft.empty())
+      e->result = plan.proj[i].result();
     if (failed(e))
       return failure();
     plan.epi[i] = *e;
@@ -1171,7 +1183,11 @@ mlir::fusion::describePairedProjection(const PairedProjectionPlan &plan) {
     return r + stringifyEpilogueKind(plan.epi[i].kind).str() +
            afterReshape(plan.epi[i].result);
   };
-  return s + "with epilogues " + epi(0) + ", " + epi(1);
+  return s + "with epilogues " + epi(0) + ", " + epi(1) +
+         (plan.gatedLeft.empty()
+              ? std::string()
+              : "; the generic that reads both stays as it is (" +
+                    plan.gatedLeft + ")");
 }
 
 namespace {

@@ -4069,6 +4069,27 @@ void RaiseQuantizePass::runOnOperation() {
                    .str()});
       return;
     }
+    // A cast to FP8 inside a body whose result is not FP8: codes that are
+    // dequantized in the same computation (a quantize-dequantize, FP8
+    // simulated), which no quantized tensor leaves to be raised.
+    if (!isFloat8Data(et) && isa<linalg::GenericOp>(op)) {
+      Type inner;
+      op->walk([&](arith::TruncFOp t) {
+        if (isFloat8Data(t.getType()))
+          inner = t.getType();
+      });
+      if (inner) {
+        decline(op->getLoc(), func.getSymName(),
+                {DeclineRule::NoQuantizerInput,
+                 llvm::formatv("a cast to {0} inside a computation that "
+                               "returns {1}: the codes are dequantized in it "
+                               "(a quantize-dequantize, FP8 simulated), so no "
+                               "quantized tensor leaves it to be raised",
+                               inner, et)
+                     .str()});
+        return;
+      }
+    }
     if (isFloat8Data(et)) {
       // Moving FP8 codes (a transpose, a copy) casts nothing: not a seed.
       if (op.getNumDpsInputs() > 0 &&

@@ -845,6 +845,25 @@ class FfnStatic(torch.nn.Module):
         return q, self.scale.reciprocal()
 
 
+class FfnQdq(torch.nn.Module):
+    """A Llama MLP simulated in FP8 (quantize-dequantize, as a model
+    exported for FP8 inference without a scaled GEMM writes it): gate/up
+    Linears, SwiGLU, `(h.float() / s).clamp().to(fp8)`, dequantized back to
+    bf16 (`q.float() * s`), then the down Linear."""
+
+    def __init__(self, hidden, inter, dtype, scale):
+        super().__init__()
+        self.w1 = torch.nn.Linear(hidden, inter, bias=False, dtype=dtype)
+        self.w3 = torch.nn.Linear(hidden, inter, bias=False, dtype=dtype)
+        self.w2 = torch.nn.Linear(inter, hidden, bias=False, dtype=dtype)
+        self.register_buffer("scale", torch.tensor(scale))
+
+    def forward(self, x):
+        h = F.silu(self.w1(x)) * self.w3(x)
+        q = (h.float() / self.scale).clamp(-448.0, 448.0).to(torch.float8_e4m3fn)
+        return self.w2((q.float() * self.scale).to(x.dtype))
+
+
 def gelu_tanh(x):
     return F.gelu(x, approximate="tanh")
 
@@ -1259,6 +1278,10 @@ def programs():
     yield "static_div3_silu_fp8_bf16", Fp8Static(F.silu, 3.0, divide=True), (x((4, 64), bf),)
     yield "static_div7_silu_fp8_bf16", Fp8Static(F.silu, 7.0, divide=True), (x((4, 64), bf),)
     yield "ffn_static_fp8_bf16", FfnStatic(64, 32, bf, 12.0), (x((4, 64), bf, 1.0),)
+    # The MLP simulated in FP8 (quantize-dequantize before the down Linear):
+    # the gated body with the QDQ is no gated activation; the gate/up pair
+    # still forms (x read once) and the body stays.
+    yield "ffn_qdq_fp8_bf16", FfnQdq(64, 32, bf, 0.0625), (x((4, 64), bf, 1.0),)
 
 
 def large_programs():

@@ -134,6 +134,10 @@ struct PairedProjectionPlan {
   /// projection's rounding and bias): the FFN front after
   /// fusion-fuse-act-quantize; the pair becomes a quantizing paired op.
   GatedActQuantizeOp gatedQuant;
+  /// Why a gated consumer of both projections (SwiGLU written with more in
+  /// its body, e.g. a quantize-dequantize) stays a generic of its own while
+  /// the projections pair with plain epilogues; empty otherwise.
+  std::string gatedLeft;
   /// Preference among admitted partners of one projection (the pass fuses
   /// gated pairs first, then those with more non-trivial epilogues).
   int score = 0;
