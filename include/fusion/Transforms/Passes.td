@@ -275,7 +275,11 @@ def FusePairedProjections : Pass<"fusion-fuse-paired-projections",
     log(1 + exp(t)) or max(t, 0) + log1p(exp(-|t|))) or both by one gated
     activation
     (SwiGLU, GeGLU, ...), and replaces them with one
-    `fusion.paired_projection`. Per-column parameters computed in the IR
+    `fusion.paired_projection`. A generic that reads both projections but
+    is no gated activation (SwiGLU followed by a quantize-dequantize) stays
+    as it is and reads the pair's f32 accumulators (epilogues `none, none`;
+    the remark names why the body is not fused). Per-column parameters
+    computed in the IR
     (the GDN scale `-exp(A_log)`) are materialised as an [H] tensor before
     the fused op. See `lib/Analysis/ProjectionPairing.cpp` and
     docs/passes.md for the recognised forms.
