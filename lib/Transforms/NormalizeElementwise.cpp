@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "fusion/Transforms/Passes.h"
 #include "fusion/Transforms/ShapeReads.h"
+#include "fusion/Transforms/Transforms.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -313,29 +314,11 @@ bool isGivenScale(Value v) {
   return work.empty();
 }
 
-/// True if the body of `g` only widens its one input to a wider float type
-/// (`y.float()`; a narrowing `.to(bf16)` is the activation's own rounding).
-bool isPureWidening(linalg::GenericOp g) {
-  if (g.getNumDpsInputs() != 1)
-    return false;
-  for (Operation &inner : g.getBody()->without_terminator())
-    if (!isa<arith::ExtFOp>(inner))
-      return false;
-  return true;
-}
-
 /// True if `v` is an f32 constant (a scalar, or a one-element tensor) other
 /// than 0 and 1: a static scale where a quantizer multiplies by it.
 bool isConstantScale(Value v) {
-  FloatAttr attr;
-  if (!matchPattern(v, m_Constant(&attr))) {
-    DenseFPElementsAttr dense;
-    if (!matchPattern(v, m_Constant(&dense)) || dense.getNumElements() != 1)
-      return false;
-    attr = *dense.getValues<FloatAttr>().begin();
-  }
-  const double f = attr.getValueAsDouble();
-  return attr.getType().isF32() && std::isfinite(f) && f != 0.0 && f != 1.0;
+  std::optional<float> f = fusion::getF32ScalarConstant(v);
+  return f && std::isfinite(*f) && *f != 0.0f && *f != 1.0f;
 }
 
 /// True if the body of `g` is a static-scale quantizer's step: one multiply
@@ -395,7 +378,7 @@ bool onDelayedFp8Cast(Operation *op) {
     });
     scaled = scaled || isConstantScaleStep(g);
     // A step of the activation before the quantizer.
-    if (!scaled && !isPureWidening(g))
+    if (!scaled && !fusion::isPureWidening(g))
       return false;
     auto rt = cast<RankedTensorType>(g->getResult(0).getType());
     if (isa<Float8E4M3FNType, Float8E5M2Type>(rt.getElementType()))
@@ -507,3 +490,26 @@ struct NormalizeElementwisePass
 };
 
 } // namespace
+
+std::optional<float> mlir::fusion::getF32ScalarConstant(Value v) {
+  FloatAttr attr;
+  if (!matchPattern(v, m_Constant(&attr))) {
+    DenseFPElementsAttr dense;
+    if (!matchPattern(v, m_Constant(&dense)) || dense.getNumElements() != 1)
+      return std::nullopt;
+    attr = *dense.getValues<FloatAttr>().begin();
+  }
+  if (!attr.getType().isF32())
+    return std::nullopt;
+  return static_cast<float>(attr.getValueAsDouble());
+}
+
+/// (A narrowing `.to(bf16)` is not one: it is an activation's own rounding.)
+bool mlir::fusion::isPureWidening(linalg::GenericOp g) {
+  if (g.getNumDpsInputs() != 1)
+    return false;
+  for (Operation &inner : g.getBody()->without_terminator())
+    if (!isa<arith::ExtFOp>(inner))
+      return false;
+  return true;
+}

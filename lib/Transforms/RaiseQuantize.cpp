@@ -13,14 +13,15 @@
 //===----------------------------------------------------------------------===//
 #include "fusion/Analysis/TensorEvaluator.h"
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "fusion/Transforms/CheckElision.h"
 #include "fusion/Transforms/Declines.h"
 #include "fusion/Transforms/FoldTilePermutation.h"
 #include "fusion/Transforms/Passes.h"
 #include "fusion/Transforms/QuantDestinations.h"
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "fusion/Transforms/RemarkLock.h"
+#include "fusion/Transforms/Transforms.h"
 #include "fusion/Transforms/VerifyQuietly.h"
-#include "fusion/Transforms/CheckElision.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 
 #include "common/layout.h"
 #include "fusion_rt.h"
@@ -1322,16 +1323,10 @@ RaiseQuantizePass::delimitDelayed(Operation *castOp, Value data, Decline &why) {
   auto noteConstScale = [&](Operation *reader, Value v) {
     // A scalar f32 constant (or one-element f32 constant tensor) that the
     // op multiplies by; not a clamp bound (+-max), not 0 or 1.
-    FloatAttr attr;
-    if (!matchPattern(v, m_Constant(&attr))) {
-      DenseFPElementsAttr dense;
-      if (!matchPattern(v, m_Constant(&dense)) || dense.getNumElements() != 1)
-        return;
-      attr = *dense.getValues<FloatAttr>().begin();
-    }
-    if (!attr.getType().isF32())
+    std::optional<float> constant = getF32ScalarConstant(v);
+    if (!constant)
       return;
-    const float f = static_cast<float>(attr.getValueAsDouble());
+    const float f = *constant;
     if (!std::isfinite(f) || f == 0.0f || f == 1.0f ||
         std::fabs(f) == fmaxData || constScales.size() == 2 ||
         llvm::any_of(constScales,
@@ -2362,9 +2357,7 @@ LogicalResult checkConstDivisor(const Candidate &c, Type xt, Type dataType,
   // An f32 input widened from a 16-bit tensor (`y.float()`) takes that
   // type's values.
   if (auto g = c.x.getDefiningOp<linalg::GenericOp>();
-      g && xt.isF32() && g.getNumDpsInputs() == 1 &&
-      llvm::all_of(g.getBody()->without_terminator(),
-                   [](Operation &o) { return isa<arith::ExtFOp>(o); })) {
+      g && xt.isF32() && isPureWidening(g)) {
     Type src = getElementTypeOrSelf(g.getDpsInputs()[0].getType());
     if (src.isBF16() || src.isF16())
       xt = src;

@@ -170,6 +170,18 @@ rewritePairedProjection(RewriterBase &rewriter,
 /// pass's remark.
 std::string describePairedProjection(const PairedProjectionPlan &plan);
 
+//===----------------------------------------------------------------------===//
+// Static FP8 scales (fusion-normalize-elementwise, fusion-raise-quantize)
+//===----------------------------------------------------------------------===//
+
+/// The value of `v` if it is an f32 constant: a scalar, or a one-element
+/// tensor (a buffer torch-mlir exports as a constant).
+std::optional<float> getF32ScalarConstant(Value v);
+
+/// True if the body of `g` only widens its one input to wider floats
+/// (`y.float()`).
+bool isPureWidening(linalg::GenericOp g);
+
 } // namespace mlir::fusion
 
 #endif // FUSION_TRANSFORMS_TRANSFORMS_H
