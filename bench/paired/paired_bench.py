@@ -424,6 +424,12 @@ def main():
                     help="with --ffn-quant: FP8 e4m3 per tensor with delayed scaling (TE's "
                          "recipe: the scale given, the amax for the history returned) "
                          "instead of MXFP8; paired_ffn_delayed_quant.csv")
+    ap.add_argument("--ffn-oss", action="store_true",
+                    help="with --ffn-quant: GPT-OSS's MLP front (K = H = 2880): one "
+                         "biased Linear whose rows interleave gate and up, the clamped "
+                         "SwiGLU (limit 7, alpha 1.702, up + 1), MXFP8; ours reads the "
+                         "weight in place (views with twice its row pitch); "
+                         "paired_ffn_oss_quant.csv")
     ap.add_argument("--ffn-ns", metavar="N1,N2,...",
                     help="with --ffn-quant: these token counts instead of FFNQ_NS")
     ap.add_argument("--ncu-point", metavar="K,H,N",
@@ -650,6 +656,7 @@ def chain(lib, args):
 FFN_SHAPES = [(4096, 14336), (2048, 5632)]  # (K, H): Llama-3-8B, TinyLlama-1.1B
 FFN_NS = [1, 2, 4, 16, 128, 2048]
 ACT_SWIGLU = 7
+ACT_CLAMPED_SWIGLU = 12
 
 
 def ffn_weights(K, H):
@@ -745,6 +752,7 @@ def ffn(lib, args):
 
 FFNQ_SHAPES = [(4096, 14336)]  # (K, H): Llama-3-8B
 FFNQ_NS = [1, 2, 4, 8, 16, 128, 2048, 8192]
+OSS_SHAPES = [(2880, 2880)]  # (K, H): GPT-OSS (20b / 120b), one expert's MLP front
 
 
 def mx_floor_rowwise(v):
@@ -780,9 +788,18 @@ def ffn_quant(lib, args):
     lib.fusion_rt_gated_act_quantize.argtypes = [vp] * 8
 
     delayed = getattr(args, "ffn_delayed", False)
+    oss = getattr(args, "ffn_oss", False)
     dscale = torch.ones(1, device="cuda", dtype=torch.float32)
 
     def front(x, wg, wu, bg=None, bu=None):
+        if oss:
+            # GPT-OSS: one Linear over the interleaved [2H, K] weight (wg
+            # is that weight, wu its bias), then the clamped SwiGLU of the
+            # even (gate) and odd (up) columns in f32, rounded once.
+            t = F.linear(x, wg, wu)
+            g = t[:, 0::2].float().clamp(max=7.0)
+            u = t[:, 1::2].float().clamp(-7.0, 7.0)
+            return mx_floor_rowwise((g * torch.sigmoid(1.702 * g) * (u + 1)).bfloat16())
         g = F.linear(x, wg, bg)
         u = F.linear(x, wu, bu)
         h = (F.silu(g.float()) * u.float()).bfloat16()
@@ -803,7 +820,7 @@ def ffn_quant(lib, args):
         scheme.format, scheme.tensor_scaling = 4, 1  # FP8 e4m3 per tensor, delayed
     act = _abi.Activation()
     lib.fusion_rt_activation_init(ctypes.byref(act))
-    act.kind, act.intermediate_dtype = ACT_SWIGLU, 0
+    act.kind, act.intermediate_dtype = (ACT_CLAMPED_SWIGLU if oss else ACT_SWIGLU), 0
 
     def av(t, dtype=None):
         v = _abi.Tensor()
@@ -823,14 +840,16 @@ def ffn_quant(lib, args):
             raise RuntimeError("%s: %d %s" % (what, st, lib.fusion_rt_last_error_message()))
 
     rows = []
-    with_bias = getattr(args, "ffn_bias", False)
-    for K, H in FFNQ_SHAPES:
+    with_bias = getattr(args, "ffn_bias", False) or oss
+    for K, H in (OSS_SHAPES if oss else FFNQ_SHAPES):
         R, Wall, gen = ffn_weights(K, H)
         # bias=True Linears: bf16 [H] biases, added to the f32 accumulator
         # and rounded with it (FUSION_RT_ROUND_BF16_AFTER_BIAS), as torch.
         biases = ((torch.randn(H, device="cuda", generator=gen) * 0.1).bfloat16(),
                   (torch.randn(H, device="cuda", generator=gen) * 0.1).bfloat16()) \
             if with_bias else None
+        # GPT-OSS: the one interleaved [2H] bias (gate even, up odd).
+        boss = torch.stack(biases, 1).reshape(2 * H).contiguous() if oss else None
         ns = [int(n) for n in args.ffn_ns.split(",")] if args.ffn_ns else FFNQ_NS
         for N in ns:
             x = torch.randn(N, K, device="cuda", generator=gen).to(torch.bfloat16)
@@ -856,6 +875,11 @@ def ffn_quant(lib, args):
             def desc(i, out0=None):
                 # round(bf16), as the IR (with biases: of y + b)
                 d = ffn_desc(x, Wall, i, H, 3 if biases else 1, out0, biases)
+                if oss:
+                    # the interleaved weight and bias read in place
+                    d.weight0, d.weight1 = tview(Wall[i, 0::2]), tview(Wall[i, 1::2])
+                    d.epilogue0.bias, d.epilogue1.bias = tview(boss[0::2]), tview(boss[1::2])
+                    d.gated_kind = ACT_CLAMPED_SWIGLU
                 keep.append(d)
                 return d
 
@@ -881,8 +905,10 @@ def ffn_quant(lib, args):
                 return call
 
             gv, uv = av(gu[:, :H]), av(gu[:, H:])
+            if oss:
+                gv, uv = av(gu[:, 0::2]), av(gu[:, 1::2])
 
-            bgu = torch.cat(biases) if biases else None
+            bgu = boss if oss else torch.cat(biases) if biases else None
 
             def cublas_ours(i):
                 def call():
@@ -904,7 +930,7 @@ def ffn_quant(lib, args):
                     ("cublas+ours", cublas_ours, {})]
             if not biases:
                 arms.insert(1, ("ours-lt", ours, {"FUSION_RT_PAIRED_LT": 1}))
-            if N <= 16 and not delayed:
+            if N <= 16 and not delayed and not oss:
                 # The one-kernel form of the gemv path (the quantizing
                 # epilogue, FUSION_RT_PAIRED_QUANT_EPI=1) where it applies.
                 arms.insert(1, ("ours-epi", ours, {"FUSION_RT_PAIRED_QUANT_EPI": 1}))
@@ -921,14 +947,20 @@ def ffn_quant(lib, args):
                     agree = ((codes == ref_codes).float().mean().item(),
                              (scales == ref_scales).float().mean().item())
                     return (time_calls(cs),) + agree
-                res.append((arm,) + with_env(env, timed))
+                try:
+                    res.append((arm,) + with_env(env, timed))
+                except RuntimeError as e:  # an arm the runtime declines
+                    print("  %s at N=%d: %s" % (arm, N, e), flush=True)
             for arm, fn in (("eager", front), ("compile", comp), ("compile-maxat", compmax)):
                 if arm != "eager" and time.time() - T0 > args.budget:
                     print("  budget: %s skipped at N=%d" % (arm, N), flush=True)
                     continue
                 bb = biases or (None, None)
-                cs = [(lambda i=i, fn=fn: fn(x, Wall[i, :H], Wall[i, H:], *bb))
-                      for i in range(R)]
+                if oss:
+                    cs = [(lambda i=i, fn=fn: fn(x, Wall[i], boss)) for i in range(R)]
+                else:
+                    cs = [(lambda i=i, fn=fn: fn(x, Wall[i, :H], Wall[i, H:], *bb))
+                          for i in range(R)]
                 q, s = cs[0]()
                 torch.cuda.synchronize()
                 agree = ((q.view(torch.uint8) == ref_codes).float().mean().item(),
@@ -942,7 +974,8 @@ def ffn_quant(lib, args):
             torch.cuda.empty_cache()
         del Wall
         torch.cuda.empty_cache()
-    write_csv(args, "paired_ffn_delayed_quant.csv" if delayed
+    write_csv(args, "paired_ffn_oss_quant.csv" if oss
+              else "paired_ffn_delayed_quant.csv" if delayed
               else "paired_ffn_bias_quant.csv" if with_bias else "paired_ffn_quant.csv",
               "K,H,N,arm,us,codes_equal,scales_equal",
               "%d,%d,%d,%s,%.3f,%.6f,%.6f", rows)

@@ -703,8 +703,9 @@ public:
   /// True if `v` agrees on every probe with act(y_g + b_g) * (y_u + b_u),
   /// projection `gate` being y_g and the other y_u (biases may be null).
   bool agreesGated(Value v, unsigned gate, Value bg, Value bu,
-                   double (*act)(double)) {
-    static constexpr double kUp[] = {-1.3, 0.45, 2.2};
+                   double (*act)(double), double (*up)(double)) {
+    // Up values past the clamped SwiGLU's limit (7) as well.
+    static constexpr double kUp[] = {-9.5, -1.3, 0.45, 2.2, 8.5};
     for (int probe = 0; probe < 3; ++probe) {
       std::optional<double> gb = bg ? eval(bg, {}, probe) : 0.0;
       std::optional<double> ub = bu ? eval(bu, {}, probe) : 0.0;
@@ -716,7 +717,7 @@ public:
           proj[gate] = y + 0.0137;
           proj[1 - gate] = u;
           std::optional<double> got = eval(v, proj, probe);
-          if (!got || !probeClose(*got, act(proj[gate] + *gb) * (u + *ub)))
+          if (!got || !probeClose(*got, act(proj[gate] + *gb) * up(u + *ub)))
             return false;
         }
       }
@@ -1188,7 +1189,9 @@ linalg::GenericOp mlir::fusion::getGatedConsumer(Value a, Value b) {
 /// inside the body, act(y_g + b_g) * (y_u + b_u), which the ActivationMatcher
 /// does not take (it matches gated products of tensors): the biases are
 /// located structurally and the product is compared on probes with the
-/// runtime's swiglu, geglu (tanh GELU) and geglu_erf. With `plainToo`, a
+/// runtime's swiglu, geglu (tanh GELU), geglu_erf and clamped_swiglu (its
+/// default parameters, GPT-OSS's: the gate clamped above at 7 with slope
+/// 1.702, the up clamped to [-7, 7] plus one). With `plainToo`, a
 /// product without such biases is matched the same way (projections rounded
 /// with their biases, which the ActivationMatcher cannot see as operands).
 static bool matchGatedBiases(EpilogueBody &body, GatedMatch &m,
@@ -1200,15 +1203,24 @@ static bool matchGatedBiases(EpilogueBody &body, GatedMatch &m,
   struct Form {
     ActivationKind kind;
     double (*act)(double);
+    double (*up)(double);
   };
+  auto linear = [](double u) { return u; };
+  auto clampedGate = [](double t) {
+    double c = std::min(t, 7.0);
+    return c * refSigmoid(1.702 * c);
+  };
+  auto clampedUp = [](double u) { return std::clamp(u, -7.0, 7.0) + 1.0; };
   for (unsigned gate : {0u, 1u}) {
     Value bg = findBias(body, root, gate), bu = findBias(body, root, 1 - gate);
     if (!bg && !bu && !plainToo)
       continue; // plain products are the ActivationMatcher's
-    for (Form f : {Form{ActivationKind::swiglu, refSilu},
-                   Form{ActivationKind::geglu, refGeluTanh},
-                   Form{ActivationKind::geglu_erf, refGeluErf}}) {
-      if (!body.agreesGated(root, gate, bg, bu, f.act))
+    for (Form f :
+         {Form{ActivationKind::swiglu, refSilu, linear},
+          Form{ActivationKind::geglu, refGeluTanh, linear},
+          Form{ActivationKind::geglu_erf, refGeluErf, linear},
+          Form{ActivationKind::clamped_swiglu, clampedGate, clampedUp}}) {
+      if (!body.agreesGated(root, gate, bg, bu, f.act, f.up))
         continue;
       m.gateIndex = gate;
       m.kind = f.kind;
@@ -1269,9 +1281,9 @@ FailureOr<GatedMatch> mlir::fusion::matchGated(Value a, Value b,
     if (matchGatedBiases(body, m, /*plainToo=*/true))
       return withRounds();
     return fail(DeclineRule::UnsupportedEpilogue,
-                "the body is not swiglu, geglu or geglu_erf of the "
-                "projections rounded with their biases (the forms matched "
-                "for biased bf16 / f16 Linears)");
+                "the body is not swiglu, geglu, geglu_erf or clamped_swiglu "
+                "(default parameters) of the projections rounded with their "
+                "biases (the forms matched for biased bf16 / f16 Linears)");
   }
   ActivationMatchResult act = matchActivation(m.generic->getResult(0));
   if (!act.match && matchGatedBiases(body, m))

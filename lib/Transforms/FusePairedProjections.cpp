@@ -178,6 +178,11 @@ struct SplitPlan {
   SmallVector<tensor::CollapseShapeOp> collapses;
   SmallVector<DenseElementsAttr> parts;
   bool inPlace = false;
+  /// Strided split (GPT-OSS's `x[..., ::2]`, `x[..., 1::2]` of its one
+  /// gate/up Linear): each slice takes every `stride`-th column from its
+  /// offset, so part i reads rows offset + stride * r of the weight: a view
+  /// with `stride` times the row pitch (no copy), its bias columns alike.
+  int64_t stride = 1;
 };
 
 /// Sorts `plan.slices` by column offset into `plan.offsets` / `sizes`;
@@ -413,14 +418,24 @@ FailureOr<SplitPlan> matchSplit(linalg::LinalgOp op, std::string &why) {
     return failure();
   int64_t rank = vt.getRank();
   int64_t h = vt.getShape().back();
+  int64_t stride = 0;
   for (Operation *u : v.getUsers()) {
     auto s = cast<tensor::ExtractSliceOp>(u);
-    if (!s.hasUnitStride() || s.getSourceType().getRank() != rank ||
+    // Unit strides but along the columns, where every slice takes the same
+    // static one (ranges, or every stride-th column).
+    ArrayRef<int64_t> strides = s.getStaticStrides();
+    const bool columnStride =
+        !strides.empty() && !ShapedType::isDynamic(strides.back()) &&
+        strides.back() >= 1 && (!stride || strides.back() == stride) &&
+        llvm::all_of(strides.drop_back(), [](int64_t t) { return t == 1; });
+    if (!columnStride || s.getSourceType().getRank() != rank ||
         s.getResultType().getRank() != rank || ShapedType::isDynamic(h)) {
-      why = "the result is sliced with strides, a rank change or dynamic "
-            "sizes; only contiguous column ranges of a static width split";
+      why = "the result is sliced with strides along its tokens, dynamic or "
+            "different column strides, a rank change or dynamic sizes; only "
+            "column ranges or every k-th column of a static width split";
       return failure();
     }
+    stride = strides.back();
     ArrayRef<int64_t> offs = s.getStaticOffsets(), sz = s.getStaticSizes();
     // Every token dimension whole (a dynamic token count read off the
     // same size).
@@ -436,9 +451,32 @@ FailureOr<SplitPlan> matchSplit(linalg::LinalgOp op, std::string &why) {
     }
     plan.slices.push_back(s);
   }
-  if (failed(orderSlices(plan))) {
+  plan.stride = stride;
+  if (stride == 1 && failed(orderSlices(plan))) {
     why = "the slices of the result overlap";
     return failure();
+  }
+  if (stride > 1) {
+    // Every stride-th column from distinct offsets below the stride: the
+    // parts are disjoint; each must end inside the result.
+    llvm::sort(
+        plan.slices, [](tensor::ExtractSliceOp a, tensor::ExtractSliceOp b) {
+          return a.getStaticOffsets().back() < b.getStaticOffsets().back();
+        });
+    for (tensor::ExtractSliceOp s : plan.slices) {
+      const int64_t o = s.getStaticOffsets().back(),
+                    n = s.getStaticSizes().back();
+      if (o >= stride || (!plan.offsets.empty() && plan.offsets.back() == o) ||
+          n < 1 || o + stride * (n - 1) >= h) {
+        why = "the strided slices of the result overlap (offsets not "
+              "distinct below the stride " +
+              std::to_string(stride) + ") or run past its " +
+              std::to_string(h) + " columns";
+        return failure();
+      }
+      plan.offsets.push_back(o);
+      plan.sizes.push_back(n);
+    }
   }
   if (plan.slices.size() < 2)
     return failure();
@@ -501,7 +539,8 @@ Value groupedWeightOf(Value w, bool kn) {
 }
 
 /// Rewrites a split projection into one projection per part, each over rows
-/// [o, o + h) of the weight (columns when it is [K, H]): a linalg.matmul of
+/// [o, o + h) of the weight (columns when it is [K, H]; rows o + stride * r,
+/// r < h, for a strided split): a linalg.matmul of
 /// the same LHS with an extract_slice of the weight (a view), followed by a
 /// clone of the rounding and of the expand_shape. Adds the ops it erases to
 /// `erased`.
@@ -546,9 +585,11 @@ void rewriteSplit(SplitPlan &plan, DenseSet<Operation *> &erased) {
       if (p.kn) {
         offs[1] = b.getIndexAttr(o);
         sizes = {k, b.getIndexAttr(h)};
+        strides[1] = b.getIndexAttr(plan.stride);
       } else {
         offs[0] = b.getIndexAttr(o);
         sizes = {b.getIndexAttr(h), k};
+        strides[0] = b.getIndexAttr(plan.stride);
       }
       w = tensor::ExtractSliceOp::create(b, loc, p.weight, offs, sizes, strides);
     }
@@ -560,7 +601,7 @@ void rewriteSplit(SplitPlan &plan, DenseSet<Operation *> &erased) {
     Value v = mm->getResult(0);
     if (linalg::GenericOp r = plan.rounding) {
       // The output step of the part: the projection's rows [o, o + h), its
-      // bias columns the same range of each bias.
+      // bias columns the same range of each bias (every stride-th from o).
       Type et = getElementTypeOrSelf(r->getResult(0).getType());
       Value out = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, v), et);
       SmallVector<Value> ins{v}, rIns = r.getDpsInputs();
@@ -568,7 +609,7 @@ void rewriteSplit(SplitPlan &plan, DenseSet<Operation *> &erased) {
         ins.push_back(tensor::ExtractSliceOp::create(
             b, loc, col, ArrayRef<OpFoldResult>{b.getIndexAttr(o)},
             ArrayRef<OpFoldResult>{b.getIndexAttr(h)},
-            ArrayRef<OpFoldResult>{b.getIndexAttr(1)}));
+            ArrayRef<OpFoldResult>{b.getIndexAttr(plan.stride)}));
       SmallVector<AffineMap> rmaps = r.getIndexingMapsArray();
       SmallVector<utils::IteratorType> iters(2, utils::IteratorType::parallel);
       v = linalg::GenericOp::create(
@@ -1223,9 +1264,21 @@ void FusePairedProjectionsPass::runOnOperation() {
       continue;
     }
     std::string ranges;
+    const bool sameSizes = llvm::all_equal(split->sizes);
     for (auto [o, h] : llvm::zip(split->offsets, split->sizes))
-      ranges += (ranges.empty() ? "[" : ", [") + std::to_string(o) + ", " +
-                std::to_string(o + h) + ")";
+      ranges += split->stride > 1
+                    ? (ranges.empty() ? "" : ", ") + std::to_string(o) + " + " +
+                          std::to_string(split->stride) + "r" +
+                          (sameSizes ? "" : " (r < " + std::to_string(h) + ")")
+                    : (ranges.empty() ? "[" : ", [") + std::to_string(o) +
+                          ", " + std::to_string(o + h) + ")";
+    if (split->stride > 1)
+      ranges += (sameSizes ? " for r < " + std::to_string(split->sizes.front())
+                           : std::string()) +
+                " (interleaved columns, period " +
+                std::to_string(split->stride) +
+                ": each part a view of the weight with " +
+                std::to_string(split->stride) + " times its row pitch)";
     if (split->inPlace)
       remark::passed(op->getLoc(), remarkOpts(function)) << remark::add(
           "split {0} into {1} projections over rows {2} of each of the {3} "

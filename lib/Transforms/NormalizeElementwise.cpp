@@ -283,6 +283,227 @@ struct SliceOfConcatOperand : public OpRewritePattern<tensor::ExtractSliceOp> {
   }
 };
 
+/// torch-mlir writes `torch.einsum("nk,hk->nh", x, w)` as a
+/// `linalg.batch_matmul` of batch 1: x and w expanded to [1, N, K] and
+/// [1, K, H], the result [1, N, H] collapsed back. With a static unit batch
+/// on every operand it is the matmul of the collapsed operands (the same
+/// products summed in the same order), expanded back; the expand_shape and
+/// collapse_shape around it then fold away, and the projection matcher sees
+/// the plain matmul of a Linear.
+struct UnitBatchMatmulAsMatmul
+    : public OpRewritePattern<linalg::BatchMatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::BatchMatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || op.hasUserDefinedMaps())
+      return failure();
+    SmallVector<Value> operands{op.getDpsInputOperand(0)->get(),
+                                op.getDpsInputOperand(1)->get(),
+                                op.getDpsInitOperand(0)->get()};
+    for (Value v : operands) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      if (!t || t.getRank() != 3 || t.getDimSize(0) != 1)
+        return failure();
+    }
+    Location loc = op.getLoc();
+    SmallVector<ReassociationIndices> re{{0, 1}, {2}};
+    SmallVector<Value> collapsed;
+    for (Value v : operands)
+      collapsed.push_back(
+          tensor::CollapseShapeOp::create(rewriter, loc, v, re));
+    auto mm = linalg::MatmulOp::create(
+        rewriter, loc, TypeRange{collapsed[2].getType()},
+        ValueRange{collapsed[0], collapsed[1]}, ValueRange{collapsed[2]});
+    SmallVector<OpFoldResult> shape =
+        tensor::getMixedSizes(rewriter, loc, operands[2]);
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+        op, op.getResultTypes()[0], mm.getResult(0), re, shape);
+    return success();
+  }
+};
+
+/// The dimensions of `type` that are not a static 1.
+SmallVector<int64_t> nonUnitDims(RankedTensorType type) {
+  SmallVector<int64_t> dims;
+  for (int64_t d = 0, e = type.getRank(); d < e; ++d)
+    if (type.getDimSize(d) != 1)
+      dims.push_back(d);
+  return dims;
+}
+
+/// The reassociation that drops the static unit dimensions of `type`: one
+/// group per other dimension, holding it and the unit dimensions before it
+/// (trailing ones join the last group). Empty when nothing is dropped or
+/// every dimension is a unit one.
+SmallVector<ReassociationIndices> dropUnitDims(RankedTensorType type) {
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices pending;
+  for (int64_t d = 0, e = type.getRank(); d < e; ++d) {
+    pending.push_back(d);
+    if (type.getDimSize(d) != 1) {
+      groups.push_back(pending);
+      pending.clear();
+    }
+  }
+  if (groups.empty() || static_cast<int64_t>(groups.size()) == type.getRank())
+    return {};
+  groups.back().append(pending.begin(), pending.end());
+  return groups;
+}
+
+/// `groups` (a reshape between `low` and `high`) restricted to the
+/// dimensions of both that are not 1, renumbered among them; nullopt when a
+/// dimension of `low` that is not 1 keeps none of its group.
+std::optional<SmallVector<ReassociationIndices>>
+withoutUnitDims(ArrayRef<ReassociationIndices> groups, RankedTensorType low,
+                RankedTensorType high) {
+  SmallVector<int64_t> kept = nonUnitDims(high);
+  SmallVector<ReassociationIndices> out;
+  for (auto [i, g] : llvm::enumerate(groups)) {
+    if (low.getDimSize(i) == 1)
+      continue;
+    ReassociationIndices ng;
+    for (int64_t d : g)
+      if (high.getDimSize(d) != 1)
+        ng.push_back(llvm::find(kept, d) - kept.begin());
+    if (ng.empty())
+      return std::nullopt;
+    out.push_back(ng);
+  }
+  return out;
+}
+
+bool isIdentityReassociation(ArrayRef<ReassociationIndices> groups) {
+  return llvm::all_of(
+      groups, [](const ReassociationIndices &g) { return g.size() == 1; });
+}
+
+/// torch-mlir moves unit dimensions around an einsum's operands and result
+/// as `collapse_shape(transpose(expand_shape(x)))` ([64, 64] -> [64, 64, 1]
+/// -> permutation [1, 0, 2] -> [64, 64]; [6, 64] -> [2, 3, 1, 64] ->
+/// [2, 3, 64, 1] -> [2, 3, 64]). When the transpose moves only static unit
+/// dimensions, the chain is a reshape of x (the same elements in the same
+/// order): x without its unit dimensions, expanded and collapsed as the two
+/// reshapes do to the other dimensions, unit dimensions inserted where the
+/// result has them. When it permutes the other dimensions and the reshapes
+/// only insert and drop unit dimensions, the chain is the transpose of x (a
+/// weight read as `hk`: the Linear's transpose, which the projection matcher
+/// reads through). The transpose may be named or a generic (this pass
+/// generalizes it).
+struct UnitDimTransposeChain
+    : public OpRewritePattern<tensor::CollapseShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::CollapseShapeOp op,
+                                PatternRewriter &rewriter) const override {
+    Value input;
+    SmallVector<int64_t> perm;
+    if (auto tr = op.getSrc().getDefiningOp<linalg::TransposeOp>()) {
+      input = tr.getInput();
+      perm = llvm::to_vector(tr.getPermutation());
+    } else if (auto g = op.getSrc().getDefiningOp<linalg::GenericOp>()) {
+      if (std::optional<SmallVector<int64_t>> p =
+              linalg::isaTransposeOpInterface(g)) {
+        input = g.getDpsInputOperand(0)->get();
+        perm = *p;
+      }
+    }
+    auto ex = input ? input.getDefiningOp<tensor::ExpandShapeOp>()
+                    : tensor::ExpandShapeOp();
+    if (!ex)
+      return failure();
+    RankedTensorType srcType = ex.getSrcType(), resType = op.getResultType();
+    RankedTensorType expType = ex.getResultType();
+    RankedTensorType trType = op.getSrcType();
+    // The expanded dimensions that are not 1, in the transpose's order.
+    SmallVector<int64_t> moved;
+    for (int64_t d : perm)
+      if (expType.getDimSize(d) != 1)
+        moved.push_back(d);
+    if (moved.empty())
+      return failure();
+    Location loc = op.getLoc();
+    Value x = ex.getSrc();
+    if (llvm::is_sorted(moved)) {
+      // A reshape: x' (no unit dimensions) -> E' -> R' -> R.
+      std::optional<SmallVector<ReassociationIndices>> in =
+          withoutUnitDims(ex.getReassociationIndices(), srcType, expType);
+      std::optional<SmallVector<ReassociationIndices>> out =
+          withoutUnitDims(op.getReassociationIndices(), resType, trType);
+      if (!in || !out)
+        return failure();
+      if (SmallVector<ReassociationIndices> drop = dropUnitDims(srcType);
+          !drop.empty())
+        x = tensor::CollapseShapeOp::create(rewriter, loc, x, drop);
+      SmallVector<int64_t> expKept = nonUnitDims(expType);
+      if (!isIdentityReassociation(*in)) {
+        SmallVector<OpFoldResult> shape;
+        SmallVector<int64_t> staticShape;
+        for (int64_t d : expKept) {
+          shape.push_back(ex.getMixedOutputShape()[d]);
+          staticShape.push_back(expType.getDimSize(d));
+        }
+        x = tensor::ExpandShapeOp::create(
+            rewriter, loc,
+            RankedTensorType::get(staticShape, expType.getElementType()), x,
+            *in, shape);
+      }
+      if (!isIdentityReassociation(*out))
+        x = tensor::CollapseShapeOp::create(rewriter, loc, x, *out);
+      if (SmallVector<ReassociationIndices> insert = dropUnitDims(resType);
+          !insert.empty()) {
+        SmallVector<OpFoldResult> shape;
+        int64_t k = 0;
+        for (int64_t d = 0, e = resType.getRank(); d < e; ++d)
+          shape.push_back(resType.getDimSize(d) == 1
+                              ? OpFoldResult(rewriter.getIndexAttr(1))
+                              : tensor::getMixedSize(rewriter, loc, x, k++));
+        x = tensor::ExpandShapeOp::create(rewriter, loc, resType, x, insert,
+                                          shape);
+      }
+      replaceWithCast(rewriter, op, x);
+      return success();
+    }
+    // A transpose of x: the reshapes only insert and drop unit dimensions,
+    // and no side has one.
+    const int64_t rank = srcType.getRank();
+    if (resType.getRank() != rank ||
+        static_cast<int64_t>(nonUnitDims(srcType).size()) != rank ||
+        static_cast<int64_t>(nonUnitDims(resType).size()) != rank ||
+        static_cast<int64_t>(moved.size()) != rank)
+      return failure();
+    // Source dimension i is expanded dimension fromSrc[i].
+    SmallVector<int64_t> fromSrc;
+    for (const ReassociationIndices &g : ex.getReassociationIndices())
+      for (int64_t d : g)
+        if (expType.getDimSize(d) != 1)
+          fromSrc.push_back(d);
+    // Result dimension r carries transposed position toRes[r].
+    SmallVector<int64_t> toRes;
+    for (const ReassociationIndices &g : op.getReassociationIndices())
+      for (int64_t j : g)
+        if (trType.getDimSize(j) != 1)
+          toRes.push_back(j);
+    if (static_cast<int64_t>(fromSrc.size()) != rank ||
+        static_cast<int64_t>(toRes.size()) != rank)
+      return failure();
+    // Result dimension r reads x's dimension inverse[r].
+    SmallVector<int64_t> inverse(rank);
+    for (int64_t r = 0; r < rank; ++r)
+      inverse[r] = llvm::find(fromSrc, perm[toRes[r]]) - fromSrc.begin();
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t r = 0; r < rank; ++r)
+      sizes.push_back(tensor::getMixedSize(rewriter, loc, x, inverse[r]));
+    Value empty =
+        tensor::EmptyOp::create(rewriter, loc, sizes, srcType.getElementType());
+    x = linalg::TransposeOp::create(rewriter, loc, x, empty, inverse)
+            .getResult()[0];
+    replaceWithCast(rewriter, op, x);
+    return success();
+  }
+};
+
 /// True if `v` is a one-element tensor (or a scalar read from one) that
 /// is not constant and not computed by a reduction: a scale given to the
 /// function (FP8 delayed scaling), not the amax-derived scale of current
@@ -458,7 +679,8 @@ void mlir::fusion::populateNormalizeFusionPatterns(
                expand.getSrc().getDefiningOp<linalg::LinalgOp>();
       });
   patterns.add<DimOfExpandShape, ReshapeAsExpandOrCollapse,
-               SliceOfConcatOperand, RegroupUnitDimsOfExpand>(
+               SliceOfConcatOperand, RegroupUnitDimsOfExpand,
+               UnitBatchMatmulAsMatmul, UnitDimTransposeChain>(
       patterns.getContext());
 }
 

@@ -163,6 +163,43 @@ def close(dtype, g, e, steps, ulps=0, atol=0.0):
             (g ^ e) & 0x80 == 0 and abs(g - e) <= steps)
 
 
+def e4m3_value(b):
+    """The value of an e4m3 (f8E4M3FN) code (NaN for 0x7F / 0xFF)."""
+    sign = -1.0 if b & 0x80 else 1.0
+    e, m = (b >> 3) & 0xF, b & 0x7
+    if e == 0xF and m == 0x7:
+        return math.nan
+    return sign * (m / 8.0 * 2.0 ** -6 if e == 0 else (1 + m / 8.0) * 2.0 ** (e - 7))
+
+
+def mx_pairs(outs):
+    """(data, scale) output index pairs of rowwise MXFP8 e4m3 results in
+    compact layout: an f8E4M3FN output followed by an f8E8M0FNU one with
+    1/32 of its elements and the same leading shape."""
+    pairs = {}
+    for k in range(len(outs) - 1):
+        d, sc = outs[k], outs[k + 1]
+        if (d["dtype"] == "f8E4M3FN" and sc["dtype"] == "f8E8M0FNU" and
+                d["shape"][:-1] == sc["shape"][:-1] and
+                d["shape"][-1] == 32 * sc["shape"][-1]):
+            pairs[k] = k + 1
+    return pairs
+
+
+def mx_block_close(g_code, e_code, g_scale, e_scale, steps):
+    """An element of an MXFP8 block whose scale byte differs between the two
+    results: the dequantized values agree within `steps` e4m3 steps of the
+    larger one's binade, or of the subnormal step under the larger scale."""
+    vg = e4m3_value(g_code) * 2.0 ** (g_scale - 127)
+    ve = e4m3_value(e_code) * 2.0 ** (e_scale - 127)
+    if math.isnan(vg) or math.isnan(ve):
+        return math.isnan(vg) and math.isnan(ve)
+    big = max(abs(vg), abs(ve))
+    step = 2.0 ** (math.floor(math.log2(big)) - 3) if big > 0 else 0.0
+    step = max(step, 2.0 ** (-9 + max(g_scale, e_scale) - 127))
+    return abs(vg - ve) <= steps * step
+
+
 def check(args, program):
     io = json.load(open(program[:-len(".mlir")] + ".io.json"))
     src = harness(program, io)
@@ -179,6 +216,16 @@ def check(args, program):
             return "reference: " + want
     differ = 0
     first = None
+    # MX blocks whose scale byte is at most scale_steps away: their data is
+    # compared by value (a block amax one rounding either side of a power of
+    # two moves the whole block one binade).
+    moved = {}
+    if args.scale_steps > 0:
+        for dk, sk in mx_pairs(io["outputs"]).items():
+            for b, (gs, ws) in enumerate(zip(got[sk], want[sk])):
+                if gs != ws and abs(gs - ws) <= args.scale_steps and \
+                        0xFF not in (gs, ws):
+                    moved[(dk, b)] = (gs, ws)
     for k, (g_out, w_out, rec) in enumerate(zip(got, want, io["outputs"])):
         if len(g_out) != len(w_out):
             return f"output {k}: {len(g_out)} elements, {len(w_out)} expected"
@@ -187,6 +234,18 @@ def check(args, program):
             vals = [abs(value(rec["dtype"], e)) for e in w_out]
             atol = args.float_rtol * max([v for v in vals if math.isfinite(v)] or [0.0])
         for j, (g, e) in enumerate(zip(g_out, w_out)):
+            if (k, j // 32) in moved and rec["dtype"] == "f8E4M3FN":
+                gs, ws = moved[(k, j // 32)]
+                if not mx_block_close(g, e, gs, ws, max(args.data_steps, 1)):
+                    return (f"output {k} ({rec['dtype']}) element {j}: 0x{g:x} "
+                            f"at scale 0x{gs:x}, {what} 0x{e:x} at scale 0x{ws:x}")
+                differ += g != e
+                continue
+            if rec["dtype"] == "f8E8M0FNU" and args.scale_steps > 0 and \
+                    g != e and abs(g - e) <= args.scale_steps and \
+                    any(key[1] == j and moved[key] == (g, e) for key in moved):
+                differ += 1
+                continue
             if not close(rec["dtype"], g, e, args.data_steps, args.float_ulps, atol):
                 return (f"output {k} ({rec['dtype']}) element {j}: 0x{g:x}, "
                         f"{what} 0x{e:x}")
@@ -215,6 +274,13 @@ def main():
     p.add_argument("--float-rtol", type=float, default=0.0,
                    help="accept bf16 / f16 / f32 outputs within this fraction "
                         "of the output's largest magnitude of the reference")
+    p.add_argument("--scale-steps", type=int, default=0,
+                   help="accept rowwise MXFP8 (e4m3) scale bytes this many "
+                        "steps from the reference, comparing that block's "
+                        "codes by their dequantized values (within "
+                        "--data-steps e4m3 steps, at least one): a block "
+                        "amax that rounds across a power of two moves the "
+                        "block one binade")
     p.add_argument("programs", nargs="+")
     args = p.parse_args()
     failed = 0

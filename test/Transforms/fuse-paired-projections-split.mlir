@@ -384,3 +384,111 @@ func.func @negative_dynamic_token_cut(%x: tensor<?x64xf32>, %w: tensor<64x64xf32
   %b = tensor.extract_slice %y[0, 32] [%n, 32] [1, 1] : tensor<?x64xf32> to tensor<?x32xf32>
   return %a, %b : tensor<?x32xf32>, tensor<?x32xf32>
 }
+
+/// GPT-OSS's MLP front: one bf16 Linear with bias=True whose output columns
+/// interleave gate and up (x[..., ::2], x[..., 1::2]), then the clamped
+/// SwiGLU (limit 7, alpha 1.702, up + 1). Each part reads every other row
+/// of the weight from its offset (a view with stride 2 on the rows, no
+/// copy) and every other column of the bias; they pair gated by the clamped
+/// SwiGLU with both biases added before the rounding.
+// REMARK: split linalg.matmul into 2 projections over rows 0 + 2r, 1 + 2r for r < 32 (interleaved columns, period 2: each part a view of the weight with 2 times its row pitch) of its weight and those columns of its bias
+// CHECK-LABEL: func.func @gpt_oss_interleaved_bias_bf16
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xbf16>, %[[W:.*]]: tensor<64x64xbf16>, %[[B:.*]]: tensor<64xbf16>)
+//   CHECK-DAG: %[[WG:.*]] = tensor.extract_slice %[[W]][0, 0] [32, 64] [2, 1]
+//   CHECK-DAG: %[[WU:.*]] = tensor.extract_slice %[[W]][1, 0] [32, 64] [2, 1]
+//   CHECK-DAG: %[[BG:.*]] = tensor.extract_slice %[[B]][0] [32] [2]
+//   CHECK-DAG: %[[BU:.*]] = tensor.extract_slice %[[B]][1] [32] [2]
+//       CHECK: fusion.paired_projection %[[X]], %[[WG]], %[[WU]] epilogues(round(bf16, with_bias) bias bias %[[BG]], round(bf16, with_bias) bias bias %[[BU]]) gated(#fusion.act<clamped_swiglu>)
+//   CHECK-NOT: linalg.matmul
+func.func @gpt_oss_interleaved_bias_bf16(%x: tensor<4x64xbf16>, %w: tensor<64x64xbf16>, %b: tensor<64xbf16>) -> tensor<4x32xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x64xf32>) -> tensor<4x64xf32>
+  // expected-remark @+2 {{Remark="split linalg.matmul into 2 projections over rows 0 + 2r, 1 + 2r for r < 32 (interleaved columns, period 2: each part a view of the weight with 2 times its row pitch) of its weight and those columns of its bias"}}
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection gated clamped_swiglu of the accumulators rounded to bf16 with a gate bias rounded with it with an up bias rounded with it"}}
+  %y = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w : tensor<4x64xbf16>, tensor<64x64xbf16>) outs(%acc : tensor<4x64xf32>) -> tensor<4x64xf32>
+  %eb = tensor.empty() : tensor<4x64xbf16>
+  %yb = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%y, %b : tensor<4x64xf32>, tensor<64xbf16>) outs(%eb : tensor<4x64xbf16>) {
+  ^bb0(%v: f32, %bv: bf16, %o: bf16):
+    %bf = arith.extf %bv : bf16 to f32
+    %t = arith.addf %v, %bf : f32
+    %r = arith.truncf %t : f32 to bf16
+    linalg.yield %r : bf16
+  } -> tensor<4x64xbf16>
+  %gb = tensor.extract_slice %yb[0, 0] [4, 32] [1, 2] : tensor<4x64xbf16> to tensor<4x32xbf16>
+  %ub = tensor.extract_slice %yb[0, 1] [4, 32] [1, 2] : tensor<4x64xbf16> to tensor<4x32xbf16>
+  %g = arith.extf %gb : tensor<4x32xbf16> to tensor<4x32xf32>
+  %u = arith.extf %ub : tensor<4x32xbf16> to tensor<4x32xf32>
+  %lim = arith.constant dense<7.0> : tensor<4x32xf32>
+  %nlim = arith.constant dense<-7.0> : tensor<4x32xf32>
+  %alpha = arith.constant dense<1.702> : tensor<4x32xf32>
+  %one = arith.constant dense<1.0> : tensor<4x32xf32>
+  %glu = arith.minimumf %g, %lim : tensor<4x32xf32>
+  %l0 = arith.minimumf %u, %lim : tensor<4x32xf32>
+  %lin = arith.maximumf %l0, %nlim : tensor<4x32xf32>
+  %ag = arith.mulf %alpha, %glu : tensor<4x32xf32>
+  %n = arith.negf %ag : tensor<4x32xf32>
+  %e = math.exp %n : tensor<4x32xf32>
+  %den = arith.addf %one, %e : tensor<4x32xf32>
+  %sig = arith.divf %one, %den : tensor<4x32xf32>
+  %out_glu = arith.mulf %glu, %sig : tensor<4x32xf32>
+  %lin1 = arith.addf %lin, %one : tensor<4x32xf32>
+  %h = arith.mulf %out_glu, %lin1 : tensor<4x32xf32>
+  %hb = arith.truncf %h : tensor<4x32xf32> to tensor<4x32xbf16>
+  return %hb : tensor<4x32xbf16>
+}
+
+/// A [K, H] weight (x @ w), three parts interleaved with period 3: each
+/// part reads every third column of the weight (a view with stride 3); the
+/// first two pair, the third stays a matmul of its view.
+// CHECK-LABEL: func.func @interleaved_period3_kn
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[W:.*]]: tensor<8x12xf32>)
+//   CHECK-DAG: %[[W0:.*]] = tensor.extract_slice %[[W]][0, 0] [8, 4] [1, 3]
+//   CHECK-DAG: %[[W1:.*]] = tensor.extract_slice %[[W]][0, 1] [8, 4] [1, 3]
+//       CHECK: fusion.paired_projection %[[X]], %[[W0]], %[[W1]] epilogues(sigmoid, none) kn
+//       CHECK: %[[W2:.*]] = tensor.extract_slice %[[W]][0, 2] [8, 4] [1, 3]
+//       CHECK: linalg.matmul ins(%[[X]], %[[W2]]
+func.func @interleaved_period3_kn(%x: tensor<4x8xf32>, %w: tensor<8x12xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x12xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x12xf32>) -> tensor<4x12xf32>
+  // expected-remark @+2 {{Remark="split linalg.matmul into 3 projections over rows 0 + 3r, 1 + 3r, 2 + 3r for r < 4 (interleaved columns, period 3: each part a view of the weight with 3 times its row pitch) of its weight"}}
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues sigmoid, none"}}
+  %y = linalg.matmul ins(%x, %w : tensor<4x8xf32>, tensor<8x12xf32>) outs(%acc : tensor<4x12xf32>) -> tensor<4x12xf32>
+  %a = tensor.extract_slice %y[0, 0] [4, 4] [1, 3] : tensor<4x12xf32> to tensor<4x4xf32>
+  %b = tensor.extract_slice %y[0, 1] [4, 4] [1, 3] : tensor<4x12xf32> to tensor<4x4xf32>
+  %c = tensor.extract_slice %y[0, 2] [4, 4] [1, 3] : tensor<4x12xf32> to tensor<4x4xf32>
+  %n = arith.negf %a : tensor<4x4xf32>
+  %e = math.exp %n : tensor<4x4xf32>
+  %one = arith.constant dense<1.0> : tensor<4x4xf32>
+  %d = arith.addf %one, %e : tensor<4x4xf32>
+  %s = arith.divf %one, %d : tensor<4x4xf32>
+  return %s, %b, %c : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>
+}
+
+/// Strided parts that collide (offsets 0 and 2 with stride 2) or run past
+/// the result, and different strides: no split, each with its reason (the
+/// two whole projections of x then pair, and the slices read their results).
+// CHECK-LABEL: func.func @negative_strided
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>, %[[W:.*]]: tensor<64x64xf32>, %[[W2:.*]]: tensor<64x64xf32>)
+//       CHECK: %[[P:.*]]:2 = fusion.paired_projection %[[X]], %[[W]], %[[W2]] epilogues(none, none)
+//       CHECK: tensor.extract_slice %[[P]]#0[0, 0] [4, 32] [1, 2]
+func.func @negative_strided(%x: tensor<4x64xf32>, %w: tensor<64x64xf32>, %w2: tensor<64x64xf32>) -> (tensor<4x32xf32>, tensor<4x31xf32>, tensor<4x32xf32>, tensor<4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x64xf32>) -> tensor<4x64xf32>
+  // expected-remark @+2 {{Reason="unsupported split", Remark="the strided slices of the result overlap (offsets not distinct below the stride 2) or run past its 64 columns"}}
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues none, none"}}
+  %y = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w : tensor<4x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<4x64xf32>) -> tensor<4x64xf32>
+  %a = tensor.extract_slice %y[0, 0] [4, 32] [1, 2] : tensor<4x64xf32> to tensor<4x32xf32>
+  %b = tensor.extract_slice %y[0, 2] [4, 31] [1, 2] : tensor<4x64xf32> to tensor<4x31xf32>
+  // expected-remark @below {{Reason="unsupported split", Remark="the result is sliced with strides along its tokens, dynamic or different column strides, a rank change or dynamic sizes; only column ranges or every k-th column of a static width split"}}
+  %z = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w2 : tensor<4x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<4x64xf32>) -> tensor<4x64xf32>
+  %c = tensor.extract_slice %z[0, 0] [4, 32] [1, 2] : tensor<4x64xf32> to tensor<4x32xf32>
+  %d = tensor.extract_slice %z[0, 1] [4, 16] [1, 4] : tensor<4x64xf32> to tensor<4x16xf32>
+  return %a, %b, %c, %d : tensor<4x32xf32>, tensor<4x31xf32>, tensor<4x32xf32>, tensor<4x16xf32>
+}

@@ -1755,7 +1755,7 @@ func.func @negative_gate_up_reglu_biased_bf16(%x: tensor<4x64xbf16>, %wg: tensor
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<4x32xf32>
   %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x32xf32>) -> tensor<4x32xf32>
-  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues none, none; the generic that reads both stays as it is (the body is not swiglu, geglu or geglu_erf of the projections rounded with their biases (the forms matched for biased bf16 / f16 Linears))"}}
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues none, none; the generic that reads both stays as it is (the body is not swiglu, geglu, geglu_erf or clamped_swiglu (default parameters) of the projections rounded with their biases (the forms matched for biased bf16 / f16 Linears))"}}
   %g = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
       ins(%x, %wg : tensor<4x64xbf16>, tensor<32x64xbf16>) outs(%acc : tensor<4x32xf32>) -> tensor<4x32xf32>
   %u = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]

@@ -393,3 +393,82 @@ func.func @decode_unit_t_regrouped(%x: tensor<1x64xf32>, %w: tensor<64x8xf32>, %
   } -> tensor<1x1x8xf32>
   return %r : tensor<1x1x8xf32>
 }
+
+/// torch.einsum("nk,hk->nh", x, w) as torch-mlir writes it: a batch-1
+/// batch_matmul whose weight is w moved through a unit dimension
+/// (expand, transpose [1, 0, 2], collapse) and expanded again. The
+/// batch_matmul becomes the matmul of the collapsed operands, the weight
+/// chain the transpose of w (which the projection matcher reads through),
+/// and the unit-dimension reshapes fold away.
+// CHECK-LABEL: func.func @einsum_unit_batch
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xbf16>, %[[W:.*]]: tensor<32x64xbf16>)
+//       CHECK: %[[T:.*]] = linalg.generic {{.*}} ins(%[[W]] : tensor<32x64xbf16>) outs(%{{.*}} : tensor<64x32xbf16>)
+//       CHECK: %[[MM:.*]] = linalg.matmul ins(%[[X]], %[[T]] : tensor<4x64xbf16>, tensor<64x32xbf16>)
+//   CHECK-NOT: batch_matmul
+//       CHECK: return %[[MM]]
+func.func @einsum_unit_batch(%x: tensor<4x64xbf16>, %w: tensor<32x64xbf16>) -> tensor<4x32xf32> {
+  %e = tensor.expand_shape %w [[0], [1, 2]] output_shape [32, 64, 1] : tensor<32x64xbf16> into tensor<32x64x1xbf16>
+  %x3 = tensor.expand_shape %x [[0, 1], [2]] output_shape [1, 4, 64] : tensor<4x64xbf16> into tensor<1x4x64xbf16>
+  %i = tensor.empty() : tensor<64x32x1xbf16>
+  %t = linalg.transpose ins(%e : tensor<32x64x1xbf16>) outs(%i : tensor<64x32x1xbf16>) permutation = [1, 0, 2]
+  %c = tensor.collapse_shape %t [[0], [1, 2]] : tensor<64x32x1xbf16> into tensor<64x32xbf16>
+  %w3 = tensor.expand_shape %c [[0, 1], [2]] output_shape [1, 64, 32] : tensor<64x32xbf16> into tensor<1x64x32xbf16>
+  %zero = arith.constant 0.0 : f32
+  %o = tensor.empty() : tensor<1x4x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%o : tensor<1x4x32xf32>) -> tensor<1x4x32xf32>
+  %mm = linalg.batch_matmul ins(%x3, %w3 : tensor<1x4x64xbf16>, tensor<1x64x32xbf16>) outs(%f : tensor<1x4x32xf32>) -> tensor<1x4x32xf32>
+  %r = tensor.collapse_shape %mm [[0, 1], [2]] : tensor<1x4x32xf32> into tensor<4x32xf32>
+  return %r : tensor<4x32xf32>
+}
+
+/// The result of a 3-D einsum ("bsk,hk->bsh") moved back through unit
+/// dimensions: [6, 64] expanded to [2, 3, 1, 64], transposed to
+/// [2, 3, 64, 1] (only the unit dimension moves), collapsed to [2, 3, 64]:
+/// the one expand_shape [6, 64] -> [2, 3, 64].
+// CHECK-LABEL: func.func @unit_dims_moved_only
+//  CHECK-SAME: (%[[Y:.*]]: tensor<6x64xbf16>)
+//  CHECK-NEXT: %[[E:.*]] = tensor.expand_shape %[[Y]] {{\[}}[0, 1], [2]] output_shape [2, 3, 64]
+//  CHECK-NEXT: return %[[E]]
+func.func @unit_dims_moved_only(%y: tensor<6x64xbf16>) -> tensor<2x3x64xbf16> {
+  %e = tensor.expand_shape %y [[0, 1, 2], [3]] output_shape [2, 3, 1, 64] : tensor<6x64xbf16> into tensor<2x3x1x64xbf16>
+  %i = tensor.empty() : tensor<2x3x64x1xbf16>
+  %t = linalg.transpose ins(%e : tensor<2x3x1x64xbf16>) outs(%i : tensor<2x3x64x1xbf16>) permutation = [0, 1, 3, 2]
+  %c = tensor.collapse_shape %t [[0], [1], [2, 3]] : tensor<2x3x64x1xbf16> into tensor<2x3x64xbf16>
+  return %c : tensor<2x3x64xbf16>
+}
+
+/// Dynamic tokens: [?, 16] -> [?, 1, 1, 16] -> [1, ?, 16, 1] -> [1, ?, 16]
+/// inserts one leading unit dimension.
+// CHECK-LABEL: func.func @unit_dims_dynamic
+//  CHECK-SAME: (%[[Y:.*]]: tensor<?x16xf32>)
+//       CHECK: %[[N:.*]] = tensor.dim %[[Y]], %c0
+//       CHECK: %[[E:.*]] = tensor.expand_shape %[[Y]] {{\[}}[0, 1], [2]] output_shape [1, %[[N]], 16]
+//  CHECK-NEXT: return %[[E]]
+func.func @unit_dims_dynamic(%y: tensor<?x16xf32>) -> tensor<1x?x16xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %y, %c0 : tensor<?x16xf32>
+  %e = tensor.expand_shape %y [[0], [1, 2, 3]] output_shape [%n, 1, 1, 16] : tensor<?x16xf32> into tensor<?x1x1x16xf32>
+  %i = tensor.empty(%n) : tensor<1x?x16x1xf32>
+  %t = linalg.transpose ins(%e : tensor<?x1x1x16xf32>) outs(%i : tensor<1x?x16x1xf32>) permutation = [2, 0, 3, 1]
+  %c = tensor.collapse_shape %t [[0], [1], [2, 3]] : tensor<1x?x16x1xf32> into tensor<1x?x16xf32>
+  return %c : tensor<1x?x16xf32>
+}
+
+/// Not a unit batch (2 batches), and a transpose of dimensions that are not
+/// 1 after a reshape that splits one: both stay.
+// CHECK-LABEL: func.func @negative_batch_and_real_transpose
+//       CHECK: linalg.batch_matmul
+//       CHECK: tensor.expand_shape
+//       CHECK: linalg.generic
+//       CHECK: tensor.collapse_shape
+func.func @negative_batch_and_real_transpose(%x: tensor<2x4x8xf32>, %w: tensor<2x8x16xf32>, %y: tensor<6x4xf32>) -> (tensor<2x4x16xf32>, tensor<3x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %o = tensor.empty() : tensor<2x4x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%o : tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  %mm = linalg.batch_matmul ins(%x, %w : tensor<2x4x8xf32>, tensor<2x8x16xf32>) outs(%f : tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  %e = tensor.expand_shape %y [[0, 1], [2]] output_shape [2, 3, 4] : tensor<6x4xf32> into tensor<2x3x4xf32>
+  %i = tensor.empty() : tensor<3x2x4xf32>
+  %t = linalg.transpose ins(%e : tensor<2x3x4xf32>) outs(%i : tensor<3x2x4xf32>) permutation = [1, 0, 2]
+  %c = tensor.collapse_shape %t [[0], [1, 2]] : tensor<3x2x4xf32> into tensor<3x8xf32>
+  return %mm, %c : tensor<2x4x16xf32>, tensor<3x8xf32>
+}

@@ -414,6 +414,15 @@ class GdnGates(torch.nn.Module):
         return self.gates(self.in_proj_a(x), self.in_proj_b(x))
 
 
+class GdnGatesEinsum(GdnGates):
+    """The gates with the projections as torch.einsum over the weight
+    arguments ([H, K], "bsk,hk->bsh")."""
+
+    def forward(self, x, wa, wb):
+        return self.gates(torch.einsum("bsk,hk->bsh", x, wa),
+                          torch.einsum("bsk,hk->bsh", x, wb))
+
+
 class GdnGatesBA(GdnGates):
     """The gates from Qwen3-Next's one in_proj_ba Linear. interleaved=True:
     its output viewed as [..., num_k_heads, 2 * r] and split into b and a
@@ -497,15 +506,20 @@ class GdnGatesFla(GdnGates):
 class FfnArg(torch.nn.Module):
     """A Llama FFN front whose weights are arguments (a served model's), as
     F.linear over separate w1 / w3 or one stacked w13 chunked in two, or
-    (matmul=True) x @ w.t() with SiLU spelled g * sigmoid(g); quantized to
+    (matmul=True) x @ w.t() with SiLU spelled g * sigmoid(g), or (einsum:
+    the equation of one projection, e.g. "...k,hk->...h") torch.einsum,
+    which torch-mlir writes as a batch-1 linalg.batch_matmul; quantized to
     MXFP8 (to_mx, RCEIL)."""
 
-    def __init__(self, stacked=False, matmul=False):
+    def __init__(self, stacked=False, matmul=False, einsum=None):
         super().__init__()
-        self.stacked, self.matmul = stacked, matmul
+        self.stacked, self.matmul, self.einsum = stacked, matmul, einsum
 
     def forward(self, x, w1, w3=None):
-        if self.stacked:
+        if self.einsum:
+            h = F.silu(torch.einsum(self.einsum, x, w1)) * \
+                torch.einsum(self.einsum, x, w3)
+        elif self.stacked:
             g, u = F.linear(x, w1).chunk(2, dim=-1)
             h = F.silu(g) * u
         elif self.matmul:
@@ -515,6 +529,31 @@ class FfnArg(torch.nn.Module):
             h = F.silu(F.linear(x, w1)) * F.linear(x, w3)
         scale, data = to_mx(h, torch.float8_e4m3fn, 32, Mode.RCEIL)
         return data, scale
+
+
+def oss_swiglu(x, alpha=1.702, limit=7.0):
+    """GPT-OSS's SwiGLU on its interleaved [gate, up, gate, up, ...] tensor:
+    gate clamped from above, up clamped both ways and offset by one."""
+    x_glu, x_linear = x[..., ::2], x[..., 1::2]
+    x_glu = x_glu.clamp(min=None, max=limit)
+    x_linear = x_linear.clamp(min=-limit, max=limit)
+    out_glu = x_glu * torch.sigmoid(alpha * x_glu)
+    return out_glu * (x_linear + 1)
+
+
+class GptOssMlp(torch.nn.Module):
+    """GPT-OSS's MLP front for one expert as a dense call (after routing):
+    one biased Linear(K, 2H) whose output columns interleave gate and up,
+    the clamped SwiGLU (oss_swiglu), then `quant` (a quantizer module whose
+    activation is oss_swiglu)."""
+
+    def __init__(self, hidden, inter, dtype, quant):
+        super().__init__()
+        self.mlp1 = torch.nn.Linear(hidden, 2 * inter, bias=True, dtype=dtype)
+        self.quant = quant
+
+    def forward(self, x):
+        return self.quant(self.mlp1(x))
 
 
 class Ffn(torch.nn.Module):
@@ -1282,6 +1321,28 @@ def programs():
     # the gated body with the QDQ is no gated activation; the gate/up pair
     # still forms (x read once) and the body stays.
     yield "ffn_qdq_fp8_bf16", FfnQdq(64, 32, bf, 0.0625), (x((4, 64), bf, 1.0),)
+    # Projections as torch.einsum (a batch-1 batch_matmul with unit
+    # dimensions moved around by transposes): [N, K] x [H, K], [B, T, K] x
+    # [H, K], [N, K] x [K, H] in f32, and the GDN gates of a [B, T, K] input.
+    yield "ffn_einsum_mxfp8_bf16", FfnArg(einsum="nk,hk->nh"), \
+        (x((4, 64), bf, 1.0), x((64, 64), bf, 0.125), x((64, 64), bf, 0.125))
+    yield "ffn_einsum_mxfp8_bf16_3d", FfnArg(einsum="bsk,hk->bsh"), \
+        (x((2, 3, 64), bf, 1.0), x((64, 64), bf, 0.125), x((64, 64), bf, 0.125))
+    yield "ffn_einsum_kh_mxfp8_f32", FfnArg(einsum="nk,kh->nh"), \
+        (x((8, 64), f32, 1.0), x((64, 64), f32, 0.125), x((64, 64), f32, 0.125))
+    yield "gdn_einsum_bf16_3d", GdnGatesEinsum(64, 8, bf), \
+        (x((1, 4, 64), bf, 1.0), x((8, 64), bf, 0.125), x((8, 64), bf, 0.125))
+    # GPT-OSS: the clamped SwiGLU on its interleaved tensor to MXFP8, and
+    # the MLP front (one biased Linear whose output interleaves gate and up
+    # columns) to MXFP8 and to 1x128 FP8 groups, 2-D and 3-D.
+    yield "oss_swiglu_mxfp8_bf16", ActMx(oss_swiglu), (x((32, 128), bf),)
+    yield "oss_mlp_mxfp8_bf16", GptOssMlp(64, 64, bf, ActMx(oss_swiglu)), \
+        (x((4, 64), bf, 1.0),)
+    yield "oss_mlp_fp8group_bf16_3d", \
+        GptOssMlp(64, 128, bf, Fp8Grouped(128, act=oss_swiglu)), \
+        (x((1, 4, 64), bf, 1.0),)
+    yield "oss_mlp_mxfp8_f32", GptOssMlp(64, 64, f32, ActMx(oss_swiglu)), \
+        (x((8, 64), f32, 1.0),)
 
 
 def large_programs():
