@@ -1398,7 +1398,16 @@ void FusePairedProjectionsPass::runOnOperation() {
         why = &c.why;
         break;
       }
-    if (!why && hasLaterPartner[i]) {
+    // A pair with an earlier projection is reported there, unless that one
+    // was fused with another projection (the third projection of one x).
+    bool earlierFused = false;
+    for (Candidate &c : candidates)
+      if (c.b == i && fused[c.a]) {
+        earlierFused = true;
+        if (!why && !c.plan)
+          why = &c.why;
+      }
+    if (!why && (hasLaterPartner[i] || earlierFused)) {
       static const MatchFailure taken{
           DeclineRule::NoPartnerLeft,
           "every projection it could pair with was paired with another one"};

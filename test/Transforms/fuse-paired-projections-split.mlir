@@ -442,7 +442,7 @@ func.func @gpt_oss_interleaved_bias_bf16(%x: tensor<4x64xbf16>, %w: tensor<64x64
 
 /// A [K, H] weight (x @ w), three parts interleaved with period 3: each
 /// part reads every third column of the weight (a view with stride 3); the
-/// first two pair, the third stays a matmul of its view.
+/// first two pair, the third stays a matmul of its view (no partner left).
 // CHECK-LABEL: func.func @interleaved_period3_kn
 //  CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[W:.*]]: tensor<8x12xf32>)
 //   CHECK-DAG: %[[W0:.*]] = tensor.extract_slice %[[W]][0, 0] [8, 4] [1, 3]
@@ -454,6 +454,7 @@ func.func @interleaved_period3_kn(%x: tensor<4x8xf32>, %w: tensor<8x12xf32>) -> 
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<4x12xf32>
   %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x12xf32>) -> tensor<4x12xf32>
+  // expected-remark @+3 {{Reason="no partner left", Remark="every projection it could pair with was paired with another one"}}
   // expected-remark @+2 {{Remark="split linalg.matmul into 3 projections over rows 0 + 3r, 1 + 3r, 2 + 3r for r < 4 (interleaved columns, period 3: each part a view of the weight with 3 times its row pitch) of its weight"}}
   // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues sigmoid, none"}}
   %y = linalg.matmul ins(%x, %w : tensor<4x8xf32>, tensor<8x12xf32>) outs(%acc : tensor<4x12xf32>) -> tensor<4x12xf32>

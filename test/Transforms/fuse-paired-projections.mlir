@@ -416,6 +416,56 @@ func.func @three_projections(%x: tensor<1x64xf32>, %w_qkv: tensor<96x64xf32>,
   return %q, %beta, %g : tensor<1x3x32xf32>, tensor<1x8xf32>, tensor<1x8xf32>
 }
 
+/// The same with the projection left alone last in program order: it still
+/// gets its remark (before 2026-12-07 none: its partners were earlier ones,
+/// which were fused with each other).
+// CHECK-LABEL: func.func @three_projections_leftover_last
+//       CHECK: linalg.matmul
+//       CHECK: fusion.paired_projection {{.*}} epilogues(sigmoid, softplus_bias_scale
+func.func @three_projections_leftover_last(%x: tensor<1x64xf32>, %w_qkv: tensor<96x64xf32>,
+                             %w_b: tensor<8x64xf32>, %w_a: tensor<8x64xf32>,
+                             %dt: tensor<8xf32>, %A: tensor<8xf32>)
+    -> (tensor<1x3x32xf32>, tensor<1x8xf32>, tensor<1x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e96 = tensor.empty() : tensor<1x96xf32>
+  %acc96 = linalg.fill ins(%zero : f32) outs(%e96 : tensor<1x96xf32>) -> tensor<1x96xf32>
+  %empty = tensor.empty() : tensor<1x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x8xf32>) -> tensor<1x8xf32>
+  // expected-remark @below {{Remark="paired linalg.matmul and linalg.matmul into fusion.paired_projection with epilogues sigmoid, softplus_bias_scale"}}
+  %b = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w_b : tensor<1x64xf32>, tensor<8x64xf32>)
+      outs(%acc : tensor<1x8xf32>) -> tensor<1x8xf32>
+  %a = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w_a : tensor<1x64xf32>, tensor<8x64xf32>)
+      outs(%acc : tensor<1x8xf32>) -> tensor<1x8xf32>
+  // expected-remark @below {{[Missed] FusePairedProjections | Category:fusion | Function=three_projections_leftover_last | Reason="no partner left", Remark="every projection it could pair with was paired with another one"}}
+  %qkv = linalg.matmul indexing_maps = [#x_map, #w_map, #o_map]
+      ins(%x, %w_qkv : tensor<1x64xf32>, tensor<96x64xf32>)
+      outs(%acc96 : tensor<1x96xf32>) -> tensor<1x96xf32>
+  %q = tensor.expand_shape %qkv [[0], [1, 2]] output_shape [1, 3, 32] : tensor<1x96xf32> into tensor<1x3x32xf32>
+  %beta = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<1x8xf32>) outs(%empty : tensor<1x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %one = arith.constant 1.0 : f32
+    %neg = arith.negf %in : f32
+    %e = math.exp %neg : f32
+    %den = arith.addf %one, %e : f32
+    %s = arith.divf %one, %den : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8xf32>
+  %g = linalg.generic {indexing_maps = [#id, #col, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %dt, %A : tensor<1x8xf32>, tensor<8xf32>, tensor<8xf32>) outs(%empty : tensor<1x8xf32>) {
+  ^bb0(%in: f32, %bias: f32, %s: f32, %out: f32):
+    %t = arith.addf %in, %bias : f32
+    %e = math.exp %t : f32
+    %l = math.log1p %e : f32
+    %r = arith.mulf %l, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8xf32>
+  return %q, %beta, %g : tensor<1x3x32xf32>, tensor<1x8xf32>, tensor<1x8xf32>
+}
+
+
 //===----------------------------------------------------------------------===//
 // Declines, one per admission rule
 //===----------------------------------------------------------------------===//

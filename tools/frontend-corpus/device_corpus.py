@@ -110,7 +110,7 @@ def build(out_dir, programs):
 # bound that test/Frontend/corpus.test states against torch (1e-6 of the
 # output's largest magnitude for f32, one ulp for bf16, one FP8 code step);
 # every other program must give the CPU's bytes exactly.
-PAIRED = ("gdn", "ffn", "oss_mlp")
+PAIRED = ("gdn", "ffn", "oss_mlp", "oss_expert")
 EXACT = (0, 0, 0.0)
 # Against torch, the programs whose CPU run corpus.test also compares with a
 # bound, or not with torch at all (None: torch-mlir's IR computes GELU-tanh
@@ -160,7 +160,8 @@ TORCH = {"silu_mxfp8_even_bf16": None,
          # 0.0079 of the largest.
          "oss_swiglu_mxfp8_bf16": None,
          "oss_mlp_mxfp8_bf16": (1, 1, 0.0079),
-         "oss_mlp_fp8group_bf16_3d": (1, 1, 0.0079)}
+         "oss_mlp_fp8group_bf16_3d": (1, 1, 0.0079),
+         "oss_expert_hf_mxfp8_bf16": (1, 1, 0.0079)}
 # Programs with an f32 output computed from transcendental functions (the
 # fused dgelu's dbias column sum): the GPU's expf/FMAs against the CPU's,
 # within corpus.test's bound against torch.

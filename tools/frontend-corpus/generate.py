@@ -556,6 +556,30 @@ class GptOssMlp(torch.nn.Module):
         return self.quant(self.mlp1(x))
 
 
+class GptOssExpertHf(torch.nn.Module):
+    """transformers' GptOssExperts for one expert as a dense call: x @
+    gate_up_proj ([K, 2H], the columns interleaving gate and up) +
+    gate_up_proj_bias, gate / up as every other column, HF's spelling of
+    the clamped SwiGLU ((up + 1) * gate * sigmoid(gate * alpha)), MXFP8."""
+
+    def __init__(self, hidden, inter, dtype):
+        super().__init__()
+        self.gate_up_proj = torch.nn.Parameter(
+            (torch.randn(hidden, 2 * inter) / hidden ** 0.5).to(dtype))
+        self.gate_up_proj_bias = torch.nn.Parameter(
+            (torch.randn(2 * inter) * 0.1).to(dtype))
+        self.alpha, self.limit = 1.702, 7.0
+
+    def forward(self, x):
+        gate_up = x @ self.gate_up_proj + self.gate_up_proj_bias
+        gate, up = gate_up[..., ::2], gate_up[..., 1::2]
+        gate = gate.clamp(min=None, max=self.limit)
+        up = up.clamp(min=-self.limit, max=self.limit)
+        glu = gate * torch.sigmoid(gate * self.alpha)
+        scale, data = to_mx((up + 1) * glu, torch.float8_e4m3fn, 32, Mode.RCEIL)
+        return data, scale
+
+
 class Ffn(torch.nn.Module):
     """A Llama FFN front: silu(w1 x) * w3 x, from separate w1 / w3 Linears
     or one stacked w13 Linear chunked in two, with biases when bias is set
@@ -1343,6 +1367,10 @@ def programs():
         (x((1, 4, 64), bf, 1.0),)
     yield "oss_mlp_mxfp8_f32", GptOssMlp(64, 64, f32, ActMx(oss_swiglu)), \
         (x((8, 64), f32, 1.0),)
+    # transformers' GptOssExperts spelling: x @ [K, 2H] + bias (the weight's
+    # columns interleave), bf16 and f32.
+    yield "oss_expert_hf_mxfp8_bf16", GptOssExpertHf(64, 64, bf), (x((4, 64), bf, 1.0),)
+    yield "oss_expert_hf_mxfp8_f32", GptOssExpertHf(64, 64, f32), (x((8, 64), f32, 1.0),)
 
 
 def large_programs():
