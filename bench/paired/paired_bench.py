@@ -430,6 +430,9 @@ def main():
                          "SwiGLU (limit 7, alpha 1.702, up + 1), MXFP8; ours reads the "
                          "weight in place (views with twice its row pitch); "
                          "paired_ffn_oss_quant.csv")
+    ap.add_argument("--ffn-shape", metavar="K,H",
+                    help="with --ffn-quant: this (K, H) instead of FFNQ_SHAPES "
+                         "(OSS_SHAPES with --ffn-oss)")
     ap.add_argument("--ffn-ns", metavar="N1,N2,...",
                     help="with --ffn-quant: these token counts instead of FFNQ_NS")
     ap.add_argument("--ncu-point", metavar="K,H,N",
@@ -841,7 +844,10 @@ def ffn_quant(lib, args):
 
     rows = []
     with_bias = getattr(args, "ffn_bias", False) or oss
-    for K, H in (OSS_SHAPES if oss else FFNQ_SHAPES):
+    shapes = OSS_SHAPES if oss else FFNQ_SHAPES
+    if getattr(args, "ffn_shape", None):
+        shapes = [tuple(int(v) for v in args.ffn_shape.split(","))]
+    for K, H in shapes:
         R, Wall, gen = ffn_weights(K, H)
         # bias=True Linears: bf16 [H] biases, added to the f32 accumulator
         # and rounded with it (FUSION_RT_ROUND_BF16_AFTER_BIAS), as torch.
@@ -930,6 +936,11 @@ def ffn_quant(lib, args):
                     ("cublas+ours", cublas_ours, {})]
             if not biases:
                 arms.insert(1, ("ours-lt", ours, {"FUSION_RT_PAIRED_LT": 1}))
+            if oss or getattr(args, "ffn_shape", None):
+                # Each path forced (where it applies), to see the selector's
+                # choice against the others at this shape.
+                for path in ("gemv", "mma", "blas"):
+                    arms.append(("ours-" + path, ours, {"FUSION_RT_PAIRED_PATH": path}))
             if N <= 16 and not delayed and not oss:
                 # The one-kernel form of the gemv path (the quantizing
                 # epilogue, FUSION_RT_PAIRED_QUANT_EPI=1) where it applies.
