@@ -437,6 +437,8 @@ def main():
                     help="with --ffn-quant: these token counts instead of FFNQ_NS")
     ap.add_argument("--ncu-point", metavar="K,H,N",
                     help="6 calls of ours at one point (weights 0..5), for ncu")
+    ap.add_argument("--sweep-points", metavar="K,H,N;...",
+                    help="with --sweep: these points instead of SWEEP_POINTS")
     ap.add_argument("--sweep", action="store_true",
                     help="ours only: the gemv launch shapes (S, WR, WK) at N <= 16, "
                          "written to paired_sweep.csv; no peers")
@@ -1036,7 +1038,10 @@ def sweep(lib, args):
     """Ours only: every launch shape of SWEEP_SHAPES at SWEEP_POINTS, plus
     the default (auto) shape (written as zeros); prints the best per point."""
     rows = []
-    for K, H, N in SWEEP_POINTS:
+    points = SWEEP_POINTS
+    if getattr(args, "sweep_points", None):
+        points = [tuple(int(v) for v in p.split(",")) for p in args.sweep_points.split(";")]
+    for K, H, N in points:
         su = Setup(K, H, N)
         res = []
         t, e = bench_ours(lib, su, {"FUSION_RT_PAIRED_PATH": "gemv"})
