@@ -296,7 +296,10 @@ struct UnitBatchMatmulAsMatmul
 
   LogicalResult matchAndRewrite(linalg::BatchMatmulOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!op.hasPureTensorSemantics() || op.hasUserDefinedMaps())
+    // The default maps and the default (signed) cast, the matmul's.
+    auto cast = op->getAttrOfType<linalg::TypeFnAttr>(op.getCastAttrName());
+    if (!op.hasPureTensorSemantics() || op.hasUserDefinedMaps() ||
+        (cast && cast.getValue() != linalg::TypeFn::cast_signed))
       return failure();
     SmallVector<Value> operands{op.getDpsInputOperand(0)->get(),
                                 op.getDpsInputOperand(1)->get(),

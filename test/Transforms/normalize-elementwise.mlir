@@ -472,3 +472,15 @@ func.func @negative_batch_and_real_transpose(%x: tensor<2x4x8xf32>, %w: tensor<2
   %c = tensor.collapse_shape %t [[0], [1, 2]] : tensor<3x2x4xf32> into tensor<3x8xf32>
   return %mm, %c : tensor<2x4x16xf32>, tensor<3x8xf32>
 }
+
+/// A unit batch with the unsigned cast (integers read as unsigned): the
+/// matmul this pass would create casts signed, so it stays.
+// CHECK-LABEL: func.func @negative_unit_batch_unsigned
+//       CHECK: linalg.batch_matmul
+func.func @negative_unit_batch_unsigned(%x: tensor<1x4x8xi8>, %w: tensor<1x8x16xi8>) -> tensor<1x4x16xi32> {
+  %zero = arith.constant 0 : i32
+  %o = tensor.empty() : tensor<1x4x16xi32>
+  %f = linalg.fill ins(%zero : i32) outs(%o : tensor<1x4x16xi32>) -> tensor<1x4x16xi32>
+  %mm = linalg.batch_matmul {cast = #linalg.type_fn<cast_unsigned>} ins(%x, %w : tensor<1x4x8xi8>, tensor<1x8x16xi8>) outs(%f : tensor<1x4x16xi32>) -> tensor<1x4x16xi32>
+  return %mm : tensor<1x4x16xi32>
+}
