@@ -610,20 +610,7 @@ void rewriteSplit(SplitPlan &plan, DenseSet<Operation *> &erased) {
             b, loc, col, ArrayRef<OpFoldResult>{b.getIndexAttr(o)},
             ArrayRef<OpFoldResult>{b.getIndexAttr(h)},
             ArrayRef<OpFoldResult>{b.getIndexAttr(plan.stride)}));
-      SmallVector<AffineMap> rmaps = r.getIndexingMapsArray();
-      SmallVector<utils::IteratorType> iters(2, utils::IteratorType::parallel);
-      v = linalg::GenericOp::create(
-              b, loc, TypeRange{out.getType()}, ins, ValueRange{out},
-              rmaps, iters,
-              [&](OpBuilder &nb, Location l, ValueRange args) {
-                IRMapping m;
-                m.map(r.getBody()->getArguments(), args);
-                for (Operation &bop : r.getBody()->without_terminator())
-                  nb.clone(bop, m);
-                auto y = cast<linalg::YieldOp>(r.getBody()->getTerminator());
-                linalg::YieldOp::create(nb, l, m.lookup(y.getOperand(0)));
-              })
-              .getResult(0);
+      v = cloneGenericOnto(b, loc, r, ins, out).getResult(0);
     }
     if (tensor::ExpandShapeOp e = plan.expand; e && interleaved) {
       // Tokens expanded as before; the part's columns stay one dimension,

@@ -326,6 +326,45 @@ struct UnitBatchMatmulAsMatmul
   }
 };
 
+/// A slice of a widened tensor (`x.float()` then `chunk`, as a gated
+/// backward or forward written by hand splits [gate | up] after widening)
+/// is the widening of the same slice of x: elementwise and exact, so the
+/// two commute. When every use of the widened tensor is such a slice, each
+/// slice widens its own part of x, and the widening then fuses into the
+/// generic that reads it like `grad.float()` does, so the fused op reads
+/// x's parts and the gradient in one element type (before: the gated
+/// backward was declined, "grad and input have different element types").
+struct SliceOfWidening : public OpRewritePattern<tensor::ExtractSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExtractSliceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto g = op.getSource().getDefiningOp<linalg::GenericOp>();
+    if (!g || g->getNumResults() != 1 || !g.hasPureTensorSemantics() ||
+        !fusion::isPureWidening(g) ||
+        g.getNumParallelLoops() != g.getNumLoops() ||
+        !llvm::all_of(g.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isIdentity(); }) ||
+        op.getSourceType().getRank() != op.getResultType().getRank() ||
+        !llvm::all_of(g->getResult(0).getUsers(), [](Operation *u) {
+          return isa<tensor::ExtractSliceOp>(u);
+        }))
+      return failure();
+    Location loc = op.getLoc();
+    Value part = tensor::ExtractSliceOp::create(
+        rewriter, loc, g.getDpsInputOperand(0)->get(), op.getMixedOffsets(),
+        op.getMixedSizes(), op.getMixedStrides());
+    Value init = tensor::EmptyOp::create(
+        rewriter, loc, tensor::getMixedSizes(rewriter, loc, part),
+        op.getResultType().getElementType());
+    // g's maps are identities of the slice's rank too.
+    linalg::GenericOp widened =
+        fusion::cloneGenericOnto(rewriter, loc, g, ValueRange{part}, init);
+    replaceWithCast(rewriter, op, widened.getResult(0));
+    return success();
+  }
+};
+
 /// The dimensions of `type` that are not a static 1.
 SmallVector<int64_t> nonUnitDims(RankedTensorType type) {
   SmallVector<int64_t> dims;
@@ -683,7 +722,7 @@ void mlir::fusion::populateNormalizeFusionPatterns(
       });
   patterns.add<DimOfExpandShape, ReshapeAsExpandOrCollapse,
                SliceOfConcatOperand, RegroupUnitDimsOfExpand,
-               UnitBatchMatmulAsMatmul, UnitDimTransposeChain>(
+               UnitBatchMatmulAsMatmul, UnitDimTransposeChain, SliceOfWidening>(
       patterns.getContext());
 }
 
@@ -737,4 +776,20 @@ bool mlir::fusion::isPureWidening(linalg::GenericOp g) {
     if (!isa<arith::ExtFOp>(inner))
       return false;
   return true;
+}
+
+linalg::GenericOp mlir::fusion::cloneGenericOnto(OpBuilder &b, Location loc,
+                                                 linalg::GenericOp g,
+                                                 ValueRange ins, Value init) {
+  return linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ins, ValueRange{init},
+      g.getIndexingMapsArray(), g.getIteratorTypesArray(),
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        IRMapping m;
+        m.map(g.getBody()->getArguments(), args);
+        for (Operation &inner : g.getBody()->without_terminator())
+          nb.clone(inner, m);
+        auto y = cast<linalg::YieldOp>(g.getBody()->getTerminator());
+        linalg::YieldOp::create(nb, l, m.lookup(y.getOperand(0)));
+      });
 }

@@ -484,3 +484,32 @@ func.func @negative_unit_batch_unsigned(%x: tensor<1x4x8xi8>, %w: tensor<1x8x16x
   %mm = linalg.batch_matmul {cast = #linalg.type_fn<cast_unsigned>} ins(%x, %w : tensor<1x4x8xi8>, tensor<1x8x16xi8>) outs(%f : tensor<1x4x16xi32>) -> tensor<1x4x16xi32>
   return %mm : tensor<1x4x16xi32>
 }
+
+/// x.float().chunk(2, -1): each half widens its own slice of x (the
+/// widening commutes with the slice), so the widening fuses into the
+/// generic that reads the halves and x stays bf16 there.
+// CHECK-LABEL: func.func @slices_of_widening
+//  CHECK-SAME: (%[[X:.*]]: tensor<4x64xbf16>)
+//   CHECK-DAG: %[[G:.*]] = tensor.extract_slice %[[X]][0, 0] [4, 32] [1, 1]
+//   CHECK-DAG: %[[U:.*]] = tensor.extract_slice %[[X]][0, 32] [4, 32] [1, 1]
+//       CHECK: linalg.generic {{.*}} ins(%[[G]], %[[U]] : tensor<4x32xbf16>, tensor<4x32xbf16>)
+//   CHECK-NOT: linalg.generic
+func.func @slices_of_widening(%x: tensor<4x64xbf16>) -> tensor<4x32xf32> {
+  %w = arith.extf %x : tensor<4x64xbf16> to tensor<4x64xf32>
+  %g = tensor.extract_slice %w[0, 0] [4, 32] [1, 1] : tensor<4x64xf32> to tensor<4x32xf32>
+  %u = tensor.extract_slice %w[0, 32] [4, 32] [1, 1] : tensor<4x64xf32> to tensor<4x32xf32>
+  %p = arith.mulf %g, %u : tensor<4x32xf32>
+  return %p : tensor<4x32xf32>
+}
+
+/// The widened tensor also read whole: it stays, and so do its slices.
+// CHECK-LABEL: func.func @negative_widening_also_whole
+//       CHECK: %[[W:.*]] = linalg.generic
+//       CHECK: tensor.extract_slice %[[W]]
+func.func @negative_widening_also_whole(%x: tensor<4x64xbf16>) -> (tensor<4x32xf32>, tensor<4x64xf32>) {
+  %w = arith.extf %x : tensor<4x64xbf16> to tensor<4x64xf32>
+  %g = tensor.extract_slice %w[0, 0] [4, 32] [1, 1] : tensor<4x64xf32> to tensor<4x32xf32>
+  %u = tensor.extract_slice %w[0, 32] [4, 32] [1, 1] : tensor<4x64xf32> to tensor<4x32xf32>
+  %p = arith.mulf %g, %u : tensor<4x32xf32>
+  return %p, %w : tensor<4x32xf32>, tensor<4x64xf32>
+}

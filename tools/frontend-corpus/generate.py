@@ -698,6 +698,32 @@ class SwigluBwdMx(torch.nn.Module):
         return data, scale
 
 
+class DSwigluHand(torch.nn.Module):
+    """SwiGLU backward written by hand as TransformerEngine's references
+    write it: x = [gate | up] widened first (`x.float().chunk(2, -1)`),
+    [dgate | dup] = [grad·up·silu'(gate) | grad·silu(gate)], then FP8:
+    `tensor` = current scaling per tensor with its transposed copy (TE's
+    dswiglu + cast-transpose), `group` = 1x128 groups (DeepSeek-V3)."""
+
+    def __init__(self, quant):
+        super().__init__()
+        self.quant = quant
+
+    def forward(self, grad, x):
+        g, u = x.float().chunk(2, -1)
+        sg = torch.sigmoid(g)
+        d = torch.cat([grad.float() * u * (sg * (1 + g * (1 - sg))),
+                       grad.float() * (g * sg)], -1)
+        if self.quant == "tensor":
+            scale = 448.0 / torch.clamp(d.abs().max(), min=1e-12)
+            q = (d * scale).clamp(-448.0, 448.0).to(torch.float8_e4m3fn)
+            return q, q.t().contiguous(), 1.0 / scale
+        b = d.view(d.shape[0], -1, 128)
+        sc = b.abs().amax(-1, keepdim=True).clamp(min=1e-10) / 448.0
+        q = (b / sc).clamp(-448.0, 448.0).to(torch.float8_e4m3fn)
+        return q.flatten(-2), sc.squeeze(-1)
+
+
 class Fp8PerToken(torch.nn.Module):
     """Plain-torch FP8 with one f32 scale per row (vLLM's dynamic per-token
     quantization written in torch): amax by torch.max(abs, dim=-1), scale
@@ -1371,6 +1397,12 @@ def programs():
     # columns interleave), bf16 and f32.
     yield "oss_expert_hf_mxfp8_bf16", GptOssExpertHf(64, 64, bf), (x((4, 64), bf, 1.0),)
     yield "oss_expert_hf_mxfp8_f32", GptOssExpertHf(64, 64, f32), (x((8, 64), f32, 1.0),)
+    # SwiGLU backward by hand with x widened before the chunk (TE's
+    # reference spelling) to FP8 per tensor + transpose and to 1x128 groups.
+    yield "dswiglu_hand_fp8_castT_bf16", DSwigluHand("tensor"), \
+        (x((8, 128), bf, 1.0), x((8, 256), bf, 2.0))
+    yield "dswiglu_hand_fp8group_bf16", DSwigluHand("group"), \
+        (x((8, 128), bf, 1.0), x((8, 256), bf, 2.0))
 
 
 def large_programs():

@@ -182,6 +182,12 @@ std::optional<float> getF32ScalarConstant(Value v);
 /// (`y.float()`).
 bool isPureWidening(linalg::GenericOp g);
 
+/// A copy of the one-result generic `g` reading `ins` into `init`: the same
+/// indexing maps and iterators, its body cloned.
+linalg::GenericOp cloneGenericOnto(OpBuilder &b, Location loc,
+                                   linalg::GenericOp g, ValueRange ins,
+                                   Value init);
+
 } // namespace mlir::fusion
 
 #endif // FUSION_TRANSFORMS_TRANSFORMS_H
