@@ -186,15 +186,26 @@ struct SplitPlan {
 };
 
 /// Sorts `plan.slices` by column offset into `plan.offsets` / `sizes`;
-/// fails when two overlap or one has a dynamic offset or width.
-LogicalResult orderSlices(SplitPlan &plan) {
+/// fails when one has a dynamic offset or width, or when two overlap:
+/// column ranges, or (`plan.stride` > 1) every stride-th column from offsets
+/// that must be distinct and below the stride, each part ending inside the
+/// result's `width` columns.
+LogicalResult orderSlices(SplitPlan &plan, int64_t width = 0) {
   llvm::sort(plan.slices, [](tensor::ExtractSliceOp a, tensor::ExtractSliceOp b) {
     return a.getStaticOffsets().back() < b.getStaticOffsets().back();
   });
+  const int64_t stride = plan.stride;
   int64_t end = 0;
   for (tensor::ExtractSliceOp s : plan.slices) {
     int64_t o = s.getStaticOffsets().back(), n = s.getStaticSizes().back();
-    if (o < end || ShapedType::isDynamic(o) || ShapedType::isDynamic(n))
+    if (ShapedType::isDynamic(o) || ShapedType::isDynamic(n))
+      return failure();
+    const bool overlaps =
+        stride == 1 ? o < end
+                    : o >= stride ||
+                          (!plan.offsets.empty() && plan.offsets.back() == o) ||
+                          n < 1 || o + stride * (n - 1) >= width;
+    if (overlaps)
       return failure();
     plan.offsets.push_back(o);
     plan.sizes.push_back(n);
@@ -452,31 +463,13 @@ FailureOr<SplitPlan> matchSplit(linalg::LinalgOp op, std::string &why) {
     plan.slices.push_back(s);
   }
   plan.stride = stride;
-  if (stride == 1 && failed(orderSlices(plan))) {
-    why = "the slices of the result overlap";
+  if (failed(orderSlices(plan, h))) {
+    why = stride == 1 ? "the slices of the result overlap"
+                      : "the strided slices of the result overlap (offsets "
+                        "not distinct below the stride " +
+                            std::to_string(stride) + ") or run past its " +
+                            std::to_string(h) + " columns";
     return failure();
-  }
-  if (stride > 1) {
-    // Every stride-th column from distinct offsets below the stride: the
-    // parts are disjoint; each must end inside the result.
-    llvm::sort(
-        plan.slices, [](tensor::ExtractSliceOp a, tensor::ExtractSliceOp b) {
-          return a.getStaticOffsets().back() < b.getStaticOffsets().back();
-        });
-    for (tensor::ExtractSliceOp s : plan.slices) {
-      const int64_t o = s.getStaticOffsets().back(),
-                    n = s.getStaticSizes().back();
-      if (o >= stride || (!plan.offsets.empty() && plan.offsets.back() == o) ||
-          n < 1 || o + stride * (n - 1) >= h) {
-        why = "the strided slices of the result overlap (offsets not "
-              "distinct below the stride " +
-              std::to_string(stride) + ") or run past its " +
-              std::to_string(h) + " columns";
-        return failure();
-      }
-      plan.offsets.push_back(o);
-      plan.sizes.push_back(n);
-    }
   }
   if (plan.slices.size() < 2)
     return failure();

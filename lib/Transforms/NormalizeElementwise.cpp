@@ -512,8 +512,7 @@ struct UnitDimTransposeChain
     const int64_t rank = srcType.getRank();
     if (resType.getRank() != rank ||
         static_cast<int64_t>(nonUnitDims(srcType).size()) != rank ||
-        static_cast<int64_t>(nonUnitDims(resType).size()) != rank ||
-        static_cast<int64_t>(moved.size()) != rank)
+        static_cast<int64_t>(nonUnitDims(resType).size()) != rank)
       return failure();
     // Source dimension i is expanded dimension fromSrc[i].
     SmallVector<int64_t> fromSrc;
