@@ -435,6 +435,9 @@ def main():
                          "(OSS_SHAPES with --ffn-oss)")
     ap.add_argument("--ffn-ns", metavar="N1,N2,...",
                     help="with --ffn-quant: these token counts instead of FFNQ_NS")
+    ap.add_argument("--ffn-kernels", action="store_true",
+                    help="with --ffn-quant: also print each arm's kernels and their "
+                         "mean device time (torch.profiler) at every N")
     ap.add_argument("--ncu-point", metavar="K,H,N",
                     help="6 calls of ours at one point (weights 0..5), for ncu")
     ap.add_argument("--sweep-points", metavar="K,H,N;...",
@@ -962,6 +965,9 @@ def ffn_quant(lib, args):
                     return (time_calls(cs),) + agree
                 try:
                     res.append((arm,) + with_env(env, timed))
+                    if getattr(args, "ffn_kernels", False):
+                        with_env(env, lambda: kernel_table(
+                            "%s N=%d" % (arm, N), [make(i) for i in range(R)]))
                 except RuntimeError as e:  # an arm the runtime declines
                     print("  %s at N=%d: %s" % (arm, N, e), flush=True)
             for arm, fn in (("eager", front), ("compile", comp), ("compile-maxat", compmax)):
@@ -993,6 +999,27 @@ def ffn_quant(lib, args):
               "K,H,N,arm,us,codes_equal,scales_equal",
               "%d,%d,%d,%s,%.3f,%.6f,%.6f", rows)
     print("ffnq total %.0f s" % (time.time() - T0))
+
+
+def kernel_table(what, calls, reps=10):
+    """The kernels `calls` launch and their mean device time per call
+    (torch.profiler over `reps` rounds), printed."""
+    from torch.profiler import profile, ProfilerActivity
+    for c in calls:
+        c()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(reps):
+            for c in calls:
+                c()
+        torch.cuda.synchronize()
+    n = reps * len(calls)
+    print("kernels %s (per call):" % what, flush=True)
+    for e in sorted(prof.key_averages(), key=lambda e: -e.self_device_time_total):
+        if e.self_device_time_total <= 0:
+            continue
+        print("  %8.2f us  x%.1f  %s" % (e.self_device_time_total / n, e.count / n,
+                                       e.key[:110]), flush=True)
 
 
 AB_NS = [1, 2, 4, 8, 16]

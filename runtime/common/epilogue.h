@@ -97,8 +97,8 @@ FUSION_RT_HDI float apply_epilogue(int32_t kind, float t, bool has_scale,
   const float e = expf(stable ? -fabsf(t) : softplus ? t : -t);
   if (softplus) {
     const float m = t > 0.f ? t : 0.f;
-    const float sp = stable ? (fabsf(m) == INFINITY ? m : m + log1pf(e))
-                     : t > 20.f                        ? t
+    const float sp = stable     ? (m == INFINITY ? m : m + log1pf(e))
+                     : t > 20.f ? t
                      : kind == kEpiSoftplusBiasScale ? log1pf(e)
                                                      : logf(1.f + e);
     return has_scale ? sp * s : sp;

@@ -78,6 +78,9 @@ struct Request {
   /// Vector access of the family's width on every buffer (cuda_backend.cu
   /// vec_all), and 16-byte input vectors with 8-byte code stores (vec16).
   bool vec_all = true, vec16 = true;
+  /// Gated forward with gate and up interleaved in one row (column stride 2):
+  /// only the tile engine's source reads that layout with vector loads.
+  bool ilv = false;
   /// Contiguous rows, compact contiguous 4-byte aligned rowwise scales: the
   /// stream kernel's FLAT form.
   bool flat = true;
@@ -163,7 +166,8 @@ inline Plan plan_mx(const Request &r, const Tuning &t) {
     grid(p, r, 32, 64, 4);
     return p;
   }
-  if (r.src == Source::GatedFwd && v2 && r.dir == kRow && r.kind == kSwiGLU) {
+  if (r.src == Source::GatedFwd && v2 && r.dir == kRow && r.kind == kSwiGLU &&
+      !r.ilv) {
     if (t.row_stream != 0 && stream_ok(r, true)) {
       p.family = Family::SwigluStream;
       grid(p, r, 1, 256, 2 * 4);

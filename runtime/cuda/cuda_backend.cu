@@ -244,9 +244,17 @@ fusion_rt_status cuda_execute(const Request &q, void *stream_ptr) {
   p.x = q.x.data;
   p.x_rs = q.x.rs, p.x_cs = q.x.cs;
   bool vec_all = vec_ok(q.x, esize, vec * esize);
+  // Gate and up interleaved in one row (GPT-OSS's layout, the prefill form
+  // of the FFN front writes it): pairs of VEC elements, 16-byte aligned.
+  p.ilv = gated && !q.backward && q.up.present() && q.x.cs == 2 &&
+          q.up.cs == 2 && q.up.rs == q.x.rs && q.x.cols > 1 &&
+          q.up.data == q.x.data + esize && aligned(q.x.data, 16) &&
+          ((q.x.rs * esize) % 16 == 0 || q.x.rows <= 1);
+  if (p.ilv)
+    vec_all = true;
   if (q.up.present()) {
     p.up = q.up.data, p.up_rs = q.up.rs, p.up_cs = q.up.cs;
-    vec_all = vec_all && vec_ok(q.up, esize, vec * esize);
+    vec_all = vec_all && (p.ilv || vec_ok(q.up, esize, vec * esize));
   }
   if (q.grad.present()) {
     p.grad = q.grad.data, p.g_rs = q.grad.rs, p.g_cs = q.grad.cs;
@@ -344,6 +352,7 @@ fusion_rt_status cuda_execute(const Request &q, void *stream_ptr) {
     r.col_t = p.col_t;
     r.vec_all = p.vec_all;
     r.vec16 = p.vec16;
+    r.ilv = p.ilv;
     r.flat = stream_flat(p);
     const Tuning &knobs = tuning();
     const mx_plan::Plan plan = mx_plan::plan_mx(r, knobs);

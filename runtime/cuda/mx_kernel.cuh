@@ -52,6 +52,11 @@ struct KParams {
   /// member the plain both-directions kernel (mx_both16_cta_kernel, at its
   /// 128-register bound) spills.
   bool act_mask_select;
+  /// Gated forward, gate and up interleaved in one row (x column stride 2,
+  /// up = x + 1 element, the same row pitch: GPT-OSS's [M, 2K] layout): the
+  /// fast tile loads 2 * VEC consecutive elements and splits the pairs. In
+  /// the padding before M like the flag above.
+  bool ilv;
   int64_t M, K;              ///< input matrix [M, K]; value cols = NV * K
   int32_t kind, inter;
   float act_limit, act_offset, act_alpha;
@@ -263,8 +268,21 @@ template <typename T> struct SrcGatedFwd {
   }
   __device__ static void load(const KParams &p, int64_t r, int64_t c, Store &s) {
     float a[VEC], b[VEC];
-    load_vec<T, VEC>(p.x + (r * p.x_rs + c) * T::kBytes, a);
-    load_vec<T, VEC>(p.up + (r * p.up_rs + c) * T::kBytes, b);
+    if (p.ilv) {
+      // Columns 2c .. 2c + 2 VEC of the one row: gate, up, gate, up, ...
+      float e[2][VEC];
+      const char *row = p.x + (r * p.x_rs + 2 * c) * T::kBytes;
+      load_vec<T, VEC>(row, e[0]);
+      load_vec<T, VEC>(row + VEC * T::kBytes, e[1]);
+#pragma unroll
+      for (int j = 0; j < VEC; ++j) {
+        a[j] = e[(2 * j) / VEC][(2 * j) % VEC];
+        b[j] = e[(2 * j + 1) / VEC][(2 * j + 1) % VEC];
+      }
+    } else {
+      load_vec<T, VEC>(p.x + (r * p.x_rs + c) * T::kBytes, a);
+      load_vec<T, VEC>(p.up + (r * p.up_rs + c) * T::kBytes, b);
+    }
     with_act_kind<true, kActClampedSwiGLU>(
         p.kind, [&](auto k) { math<decltype(k)::value>(p, a, b, s); });
   }
@@ -638,7 +656,44 @@ __device__ __forceinline__ void tile_slow(const KParams &p, int64_t band,
       }
   }
 
-  if constexpr (kDoRow) {
+  if constexpr (DIR == kRow) {
+    // Rowwise only: a row's VEC values are read once, all loads issued
+    // together (the edge tiles of decode-sized inputs, M < 32, are all slow
+    // tiles: one round of load latency a row instead of two per value).
+    // Rows outside the matrix read nothing (scalar() gives 0) but join the
+    // shuffles. (Both directions keep the sequential form below: the
+    // both-directions CTA kernel is at its register bound.)
+#pragma unroll 1
+    for (int i = 0; i < RPL; ++i) {
+      const int64_t r = rb + i;
+      float v[VEC][NV];
+#pragma unroll
+      for (int j = 0; j < VEC; ++j) {
+        float pre[NV];
+        Src::scalar(p, r, c + j, v[j], pre);
+      }
+#pragma unroll
+      for (int k = 0; k < NV; ++k) {
+        uint32_t am = 0;
+#pragma unroll
+        for (int j = 0; j < VEC; ++j)
+          am = max(am, amax_key(v[j][k], p.propagate));
+        am = xor_max<1, LPB>(am);
+        const uint8_t sb =
+            block_scale_byte(am, p.format, p.rounding, p.propagate);
+        const float rcp = mx_reciprocal(sb);
+        if (r < p.M && c < p.K) {
+          if ((lane % LPB) == 0)
+            put_row_scale(p, r, k * p.row_nb + c / 32, sb);
+#pragma unroll
+          for (int j = 0; j < VEC; ++j)
+            if (c + j < p.K)
+              p.rd[r * p.rd_rs + (k * p.K + c + j) * p.rd_cs] =
+                  uint8_t(cvt_pair(e4m3, v[j][k] * rcp, 0.f));
+        }
+      }
+    }
+  } else if constexpr (kDoRow) {
 #pragma unroll 1
     for (int i = 0; i < RPL; ++i) {
       const int64_t r = rb + i;

@@ -292,8 +292,19 @@ cublasStatus_t lt_gemm(cudaStream_t stream, const BlasOperand &bw,
   key.ldd = ldd;
   key.ta = bw.op, key.tb = bx.op, key.ct = ct, key.dt = dt, key.bias_t = bias_t;
   key.bias = bias != nullptr;
-  key.align[0] = lt_alignment(w), key.align[1] = lt_alignment(x),
-  key.align[2] = lt_alignment(d);
+  // Every column's start, not only the first: the pointer and the leading
+  // dimension's bytes (a [2H] output of H = 66 bf16 rows has 8-byte-aligned
+  // columns behind a 256-byte-aligned pointer).
+  auto aligned_cols = [](const void *ptr, int64_t ld, cudaDataType_t t) {
+    const int64_t es = t == CUDA_R_32F ? 4 : 2;
+    const uint32_t a = lt_alignment(ptr);
+    const uint32_t b =
+        lt_alignment(reinterpret_cast<const void *>(uintptr_t(ld * es)));
+    return a < b ? a : b;
+  };
+  key.align[0] = aligned_cols(w, bw.ld, ct),
+  key.align[1] = aligned_cols(x, bx.ld, ct),
+  key.align[2] = aligned_cols(d, ldd, dt);
   LtPlan *plan = nullptr;
   for (LtPlan &p : plans)
     if (p.same(key))
@@ -757,18 +768,47 @@ fusion_rt_status cuda_paired_quantize_execute(const PairedRequest &q,
            : r == FUSION_RT_ROUND_F16 || r == FUSION_RT_ROUND_F16_AFTER_BIAS ? FUSION_RT_F16
                                                                               : FUSION_RT_F32;
   };
+  // GPT-OSS's interleaved layout: gate and up are every other row of one
+  // [2H, K] weight (w1 = w0 + one row of it, both with twice its row pitch),
+  // the biases every other element of one [2H] vector. One GEMM over the
+  // whole weight (and bias) then writes gate and up interleaved in each row
+  // of [M, 2H], which the gated MXFP8 quantizer reads as pairs (KParams::ilv;
+  // the other formats keep the two steps).
+  const Mat &w0 = q.w[0], &w1 = q.w[1];
+  const bool mx = quant.scheme.format == FUSION_RT_FORMAT_MXFP8_E4M3 ||
+                  quant.scheme.format == FUSION_RT_FORMAT_MXFP8_E5M2;
+  // (Only where the interleaved rows of [M, 2H] are 16-byte multiples: the
+  // quantizer's paired vector loads; elsewhere the two steps are as fast.)
+  const int64_t gu_row_bytes =
+      2 * H * (roundedType(q.round[0]) == FUSION_RT_F32 ? 4 : 2);
+  const bool interleaved =
+      mx && H > 1 && K > 0 && gu_row_bytes % 16 == 0 && w0.cs == 1 &&
+      w1.cs == 1 && !w0.grouped() && !w1.grouped() && w0.rs == w1.rs &&
+      w0.rs % 2 == 0 && w0.rs / 2 >= K && w1.data - w0.data == (w0.rs / 2) * es;
+  const bool ilvBias =
+      interleaved && q.bias[0].present() && q.bias[1].present() &&
+      q.bias[0].dtype == q.bias[1].dtype && q.bias[0].cs == 2 &&
+      q.bias[1].cs == 2 &&
+      q.bias[1].data - q.bias[0].data == esize_of(q.bias[0].dtype);
   bool biased = false;
   for (int i = 0; i < 2; ++i) {
     if (q.epi_kind[i] == FUSION_RT_EPILOGUE_NONE)
       continue;
     const Mat &b = q.bias[i];
-    if (q.epi_kind[i] != FUSION_RT_EPILOGUE_BIAS || q.scale[i].present() || !b.present() ||
-        !(q.round[i] == FUSION_RT_ROUND_NONE || q.round[i] == FUSION_RT_ROUND_BF16_AFTER_BIAS ||
+    if (q.epi_kind[i] != FUSION_RT_EPILOGUE_BIAS || q.scale[i].present() ||
+        !b.present() ||
+        !(q.round[i] == FUSION_RT_ROUND_NONE ||
+          q.round[i] == FUSION_RT_ROUND_BF16_AFTER_BIAS ||
           q.round[i] == FUSION_RT_ROUND_F16_AFTER_BIAS) ||
-        !(b.cs == 1 || H == 1) || !(b.dtype == FUSION_RT_F32 || b.dtype == roundedType(q.round[i])))
+        !(b.cs == 1 || H == 1 || ilvBias) ||
+        !(b.dtype == FUSION_RT_F32 || b.dtype == roundedType(q.round[i])))
       return FUSION_RT_STATUS_SUCCESS;
     biased = true;
   }
+  // Interleaved weights with one bias, or biases laid out otherwise: the
+  // halves' GEMMs would need contiguous bias vectors; the two steps run.
+  if (interleaved && biased && !ilvBias)
+    return FUSION_RT_STATUS_SUCCESS;
   if (q.gated_kind < 0 || roundedType(q.round[0]) != roundedType(q.round[1]) || M == 0 ||
       H == 0 || K == 0)
     return FUSION_RT_STATUS_SUCCESS;
@@ -808,18 +848,26 @@ fusion_rt_status cuda_paired_quantize_execute(const PairedRequest &q,
   const bool stacked = (q.w[1].data - q.w[0].data) % es == 0 &&
                        bw0.op == CUBLAS_OP_T && bw1.op == CUBLAS_OP_T &&
                        bw0.ld == bw1.ld && H > 1 && dist == H * q.w[0].rs;
-  // The stacked GEMM takes the biases as one [2H] vector where they are.
-  const bool stackedBias = biased && q.bias[0].present() && q.bias[1].present() &&
+  // One GEMM over both weights: stacked ([Wg; Wu]) writes [gate | up],
+  // interleaved writes gate and up in alternate columns; it takes the biases
+  // as one [2H] vector where they are.
+  const bool one = stacked || (interleaved && bw0.op == CUBLAS_OP_T);
+  BlasOperand whole = bw0;
+  if (!stacked && one)
+    whole.ld = bw0.ld / 2;
+  const bool stackedBias = biased && q.bias[0].present() &&
+                           q.bias[1].present() &&
                            q.bias[0].dtype == q.bias[1].dtype &&
-                           q.bias[1].data - q.bias[0].data == H * esize_of(q.bias[0].dtype);
+                           q.bias[1].data - q.bias[0].data ==
+                               (stacked ? H : 1) * esize_of(q.bias[0].dtype);
   // The pair on cuBLASLt into [gate | up] of `gu` (row stride 2H): one
   // stacked GEMM where the weights (and the biases, if added) are stacked,
   // else one GEMM a half, the second only where the first succeeded; a half
   // without a bias runs without the epilogue.
   auto lt_halves = [&](bool withBias) {
-    if (stacked && (!withBias || stackedBias))
-      return lt_gemm(stream, bw0, q.w[0].data, bx, q.lhs.data, ct, 2 * H, M, K,
-                     gu, gu_ct, 2 * H, withBias ? q.bias[0].data : nullptr,
+    if (one && (!withBias || stackedBias))
+      return lt_gemm(stream, whole, q.w[0].data, bx, q.lhs.data, ct, 2 * H, M,
+                     K, gu, gu_ct, 2 * H, withBias ? q.bias[0].data : nullptr,
                      withBias ? blas_type(q.bias[0].dtype) : CUDA_R_32F);
     cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
     for (int i = 0; i < 2 && st == CUBLAS_STATUS_SUCCESS; ++i) {
@@ -843,11 +891,11 @@ fusion_rt_status cuda_paired_quantize_execute(const PairedRequest &q,
   } else if (tuning().paired_lt != 0 &&
              (bst = lt_halves(false)) == CUBLAS_STATUS_SUCCESS) {
     // cuBLASLt took it (the knob's A/B); else cublasGemmEx below.
-  } else if (stacked) {
-    bst = cublasGemmEx(h, CUBLAS_OP_T, bx.op, int(2 * H), int(M), int(K), &alpha,
-                       q.w[0].data, ct, int(bw0.ld), q.lhs.data, ct, int(bx.ld),
-                       &beta, gu, gu_ct, int(2 * H), CUBLAS_COMPUTE_32F,
-                       CUBLAS_GEMM_DEFAULT);
+  } else if (one) {
+    bst = cublasGemmEx(h, CUBLAS_OP_T, bx.op, int(2 * H), int(M), int(K),
+                       &alpha, q.w[0].data, ct, int(whole.ld), q.lhs.data, ct,
+                       int(bx.ld), &beta, gu, gu_ct, int(2 * H),
+                       CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   } else {
     bst = CUBLAS_STATUS_SUCCESS;
     for (int i = 0; i < 2 && bst == CUBLAS_STATUS_SUCCESS; ++i) {
@@ -870,8 +918,9 @@ fusion_rt_status cuda_paired_quantize_execute(const PairedRequest &q,
   g.backward = false;
   g.inter = inter;
   g.params = ActParams();
-  g.x = Mat{gu, gu_dt, M, H, 2 * H, 1};
-  g.up = Mat{gu + H * gu_es, gu_dt, M, H, 2 * H, 1};
+  const bool ilvOut = one && !stacked;
+  g.x = Mat{gu, gu_dt, M, H, 2 * H, ilvOut ? 2 : 1};
+  g.up = Mat{gu + (ilvOut ? 1 : H) * gu_es, gu_dt, M, H, 2 * H, ilvOut ? 2 : 1};
   g.x_is_scratch = true;
   const fusion_rt_status st = cuda_execute(g, stream);
   cudaFreeAsync(gu, stream);

@@ -136,6 +136,15 @@ TEST(MxPlan, SwigluForward) {
   off = Tuning{};
   off.quant_v2 = 0;
   EXPECT_EQ(plan_mx(gated(false, 256, 1024), off).family, Family::Tiles);
+  // Gate and up interleaved in one row (GPT-OSS): only the engine's source
+  // reads pairs with vector loads.
+  r = gated(false, 256, 1024);
+  r.ilv = true;
+  r.vec16 = false;
+  p = plan_mx(r, Tuning{});
+  EXPECT_EQ(p.family, Family::Tiles);
+  EXPECT_NE(kernel_name(p, kBF16, true, false).find("SrcGatedFwd"),
+            std::string::npos);
   // Other kinds, directions and f32 inputs: the engine.
   r = gated(false, 256, 1024);
   r.kind = kSwiGLU + 1; // GeGLU

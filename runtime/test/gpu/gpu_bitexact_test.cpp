@@ -184,6 +184,9 @@ struct Case {
   fusion_rt_quant_scheme s{};
   int kind = 0, backward = 0, inter = FUSION_RT_F32;
   bool packed = true, dbias = false, amax = false, specials = true;
+  /// Gated forward, gate and up interleaved in one [M, 2K] buffer (GPT-OSS:
+  /// two views with column stride 2, up one element after gate).
+  bool interleaved = false;
   float spread = 1.f;
 };
 
@@ -208,10 +211,11 @@ double g_max_rate = 0;
 void run_case(const Case &c) {
   const bool gated = c.op == 2;
   const int64_t M = c.M, K = c.N;
-  const int64_t in_cols = gated && c.packed ? 2 * K : K;
+  const bool one_buf = gated && (c.packed || c.interleaved);
+  const int64_t in_cols = one_buf ? 2 * K : K;
   const int64_t vcols = gated && c.backward ? 2 * K : K; // value matrix cols
   const int64_t pitch = in_cols + c.pitch_pad;
-  const int in_count = gated ? (c.packed ? 1 : 2) + (c.backward ? 1 : 0)
+  const int in_count = gated ? (one_buf ? 1 : 2) + (c.backward ? 1 : 0)
                              : 1 + ((c.op == 1 && c.backward) ? 1 : 0);
   // Inputs: [0] x (or packed), [1] up or grad, [2] grad.
   const size_t nin = static_cast<size_t>(in_count);
@@ -324,6 +328,13 @@ void run_case(const Case &c) {
     if (c.op == 1)
       return fusion_rt_act_quantize(&t[0], c.backward ? &t[1] : nullptr, &a, &c.s,
                                     &o, &opt, nullptr);
+    if (c.interleaved) {
+      fusion_rt_tensor gv = view2(t[0].data, c.dt, M, K, in_pitch[0], 2),
+                       uv = gv;
+      uv.data = static_cast<char *>(t[0].data) + esize(c.dt);
+      return fusion_rt_gated_act_quantize(&gv, &uv, nullptr, &a, &c.s, &o, &opt,
+                                          nullptr);
+    }
     const fusion_rt_tensor *up = c.packed ? nullptr : &t[1];
     const fusion_rt_tensor *grad =
         c.backward ? &t[size_t(c.packed ? 1 : 2)] : nullptr;
@@ -512,7 +523,10 @@ std::string describe(const Case &c) {
                   : c.backward                                 ? " bwd"
                                                                : "",
                   dt_name(c.inter), c.dbias ? " dbias" : "",
-                  c.op == 2 ? (c.packed ? " packed" : " two-views") : "");
+                  c.op == 2 ? (c.interleaved ? " interleaved"
+                               : c.packed    ? " packed"
+                                             : " two-views")
+                            : "");
     s += a;
   }
   if (c.amax)
@@ -669,6 +683,28 @@ int main(int argc, char **argv) {
       c.s = vary(variant % 3, (variant / 3) % 2);
       cases.push_back(c);
     }
+  // Gate and up interleaved (GPT-OSS's layout, the FFN front's prefill form
+  // writes it): SwiGLU and the clamped SwiGLU, every input type, rowwise and
+  // both directions, 16-byte aligned rows (the engine's paired vector loads)
+  // and rows that are not (pitch_pad: its scalar tiles), ragged K.
+  // Then the clamped SwiGLU of bf16 with a bf16 intermediate on the scalar
+  // tiles, interleaved and as two views, rowwise with rows below 32 (a
+  // decode-sized input: every tile a slow one).
+  for (int v = 0; v < 11; ++v) {
+    Case c;
+    c.op = 2;
+    c.interleaved = v < 9;
+    c.packed = false;
+    c.kind =
+        v % 2 || v >= 8 ? FUSION_RT_ACT_CLAMPED_SWIGLU : FUSION_RT_ACT_SWIGLU;
+    c.dt = v >= 8 ? FUSION_RT_BF16 : dts[v % 3];
+    c.inter = v % 4 == 0 || v >= 8 ? FUSION_RT_BF16 : FUSION_RT_F32;
+    c.M = v < 4 ? 64 : v == 10 ? 5 : 70;
+    c.N = v == 5 ? 203 : v % 2 ? 96 : 256;
+    c.pitch_pad = v == 6 || v == 8 || v == 9 ? 1 : 0;
+    c.s = v == 10 ? scheme(0, 1, 0, 0, 0, 0) : vary(variant % 3, v % 2);
+    cases.push_back(c);
+  }
   // SwiGLU forward rowwise: every intermediate type, packed and two views,
   // aligned and ragged (the experimental v2 kernel's cases).
   for (int v = 0; v < 6; ++v) {

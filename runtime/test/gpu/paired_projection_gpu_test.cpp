@@ -638,6 +638,10 @@ void quantizing_front(const char *path, const char *tag = "") {
     bool bias = false; ///< bf16 gate and up biases (a Linear with bias=True)
     bool gate_bias_only = false; ///< the up Linear without bias
     const char *wr = nullptr;    ///< FUSION_RT_PAIRED_WR for the case
+    /// GPT-OSS's layout: gate and up every other row of one [2H, K] weight
+    /// (and every other element of one [2H] bias), with the clamped SwiGLU
+    /// (`clamped`) or SwiGLU.
+    bool ilv = false, clamped = false;
   };
   const QCase qcases[] = {
       {1, 2048, 64, FUSION_RT_BF16, FUSION_RT_ROUND_BF16},
@@ -661,7 +665,25 @@ void quantizing_front(const char *path, const char *tag = "") {
       {3, 1024, 160, FUSION_RT_F16, FUSION_RT_ROUND_NONE},
       {1, 2048, 96, FUSION_RT_BF16, FUSION_RT_ROUND_BF16, false, false, "8"},
       {1, 4096, 64, FUSION_RT_BF16, FUSION_RT_ROUND_BF16},
-      {2, 4096, 1024, FUSION_RT_BF16, FUSION_RT_ROUND_BF16_AFTER_BIAS, true}};
+      {2, 4096, 1024, FUSION_RT_BF16, FUSION_RT_ROUND_BF16_AFTER_BIAS, true},
+      // Appended: GPT-OSS's interleaved gate / up (the prefill form's one
+      // GEMM writes them interleaved; the gated quantizer reads pairs), with
+      // its biases and clamped SwiGLU, bias-free with SwiGLU, an H whose
+      // interleaved rows are not 16-byte multiples (the quantizer's scalar
+      // tiles), and decode sizes.
+      {128, 1024, 64, FUSION_RT_BF16, FUSION_RT_ROUND_BF16_AFTER_BIAS, true,
+       false, nullptr, true, true},
+      {300, 512, 96, FUSION_RT_BF16, FUSION_RT_ROUND_BF16, false, false,
+       nullptr, true, false},
+      {64, 512, 66, FUSION_RT_BF16, FUSION_RT_ROUND_BF16_AFTER_BIAS, true,
+       false, nullptr, true, true},
+      {1, 2048, 64, FUSION_RT_BF16, FUSION_RT_ROUND_BF16_AFTER_BIAS, true,
+       false, nullptr, true, true},
+      {16, 1024, 96, FUSION_RT_BF16, FUSION_RT_ROUND_BF16_AFTER_BIAS, true,
+       false, nullptr, true, true},
+      // Appended: stacked [Wg; Wu] with biases, H = 66 (the one GEMM's
+      // columns 8-byte aligned behind a 256-byte-aligned pointer).
+      {64, 512, 66, FUSION_RT_BF16, FUSION_RT_ROUND_BF16_AFTER_BIAS, true}};
   if (std::strcmp(path, "auto"))
     set_knob("FUSION_RT_PAIRED_PATH", path);
   std::mt19937 gen(99);
@@ -669,8 +691,17 @@ void quantizing_front(const char *path, const char *tag = "") {
   for (const QCase &c : qcases) {
     Buf x, w, value, bias;
     fusion_rt_paired_projection d = gated_front(c.m, c.k, c.h, gen, nd, x, w);
+    // Row i of weight0 / weight1 (interleaved: rows 2i / 2i + 1 of w).
+    const int64_t w1_off = c.ilv ? c.k * 2 : c.h * c.k * 2,
+                  w_rs = c.ilv ? 2 * c.k : c.k;
+    d.weight0 = view(w.dev, FUSION_RT_BF16, c.h, c.k, w_rs, 1);
+    d.weight1 = view(static_cast<uint8_t *>(w.dev) + w1_off, FUSION_RT_BF16,
+                     c.h, c.k, w_rs, 1);
+    if (c.clamped)
+      d.gated_kind = FUSION_RT_ACT_CLAMPED_SWIGLU;
     value.alloc(c.inter, c.m * c.h);
-    bias.alloc(FUSION_RT_BF16, 2 * c.h); // [bg; bu]
+    bias.alloc(FUSION_RT_BF16,
+               2 * c.h); // [bg; bu] (interleaved: bg0 bu0 bg1 ...)
     for (int64_t i = 0; i < bias.n; ++i)
       bias.set(i, 0.5f * nd(gen));
     bias.upload();
@@ -680,10 +711,12 @@ void quantizing_front(const char *path, const char *tag = "") {
         return;
       pd.epilogue0.kind = FUSION_RT_EPILOGUE_BIAS;
       pd.epilogue0.bias = vec1(b, FUSION_RT_BF16, c.h);
+      pd.epilogue0.bias.strides[0] = c.ilv ? 2 : 1;
       if (c.gate_bias_only)
         return;
       pd.epilogue1.kind = FUSION_RT_EPILOGUE_BIAS;
-      pd.epilogue1.bias = vec1(b + c.h * 2, FUSION_RT_BF16, c.h);
+      pd.epilogue1.bias = vec1(b + (c.ilv ? 2 : c.h * 2), FUSION_RT_BF16, c.h);
+      pd.epilogue1.bias.strides[0] = c.ilv ? 2 : 1;
     };
     set_biases(d, static_cast<uint8_t *>(bias.dev));
     fusion_rt_quant_scheme s;
@@ -709,7 +742,9 @@ void quantizing_front(const char *path, const char *tag = "") {
         "] m=" + std::to_string(c.m) + " k=" + std::to_string(c.k) +
         " h=" + std::to_string(c.h) + " round=" + std::to_string(c.round) +
         (c.bias ? (c.gate_bias_only ? " gate-biased" : " biased") : "") +
-        (c.wr ? std::string(" wr=") + c.wr : "") + ": ";
+        (c.wr ? std::string(" wr=") + c.wr : "") +
+        (c.ilv ? (c.clamped ? " interleaved clamped" : " interleaved") : "") +
+        ": ";
     fusion_rt_quant_outputs o0 = outs(0), o1 = outs(1);
     fusion_rt_status st =
         fusion_rt_paired_projection_quantize(&d, c.inter, &s, &o0, nullptr, nullptr);
@@ -754,7 +789,7 @@ void quantizing_front(const char *path, const char *tag = "") {
       fusion_rt_paired_projection hd = d;
       hd.lhs.data = x.host.data();
       hd.weight0.data = w.host.data();
-      hd.weight1.data = w.host.data() + c.h * c.k * 2;
+      hd.weight1.data = w.host.data() + w1_off;
       set_biases(hd, bias.host.data());
       hd.out0 = fusion_rt_tensor{};
       fusion_rt_quant_outputs o3;
