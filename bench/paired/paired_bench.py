@@ -435,6 +435,9 @@ def main():
                          "(OSS_SHAPES with --ffn-oss)")
     ap.add_argument("--ffn-ns", metavar="N1,N2,...",
                     help="with --ffn-quant: these token counts instead of FFNQ_NS")
+    ap.add_argument("--ffn-gemv-shapes", metavar="S/WR/WK;...",
+                    help="with --ffn-quant: at N <= 16 also time ours on the gemv path "
+                         "with these launch shapes (FUSION_RT_PAIRED_SPLIT / _WR / _WK)")
     ap.add_argument("--ffn-kernels", action="store_true",
                     help="with --ffn-quant: also print each arm's kernels and their "
                          "mean device time (torch.profiler) at every N")
@@ -946,6 +949,12 @@ def ffn_quant(lib, args):
                 # choice against the others at this shape.
                 for path in ("gemv", "mma", "blas"):
                     arms.append(("ours-" + path, ours, {"FUSION_RT_PAIRED_PATH": path}))
+            if N <= 16 and getattr(args, "ffn_gemv_shapes", None):
+                for shp in args.ffn_gemv_shapes.split(";"):
+                    S, wr, wk = shp.split("/")
+                    arms.append(("ours-gemv-S%s-wr%s-wk%s" % (S, wr, wk), ours,
+                                 {"FUSION_RT_PAIRED_PATH": "gemv", "FUSION_RT_PAIRED_SPLIT": S,
+                                  "FUSION_RT_PAIRED_WR": wr, "FUSION_RT_PAIRED_WK": wk}))
             if N <= 16 and not delayed and not oss:
                 # The one-kernel form of the gemv path (the quantizing
                 # epilogue, FUSION_RT_PAIRED_QUANT_EPI=1) where it applies.

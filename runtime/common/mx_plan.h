@@ -32,6 +32,7 @@ constexpr int kRow = 1, kCol = 2, kBoth = 3;
 /// The ABI number of SwiGLU and the bf16 intermediate (fusion_rt_kinds.def,
 /// common/convert.h), which the specialised kernels need.
 constexpr int kSwiGLU = 7;
+constexpr int kClampedSwiGLU = 12; ///< GPT-OSS's (FUSION_RT_ACT_CLAMPED_SWIGLU)
 constexpr int kInterBF16 = 0;
 
 enum class Family {
@@ -54,8 +55,9 @@ enum class Family {
   /// mx_colT16_kernel: 16-bit plain, transposed colwise (or both); CTA
   /// tiles of 128 x 64; colwise only with prefetch and L2 hints ("sph").
   ColT,
-  /// swiglu_row16_v2_kernel (gated_act_quantize.cu): SwiGLU forward
-  /// rowwise 16-bit, warp tiles of 32 x 64.
+  /// swiglu_row16_v2_kernel<KIND, ILV> (gated_act_quantize.cu): SwiGLU or
+  /// the clamped SwiGLU forward rowwise 16-bit, two views or gate / up
+  /// interleaved in one row, warp tiles of 32 x 64 (rows below M masked).
   SwigluRowV2,
   /// swiglu_bwd16_kernel<DIR> (mxfp8_quantize.cu): SwiGLU backward with a
   /// bf16 intermediate, full 32 x 64 tiles only.
@@ -78,8 +80,9 @@ struct Request {
   /// Vector access of the family's width on every buffer (cuda_backend.cu
   /// vec_all), and 16-byte input vectors with 8-byte code stores (vec16).
   bool vec_all = true, vec16 = true;
-  /// Gated forward with gate and up interleaved in one row (column stride 2):
-  /// only the tile engine's source reads that layout with vector loads.
+  /// Gated forward with gate and up interleaved in one row (column stride 2,
+  /// 16-byte aligned rows): the SwigluRowV2 kernel's ILV instance and the
+  /// tile engine's source read pairs with vector loads.
   bool ilv = false;
   /// Contiguous rows, compact contiguous 4-byte aligned rowwise scales: the
   /// stream kernel's FLAT form.
@@ -88,6 +91,10 @@ struct Request {
 
 struct Plan {
   Family family = Family::Tiles;
+  /// SwigluRowV2: the activation kind and the interleaved gate / up layout
+  /// of the kernel instance (template arguments).
+  int kind = 0;
+  bool ilv = false;
   Source src = Source::Plain;
   int dir = kRow;
   bool flat = false; ///< RowStream: the FLAT form
@@ -166,14 +173,17 @@ inline Plan plan_mx(const Request &r, const Tuning &t) {
     grid(p, r, 32, 64, 4);
     return p;
   }
-  if (r.src == Source::GatedFwd && v2 && r.dir == kRow && r.kind == kSwiGLU &&
-      !r.ilv) {
-    if (t.row_stream != 0 && stream_ok(r, true)) {
+  if (r.src == Source::GatedFwd && v2 && r.dir == kRow &&
+      (r.kind == kSwiGLU || r.kind == kClampedSwiGLU)) {
+    if (r.kind == kSwiGLU && !r.ilv && t.row_stream != 0 &&
+        stream_ok(r, true)) {
       p.family = Family::SwigluStream;
       grid(p, r, 1, 256, 2 * 4);
       return p;
     }
     p.family = Family::SwigluRowV2;
+    p.kind = r.kind;
+    p.ilv = r.ilv;
     grid(p, r, 32, 64, 4);
     return p;
   }
@@ -217,7 +227,9 @@ inline std::string kernel_name(const Plan &p, const std::string &t, bool e4m3,
     return anon + "mx_colT16_kernel<" + t + ", " + flags + ", " + dir +
            (p.dir == kCol ? ", true, true>" : ", false, false>") + arg;
   case Family::SwigluRowV2:
-    return anon + "swiglu_row16_v2_kernel<" + t + ", " + flags + ">" + arg;
+    return anon + "swiglu_row16_v2_kernel<" + t + ", " + flags + ", " +
+           std::to_string(p.kind) + ", " + (p.ilv ? "true" : "false") + ">" +
+           arg;
   case Family::SwigluBwdV2:
     return anon + "swiglu_bwd16_kernel<" + t + ", " + flags + ", " + dir + ">" + arg;
   case Family::Tiles:

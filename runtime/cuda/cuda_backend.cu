@@ -291,8 +291,8 @@ fusion_rt_status cuda_execute(const Request &q, void *stream_ptr) {
   }
   p.vec_all = vec_all;
   // 16-byte input vectors (8 x 16-bit) and 8-byte code stores.
-  p.vec16 = esize == 2 && vec_ok(q.x, esize, 16) &&
-            (!q.up.present() || vec_ok(q.up, esize, 16)) &&
+  p.vec16 = esize == 2 && (p.ilv || vec_ok(q.x, esize, 16)) &&
+            (!q.up.present() || p.ilv || vec_ok(q.up, esize, 16)) &&
             (!q.grad.present() || vec_ok(q.grad, esize, 16)) &&
             (!q.row_wise || vec_ok(q.row_data, 1, 8)) &&
             (!q.col_wise || vec_ok(q.col_data, 1, p.col_t ? 16 : 8));

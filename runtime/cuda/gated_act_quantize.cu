@@ -1,4 +1,5 @@
-//===- gated_act_quantize.cu - gated activation -> MXFP8 kernels --*- CUDA -*-===//
+//===- gated_act_quantize.cu - gated activation -> MXFP8 kernels --*- CUDA
+//-*-===//
 //
 // Forward: [gate | up] (one packed [M, 2K] view or two [M, K] views) ->
 // quantize(round_inter(act(gate) * up')), [M, K]; the product never reaches
@@ -15,7 +16,10 @@
 // type at compile time, one scale computation per block shared by shuffles,
 // per-tile base pointers. Same formulas (common/activation.h). Slow tiles
 // are the engine's (through a VEC = 8 view of the same source). Rows of a
-// multiple of 256 take the stream kernel (row_stream.cuh) instead.
+// multiple of 256 take the stream kernel (row_stream.cuh) instead. The same
+// kernel serves the clamped SwiGLU (GPT-OSS; KIND) and gate / up
+// interleaved in one row (ILV: two 16-byte loads give 8 gate and 8 up
+// values), and masks rows past M in its fast tile.
 //
 //===----------------------------------------------------------------------===//
 #include "cuda/dispatch.cuh"
@@ -36,20 +40,60 @@ template <typename T> struct SrcGatedFwd8 : SrcGatedFwd<T> {
   static constexpr int VEC = 8, NV = 1, G = 4;
 };
 
-/// Fast rowwise SwiGLU tile: 4 row groups of 8 lanes, 8 rows x 8 columns a
-/// lane, processed 4 rows at a time.
-template <typename T, bool E4M3, bool PROPAGATE, int INTER>
+/// The 8 gated values of a lane's row segment (rounded to INTER) and their
+/// block key: SwiGLU through the stream kernels' form, the clamped SwiGLU
+/// through gated_forward (the formulas of common/activation.h either way).
+template <typename T, bool PROPAGATE, int INTER, int KIND>
+__device__ __forceinline__ uint32_t gated8(const ActParams &act,
+                                           const uint4 &gv, const uint4 &uv,
+                                           float (&v)[8]) {
+  if constexpr (KIND == kActSwiGLU) {
+    return stream::swiglu8<T, PROPAGATE, INTER>(act, gv, uv, v);
+  } else {
+    const uint32_t gw[4] = {gv.x, gv.y, gv.z, gv.w};
+    const uint32_t uw[4] = {uv.x, uv.y, uv.z, uv.w};
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      v[j] = gated_forward(KIND, (j & 1) ? T::hi(gw[j / 2]) : T::lo(gw[j / 2]),
+                           (j & 1) ? T::hi(uw[j / 2]) : T::lo(uw[j / 2]), act);
+    return stream::round_key8<PROPAGATE, INTER>(v);
+  }
+}
+
+/// Gate and up of 8 columns from one row where they interleave (16-bit
+/// elements g0 u0 g1 u1 ..., two 16-byte loads).
+__device__ __forceinline__ void load_pairs16(const char *row, uint4 &g,
+                                             uint4 &u) {
+  const uint4 a = ldg_stream16(row), b = ldg_stream16(row + 16);
+  g = make_uint4(__byte_perm(a.x, a.y, 0x5410), __byte_perm(a.z, a.w, 0x5410),
+                 __byte_perm(b.x, b.y, 0x5410), __byte_perm(b.z, b.w, 0x5410));
+  u = make_uint4(__byte_perm(a.x, a.y, 0x7632), __byte_perm(a.z, a.w, 0x7632),
+                 __byte_perm(b.x, b.y, 0x7632), __byte_perm(b.z, b.w, 0x7632));
+}
+
+/// Fast rowwise gated tile (SwiGLU or the clamped SwiGLU; ILV: gate and up
+/// interleaved in one row): 4 row groups of 8 lanes, 8 rows x 8 columns a
+/// lane, processed 4 rows at a time. Rows past M read zeros and store
+/// nothing (a band of fewer than 32 rows, a decode-sized input).
+template <typename T, bool E4M3, bool PROPAGATE, int INTER, int KIND, bool ILV>
 __device__ __forceinline__ void swiglu_row_tile(const KParams &p, int64_t rb,
                                                 int64_t c, int lane) {
   constexpr int RPL = 8;
   const int fmt = E4M3 ? kMXFP8E4M3 : kMXFP8E5M2;
-  const char *gp = p.x + (rb * p.x_rs + c) * 2;
-  const char *up = p.up + (rb * p.up_rs + c) * 2;
+  const int64_t rows = p.M - rb;
+  const char *gp = p.x + (rb * p.x_rs + (ILV ? 2 * c : c)) * 2;
+  const char *up = ILV ? gp : p.up + (rb * p.up_rs + c) * 2;
   uint4 ga[RPL], ua[RPL];
 #pragma unroll
   for (int i = 0; i < RPL; ++i) {
-    ga[i] = ldg_stream16(gp + i * p.x_rs * 2);
-    ua[i] = ldg_stream16(up + i * p.up_rs * 2);
+    if (i >= rows) {
+      ga[i] = ua[i] = make_uint4(0, 0, 0, 0);
+    } else if constexpr (ILV) {
+      load_pairs16(gp + i * p.x_rs * 2, ga[i], ua[i]);
+    } else {
+      ga[i] = ldg_stream16(gp + i * p.x_rs * 2);
+      ua[i] = ldg_stream16(up + i * p.up_rs * 2);
+    }
   }
   uint8_t *dp = p.rd + rb * p.rd_rs + c;
   const int64_t sc = c / 32;
@@ -64,7 +108,8 @@ __device__ __forceinline__ void swiglu_row_tile(const KParams &p, int64_t rb,
 #pragma unroll
     for (int ii = 0; ii < 4; ++ii) {
       const int i = 4 * h + ii;
-      key[ii] = stream::block_max4(stream::swiglu8<T, PROPAGATE, INTER>(p.act(), ga[i], ua[i], v[ii]));
+      key[ii] = stream::block_max4(
+          gated8<T, PROPAGATE, INTER, KIND>(p.act(), ga[i], ua[i], v[ii]));
     }
     const uint32_t kq = q == 0 ? key[0] : q == 1 ? key[1] : q == 2 ? key[2] : key[3];
     const uint32_t sb_mine = block_scale_byte(kq, fmt, p.rounding, PROPAGATE);
@@ -79,6 +124,8 @@ __device__ __forceinline__ void swiglu_row_tile(const KParams &p, int64_t rb,
         const float lo = v[ii][2 * j] * r, hi = v[ii][2 * j + 1] * r;
         code[j] = E4M3 ? cvt_e4m3x2(lo, hi) : cvt_e5m2x2(lo, hi);
       }
+      if (i >= rows)
+        continue;
       *reinterpret_cast<uint2 *>(dp + i * p.rd_rs) =
           make_uint2(code[0] | (code[1] << 16), code[2] | (code[3] << 16));
       if (q == 0)
@@ -87,30 +134,34 @@ __device__ __forceinline__ void swiglu_row_tile(const KParams &p, int64_t rb,
   }
 }
 
-template <typename T, bool E4M3, bool PROPAGATE>
-__global__ void __launch_bounds__(128, 4) swiglu_row16_v2_kernel(const KParams p) {
+template <typename T, bool E4M3, bool PROPAGATE, int KIND, bool ILV>
+__global__ void __launch_bounds__(128, 4)
+    swiglu_row16_v2_kernel(const KParams p) {
   uint32_t unused_amax = 0;
-  v2_tiles(
+  v2_tiles<true>(
       p, p.vec16,
       [&](int64_t, int64_t rb, int64_t c, int, int lane) {
         if (p.inter == kInterBF16)
-          swiglu_row_tile<T, E4M3, PROPAGATE, kInterBF16>(p, rb, c, lane);
+          swiglu_row_tile<T, E4M3, PROPAGATE, kInterBF16, KIND, ILV>(p, rb, c,
+                                                                     lane);
         else if (p.inter == kInterF16)
-          swiglu_row_tile<T, E4M3, PROPAGATE, kInterF16>(p, rb, c, lane);
+          swiglu_row_tile<T, E4M3, PROPAGATE, kInterF16, KIND, ILV>(p, rb, c,
+                                                                    lane);
         else
-          swiglu_row_tile<T, E4M3, PROPAGATE, kInterF32>(p, rb, c, lane);
+          swiglu_row_tile<T, E4M3, PROPAGATE, kInterF32, KIND, ILV>(p, rb, c,
+                                                                    lane);
       },
       [&](int64_t band, int64_t rb, int64_t c, int group, int lane) {
         tile_slow<SrcGatedFwd8<T>, kRow>(p, band, rb, c, group, lane, unused_amax);
       });
 }
 
-template <typename T, bool E4M3, bool PROPAGATE>
+template <typename T, bool E4M3, bool PROPAGATE, int KIND, bool ILV>
 cudaError_t launch_swiglu_v2(const KParams &p, const mx_plan::Plan &plan,
                              cudaStream_t stream) {
   static int per_sm = 0;
-  return launch_planned(swiglu_row16_v2_kernel<T, E4M3, PROPAGATE>, p, plan, per_sm,
-                        stream);
+  return launch_planned(swiglu_row16_v2_kernel<T, E4M3, PROPAGATE, KIND, ILV>,
+                        p, plan, per_sm, stream);
 }
 
 template <typename T>
@@ -119,7 +170,14 @@ cudaError_t launch_swiglu_v2_typed(const KParams &p, const mx_plan::Plan &plan,
   return with_e4m3_propagate(
       p.format == kMXFP8E4M3, p.propagate, [&](auto e4m3, auto prop) {
         constexpr bool E = decltype(e4m3)::value, P = decltype(prop)::value;
-        return launch_swiglu_v2<T, E, P>(p, plan, s);
+        if (plan.kind == mx_plan::kClampedSwiGLU)
+          return plan.ilv ? launch_swiglu_v2<T, E, P, kActClampedSwiGLU, true>(
+                                p, plan, s)
+                          : launch_swiglu_v2<T, E, P, kActClampedSwiGLU, false>(
+                                p, plan, s);
+        return plan.ilv
+                   ? launch_swiglu_v2<T, E, P, kActSwiGLU, true>(p, plan, s)
+                   : launch_swiglu_v2<T, E, P, kActSwiGLU, false>(p, plan, s);
       });
 }
 

@@ -580,7 +580,9 @@ __device__ __forceinline__ void tile_fast(const KParams &p, int64_t band,
 /// 32 rows x 64 columns (4 row groups of 8 lanes, 8 rows x 8 columns a lane,
 /// the engine's layout). fast(band, rb, c, group, lane) when the warp's
 /// whole tile is in bounds and `vec` allows 16-byte loads, else slow(..).
-template <typename Fast, typename Slow>
+/// ROWS_MASKED: the fast tile masks rows past M itself (rowwise kernels:
+/// a band of fewer than 32 rows, a decode-sized input, is fast too).
+template <bool ROWS_MASKED = false, typename Fast, typename Slow>
 __device__ __forceinline__ void v2_tiles(const KParams &p, bool vec, Fast fast,
                                          Slow slow) {
   constexpr int VEC = 8, LG = 8, RPL = 8;
@@ -592,7 +594,8 @@ __device__ __forceinline__ void v2_tiles(const KParams &p, bool vec, Fast fast,
     const int64_t band = t / p.tiles_x;
     const int64_t rb = band * 32 + group * RPL;
     const int64_t c = (t - band * p.tiles_x) * (LG * VEC) + (lane % LG) * VEC;
-    const bool lane_fast = vec && band * 32 + 32 <= p.M && c + VEC <= p.K;
+    const bool lane_fast =
+        vec && (ROWS_MASKED || band * 32 + 32 <= p.M) && c + VEC <= p.K;
     if (__all_sync(0xffffffffu, lane_fast))
       fast(band, rb, c, group, lane);
     else

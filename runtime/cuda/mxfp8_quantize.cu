@@ -96,9 +96,9 @@ __device__ __forceinline__ void col_scales8(const uint4 (&w)[8], int group, int 
 /// shared memory (`rs`: [32 rows][8 blocks] bytes of the CTA tile, this
 /// warp's blocks 2 * warp, 2 * warp + 1).
 template <typename T, bool E4M3, bool PROPAGATE, bool RS_SMEM>
-__device__ __forceinline__ void row_part8(const KParams &p, const uint4 (&w)[8],
-                                          int64_t rb, int64_t c, int group, int lane,
-                                          uint32_t rs, int warp) {
+__device__ __forceinline__ void
+row_part8(const KParams &p, const uint4 (&w)[8], int64_t rb, int64_t c,
+          int group, int lane, uint32_t rs, int warp, int64_t rows = 8) {
   constexpr int RPL = 8;
   const int fmt = E4M3 ? kMXFP8E4M3 : kMXFP8E5M2;
   uint32_t key[RPL];
@@ -130,6 +130,8 @@ __device__ __forceinline__ void row_part8(const KParams &p, const uint4 (&w)[8],
       const float lo = T::lo(ws[j]) * r, hi = T::hi(ws[j]) * r;
       code[j] = E4M3 ? cvt_e4m3x2(lo, hi) : cvt_e5m2x2(lo, hi);
     }
+    if (i >= rows) // past M (rows < 8 only in the masked row tile)
+      continue;
     *reinterpret_cast<uint2 *>(dp + i * p.rd_rs) =
         make_uint2(code[0] | (code[1] << 16), code[2] | (code[3] << 16));
     if constexpr (RS_SMEM) {
@@ -142,24 +144,28 @@ __device__ __forceinline__ void row_part8(const KParams &p, const uint4 (&w)[8],
   }
 }
 
-/// The 8 rows x 8 columns of a lane (16-byte loads, all in flight at once).
+/// The 8 rows x 8 columns of a lane (16-byte loads, all in flight at once);
+/// rows from `rows` on read as zeros.
 __device__ __forceinline__ void load8(const KParams &p, int64_t rb, int64_t c,
-                                      uint4 (&w)[8]) {
+                                      uint4 (&w)[8], int64_t rows = 8) {
   const char *xp = p.x + (rb * p.x_rs + c) * 2;
   const int64_t xstep = p.x_rs * 2;
 #pragma unroll
   for (int i = 0; i < 8; ++i)
-    w[i] = ldg_stream16(xp + i * xstep);
+    w[i] = i < rows ? ldg_stream16(xp + i * xstep) : make_uint4(0, 0, 0, 0);
 }
 
 /// Fast rowwise tile of mx_rowwise16_v2_kernel: same lane layout as the
 /// engine (4 row groups of 8 lanes, 8 rows and 8 columns a lane).
+/// Rows past M are masked (zeros in, nothing out): a band of fewer than 32
+/// rows takes this tile too.
 template <typename T, bool E4M3, bool PROPAGATE>
 __device__ __forceinline__ void row16_tile(const KParams &p, int64_t rb,
                                            int64_t c, int lane) {
+  const int64_t rows = p.M - rb;
   uint4 w[8];
-  load8(p, rb, c, w);
-  row_part8<T, E4M3, PROPAGATE, false>(p, w, rb, c, 0, lane, 0, 0);
+  load8(p, rb, c, w, rows);
+  row_part8<T, E4M3, PROPAGATE, false>(p, w, rb, c, 0, lane, 0, 0, rows);
 }
 
 /// Fast colwise (and, with DO_ROW, rowwise) tile: the 8 x 8 lane block of
@@ -527,7 +533,7 @@ __global__ void __launch_bounds__(128, 4) mx_col16_v2_kernel(const KParams p) {
 template <typename T, bool E4M3, bool PROPAGATE>
 __global__ void __launch_bounds__(128, 4) mx_rowwise16_v2_kernel(const KParams p) {
   uint32_t unused_amax = 0;
-  v2_tiles(
+  v2_tiles<true>(
       p, p.vec_all,
       [&](int64_t, int64_t rb, int64_t c, int, int lane) {
         row16_tile<T, E4M3, PROPAGATE>(p, rb, c, lane);

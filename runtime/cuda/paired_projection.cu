@@ -322,7 +322,7 @@ cublasStatus_t lt_gemm(cudaStream_t stream, const BlasOperand &bw,
     cublasLtMatmulHeuristicResult_t found = {};
     int count = 0;
     using Pref = cublasLtMatmulPreferenceAttributes_t;
-    auto setAlign = [&](Pref attr, uint32_t v) {
+    auto setPref = [&](Pref attr, uint32_t v) {
       return ok(cublasLtMatmulPreferenceSetAttribute(pref, attr, &v, sizeof v));
     };
     if (ok(cublasLtMatmulDescCreate(&p.op, CUBLAS_COMPUTE_32F, CUDA_R_32F)) &&
@@ -347,10 +347,17 @@ cublasStatus_t lt_gemm(cudaStream_t stream, const BlasOperand &bw,
         ok(cublasLtMatmulPreferenceSetAttribute(
             pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes,
             sizeof ws_bytes)) &&
-        setAlign(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, key.align[0]) &&
-        setAlign(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, key.align[1]) &&
-        setAlign(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, key.align[2]) &&
-        setAlign(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, key.align[2]) &&
+        setPref(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, key.align[0]) &&
+        setPref(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, key.align[1]) &&
+        setPref(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, key.align[2]) &&
+        setPref(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, key.align[2]) &&
+        // Split-K partial sums reduced in f32 only: a reduction in the
+        // output's type (in place or in a workspace of it) would round the
+        // accumulator more than once (the contract: one rounding of the f32
+        // sum, with the bias).
+        setPref(CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
+                uint32_t(CUBLASLT_REDUCTION_SCHEME_NONE) |
+                    uint32_t(CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE)) &&
         ok(cublasLtMatmulAlgoGetHeuristic(handles[dev], p.op, p.a, p.b, p.c,
                                           p.c, pref, 1, &found, &count)) &&
         count < 1)

@@ -136,14 +136,23 @@ TEST(MxPlan, SwigluForward) {
   off = Tuning{};
   off.quant_v2 = 0;
   EXPECT_EQ(plan_mx(gated(false, 256, 1024), off).family, Family::Tiles);
-  // Gate and up interleaved in one row (GPT-OSS): only the engine's source
-  // reads pairs with vector loads.
+  // Gate and up interleaved in one row (GPT-OSS), and the clamped SwiGLU:
+  // the row kernel's instances (never the stream kernel).
   r = gated(false, 256, 1024);
   r.ilv = true;
-  r.vec16 = false;
+  r.vec16 = true;
   p = plan_mx(r, Tuning{});
-  EXPECT_EQ(p.family, Family::Tiles);
-  EXPECT_NE(kernel_name(p, kBF16, true, false).find("SrcGatedFwd"),
+  EXPECT_EQ(p.family, Family::SwigluRowV2);
+  EXPECT_EQ(
+      kernel_name(p, kBF16, true, false),
+      "void fusion_rt::cuda::(anonymous namespace)::swiglu_row16_v2_kernel<"
+      "fusion_rt::cuda::BF16T, true, false, 7, "
+      "true>(fusion_rt::cuda::KParams)");
+  r = gated(false, 256, 1024);
+  r.kind = kClampedSwiGLU;
+  p = plan_mx(r, Tuning{});
+  EXPECT_EQ(p.family, Family::SwigluRowV2);
+  EXPECT_NE(kernel_name(p, kBF16, true, true).find(", 12, false>"),
             std::string::npos);
   // Other kinds, directions and f32 inputs: the engine.
   r = gated(false, 256, 1024);

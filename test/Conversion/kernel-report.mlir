@@ -412,7 +412,7 @@ func.func @fp4_stream(%x: tensor<64x256xbf16>, %gu: tensor<8x768xf16>, %y: tenso
 // colwise same layout (v2), and the general stream form for swizzled scales.
 // CHECK: op #{{[0-9]+}} fusion.gated_act_quantize
 // CHECK: CUDA launch: block 128, 20 warp tiles, grid 5 = min(5,
-// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::swiglu_row16_v2_kernel<fusion_rt::cuda::BF16T, true, true>(fusion_rt::cuda::KParams)
+// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::swiglu_row16_v2_kernel<fusion_rt::cuda::BF16T, true, true, 7, false>(fusion_rt::cuda::KParams)
 // CHECK: op #{{[0-9]+}} fusion.quantize
 // CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::mx_rowwise16_v2_kernel<fusion_rt::cuda::F16T, true, true>(fusion_rt::cuda::KParams)
 // CHECK: op #{{[0-9]+}} fusion.quantize

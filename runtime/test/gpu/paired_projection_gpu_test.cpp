@@ -683,7 +683,8 @@ void quantizing_front(const char *path, const char *tag = "") {
        false, nullptr, true, true},
       // Appended: stacked [Wg; Wu] with biases, H = 66 (the one GEMM's
       // columns 8-byte aligned behind a 256-byte-aligned pointer).
-      {64, 512, 66, FUSION_RT_BF16, FUSION_RT_ROUND_BF16_AFTER_BIAS, true}};
+      {64, 512, 66, FUSION_RT_BF16, FUSION_RT_ROUND_BF16_AFTER_BIAS, true},
+      {64, 512, 66, FUSION_RT_BF16, FUSION_RT_ROUND_BF16}};
   if (std::strcmp(path, "auto"))
     set_knob("FUSION_RT_PAIRED_PATH", path);
   std::mt19937 gen(99);
