@@ -393,6 +393,18 @@ __device__ __forceinline__ void put_col_code(const KParams &p, int64_t r,
     p.cd[r * p.cd_rs + n * p.cd_cs] = code;
 }
 
+/// The MX scale byte of a rowwise block from a lane's VEC values v(j) (the
+/// block's LPB lanes joined by shuffles).
+template <int LPB, int VEC, typename V>
+__device__ __forceinline__ uint8_t row_block_scale(const KParams &p, V v) {
+  uint32_t am = 0;
+#pragma unroll
+  for (int j = 0; j < VEC; ++j)
+    am = max(am, amax_key(v(j), p.propagate));
+  am = xor_max<1, LPB>(am);
+  return block_scale_byte(am, p.format, p.rounding, p.propagate);
+}
+
 //===--- fast tile ----------------------------------------------------------------===//
 //
 // A warp is G row groups of LG = 32/G lanes. Lane l holds columns
@@ -512,12 +524,8 @@ __device__ __forceinline__ void tile_fast(const KParams &p, int64_t band,
       Src::values(p, st[i], v);
 #pragma unroll
       for (int k = 0; k < NV; ++k) {
-        uint32_t am = 0;
-#pragma unroll
-        for (int j = 0; j < VEC; ++j)
-          am = max(am, amax_key(v[k][j], p.propagate));
-        am = xor_max<1, LPB>(am);
-        const uint8_t sb = block_scale_byte(am, p.format, p.rounding, p.propagate);
+        const uint8_t sb =
+            row_block_scale<LPB, VEC>(p, [&](int j) { return v[k][j]; });
         const float rcp = mx_reciprocal(sb);
         uint32_t w[W] = {};
 #pragma unroll
@@ -677,13 +685,8 @@ __device__ __forceinline__ void tile_slow(const KParams &p, int64_t band,
       }
 #pragma unroll
       for (int k = 0; k < NV; ++k) {
-        uint32_t am = 0;
-#pragma unroll
-        for (int j = 0; j < VEC; ++j)
-          am = max(am, amax_key(v[j][k], p.propagate));
-        am = xor_max<1, LPB>(am);
         const uint8_t sb =
-            block_scale_byte(am, p.format, p.rounding, p.propagate);
+            row_block_scale<LPB, VEC>(p, [&](int j) { return v[j][k]; });
         const float rcp = mx_reciprocal(sb);
         if (r < p.M && c < p.K) {
           if ((lane % LPB) == 0)
