@@ -108,8 +108,17 @@ __device__ __forceinline__ void swiglu_row_tile(const KParams &p, int64_t rb,
 #pragma unroll
     for (int ii = 0; ii < 4; ++ii) {
       const int i = 4 * h + ii;
-      key[ii] = stream::block_max4(
-          gated8<T, PROPAGATE, INTER, KIND>(p.act(), ga[i], ua[i], v[ii]));
+      // Rows past M: no activation math (a decode-sized input has 1 of 32
+      // rows; the math of the other 31 cost more than the whole tile), but
+      // the block's lanes still join the shuffle. Nothing of them is stored.
+      uint32_t k8 = 0;
+      if (i < rows)
+        k8 = gated8<T, PROPAGATE, INTER, KIND>(p.act(), ga[i], ua[i], v[ii]);
+      else
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+          v[ii][j] = 0.f;
+      key[ii] = stream::block_max4(k8);
     }
     const uint32_t kq = q == 0 ? key[0] : q == 1 ? key[1] : q == 2 ? key[2] : key[3];
     const uint32_t sb_mine = block_scale_byte(kq, fmt, p.rounding, PROPAGATE);
