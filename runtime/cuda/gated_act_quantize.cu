@@ -1,5 +1,4 @@
-//===- gated_act_quantize.cu - gated activation -> MXFP8 kernels --*- CUDA
-//-*-===//
+//===- gated_act_quantize.cu - gated activation -> MXFP8 -------*- CUDA -*-===//
 //
 // Forward: [gate | up] (one packed [M, 2K] view or two [M, K] views) ->
 // quantize(round_inter(act(gate) * up')), [M, K]; the product never reaches
