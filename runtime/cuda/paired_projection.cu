@@ -857,17 +857,19 @@ fusion_rt_status cuda_paired_quantize_execute(const PairedRequest &q,
                        bw0.op == CUBLAS_OP_T && bw1.op == CUBLAS_OP_T &&
                        bw0.ld == bw1.ld && H > 1 && dist == H * q.w[0].rs;
   // One GEMM over both weights: stacked ([Wg; Wu]) writes [gate | up],
-  // interleaved writes gate and up in alternate columns; it takes the biases
-  // as one [2H] vector where they are.
-  const bool one = stacked || (interleaved && bw0.op == CUBLAS_OP_T);
+  // interleaved (whose views have w0's cs == 1, so op T) writes gate and up
+  // in alternate columns, over the whole weight's rows (half the views'
+  // pitch); it takes the biases as one [2H] vector where they are.
+  const bool one = stacked || interleaved;
   BlasOperand whole = bw0;
-  if (!stacked && one)
+  if (interleaved)
     whole.ld = bw0.ld / 2;
-  const bool stackedBias = biased && q.bias[0].present() &&
-                           q.bias[1].present() &&
-                           q.bias[0].dtype == q.bias[1].dtype &&
-                           q.bias[1].data - q.bias[0].data ==
-                               (stacked ? H : 1) * esize_of(q.bias[0].dtype);
+  const bool stackedBias =
+      interleaved ? ilvBias
+                  : biased && q.bias[0].present() && q.bias[1].present() &&
+                        q.bias[0].dtype == q.bias[1].dtype &&
+                        q.bias[1].data - q.bias[0].data ==
+                            H * esize_of(q.bias[0].dtype);
   // The pair on cuBLASLt into [gate | up] of `gu` (row stride 2H): one
   // stacked GEMM where the weights (and the biases, if added) are stacked,
   // else one GEMM a half, the second only where the first succeeded; a half
@@ -926,9 +928,10 @@ fusion_rt_status cuda_paired_quantize_execute(const PairedRequest &q,
   g.backward = false;
   g.inter = inter;
   g.params = ActParams();
-  const bool ilvOut = one && !stacked;
-  g.x = Mat{gu, gu_dt, M, H, 2 * H, ilvOut ? 2 : 1};
-  g.up = Mat{gu + (ilvOut ? 1 : H) * gu_es, gu_dt, M, H, 2 * H, ilvOut ? 2 : 1};
+  // Gate and up: the halves of [gate | up], or alternate columns.
+  const int64_t gu_cs = interleaved ? 2 : 1;
+  g.x = Mat{gu, gu_dt, M, H, 2 * H, gu_cs};
+  g.up = Mat{gu + (interleaved ? 1 : H) * gu_es, gu_dt, M, H, 2 * H, gu_cs};
   g.x_is_scratch = true;
   const fusion_rt_status st = cuda_execute(g, stream);
   cudaFreeAsync(gu, stream);
