@@ -43,8 +43,11 @@ enum class Family {
   /// chunks of 256 values; `flat` picks the FLAT form (4 chunks a step,
   /// prefetch, L2 hints: "4ph") or the general one (8 chunks a step).
   RowStream,
-  /// stream::swiglu_stream_kernel: SwiGLU forward rowwise 16-bit, 2 chunks
-  /// a step with prefetch ("2p").
+  /// stream::swiglu_stream_kernel<KIND, ILV, step>: SwiGLU or the clamped
+  /// SwiGLU forward rowwise 16-bit, K % 8 == 0, two views or gate / up
+  /// interleaved in one row; chunks of 256 values of a row (the lanes past K
+  /// masked), `step` (2, or 1 when the chunks are few) a warp step with
+  /// prefetch.
   SwigluStream,
   /// mx_rowwise16_v2_kernel / mx_col16_v2_kernel<DIR>: 16-bit plain, warp
   /// tiles of 32 x 64.
@@ -56,7 +59,8 @@ enum class Family {
   /// tiles of 128 x 64; colwise only with prefetch and L2 hints ("sph").
   ColT,
   /// swiglu_row16_v2_kernel<KIND, ILV> (gated_act_quantize.cu): SwiGLU or
-  /// the clamped SwiGLU forward rowwise 16-bit, two views or gate / up
+  /// the clamped SwiGLU forward rowwise 16-bit that the stream kernel does
+  /// not take (K % 8 != 0, or row_stream = 0), two views or gate / up
   /// interleaved in one row, warp tiles of 32 x 64 (rows below M masked).
   SwigluRowV2,
   /// swiglu_bwd16_kernel<DIR> (mxfp8_quantize.cu): SwiGLU backward with a
@@ -81,8 +85,8 @@ struct Request {
   /// vec_all), and 16-byte input vectors with 8-byte code stores (vec16).
   bool vec_all = true, vec16 = true;
   /// Gated forward with gate and up interleaved in one row (column stride 2,
-  /// 16-byte aligned rows): the SwigluRowV2 kernel's ILV instance and the
-  /// tile engine's source read pairs with vector loads.
+  /// 16-byte aligned rows): the stream and SwigluRowV2 kernels' ILV
+  /// instances and the tile engine's source read pairs with vector loads.
   bool ilv = false;
   /// Contiguous rows, compact contiguous 4-byte aligned rowwise scales: the
   /// stream kernel's FLAT form.
@@ -91,10 +95,12 @@ struct Request {
 
 struct Plan {
   Family family = Family::Tiles;
-  /// SwigluRowV2: the activation kind and the interleaved gate / up layout
-  /// of the kernel instance (template arguments).
+  /// SwigluStream / SwigluRowV2: the activation kind and the interleaved
+  /// gate / up layout of the kernel instance (template arguments);
+  /// SwigluStream: chunks a warp step.
   int kind = 0;
   bool ilv = false;
+  int step = 2;
   Source src = Source::Plain;
   int dir = kRow;
   bool flat = false; ///< RowStream: the FLAT form
@@ -123,11 +129,20 @@ namespace detail {
 inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /// The stream kernels' condition (row_stream.cuh): vector access, K a
-/// multiple of 256, the chunk count within the 32-bit step arithmetic.
+/// multiple of 256 (gated: of 8, the lanes past K of a row's last chunk
+/// masked), the chunk count within the 32-bit step arithmetic.
 inline bool stream_ok(const Request &r, bool gated) {
-  return (gated ? r.vec16 : r.vec_all) && r.K % 256 == 0 && r.M > 0 &&
-         r.M * (r.K / 256) < (int64_t(1) << 30);
+  return (gated ? r.vec16 : r.vec_all) && r.K % (gated ? 8 : 256) == 0 &&
+         r.M > 0 && r.K > 0 &&
+         r.M * ceil_div(r.K, 256) < (int64_t(1) << 30);
 }
+
+/// Chunks below which the gated stream kernel takes one chunk a warp step
+/// instead of two: a grid of two-chunk steps would not fill the GPU (132
+/// SMs x 32 resident warps of 128-thread blocks at 8 blocks an SM is 4224
+/// warps, 8448 chunks at two a step), and at decode and small prefill sizes
+/// a warp's latency, not the bytes in flight, bounds the kernel.
+constexpr int64_t kGatedStepOneBelow = 8192;
 
 /// Fills the grid of `p` for units of rows x cols, `per_block` units a
 /// block (`units_of_rows` false: chunk units counted per row).
@@ -175,15 +190,18 @@ inline Plan plan_mx(const Request &r, const Tuning &t) {
   }
   if (r.src == Source::GatedFwd && v2 && r.dir == kRow &&
       (r.kind == kSwiGLU || r.kind == kClampedSwiGLU)) {
-    if (r.kind == kSwiGLU && !r.ilv && t.row_stream != 0 &&
-        stream_ok(r, true)) {
+    p.kind = r.kind;
+    p.ilv = r.ilv;
+    if (t.row_stream != 0 && stream_ok(r, true)) {
       p.family = Family::SwigluStream;
-      grid(p, r, 1, 256, 2 * 4);
+      const int64_t chunks = r.M * ceil_div(r.K, 256);
+      p.step = t.gated_step == 1 || t.gated_step == 2
+                   ? int(t.gated_step)
+                   : chunks < kGatedStepOneBelow ? 1 : 2;
+      grid(p, r, 1, 256, p.step * 4);
       return p;
     }
     p.family = Family::SwigluRowV2;
-    p.kind = r.kind;
-    p.ilv = r.ilv;
     grid(p, r, 32, 64, 4);
     return p;
   }
@@ -215,7 +233,9 @@ inline std::string kernel_name(const Plan &p, const std::string &t, bool e4m3,
            (p.flat ? ", 4, true, true, true>" : ", 8, false, false, false>") + arg;
   case Family::SwigluStream:
     return "void fusion_rt::cuda::stream::swiglu_stream_kernel<" + t + ", " +
-           flags + ", 2, true>" + arg;
+           flags + ", " + std::to_string(p.kind) + ", " +
+           (p.ilv ? "true" : "false") + ", " + std::to_string(p.step) +
+           ", true>" + arg;
   case Family::V2:
     return p.dir == kRow
                ? anon + "mx_rowwise16_v2_kernel<" + t + ", " + flags + ">" + arg

@@ -9,16 +9,18 @@
 // per direction; backward 3*M*K*in_bytes read + 2*M*K codes per direction.
 //
 // The v2 kernels (common/mx_plan.h; tuning knob quant_v2 = 0 turns them
-// off): the SwiGLU forward rowwise quantize of 16-bit inputs (no
-// amax) uses swiglu_row16_v2_kernel: 16-byte loads of 8 elements a lane
-// instead of 8-byte loads of 4, the activation kind and the intermediate
-// type at compile time, one scale computation per block shared by shuffles,
-// per-tile base pointers. Same formulas (common/activation.h). Slow tiles
-// are the engine's (through a VEC = 8 view of the same source). Rows of a
-// multiple of 256 take the stream kernel (row_stream.cuh) instead. The same
-// kernel serves the clamped SwiGLU (GPT-OSS; KIND) and gate / up
+// off): the SwiGLU and clamped SwiGLU (GPT-OSS) forward rowwise quantize of
+// 16-bit inputs (no amax) with 16-byte views and K % 8 == 0 takes the
+// stream kernel (row_stream.cuh: chunks of 256 values of a row, a warp per
+// chunk or two, the lanes past K masked), gate and up as two views or
 // interleaved in one row (ILV: two 16-byte loads give 8 gate and 8 up
-// values), and masks rows past M in its fast tile.
+// values). The others, and every such call under row_stream = 0, take
+// swiglu_row16_v2_kernel: warp tiles of 32 rows x 64 columns, 16-byte loads
+// of 8 elements a lane, the activation kind and the intermediate type at
+// compile time, one scale computation per block shared by shuffles,
+// per-tile base pointers, rows past M masked in its fast tile; slow tiles
+// are the engine's (through a VEC = 8 view of the same source). Same
+// formulas (common/activation.h) in both.
 //
 //===----------------------------------------------------------------------===//
 #include "cuda/dispatch.cuh"
@@ -39,37 +41,6 @@ template <typename T> struct SrcGatedFwd8 : SrcGatedFwd<T> {
   static constexpr int VEC = 8, NV = 1, G = 4;
 };
 
-/// The 8 gated values of a lane's row segment (rounded to INTER) and their
-/// block key: SwiGLU through the stream kernels' form, the clamped SwiGLU
-/// through gated_forward (the formulas of common/activation.h either way).
-template <typename T, bool PROPAGATE, int INTER, int KIND>
-__device__ __forceinline__ uint32_t gated8(const ActParams &act,
-                                           const uint4 &gv, const uint4 &uv,
-                                           float (&v)[8]) {
-  if constexpr (KIND == kActSwiGLU) {
-    return stream::swiglu8<T, PROPAGATE, INTER>(act, gv, uv, v);
-  } else {
-    const uint32_t gw[4] = {gv.x, gv.y, gv.z, gv.w};
-    const uint32_t uw[4] = {uv.x, uv.y, uv.z, uv.w};
-#pragma unroll
-    for (int j = 0; j < 8; ++j)
-      v[j] = gated_forward(KIND, (j & 1) ? T::hi(gw[j / 2]) : T::lo(gw[j / 2]),
-                           (j & 1) ? T::hi(uw[j / 2]) : T::lo(uw[j / 2]), act);
-    return stream::round_key8<PROPAGATE, INTER>(v);
-  }
-}
-
-/// Gate and up of 8 columns from one row where they interleave (16-bit
-/// elements g0 u0 g1 u1 ..., two 16-byte loads).
-__device__ __forceinline__ void load_pairs16(const char *row, uint4 &g,
-                                             uint4 &u) {
-  const uint4 a = ldg_stream16(row), b = ldg_stream16(row + 16);
-  g = make_uint4(__byte_perm(a.x, a.y, 0x5410), __byte_perm(a.z, a.w, 0x5410),
-                 __byte_perm(b.x, b.y, 0x5410), __byte_perm(b.z, b.w, 0x5410));
-  u = make_uint4(__byte_perm(a.x, a.y, 0x7632), __byte_perm(a.z, a.w, 0x7632),
-                 __byte_perm(b.x, b.y, 0x7632), __byte_perm(b.z, b.w, 0x7632));
-}
-
 /// Fast rowwise gated tile (SwiGLU or the clamped SwiGLU; ILV: gate and up
 /// interleaved in one row): 4 row groups of 8 lanes, 8 rows x 8 columns a
 /// lane, processed 4 rows at a time. Rows past M read zeros and store
@@ -88,7 +59,7 @@ __device__ __forceinline__ void swiglu_row_tile(const KParams &p, int64_t rb,
     if (i >= rows) {
       ga[i] = ua[i] = make_uint4(0, 0, 0, 0);
     } else if constexpr (ILV) {
-      load_pairs16(gp + i * p.x_rs * 2, ga[i], ua[i]);
+      stream::load_pairs16(gp + i * p.x_rs * 2, ga[i], ua[i]);
     } else {
       ga[i] = ldg_stream16(gp + i * p.x_rs * 2);
       ua[i] = ldg_stream16(up + i * p.up_rs * 2);
@@ -112,7 +83,7 @@ __device__ __forceinline__ void swiglu_row_tile(const KParams &p, int64_t rb,
       // the block's lanes still join the shuffle. Nothing of them is stored.
       uint32_t k8 = 0;
       if (i < rows)
-        k8 = gated8<T, PROPAGATE, INTER, KIND>(p.act(), ga[i], ua[i], v[ii]);
+        k8 = stream::gated8<T, PROPAGATE, INTER, KIND>(p.act(), ga[i], ua[i], v[ii]);
       else
 #pragma unroll
         for (int j = 0; j < 8; ++j)

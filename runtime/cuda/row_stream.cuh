@@ -1,8 +1,9 @@
 //===- row_stream.cuh - rowwise MXFP8 "stream" kernels ------------*- CUDA -*-===//
 //
-// Rowwise quantize (plain 16-bit input, and SwiGLU forward) of an [M, K]
-// value matrix with K % 256 == 0, seen as M*K/256 chunks of 256 values in
-// row-major order. A warp takes U consecutive chunks per step; lane l holds
+// Rowwise quantize (plain 16-bit input, and the SwiGLU / clamped SwiGLU
+// forward) of an [M, K] value matrix, seen as chunks of 256 values in
+// row-major order (plain: K % 256 == 0, M*K/256 chunks; gated: K % 8 == 0,
+// ceil(K/256) chunks a row, the lanes past K of a row's last chunk masked). A warp takes U consecutive chunks per step; lane l holds
 // values l*8 .. l*8+7 of every chunk, so each chunk is one contiguous
 // 512-byte read per input (16 bytes a lane) and one contiguous 256-byte
 // write of codes (8 bytes a lane); the 4 lanes of a 32-value block join
@@ -262,9 +263,9 @@ __global__ void __launch_bounds__(128, U >= 16 ? 3 : 4) row_stream_kernel(const 
   }
 }
 
-//===--- SwiGLU forward ------------------------------------------------------===//
+//===--- Gated forward (SwiGLU, clamped SwiGLU) --------------------------===//
 
-/// Position of a SwiGLU step: its first chunk c0 and that chunk's (row,
+/// Position of a gated step: its first chunk c0 and that chunk's (row,
 /// chunk-in-row). A warp advances its position by a fixed number of chunks
 /// each step (no division in the loop).
 struct ChunkPos {
@@ -288,8 +289,21 @@ __device__ __forceinline__ ChunkPos advance(ChunkPos pos, uint32_t d,
   return pos;
 }
 
-/// The U gate and up vectors of the step at `pos` (zeros past the end).
-template <int U>
+/// Gate and up of 8 columns from one row where they interleave (16-bit
+/// elements g0 u0 g1 u1 ..., two 16-byte loads).
+__device__ __forceinline__ void load_pairs16(const char *row, uint4 &g,
+                                             uint4 &u) {
+  const uint4 a = ldg_stream16(row), b = ldg_stream16(row + 16);
+  g = make_uint4(__byte_perm(a.x, a.y, 0x5410), __byte_perm(a.z, a.w, 0x5410),
+                 __byte_perm(b.x, b.y, 0x5410), __byte_perm(b.z, b.w, 0x5410));
+  u = make_uint4(__byte_perm(a.x, a.y, 0x7632), __byte_perm(a.z, a.w, 0x7632),
+                 __byte_perm(b.x, b.y, 0x7632), __byte_perm(b.z, b.w, 0x7632));
+}
+
+/// The U gate and up vectors of the step at `pos` (zeros past the end and
+/// in the lanes past K of a row's last, partial chunk). ILV: gate and up
+/// interleaved in one row (p.x; p.up unused).
+template <int U, bool ILV>
 __device__ __forceinline__ void load_gated(const KParams &p, ChunkPos pos,
                                            int lane, uint4 (&g)[U],
                                            uint4 (&up)[U]) {
@@ -298,9 +312,13 @@ __device__ __forceinline__ void load_gated(const KParams &p, ChunkPos pos,
 #pragma unroll
   for (int u = 0; u < U; ++u) {
     const int64_t col = int64_t(cc) * 256 + lane * 8;
-    if (pos.c0 + u < nch) {
-      g[u] = ldg_stream16(p.x + (int64_t(row) * p.x_rs + col) * 2);
-      up[u] = ldg_stream16(p.up + (int64_t(row) * p.up_rs + col) * 2);
+    if (pos.c0 + u < nch && col < p.K) {
+      if constexpr (ILV) {
+        load_pairs16(p.x + (int64_t(row) * p.x_rs + 2 * col) * 2, g[u], up[u]);
+      } else {
+        g[u] = ldg_stream16(p.x + (int64_t(row) * p.x_rs + col) * 2);
+        up[u] = ldg_stream16(p.up + (int64_t(row) * p.up_rs + col) * 2);
+      }
     } else {
       g[u] = make_uint4(0, 0, 0, 0);
       up[u] = make_uint4(0, 0, 0, 0);
@@ -370,26 +388,52 @@ __device__ __forceinline__ uint32_t swiglu8(const ActParams &act, const uint4 &g
   return round_key8<PROPAGATE, INTER>(v);
 }
 
-/// Quantizes the SwiGLU step at `pos`: 4 chunks at a time (U >= 4, lane q of
+/// The 8 gated values of a lane's row segment (rounded to INTER) and their
+/// block key: SwiGLU through swiglu8, the clamped SwiGLU (GPT-OSS) through
+/// gated_forward (the formulas of common/activation.h either way).
+template <typename T, bool PROPAGATE, int INTER, int KIND>
+__device__ __forceinline__ uint32_t gated8(const ActParams &act,
+                                           const uint4 &gv, const uint4 &uv,
+                                           float (&v)[8]) {
+  if constexpr (KIND == kActSwiGLU) {
+    return swiglu8<T, PROPAGATE, INTER>(act, gv, uv, v);
+  } else {
+    const uint32_t gw[4] = {gv.x, gv.y, gv.z, gv.w};
+    const uint32_t uw[4] = {uv.x, uv.y, uv.z, uv.w};
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      v[j] = gated_forward(KIND, (j & 1) ? T::hi(gw[j / 2]) : T::lo(gw[j / 2]),
+                           (j & 1) ? T::hi(uw[j / 2]) : T::lo(uw[j / 2]), act);
+    return round_key8<PROPAGATE, INTER>(v);
+  }
+}
+
+/// Quantizes the gated step at `pos`: 4 chunks at a time (U >= 4, lane q of
 /// a block computes the scales of chunks q, q + 4, ..) or one at a time.
-template <typename T, bool E4M3, bool PROPAGATE, int INTER, int U>
-__device__ __forceinline__ void step_swiglu(const KParams &p, ChunkPos pos,
-                                            int lane, const uint4 (&g)[U],
-                                            const uint4 (&up)[U]) {
+/// Lanes past K (a row's last chunk when K % 256 != 0; K % 8 == 0) join the
+/// block's shuffles with key 0 and store nothing; a block's scale-storing
+/// lane (q == 0) is past K only when the whole block is.
+template <typename T, bool E4M3, bool PROPAGATE, int INTER, int KIND, int U>
+__device__ __forceinline__ void step_gated(const KParams &p, ChunkPos pos,
+                                           int lane, const uint4 (&g)[U],
+                                           const uint4 (&up)[U]) {
   static_assert(U % 4 == 0 || U < 4, "U is a multiple of 4, or 1 or 2");
   const int fmt = E4M3 ? kMXFP8E4M3 : kMXFP8E5M2;
   const uint32_t nch = uint32_t(p.tiles), cpr = uint32_t(p.tiles_x);
   const uint32_t c0 = pos.c0;
   uint32_t row = pos.row, cc = pos.cc;
+  auto in_k = [&](uint32_t chunk) { return int64_t(chunk) * 256 + lane * 8 < p.K; };
   if constexpr (U < 4) {
     // One chunk at a time (8 values live, not 32): each lane of a block
     // computes the block's scale itself.
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       float v[8];
-      const uint32_t k = block_max4(swiglu8<T, PROPAGATE, INTER>(p.act(), g[u], up[u], v));
+      const bool in = in_k(cc);
+      const uint32_t k8 = gated8<T, PROPAGATE, INTER, KIND>(p.act(), g[u], up[u], v);
+      const uint32_t k = block_max4(in ? k8 : 0u);
       const uint32_t sb = block_scale_byte(k, fmt, p.rounding, PROPAGATE);
-      if (c0 + u < nch)
+      if (c0 + u < nch && in)
         put_row(p, row, cc, lane, codes8<E4M3>(v, rcp_of(sb)), sb);
       next_chunk(row, cc, cpr);
     }
@@ -400,24 +444,36 @@ __device__ __forceinline__ void step_swiglu(const KParams &p, ChunkPos pos,
   for (int h = 0; h < U / 4; ++h) {
     float v[4][8];
     uint32_t key[4];
+    bool in[4];
+    {
+      uint32_t r = row, c = cc;
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        in[i] = in_k(c);
+        next_chunk(r, c, cpr);
+      }
+    }
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      key[i] = block_max4(swiglu8<T, PROPAGATE, INTER>(p.act(), g[4 * h + i], up[4 * h + i], v[i]));
+      const uint32_t k8 = gated8<T, PROPAGATE, INTER, KIND>(p.act(), g[4 * h + i],
+                                                            up[4 * h + i], v[i]);
+      key[i] = block_max4(in[i] ? k8 : 0u);
     }
     const uint32_t kq = q == 0 ? key[0] : q == 1 ? key[1] : q == 2 ? key[2] : key[3];
     const uint32_t sbm = block_scale_byte(kq, fmt, p.rounding, PROPAGATE);
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const uint32_t sb = __shfl_sync(0xffffffffu, sbm, (lane & ~3) | i) & 0xffu;
-      if (c0 + 4 * h + i < nch)
+      if (c0 + 4 * h + i < nch && in[i])
         put_row(p, row, cc, lane, codes8<E4M3>(v[i], rcp_of(sb)), sb);
       next_chunk(row, cc, cpr);
     }
   }
 }
 
-template <typename T, bool E4M3, bool PROPAGATE, int INTER, int U, bool PF>
-__device__ __forceinline__ void swiglu_stream_body(const KParams &p) {
+template <typename T, bool E4M3, bool PROPAGATE, int INTER, int KIND, bool ILV,
+          int U, bool PF>
+__device__ __forceinline__ void gated_stream_body(const KParams &p) {
   const int lane = threadIdx.x & 31;
   const uint32_t nsteps = (uint32_t(p.tiles) + U - 1) / U;
   const uint32_t stride = (gridDim.x * blockDim.x) >> 5;
@@ -428,59 +484,83 @@ __device__ __forceinline__ void swiglu_stream_body(const KParams &p) {
   uint4 g[U], up[U];
   if constexpr (PF) {
     if (s < nsteps)
-      load_gated<U>(p, pos, lane, g, up);
+      load_gated<U, ILV>(p, pos, lane, g, up);
   }
   for (; s < nsteps; s += stride) {
     const ChunkPos next = advance(pos, d, d_row, d_cc, cpr);
     if constexpr (PF) {
       uint4 ng[U], nu[U];
       if (s + stride < nsteps) {
-        load_gated<U>(p, next, lane, ng, nu);
+        load_gated<U, ILV>(p, next, lane, ng, nu);
       } else {
 #pragma unroll
         for (int u = 0; u < U; ++u)
           ng[u] = nu[u] = make_uint4(0, 0, 0, 0);
       }
-      step_swiglu<T, E4M3, PROPAGATE, INTER, U>(p, pos, lane, g, up);
+      step_gated<T, E4M3, PROPAGATE, INTER, KIND, U>(p, pos, lane, g, up);
 #pragma unroll
       for (int u = 0; u < U; ++u)
         g[u] = ng[u], up[u] = nu[u];
     } else {
-      load_gated<U>(p, pos, lane, g, up);
-      step_swiglu<T, E4M3, PROPAGATE, INTER, U>(p, pos, lane, g, up);
+      load_gated<U, ILV>(p, pos, lane, g, up);
+      step_gated<T, E4M3, PROPAGATE, INTER, KIND, U>(p, pos, lane, g, up);
     }
     pos = next;
   }
 }
 
-/// SwiGLU forward rowwise stream kernel; the intermediate type is dispatched
-/// once per launch (uniform branch).
-template <typename T, bool E4M3, bool PROPAGATE, int U, bool PF>
+/// Gated (SwiGLU, clamped SwiGLU) forward rowwise stream kernel; the
+/// intermediate type is dispatched once per launch (uniform branch).
+template <typename T, bool E4M3, bool PROPAGATE, int KIND, bool ILV, int U, bool PF>
 __global__ void __launch_bounds__(128, U >= 16 ? 3 : U <= 2 ? 8 : 4)
     swiglu_stream_kernel(const KParams p) {
   if (p.inter == kInterBF16)
-    swiglu_stream_body<T, E4M3, PROPAGATE, kInterBF16, U, PF>(p);
+    gated_stream_body<T, E4M3, PROPAGATE, kInterBF16, KIND, ILV, U, PF>(p);
   else if (p.inter == kInterF16)
-    swiglu_stream_body<T, E4M3, PROPAGATE, kInterF16, U, PF>(p);
+    gated_stream_body<T, E4M3, PROPAGATE, kInterF16, KIND, ILV, U, PF>(p);
   else
-    swiglu_stream_body<T, E4M3, PROPAGATE, kInterF32, U, PF>(p);
+    gated_stream_body<T, E4M3, PROPAGATE, kInterF32, KIND, ILV, U, PF>(p);
 }
 
 } // namespace stream
 
-/// Runs the plain (GATED false) or SwiGLU (GATED true) stream kernel of
+/// One instance of the gated stream kernel (its occupancy cached apart).
+template <typename T, bool E4M3, bool PROPAGATE, int KIND, bool ILV, int U>
+cudaError_t launch_gated_stream(const KParams &p, const mx_plan::Plan &plan,
+                                cudaStream_t s) {
+  static int per_sm = 0;
+  return launch_planned(
+      stream::swiglu_stream_kernel<T, E4M3, PROPAGATE, KIND, ILV, U, true>, p,
+      plan, per_sm, s);
+}
+
+/// Runs the plain (GATED false) or gated (GATED true) stream kernel of
 /// `plan` (mx_plan::Family::RowStream / SwigluStream): plain FLAT rows take
 /// 4 chunks a step with prefetch and L2 hints ("4ph"), other layouts the
-/// general form of 8 chunks a step; SwiGLU 2 chunks a step with prefetch at
-/// 8 CTAs an SM ("2p"). The variants that lost their A/B runs (4p, 8p, 8,
-/// 16, 8h; SwiGLU 4p) are retired (docs/kernels.md keeps their numbers).
+/// general form of 8 chunks a step; the gated kernel 2 chunks a step with
+/// prefetch at 8 CTAs an SM ("2p"), or 1 (plan.step) when the chunks are
+/// too few to fill the GPU, its activation kind and interleaved layout from
+/// the plan. The variants that lost their A/B runs (4p, 8p, 8, 16, 8h;
+/// SwiGLU 4p) are retired (docs/kernels.md keeps their numbers).
 template <bool GATED, typename T, bool E4M3, bool PROPAGATE>
 cudaError_t launch_stream_variant(const KParams &p, const mx_plan::Plan &plan,
                                   cudaStream_t s) {
   static int per_sm[2] = {0, 0};
   if constexpr (GATED) {
-    return launch_planned(stream::swiglu_stream_kernel<T, E4M3, PROPAGATE, 2, true>, p,
-                          plan, per_sm[0], s);
+    auto with_step = [&](auto kind, auto ilv) {
+      constexpr int KD = decltype(kind)::value;
+      constexpr bool IL = decltype(ilv)::value;
+      return plan.step == 1
+                 ? launch_gated_stream<T, E4M3, PROPAGATE, KD, IL, 1>(p, plan, s)
+                 : launch_gated_stream<T, E4M3, PROPAGATE, KD, IL, 2>(p, plan, s);
+    };
+    using Swi = std::integral_constant<int, kActSwiGLU>;
+    using Clamped = std::integral_constant<int, kActClampedSwiGLU>;
+    using Ilv = std::true_type;
+    using Two = std::false_type;
+    if (plan.kind == mx_plan::kClampedSwiGLU)
+      return plan.ilv ? with_step(Clamped{}, Ilv{}) : with_step(Clamped{}, Two{});
+    return plan.ilv ? with_step(Swi{}, Ilv{}) : with_step(Swi{}, Two{});
   } else {
     if (!plan.flat)
       return launch_planned(

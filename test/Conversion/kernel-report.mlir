@@ -119,12 +119,12 @@ func.func @ffn(%x: tensor<2048x256xbf16>, %wg: tensor<512x256xbf16>, %wu: tensor
   return %y : tensor<2048x512xbf16>
 }
 
-// The SwiGLU forward rowwise quantize of 16-bit rows of a multiple of 256
-// takes the stream kernel, 2 chunks a step (the report named the v2 kernel
+// The SwiGLU forward rowwise quantize of 16-bit rows takes the stream
+// kernel, 1 chunk a step below 8192 chunks (the report named the v2 kernel
 // before it shared the launcher's plan).
 // CHECK: op #8 fusion.gated_act_quantize
-// CHECK: CUDA launch: block 128, 1024 chunks of 256 values, 2 a warp step, grid {{[0-9]+}} = min(128,
-// CHECK: CUDA kernel: void fusion_rt::cuda::stream::swiglu_stream_kernel<fusion_rt::cuda::BF16T, false, false, 2, true>(fusion_rt::cuda::KParams)
+// CHECK: CUDA launch: block 128, 1024 chunks of 256 values, 1 a warp step, grid {{[0-9]+}} = min(256,
+// CHECK: CUDA kernel: void fusion_rt::cuda::stream::swiglu_stream_kernel<fusion_rt::cuda::BF16T, false, false, 7, false, 1, true>(fusion_rt::cuda::KParams)
 func.func @swiglu_v2(%x: tensor<256x2048xbf16>) -> (tensor<256x1024xf8E5M2>, tensor<256x32xf8E8M0FNU>) {
   %dst17 = tensor.empty() : tensor<256x1024xf8E5M2>
   %dst18 = tensor.empty() : tensor<256x32xf8E8M0FNU>
@@ -408,7 +408,7 @@ func.func @fp4_stream(%x: tensor<64x256xbf16>, %gu: tensor<8x768xf16>, %y: tenso
 
 // Every family of the MXFP8 plan (runtime/common/mx_plan.h) that the ops
 // above do not reach: SwiGLU forward rowwise of a width that is no multiple
-// of 256 (the v2 kernel), plain rowwise 16-bit of such a width (v2), plain
+// of 8 (the v2 kernel), plain rowwise 16-bit of such a width (v2), plain
 // colwise same layout (v2), and the general stream form for swizzled scales.
 // CHECK: op #{{[0-9]+}} fusion.gated_act_quantize
 // CHECK: CUDA launch: block 128, 20 warp tiles, grid 5 = min(5,
@@ -420,11 +420,11 @@ func.func @fp4_stream(%x: tensor<64x256xbf16>, %gu: tensor<8x768xf16>, %y: tenso
 // CHECK: op #{{[0-9]+}} fusion.quantize
 // CHECK: CUDA launch: block 128, 512 chunks of 256 values, 8 a warp step, grid {{[0-9]+}} = min(16,
 // CHECK: CUDA kernel: void fusion_rt::cuda::stream::row_stream_kernel<fusion_rt::cuda::BF16T, true, true, 8, false, false, false>(fusion_rt::cuda::KParams)
-func.func @mx_plan_families(%g: tensor<128x640xbf16>, %h: tensor<64x320xf16>, %c: tensor<64x320xbf16>, %z: tensor<128x1024xbf16>) -> (tensor<128x320xf8E4M3FN>, tensor<128x10xf8E8M0FNU>, tensor<64x320xf8E4M3FN>, tensor<64x10xf8E8M0FNU>, tensor<64x320xf8E5M2>, tensor<2x320xf8E8M0FNU>, tensor<128x1024xf8E4M3FN>, tensor<128x32xf8E8M0FNU>) {
-  %e0 = tensor.empty() : tensor<128x320xf8E4M3FN>
+func.func @mx_plan_families(%g: tensor<128x612xbf16>, %h: tensor<64x320xf16>, %c: tensor<64x320xbf16>, %z: tensor<128x1024xbf16>) -> (tensor<128x306xf8E4M3FN>, tensor<128x10xf8E8M0FNU>, tensor<64x320xf8E4M3FN>, tensor<64x10xf8E8M0FNU>, tensor<64x320xf8E5M2>, tensor<2x320xf8E8M0FNU>, tensor<128x1024xf8E4M3FN>, tensor<128x32xf8E8M0FNU>) {
+  %e0 = tensor.empty() : tensor<128x306xf8E4M3FN>
   %e1 = tensor.empty() : tensor<128x10xf8E8M0FNU>
   %a:2 = fusion.gated_act_quantize #fusion.act<swiglu> %g as quant<mxfp8_e4m3, rowwise> via bf16 outs(%e0, %e1)
-      : (tensor<128x640xbf16>, tensor<128x320xf8E4M3FN>, tensor<128x10xf8E8M0FNU>) -> (tensor<128x320xf8E4M3FN>, tensor<128x10xf8E8M0FNU>)
+      : (tensor<128x612xbf16>, tensor<128x306xf8E4M3FN>, tensor<128x10xf8E8M0FNU>) -> (tensor<128x306xf8E4M3FN>, tensor<128x10xf8E8M0FNU>)
   %e2 = tensor.empty() : tensor<64x320xf8E4M3FN>
   %e3 = tensor.empty() : tensor<64x10xf8E8M0FNU>
   %b:2 = fusion.quantize %h as quant<mxfp8_e4m3, rowwise> outs(%e2, %e3)
@@ -437,7 +437,7 @@ func.func @mx_plan_families(%g: tensor<128x640xbf16>, %h: tensor<64x320xf16>, %c
   %e7 = tensor.empty() : tensor<128x32xf8E8M0FNU>
   %f:2 = fusion.quantize %z as quant<mxfp8_e4m3, rowwise, scales = swizzled> outs(%e6, %e7)
       : (tensor<128x1024xbf16>, tensor<128x1024xf8E4M3FN>, tensor<128x32xf8E8M0FNU>) -> (tensor<128x1024xf8E4M3FN>, tensor<128x32xf8E8M0FNU>)
-  return %a#0, %a#1, %b#0, %b#1, %d#0, %d#1, %f#0, %f#1 : tensor<128x320xf8E4M3FN>, tensor<128x10xf8E8M0FNU>, tensor<64x320xf8E4M3FN>, tensor<64x10xf8E8M0FNU>, tensor<64x320xf8E5M2>, tensor<2x320xf8E8M0FNU>, tensor<128x1024xf8E4M3FN>, tensor<128x32xf8E8M0FNU>
+  return %a#0, %a#1, %b#0, %b#1, %d#0, %d#1, %f#0, %f#1 : tensor<128x306xf8E4M3FN>, tensor<128x10xf8E8M0FNU>, tensor<64x320xf8E4M3FN>, tensor<64x10xf8E8M0FNU>, tensor<64x320xf8E5M2>, tensor<2x320xf8E8M0FNU>, tensor<128x1024xf8E4M3FN>, tensor<128x32xf8E8M0FNU>
 }
 
 // A gated backward's value matrix is two segments of K columns: with an odd

@@ -389,7 +389,7 @@ std::string mxLaunch(const mx_plan::Plan &p, bool dynamic, StringRef kernel,
   std::string units;
   if (p.family == Family::RowStream || p.family == Family::SwigluStream)
     units = " chunks of 256 values, " +
-            std::to_string(p.family == Family::SwigluStream ? 2
+            std::to_string(p.family == Family::SwigluStream ? p.step
                            : p.flat                         ? 4
                                                             : 8) +
             " a warp step";

@@ -188,6 +188,8 @@ struct Case {
   /// two views with column stride 2, up one element after gate).
   bool interleaved = false;
   float spread = 1.f;
+  /// A tuning knob set for this case only (runtime/common/tuning.def).
+  const char *knob = nullptr, *knob_value = nullptr;
 };
 
 bool transcendental(int kind) {
@@ -535,6 +537,8 @@ std::string describe(const Case &c) {
     s += c.s.zero_scale == 1 ? " zero_scale=one" : " zero_scale=min_normal";
   if (c.spread != 1.f)
     s += " tiny";
+  if (c.knob)
+    s += std::string(" [") + c.knob + "=" + c.knob_value + "]";
   return s;
 }
 
@@ -845,8 +849,70 @@ int main(int argc, char **argv) {
       cases.push_back(c);
     }
   }
+  // The gated stream kernel (row_stream.cuh) where K % 256 != 0: a row's
+  // last chunk partial, its lanes past K masked (2880 is GPT-OSS's width,
+  // 200 and 8 end in a partial MX block), decode- and prefill-sized rows,
+  // one and two chunks a warp step, interleaved and two views, both kinds,
+  // every intermediate; then calls the stream kernel took over from the row
+  // kernel, on the row kernel (row_stream = 0).
+  {
+    const int kSwi = FUSION_RT_ACT_SWIGLU, kCl = FUSION_RT_ACT_CLAMPED_SWIGLU;
+    const int kBf = FUSION_RT_BF16, kF16 = FUSION_RT_F16, kF32 = FUSION_RT_F32;
+    struct V {
+      int kind;
+      bool ilv;
+      int dt, inter;
+      int64_t M, N;
+      const char *knob, *value;
+      int fmt, rn, nan, swz;
+    } vs[] = {
+        {kCl, true, kBf, kBf, 1, 2880, nullptr, nullptr, 0, 1, 0, 0},
+        {kCl, true, kBf, kBf, 16, 2880, nullptr, nullptr, 0, 1, 0, 1},
+        {kCl, true, kBf, kF32, 128, 2880, "FUSION_RT_CUDA_GATED_STEP", "2", 1, 0, 1, 0},
+        {kSwi, true, kF16, kBf, 5, 200, nullptr, nullptr, 0, 0, 0, 0},
+        {kSwi, false, kBf, kBf, 33, 2880, "FUSION_RT_CUDA_GATED_STEP", "2", 0, 1, 1, 0},
+        {kCl, false, kF16, FUSION_RT_F16, 70, 200, "FUSION_RT_CUDA_GATED_STEP", "1", 1, 1, 0, 1},
+        {kSwi, false, kBf, kF32, 3, 8, nullptr, nullptr, 0, 0, 1, 0},
+        {kCl, true, kF16, kBf, 9, 8, nullptr, nullptr, 0, 1, 0, 0},
+        {kCl, true, kBf, kBf, 16, 2880, "FUSION_RT_CUDA_ROW_STREAM", "0", 0, 1, 0, 0},
+        {kSwi, false, kBf, kBf, 70, 200, "FUSION_RT_CUDA_ROW_STREAM", "0", 0, 0, 0, 1},
+        {kCl, false, kF16, kF32, 5, 96, "FUSION_RT_CUDA_ROW_STREAM", "0", 1, 1, 1, 0},
+    };
+    for (const V &v : vs) {
+      Case c;
+      c.op = 2;
+      c.kind = v.kind;
+      c.interleaved = v.ilv;
+      c.packed = false;
+      c.dt = v.dt;
+      c.inter = v.inter;
+      c.M = v.M;
+      c.N = v.N;
+      c.knob = v.knob;
+      c.knob_value = v.value;
+      c.s = scheme(v.fmt, v.rn, v.nan, 0, 0, v.swz);
+      cases.push_back(c);
+    }
+  }
   const size_t n_small = cases.size();
   if (!quick) {
+    // GPT-OSS's front at prefill size: warps loop over steps (one and two
+    // chunks a step) across rows of 11.25 chunks.
+    for (const char *step : {"1", "2"}) {
+      Case c;
+      c.op = 2;
+      c.kind = FUSION_RT_ACT_CLAMPED_SWIGLU;
+      c.interleaved = true;
+      c.packed = false;
+      c.inter = FUSION_RT_BF16;
+      c.M = 2048;
+      c.N = 2880;
+      c.specials = false;
+      c.knob = "FUSION_RT_CUDA_GATED_STEP";
+      c.knob_value = step;
+      c.s = scheme(0, 1, 0, 0, 0, 0);
+      cases.push_back(c);
+    }
     {
       Case c; // both directions, transposed colwise, at a benchmark shape
       c.M = 4096;
@@ -963,7 +1029,11 @@ int main(int argc, char **argv) {
   }
   for (Case &c : cases) {
     c.name = describe(c);
+    if (c.knob)
+      set_knob(c.knob, c.knob_value);
     run_case(c);
+    if (c.knob)
+      set_knob(c.knob, nullptr);
   }
   error_paths();
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
