@@ -213,6 +213,51 @@ func.func @ffn_front(%x: tensor<1x4096xbf16>, %wg: tensor<14336x4096xbf16>, %wu:
   return %q#0, %q#1 : tensor<1x14336xf8E4M3FN>, tensor<1x448xf8E8M0FNU>
 }
 
+// The same front at prefill size: the cuBLAS path's prefill form, the GEMMs
+// into [gate | up] of bf16, then the gated quantizer on its halves (the
+// stream kernel, 2 chunks a step); no epilogue kernel, no plain quantizer.
+// CHECK: op #{{[0-9]+}} fusion.paired_projection
+// CHECK: CUDA launch: cuBLAS path, the prefill form: {{.*}}then the gated quantizer reads them: block 128, 114688 chunks of 256 values, 2 a warp step,
+// CHECK-NEXT: CUDA kernel: void fusion_rt::cuda::stream::swiglu_stream_kernel<fusion_rt::cuda::BF16T, true, true, 7, false, 2, true>(fusion_rt::cuda::KParams)
+// CHECK-NOT: CUDA kernel:
+func.func @ffn_front_prefill(%x: tensor<2048x4096xbf16>, %wg: tensor<14336x4096xbf16>, %wu: tensor<14336x4096xbf16>) -> (tensor<2048x14336xf8E4M3FN>, tensor<2048x448xf8E8M0FNU>) {
+  %d0 = tensor.empty() : tensor<2048x14336xf8E4M3FN>
+  %d1 = tensor.empty() : tensor<2048x448xf8E8M0FNU>
+  %q:2 = fusion.paired_projection %x, %wg, %wu epilogues(round(bf16) none, round(bf16) none) gated(#fusion.act<swiglu>) quantize(#fusion.quant<mxfp8_e4m3, rowwise> via bf16) outs(%d0, %d1)
+      : (tensor<2048x4096xbf16>, tensor<14336x4096xbf16>, tensor<14336x4096xbf16>, tensor<2048x14336xf8E4M3FN>, tensor<2048x448xf8E8M0FNU>) -> (tensor<2048x14336xf8E4M3FN>, tensor<2048x448xf8E8M0FNU>)
+  return %q#0, %q#1 : tensor<2048x14336xf8E4M3FN>, tensor<2048x448xf8E8M0FNU>
+}
+
+// GPT-OSS's front with biases added before the bf16 rounding (H = 2880, not
+// a multiple of 256): the prefill form, the clamped SwiGLU's stream
+// instance, 1 chunk a step at 128 tokens.
+// CHECK: op #{{[0-9]+}} fusion.paired_projection
+// CHECK: CUDA launch: cuBLAS path, the prefill form: {{.*}}: block 128, 1536 chunks of 256 values, 1 a warp step,
+// CHECK-NEXT: CUDA kernel: void fusion_rt::cuda::stream::swiglu_stream_kernel<fusion_rt::cuda::BF16T, true, true, 12, false, 1, true>(fusion_rt::cuda::KParams)
+// CHECK-NOT: CUDA kernel:
+func.func @oss_front(%x: tensor<128x2880xbf16>, %wg: tensor<2880x2880xbf16>, %wu: tensor<2880x2880xbf16>, %bg: tensor<2880xbf16>, %bu: tensor<2880xbf16>) -> (tensor<128x2880xf8E4M3FN>, tensor<128x90xf8E8M0FNU>) {
+  %d0 = tensor.empty() : tensor<128x2880xf8E4M3FN>
+  %d1 = tensor.empty() : tensor<128x90xf8E8M0FNU>
+  %q:2 = fusion.paired_projection %x, %wg, %wu epilogues(round(bf16, with_bias) bias bias %bg, round(bf16, with_bias) bias bias %bu) gated(#fusion.act<clamped_swiglu>) quantize(#fusion.quant<mxfp8_e4m3, rowwise> via bf16) outs(%d0, %d1)
+      : (tensor<128x2880xbf16>, tensor<2880x2880xbf16>, tensor<2880x2880xbf16>, tensor<2880xbf16>, tensor<2880xbf16>, tensor<128x2880xf8E4M3FN>, tensor<128x90xf8E8M0FNU>) -> (tensor<128x2880xf8E4M3FN>, tensor<128x90xf8E8M0FNU>)
+  return %q#0, %q#1 : tensor<128x2880xf8E4M3FN>, tensor<128x90xf8E8M0FNU>
+}
+
+// A biased front whose H is no multiple of 8 takes the two steps (the pair's
+// GEMMs and epilogue kernel, then the plain quantizer): cuBLASLt's bias
+// epilogue measured wrong at H = 66 (cuda_paired_quantize_execute).
+// CHECK: op #{{[0-9]+}} fusion.paired_projection
+// CHECK: CUDA launch: cuBLAS path: the GEMMs (cublasGemmEx) then paired_epilogue_kernel
+// CHECK: CUDA kernel: fusion_rt::paired::(anonymous namespace)::paired_epilogue_kernel(fusion_rt::paired::Params)
+// CHECK: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::mx_rowwise16_v2_kernel<fusion_rt::cuda::BF16T, true, true>
+func.func @odd_h(%x: tensor<2048x4096xbf16>, %wg: tensor<66x4096xbf16>, %wu: tensor<66x4096xbf16>, %bg: tensor<66xbf16>, %bu: tensor<66xbf16>) -> (tensor<2048x66xf8E4M3FN>, tensor<2048x3xf8E8M0FNU>) {
+  %d0 = tensor.empty() : tensor<2048x66xf8E4M3FN>
+  %d1 = tensor.empty() : tensor<2048x3xf8E8M0FNU>
+  %q:2 = fusion.paired_projection %x, %wg, %wu epilogues(round(bf16, with_bias) bias bias %bg, round(bf16, with_bias) bias bias %bu) gated(#fusion.act<swiglu>) quantize(#fusion.quant<mxfp8_e4m3, rowwise> via bf16) outs(%d0, %d1)
+      : (tensor<2048x4096xbf16>, tensor<66x4096xbf16>, tensor<66x4096xbf16>, tensor<66xbf16>, tensor<66xbf16>, tensor<2048x66xf8E4M3FN>, tensor<2048x3xf8E8M0FNU>) -> (tensor<2048x66xf8E4M3FN>, tensor<2048x3xf8E8M0FNU>)
+  return %q#0, %q#1 : tensor<2048x66xf8E4M3FN>, tensor<2048x3xf8E8M0FNU>
+}
+
 // FP8 block scaling: 1x128 groups after SwiGLU of bf16 take the stream
 // kernel (fp8_block.cu), f32 1x128 groups the lane-group kernel (16 lanes a
 // group), a whole row of 96 the warp kernel (formats.cu).

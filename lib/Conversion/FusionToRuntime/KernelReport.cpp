@@ -357,7 +357,8 @@ mx_plan::Request mxRequest(QuantSchemeAttr scheme, Type inElt, StringRef src,
   r.col_t = r.dir != mx_plan::kRow &&
             scheme.getColwiseLayout() == ColwiseLayout::transposed;
   // Sizes the plan needs as numbers: a dynamic row count as 32 rows (a full
-  // band), a dynamic width as 64 columns (no stream kernel).
+  // band), a dynamic width as 64 columns (no plain stream kernel; the gated
+  // one's width needs only be a multiple of 8).
   int64_t m = rowsOf(shape), k = shape.back();
   dynamic = ShapedType::isDynamic(m) || ShapedType::isDynamic(k);
   r.M = ShapedType::isDynamic(m) ? 32 : m;
@@ -450,6 +451,38 @@ void planZeroScale(QuantSchemeAttr scheme, StringRef src, Type inElt,
 
 void planPaired(PairedProjectionOp p, Plan &plan);
 
+/// Whether a quantizing pair on the cuBLAS path takes the prefill form
+/// (cuda_paired_quantize_execute): gated, both projections rounded to one
+/// type (or neither), each with no epilogue or a bias added before that
+/// rounding (f32 or of the rounded type; no scale), and a biased pair's H a
+/// multiple of 8. `guType`: the type of the GEMMs' [gate | up].
+static bool prefillForm(PairedProjectionOp p, const Plan &plan, int64_t h,
+                        Type &guType) {
+  if (!StringRef(plan.launch).starts_with("cuBLAS path") || !p.getGated() ||
+      ShapedType::isDynamic(h))
+    return false;
+  std::optional<Type> r0 = p.getRound0(), r1 = p.getRound1();
+  if (r0.has_value() != r1.has_value() || (r0 && *r0 != *r1))
+    return false;
+  guType = r0 ? *r0 : Float32Type::get(p.getContext());
+  bool biased = false;
+  for (auto [kind, bias, scale, withBias] :
+       {std::tuple(p.getEpilogue0(), p.getBias0(), p.getScale0(),
+                   p.getRoundWithBias0()),
+        std::tuple(p.getEpilogue1(), p.getBias1(), p.getScale1(),
+                   p.getRoundWithBias1())}) {
+    if (kind == EpilogueKind::none)
+      continue;
+    if (kind != EpilogueKind::bias || scale || !bias || (r0 && !withBias))
+      return false;
+    Type bt = cast<ShapedType>(bias.getType()).getElementType();
+    if (!bt.isF32() && bt != guType)
+      return false;
+    biased = true;
+  }
+  return !biased || h % 8 == 0;
+}
+
 Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
   Plan plan;
   plan.cApi = cApiOf(op).str();
@@ -488,12 +521,32 @@ Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
     auto p = cast<PairedProjectionOp>(op);
     planPaired(p, plan);
     if (std::optional<QuantSchemeAttr> quant = p.getQuant()) {
-      // The quantizing form: the gated value [N, H] of the intermediate
-      // type, then the plain quantizer on it (fusion_rt.h).
       auto lhs = cast<ShapedType>(p.getLhs().getType());
       auto w0 = cast<ShapedType>(p.getRhs0().getType());
       SmallVector<int64_t, 2> shape{lhs.getRank() == 2 ? lhs.getDimSize(0) : 1,
                                     pairedWeightRows(w0, p.getKn())};
+      Type guType;
+      if (prefillForm(p, plan, shape[1], guType)) {
+        // The prefill form: GEMM(s) into [gate | up], then the gated
+        // quantizer on its halves (rows of 2H).
+        Plan q;
+        planMX(*quant, guType, "SrcGatedFwd", shape, false, inv, q,
+               streamSourceOf(*p.getGated(), *p.getIntermediate()), 2,
+               amaxRead);
+        planZeroScale(*quant, "SrcGatedFwd", guType, q);
+        plan.kernels = q.kernels;
+        plan.cudaNote = q.cudaNote;
+        plan.launch =
+            "cuBLAS path, the prefill form: the GEMMs (one over both weights "
+            "where they lie stacked or interleaved in one buffer; cuBLASLt "
+            "with its bias epilogue where a bias is added) write gate and up "
+            "of the rounding's type to a stream-ordered scratch buffer, then "
+            "the gated quantizer reads them" +
+            (q.launch.empty() ? std::string() : ": " + q.launch);
+        return plan;
+      }
+      // The quantizing form: the gated value [N, H] of the intermediate
+      // type, then the plain quantizer on it (fusion_rt.h).
       Type t = *p.getIntermediate();
       Plan q;
       planMX(*quant, t, "SrcPlain", shape, false, inv, q, {}, 1, amaxRead);
