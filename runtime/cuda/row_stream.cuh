@@ -3,7 +3,8 @@
 // Rowwise quantize (plain 16-bit input, and the SwiGLU / clamped SwiGLU
 // forward) of an [M, K] value matrix, seen as chunks of 256 values in
 // row-major order (plain: K % 256 == 0, M*K/256 chunks; gated: K % 8 == 0,
-// ceil(K/256) chunks a row, the lanes past K of a row's last chunk masked). A warp takes U consecutive chunks per step; lane l holds
+// ceil(K/256) chunks a row, the lanes past K of a row's last chunk
+// masked). A warp takes U consecutive chunks per step; lane l holds
 // values l*8 .. l*8+7 of every chunk, so each chunk is one contiguous
 // 512-byte read per input (16 bytes a lane) and one contiguous 256-byte
 // write of codes (8 bytes a lane); the 4 lanes of a 32-value block join
