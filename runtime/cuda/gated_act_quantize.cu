@@ -9,12 +9,14 @@
 // per direction; backward 3*M*K*in_bytes read + 2*M*K codes per direction.
 //
 // The v2 kernels (common/mx_plan.h; tuning knob quant_v2 = 0 turns them
-// off): the SwiGLU and clamped SwiGLU (GPT-OSS) forward rowwise quantize of
-// 16-bit inputs (no amax) with 16-byte views and K % 8 == 0 takes the
-// stream kernel (row_stream.cuh: chunks of 256 values of a row, a warp per
-// chunk or two, the lanes past K masked), gate and up as two views or
-// interleaved in one row (ILV: two 16-byte loads give 8 gate and 8 up
-// values). The others, and every such call under row_stream = 0, take
+// off): the SwiGLU forward rowwise quantize of 16-bit inputs (no amax) with
+// two 16-byte views and K % 256 == 0 takes the stream kernel
+// (row_stream.cuh: chunks of 256 values of a row, two a warp step); under
+// the knob gated_stream = 1 (off until its GPU tests have run) it also
+// takes K % 8 == 0 (the lanes past K masked), the clamped SwiGLU (GPT-OSS)
+// and gate and up interleaved in one row (ILV: two 16-byte loads give 8
+// gate and 8 up values), one chunk a step when the chunks are few. The
+// others, and every such call under row_stream = 0, take
 // swiglu_row16_v2_kernel: warp tiles of 32 rows x 64 columns, 16-byte loads
 // of 8 elements a lane, the activation kind and the intermediate type at
 // compile time, one scale computation per block shared by shuffles,

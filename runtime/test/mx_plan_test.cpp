@@ -119,35 +119,17 @@ TEST(MxPlan, ColwiseAndBoth) {
 }
 
 TEST(MxPlan, SwigluForward) {
-  // Few chunks (256 rows x 4): one chunk a warp step.
+  // The default scope: SwiGLU, two views, K % 256 == 0, 2 chunks a step.
   Plan p = plan_mx(gated(false, 256, 1024), Tuning{});
   EXPECT_EQ(p.family, Family::SwigluStream);
-  EXPECT_EQ(p.step, 1);
+  EXPECT_EQ(p.step, 2);
   EXPECT_EQ(p.units, 256 * 4);
-  EXPECT_EQ(p.want, 256); // 1 chunk a step, 4 warps a block
+  EXPECT_EQ(p.want, 128); // 2 chunks a step, 4 warps a block
   EXPECT_EQ(kernel_name(p, kBF16, false, false),
             "void fusion_rt::cuda::stream::swiglu_stream_kernel<fusion_rt::cuda::BF16T, "
-            "false, false, 7, false, 1, true>(fusion_rt::cuda::KParams)");
-  // Enough chunks to fill the GPU: two a step.
-  p = plan_mx(gated(false, 4096, 1024), Tuning{});
-  EXPECT_EQ(p.step, 2);
-  EXPECT_EQ(p.units, 4096 * 4);
-  EXPECT_EQ(p.want, 2048);
-  EXPECT_NE(kernel_name(p, kBF16, true, true).find(", 7, false, 2, true>"),
-            std::string::npos);
-  Tuning knob;
-  knob.gated_step = 2;
-  EXPECT_EQ(plan_mx(gated(false, 256, 1024), knob).step, 2);
-  knob.gated_step = 1;
-  EXPECT_EQ(plan_mx(gated(false, 4096, 1024), knob).step, 1);
-  // K % 256 != 0 (GPT-OSS's 2880): a row's last chunk is partial, masked
-  // lanes; K % 8 != 0: the row kernel.
-  p = plan_mx(gated(false, 16, 2880), Tuning{});
-  EXPECT_EQ(p.family, Family::SwigluStream);
-  EXPECT_EQ(p.tiles_x, 12);
-  EXPECT_EQ(p.units, 16 * 12);
-  EXPECT_EQ(plan_mx(gated(false, 256, 64), Tuning{}).family, Family::SwigluStream);
-  EXPECT_EQ(plan_mx(gated(false, 256, 100), Tuning{}).family, Family::SwigluRowV2);
+            "false, false, 7, false, 2, true>(fusion_rt::cuda::KParams)");
+  EXPECT_EQ(plan_mx(gated(false, 256, 64), Tuning{}).family, Family::SwigluRowV2);
+  EXPECT_EQ(plan_mx(gated(false, 16, 2880), Tuning{}).family, Family::SwigluRowV2);
   Request r = gated(false, 256, 1024);
   r.vec16 = false;
   EXPECT_EQ(plan_mx(r, Tuning{}).family, Family::SwigluRowV2);
@@ -158,20 +140,10 @@ TEST(MxPlan, SwigluForward) {
   off.quant_v2 = 0;
   EXPECT_EQ(plan_mx(gated(false, 256, 1024), off).family, Family::Tiles);
   // Gate and up interleaved in one row (GPT-OSS), and the clamped SwiGLU:
-  // the stream kernel's instances, and the row kernel's where it does not
-  // apply.
+  // the row kernel's instances by default.
   r = gated(false, 256, 1024);
   r.ilv = true;
-  r.vec16 = true;
   p = plan_mx(r, Tuning{});
-  EXPECT_EQ(p.family, Family::SwigluStream);
-  EXPECT_EQ(
-      kernel_name(p, kBF16, true, false),
-      "void fusion_rt::cuda::stream::swiglu_stream_kernel<fusion_rt::cuda::BF16T, "
-      "true, false, 7, true, 1, true>(fusion_rt::cuda::KParams)");
-  Tuning no_stream;
-  no_stream.row_stream = 0;
-  p = plan_mx(r, no_stream);
   EXPECT_EQ(p.family, Family::SwigluRowV2);
   EXPECT_EQ(
       kernel_name(p, kBF16, true, false),
@@ -181,14 +153,60 @@ TEST(MxPlan, SwigluForward) {
   r = gated(false, 256, 1024);
   r.kind = kClampedSwiGLU;
   p = plan_mx(r, Tuning{});
+  EXPECT_EQ(p.family, Family::SwigluRowV2);
+  EXPECT_NE(kernel_name(p, kBF16, true, true).find(", 12, false>"),
+            std::string::npos);
+
+  // The extended scope (gated_stream = 1): few chunks (256 rows x 4) take
+  // one chunk a warp step, enough to fill the GPU two.
+  Tuning ext;
+  ext.gated_stream = 1;
+  p = plan_mx(gated(false, 256, 1024), ext);
+  EXPECT_EQ(p.family, Family::SwigluStream);
+  EXPECT_EQ(p.step, 1);
+  EXPECT_EQ(p.want, 256);
+  EXPECT_EQ(kernel_name(p, kBF16, false, false),
+            "void fusion_rt::cuda::stream::swiglu_stream_kernel<fusion_rt::cuda::BF16T, "
+            "false, false, 7, false, 1, true>(fusion_rt::cuda::KParams)");
+  p = plan_mx(gated(false, 4096, 1024), ext);
+  EXPECT_EQ(p.step, 2);
+  EXPECT_EQ(p.units, 4096 * 4);
+  EXPECT_EQ(p.want, 2048);
+  Tuning step = ext;
+  step.gated_step = 2;
+  EXPECT_EQ(plan_mx(gated(false, 256, 1024), step).step, 2);
+  step.gated_step = 1;
+  EXPECT_EQ(plan_mx(gated(false, 4096, 1024), step).step, 1);
+  step = Tuning{};
+  step.gated_step = 1;
+  EXPECT_EQ(plan_mx(gated(false, 4096, 1024), step).step, 1);
+  // K % 256 != 0 (GPT-OSS's 2880): a row's last chunk partial, its lanes
+  // masked; K % 8 != 0: the row kernel.
+  p = plan_mx(gated(false, 16, 2880), ext);
+  EXPECT_EQ(p.family, Family::SwigluStream);
+  EXPECT_EQ(p.tiles_x, 12);
+  EXPECT_EQ(p.units, 16 * 12);
+  EXPECT_EQ(plan_mx(gated(false, 256, 64), ext).family, Family::SwigluStream);
+  EXPECT_EQ(plan_mx(gated(false, 256, 100), ext).family, Family::SwigluRowV2);
+  r = gated(false, 256, 1024);
+  r.ilv = true;
+  p = plan_mx(r, ext);
+  EXPECT_EQ(p.family, Family::SwigluStream);
+  EXPECT_EQ(
+      kernel_name(p, kBF16, true, false),
+      "void fusion_rt::cuda::stream::swiglu_stream_kernel<fusion_rt::cuda::BF16T, "
+      "true, false, 7, true, 1, true>(fusion_rt::cuda::KParams)");
+  ext.row_stream = 0;
+  EXPECT_EQ(plan_mx(r, ext).family, Family::SwigluRowV2);
+  ext.row_stream = 1;
+  r = gated(false, 256, 1024);
+  r.kind = kClampedSwiGLU;
+  p = plan_mx(r, ext);
   EXPECT_EQ(p.family, Family::SwigluStream);
   EXPECT_NE(kernel_name(p, kBF16, true, true).find(", 12, false, 1, true>"),
             std::string::npos);
   r.K = 100;
-  p = plan_mx(r, Tuning{});
-  EXPECT_EQ(p.family, Family::SwigluRowV2);
-  EXPECT_NE(kernel_name(p, kBF16, true, true).find(", 12, false>"),
-            std::string::npos);
+  EXPECT_EQ(plan_mx(r, ext).family, Family::SwigluRowV2);
   // Other kinds, directions and f32 inputs: the engine.
   r = gated(false, 256, 1024);
   r.kind = kSwiGLU + 1; // GeGLU
