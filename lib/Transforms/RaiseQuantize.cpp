@@ -50,6 +50,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <array>
 #include <random>
 
@@ -2337,7 +2338,15 @@ FailureOr<QuantSchemeAttr> RaiseQuantizePass::identifyDelayed(Candidate &c,
 /// x * s, s = fl(1 / d): the same real number where d is a power of two;
 /// otherwise they differ where x / d is a tie of the FP8 rounding that the
 /// rounded product misses, so every value of a 16-bit input is compared
-/// (both in f32, saturated, rounded to FP8), and an f32 input is declined.
+/// (both in f32, saturated, rounded to FP8). An f32 input is compared where
+/// the two can differ at all: fl(x / d) and fl(x * s) are both within
+/// 2^-23 relative of x / d (d and s normal), and the FP8 code, a monotone
+/// step function of the quotient, changes only at the midpoints m between
+/// neighbouring FP8 values (above the largest it saturates), so codes that
+/// differ put a midpoint between the two quotients and x within 4 ulps of
+/// m * d; the 17 f32 values around fl(m * d), for every midpoint and sign,
+/// decide it for every finite f32 x (a proof, not a sample: d = 5 and 10
+/// pass, d = 3 and 7 have inputs that differ).
 LogicalResult checkConstDivisor(const Candidate &c, Type xt, Type dataType,
                                 float fmax, Decline &why) {
   const float d = c.constDivisor, s = *c.constScale;
@@ -2362,11 +2371,16 @@ LogicalResult checkConstDivisor(const Candidate &c, Type xt, Type dataType,
     if (src.isBF16() || src.isF16())
       xt = src;
   }
-  if (!xt.isBF16() && !xt.isF16())
+  const bool f32 = xt.isF32();
+  if (!xt.isBF16() && !xt.isF16() && !f32)
     return describe("for an input of type " + llvm::formatv("{0}", xt).str() +
                     " the two differ where the quotient is a tie of the FP8 "
                     "rounding (equal for every input only for a power-of-two "
                     "divisor)");
+  if (f32 && (!std::isnormal(d) || !std::isnormal(s)))
+    return describe("the divisor or its reciprocal is not a normal f32, so "
+                    "the two quotients are not within one rounding of each "
+                    "other and cannot be compared on a finite set of inputs");
   const auto &sem = cast<FloatType>(dataType).getFloatSemantics();
   auto fp8 = [&](float v) {
     v = std::min(std::max(v, -fmax), fmax);
@@ -2375,15 +2389,51 @@ LogicalResult checkConstDivisor(const Candidate &c, Type xt, Type dataType,
     f.convert(sem, llvm::APFloat::rmNearestTiesToEven, &lost);
     return f.bitcastToAPInt().getZExtValue();
   };
-  for (uint32_t bits = 0; bits < 65536; ++bits) {
-    const float x = static_cast<float>(floatValue(xt, bits));
-    if (!std::isfinite(x))
+  auto differ = [&](float x) {
+    return std::isfinite(x) && fp8(x / d) != fp8(x * s);
+  };
+  auto witness = [&](float x) {
+    return describe(llvm::formatv("x = {0:e} gives 0x{1} divided, 0x{2} "
+                                  "multiplied",
+                                  x, hexByte(fp8(x / d)), hexByte(fp8(x * s)))
+                        .str());
+  };
+  if (!f32) {
+    for (uint32_t bits = 0; bits < 65536; ++bits) {
+      const float x = static_cast<float>(floatValue(xt, bits));
+      if (differ(x))
+        return witness(x);
+    }
+    return success();
+  }
+  // The format's finite values >= 0 in order, and the midpoints between
+  // neighbours up to fmax.
+  SmallVector<double> vals;
+  const unsigned width = llvm::APFloat::getSizeInBits(sem);
+  for (uint32_t bits = 0; bits < (1u << width); ++bits) {
+    llvm::APFloat v(sem, llvm::APInt(width, bits));
+    if (!v.isFinite() || v.isNegative())
       continue;
-    if (fp8(x / d) != fp8(x * s))
-      return describe(llvm::formatv("x = {0:e} gives 0x{1} divided, 0x{2} "
-                                    "multiplied",
-                                    x, hexByte(fp8(x / d)), hexByte(fp8(x * s)))
-                          .str());
+    const double dv = v.convertToDouble();
+    if (dv <= fmax)
+      vals.push_back(dv);
+  }
+  llvm::sort(vals);
+  vals.erase(std::unique(vals.begin(), vals.end()), vals.end());
+  for (size_t i = 0; i + 1 < vals.size(); ++i) {
+    const double m = 0.5 * (vals[i] + vals[i + 1]);
+    for (double sign : {1.0, -1.0}) {
+      const double c = sign * m * double(d);
+      if (!(std::fabs(c) <= double(std::numeric_limits<float>::max())))
+        continue;
+      float x = static_cast<float>(c);
+      for (int k = 0; k < 8; ++k)
+        x = std::nextafter(x, -std::numeric_limits<float>::infinity());
+      for (int k = 0; k <= 16;
+           ++k, x = std::nextafter(x, std::numeric_limits<float>::infinity()))
+        if (differ(x))
+          return witness(x);
+    }
   }
   return success();
 }

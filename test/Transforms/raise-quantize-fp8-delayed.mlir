@@ -324,16 +324,35 @@ func.func @static_divide_bf16(%x: !xb) -> (!d, !d) {
   return %q, %r : !d, !d
 }
 
-// CHECK-LABEL: func.func @negative_static_divide_f32
+// f32 input: every finite f32 x is decided on the f32 values around m * d
+// for each FP8 rounding midpoint m (where the quotient and the product can
+// round to different codes at all): 5 gives the runtime's codes for every
+// input (raised, the scale fl(1 / 5)), 3 does not (declined, the input
+// named).
+// CHECK-LABEL: func.func @static_divide_f32
+//   CHECK-DAG: %[[S:.*]] = arith.constant dense<2.000000e-01> : tensor<1xf32>
+//       CHECK: fusion.quantize %arg0 scale %[[S]] as quant<fp8_e4m3, rowwise, scaling = delayed>
 //       CHECK: arith.divf
-func.func @negative_static_divide_f32(%x: !x) -> !d {
+func.func @static_divide_f32(%x: !x) -> (!d, !d) {
   %lo = arith.constant -4.480000e+02 : f32
   %hi = arith.constant 4.480000e+02 : f32
+  %five = arith.constant 5.000000e+00 : f32
   %three = arith.constant 3.000000e+00 : f32
   %i = tensor.empty() : !d
-  // expected-remark @below {{Remark="this cast to f8E4M3FN divides by the program's constant 3.000000e+00 (a static scale), where the runtime multiplies by 3.333333e-01: for an input of type f32 the two differ where the quotient is a tie of the FP8 rounding (equal for every input only for a power-of-two divisor)"}}
+  // expected-remark @below {{Remark="raised to fusion.quantize #fusion.quant<fp8_e4m3, rowwise, scaling = delayed> with the program's constant scale 2.000000e-01 (a static scale)"}}
   %q = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
       ins(%x : !x) outs(%i : !d) {
+  ^bb0(%in: f32, %o: f8E4M3FN):
+    %m = arith.divf %in, %five : f32
+    %c0 = arith.maximumf %m, %lo : f32
+    %c1 = arith.minimumf %c0, %hi : f32
+    %t = arith.truncf %c1 : f32 to f8E4M3FN
+    linalg.yield %t : f8E4M3FN
+  } -> !d
+  %j = tensor.empty() : !d
+  // expected-remark @below {{Remark="this cast to f8E4M3FN divides by the program's constant 3.000000e+00 (a static scale), where the runtime multiplies by 3.333333e-01: x = 5.566406e-02 gives 0x09 divided, 0x0a multiplied"}}
+  %r = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : !x) outs(%j : !d) {
   ^bb0(%in: f32, %o: f8E4M3FN):
     %m = arith.divf %in, %three : f32
     %c0 = arith.maximumf %m, %lo : f32
@@ -341,5 +360,5 @@ func.func @negative_static_divide_f32(%x: !x) -> !d {
     %t = arith.truncf %c1 : f32 to f8E4M3FN
     linalg.yield %t : f8E4M3FN
   } -> !d
-  return %q : !d
+  return %q, %r : !d, !d
 }
