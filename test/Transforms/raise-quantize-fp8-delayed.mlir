@@ -327,17 +327,14 @@ func.func @static_divide_bf16(%x: !xb) -> (!d, !d) {
 // f32 input: every finite f32 x is decided on the f32 values around m * d
 // for each FP8 rounding midpoint m (where the quotient and the product can
 // round to different codes at all): 5 gives the runtime's codes for every
-// input (raised, the scale fl(1 / 5)), 3 does not (declined, the input
-// named).
+// input (raised, the scale fl(1 / 5)).
 // CHECK-LABEL: func.func @static_divide_f32
 //   CHECK-DAG: %[[S:.*]] = arith.constant dense<2.000000e-01> : tensor<1xf32>
 //       CHECK: fusion.quantize %arg0 scale %[[S]] as quant<fp8_e4m3, rowwise, scaling = delayed>
-//       CHECK: arith.divf
-func.func @static_divide_f32(%x: !x) -> (!d, !d) {
+func.func @static_divide_f32(%x: !x) -> !d {
   %lo = arith.constant -4.480000e+02 : f32
   %hi = arith.constant 4.480000e+02 : f32
   %five = arith.constant 5.000000e+00 : f32
-  %three = arith.constant 3.000000e+00 : f32
   %i = tensor.empty() : !d
   // expected-remark @below {{Remark="raised to fusion.quantize #fusion.quant<fp8_e4m3, rowwise, scaling = delayed> with the program's constant scale 2.000000e-01 (a static scale)"}}
   %q = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
@@ -349,6 +346,17 @@ func.func @static_divide_f32(%x: !x) -> (!d, !d) {
     %t = arith.truncf %c1 : f32 to f8E4M3FN
     linalg.yield %t : f8E4M3FN
   } -> !d
+  return %q : !d
+}
+
+// 3 does not: declined, the input that differs named.
+// CHECK-LABEL: func.func @negative_static_divide_f32
+//   CHECK-NOT: fusion.quantize
+//       CHECK: arith.divf
+func.func @negative_static_divide_f32(%x: !x) -> !d {
+  %lo = arith.constant -4.480000e+02 : f32
+  %hi = arith.constant 4.480000e+02 : f32
+  %three = arith.constant 3.000000e+00 : f32
   %j = tensor.empty() : !d
   // expected-remark @below {{Remark="this cast to f8E4M3FN divides by the program's constant 3.000000e+00 (a static scale), where the runtime multiplies by 3.333333e-01: x = 5.566406e-02 gives 0x09 divided, 0x0a multiplied"}}
   %r = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
@@ -360,5 +368,29 @@ func.func @static_divide_f32(%x: !x) -> (!d, !d) {
     %t = arith.truncf %c1 : f32 to f8E4M3FN
     linalg.yield %t : f8E4M3FN
   } -> !d
-  return %q, %r : !d, !d
+  return %r : !d
+}
+
+// A divisor whose reciprocal is subnormal (1e38: 1e-38 < 2^-126): the two
+// quotients are not within one rounding of each other, so no finite set of
+// inputs decides it; declined.
+// CHECK-LABEL: func.func @negative_static_divide_f32_subnormal_reciprocal
+//   CHECK-NOT: fusion.quantize
+//       CHECK: arith.divf
+func.func @negative_static_divide_f32_subnormal_reciprocal(%x: !x) -> !d {
+  %lo = arith.constant -4.480000e+02 : f32
+  %hi = arith.constant 4.480000e+02 : f32
+  %big = arith.constant 1.000000e+38 : f32
+  %i = tensor.empty() : !d
+  // expected-remark @below {{Remark="this cast to f8E4M3FN divides by the program's constant 1.000000e+38 (a static scale), where the runtime multiplies by 1.000000e-38: the divisor or its reciprocal is not a normal f32, so the two quotients are not within one rounding of each other and cannot be compared on a finite set of inputs"}}
+  %q = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : !x) outs(%i : !d) {
+  ^bb0(%in: f32, %o: f8E4M3FN):
+    %m = arith.divf %in, %big : f32
+    %c0 = arith.maximumf %m, %lo : f32
+    %c1 = arith.minimumf %c0, %hi : f32
+    %t = arith.truncf %c1 : f32 to f8E4M3FN
+    linalg.yield %t : f8E4M3FN
+  } -> !d
+  return %q : !d
 }
