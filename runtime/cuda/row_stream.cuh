@@ -409,66 +409,31 @@ __device__ __forceinline__ uint32_t gated8(const ActParams &act,
   }
 }
 
-/// Quantizes the gated step at `pos`: 4 chunks at a time (U >= 4, lane q of
-/// a block computes the scales of chunks q, q + 4, ..) or one at a time.
-/// Lanes past K (a row's last chunk when K % 256 != 0; K % 8 == 0) join the
-/// block's shuffles with key 0 and store nothing; a block's scale-storing
-/// lane (q == 0) is past K only when the whole block is.
+/// Quantizes the gated step at `pos`, one chunk at a time (8 values live):
+/// each lane of a block computes the block's scale itself. (The U = 4 form,
+/// lane q of a block computing the scales of chunks q, q + 4, .., lost its
+/// A/B run and is retired: docs/kernels.md.) Lanes past K (a row's last
+/// chunk when K % 256 != 0; K % 8 == 0) join the block's shuffles with key
+/// 0 and store nothing; a block's scale-storing lane (q == 0) is past K
+/// only when the whole block is.
 template <typename T, bool E4M3, bool PROPAGATE, int INTER, int KIND, int U>
 __device__ __forceinline__ void step_gated(const KParams &p, ChunkPos pos,
                                            int lane, const uint4 (&g)[U],
                                            const uint4 (&up)[U]) {
-  static_assert(U % 4 == 0 || U < 4, "U is a multiple of 4, or 1 or 2");
+  static_assert(U == 1 || U == 2, "1 or 2 chunks a step");
   const int fmt = E4M3 ? kMXFP8E4M3 : kMXFP8E5M2;
   const uint32_t nch = uint32_t(p.tiles), cpr = uint32_t(p.tiles_x);
-  const uint32_t c0 = pos.c0;
   uint32_t row = pos.row, cc = pos.cc;
-  auto in_k = [&](uint32_t chunk) { return int64_t(chunk) * 256 + lane * 8 < p.K; };
-  if constexpr (U < 4) {
-    // One chunk at a time (8 values live, not 32): each lane of a block
-    // computes the block's scale itself.
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
-      float v[8];
-      const bool in = in_k(cc);
-      const uint32_t k8 = gated8<T, PROPAGATE, INTER, KIND>(p.act(), g[u], up[u], v);
-      const uint32_t k = block_max4(in ? k8 : 0u);
-      const uint32_t sb = block_scale_byte(k, fmt, p.rounding, PROPAGATE);
-      if (c0 + u < nch && in)
-        put_row(p, row, cc, lane, codes8<E4M3>(v, rcp_of(sb)), sb);
-      next_chunk(row, cc, cpr);
-    }
-    return;
-  }
-  const int q = lane & 3;
-#pragma unroll
-  for (int h = 0; h < U / 4; ++h) {
-    float v[4][8];
-    uint32_t key[4];
-    bool in[4];
-    {
-      uint32_t r = row, c = cc;
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        in[i] = in_k(c);
-        next_chunk(r, c, cpr);
-      }
-    }
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const uint32_t k8 = gated8<T, PROPAGATE, INTER, KIND>(p.act(), g[4 * h + i],
-                                                            up[4 * h + i], v[i]);
-      key[i] = block_max4(in[i] ? k8 : 0u);
-    }
-    const uint32_t kq = q == 0 ? key[0] : q == 1 ? key[1] : q == 2 ? key[2] : key[3];
-    const uint32_t sbm = block_scale_byte(kq, fmt, p.rounding, PROPAGATE);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const uint32_t sb = __shfl_sync(0xffffffffu, sbm, (lane & ~3) | i) & 0xffu;
-      if (c0 + 4 * h + i < nch && in[i])
-        put_row(p, row, cc, lane, codes8<E4M3>(v[i], rcp_of(sb)), sb);
-      next_chunk(row, cc, cpr);
-    }
+  for (int u = 0; u < U; ++u) {
+    float v[8];
+    const bool in = int64_t(cc) * 256 + lane * 8 < p.K;
+    const uint32_t k8 = gated8<T, PROPAGATE, INTER, KIND>(p.act(), g[u], up[u], v);
+    const uint32_t k = block_max4(in ? k8 : 0u);
+    const uint32_t sb = block_scale_byte(k, fmt, p.rounding, PROPAGATE);
+    if (pos.c0 + u < nch && in)
+      put_row(p, row, cc, lane, codes8<E4M3>(v, rcp_of(sb)), sb);
+    next_chunk(row, cc, cpr);
   }
 }
 
@@ -513,8 +478,7 @@ __device__ __forceinline__ void gated_stream_body(const KParams &p) {
 /// Gated (SwiGLU, clamped SwiGLU) forward rowwise stream kernel; the
 /// intermediate type is dispatched once per launch (uniform branch).
 template <typename T, bool E4M3, bool PROPAGATE, int KIND, bool ILV, int U, bool PF>
-__global__ void __launch_bounds__(128, U >= 16 ? 3 : U <= 2 ? 8 : 4)
-    swiglu_stream_kernel(const KParams p) {
+__global__ void __launch_bounds__(128, 8) swiglu_stream_kernel(const KParams p) {
   if (p.inter == kInterBF16)
     gated_stream_body<T, E4M3, PROPAGATE, kInterBF16, KIND, ILV, U, PF>(p);
   else if (p.inter == kInterF16)
