@@ -11,6 +11,8 @@
 #ifndef FUSION_RT_COMMON_PAIRED_PLAN_H
 #define FUSION_RT_COMMON_PAIRED_PLAN_H
 
+#include "fusion_rt.h"
+
 #include <cstddef>
 #include <cstdint>
 
@@ -269,6 +271,57 @@ inline Path select_path(int64_t M, int64_t K, int64_t H0, int64_t H1,
   if (vec && esize == 2 && M * K * (H0 + H1) <= kMmaMaxMacs)
     return Path::Mma;
   return Path::Blas;
+}
+
+/// The dtype a projection's accumulator rounding (fusion_rt_accumulator_round)
+/// writes: bf16 / f16 for the roundings, f32 for none.
+inline int32_t rounded_dtype(int32_t round) {
+  return round == FUSION_RT_ROUND_BF16 || round == FUSION_RT_ROUND_BF16_AFTER_BIAS
+             ? FUSION_RT_BF16
+         : round == FUSION_RT_ROUND_F16 || round == FUSION_RT_ROUND_F16_AFTER_BIAS
+             ? FUSION_RT_F16
+             : FUSION_RT_F32;
+}
+
+/// One projection of a quantizing pair, as the prefill form sees it: its
+/// epilogue (fusion_rt_epilogue), accumulator rounding, whether a bias and a
+/// scale are given, and the bias's dtype.
+struct QuantHalf {
+  int32_t epi_kind = FUSION_RT_EPILOGUE_NONE;
+  int32_t round = FUSION_RT_ROUND_NONE;
+  bool bias = false, scale = false;
+  int32_t bias_dtype = FUSION_RT_F32;
+};
+
+/// Whether a quantizing pair on the cuBLAS path may take the prefill form
+/// (cuda_paired_quantize_execute: the GEMMs write [gate | up] of the
+/// rounding's type, then the gated quantizer reads it), as far as the op
+/// decides it: gated, both halves rounded to one type (or neither), each with
+/// no epilogue or a bias added before its rounding (cuBLASLt's bias epilogue
+/// adds it to the accumulator; no scale; the bias f32 or of the rounded
+/// type), and a biased pair's H a multiple of 8 (cuBLASLt's bias epilogue
+/// measured wrong at H = 66, docs/paired-projections.md). `biased`: whether a
+/// bias is added. The launch also needs its operands' layout (contiguous
+/// biases, cuBLAS's int dimensions); the kernel report names this form where
+/// the predicate holds.
+inline bool prefill_form(bool gated, const QuantHalf (&h)[2], int64_t H,
+                         bool &biased) {
+  biased = false;
+  if (!gated || rounded_dtype(h[0].round) != rounded_dtype(h[1].round))
+    return false;
+  for (const QuantHalf &q : h) {
+    if (q.epi_kind == FUSION_RT_EPILOGUE_NONE)
+      continue;
+    if (q.epi_kind != FUSION_RT_EPILOGUE_BIAS || q.scale || !q.bias ||
+        !(q.round == FUSION_RT_ROUND_NONE ||
+          q.round == FUSION_RT_ROUND_BF16_AFTER_BIAS ||
+          q.round == FUSION_RT_ROUND_F16_AFTER_BIAS) ||
+        !(q.bias_dtype == FUSION_RT_F32 ||
+          q.bias_dtype == rounded_dtype(q.round)))
+      return false;
+    biased = true;
+  }
+  return !biased || H % 8 == 0;
 }
 
 } // namespace paired

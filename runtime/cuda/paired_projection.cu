@@ -759,15 +759,18 @@ fusion_rt_status cuda_paired_quantize_execute(const PairedRequest &q,
         return st;
     }
   }
-  // Each half: no epilogue, or a bias added before the rounding (a Linear
-  // with bias=True: ROUND_*_AFTER_BIAS, or no rounding), contiguous, which
-  // cuBLASLt's bias epilogue adds to the accumulator. Both halves rounded to
-  // one type.
-  auto roundedType = [](int32_t r) {
-    return r == FUSION_RT_ROUND_BF16 || r == FUSION_RT_ROUND_BF16_AFTER_BIAS ? FUSION_RT_BF16
-           : r == FUSION_RT_ROUND_F16 || r == FUSION_RT_ROUND_F16_AFTER_BIAS ? FUSION_RT_F16
-                                                                              : FUSION_RT_F32;
-  };
+  // The op's conditions (paired_plan.h, shared with the kernel report):
+  // gated, both halves rounded to one type, each with no epilogue or a bias
+  // added before the rounding (a Linear with bias=True), a biased H a
+  // multiple of 8.
+  paired::QuantHalf halves[2];
+  for (int i = 0; i < 2; ++i)
+    halves[i] = {q.epi_kind[i], q.round[i], q.bias[i].present(),
+                 q.scale[i].present(), q.bias[i].dtype};
+  bool biased = false;
+  if (!paired::prefill_form(q.gated_kind >= 0, halves, H, biased) || M == 0 ||
+      H == 0 || K == 0)
+    return FUSION_RT_STATUS_SUCCESS;
   // GPT-OSS's interleaved layout: gate and up are every other row of one
   // [2H, K] weight (w1 = w0 + one row of it, both with twice its row pitch),
   // the biases every other element of one [2H] vector. One GEMM over the
@@ -779,8 +782,8 @@ fusion_rt_status cuda_paired_quantize_execute(const PairedRequest &q,
                   quant.scheme.format == FUSION_RT_FORMAT_MXFP8_E5M2;
   // (Only where the interleaved rows of [M, 2H] are 16-byte multiples: the
   // quantizer's paired vector loads; elsewhere the two steps are as fast.)
-  const int64_t gu_row_bytes =
-      2 * H * (roundedType(q.round[0]) == FUSION_RT_F32 ? 4 : 2);
+  const int32_t gu_dt = paired::rounded_dtype(q.round[0]);
+  const int64_t gu_row_bytes = 2 * H * (gu_dt == FUSION_RT_F32 ? 4 : 2);
   const bool interleaved =
       mx && H > 1 && K > 0 && gu_row_bytes % 16 == 0 && w0.cs == 1 &&
       w1.cs == 1 && !w0.grouped() && !w1.grouped() && w0.rs == w1.rs &&
@@ -790,35 +793,14 @@ fusion_rt_status cuda_paired_quantize_execute(const PairedRequest &q,
       q.bias[0].dtype == q.bias[1].dtype && q.bias[0].cs == 2 &&
       q.bias[1].cs == 2 &&
       q.bias[1].data - q.bias[0].data == esize_of(q.bias[0].dtype);
-  bool biased = false;
-  for (int i = 0; i < 2; ++i) {
-    if (q.epi_kind[i] == FUSION_RT_EPILOGUE_NONE)
-      continue;
-    const Mat &b = q.bias[i];
-    if (q.epi_kind[i] != FUSION_RT_EPILOGUE_BIAS || q.scale[i].present() ||
-        !b.present() ||
-        !(q.round[i] == FUSION_RT_ROUND_NONE ||
-          q.round[i] == FUSION_RT_ROUND_BF16_AFTER_BIAS ||
-          q.round[i] == FUSION_RT_ROUND_F16_AFTER_BIAS) ||
-        !(b.cs == 1 || H == 1 || ilvBias) ||
-        !(b.dtype == FUSION_RT_F32 || b.dtype == roundedType(q.round[i])))
+  // The layout: each bias contiguous (cuBLASLt's epilogue reads a vector),
+  // or the two interleaved with interleaved weights; interleaved weights
+  // with one bias, or biases laid out otherwise, take the two steps.
+  for (int i = 0; i < 2; ++i)
+    if (q.bias[i].present() && q.epi_kind[i] == FUSION_RT_EPILOGUE_BIAS &&
+        !(q.bias[i].cs == 1 || H == 1 || ilvBias))
       return FUSION_RT_STATUS_SUCCESS;
-    biased = true;
-  }
-  // Interleaved weights with one bias, or biases laid out otherwise: the
-  // halves' GEMMs would need contiguous bias vectors; the two steps run.
   if (interleaved && biased && !ilvBias)
-    return FUSION_RT_STATUS_SUCCESS;
-  // cuBLASLt's bias epilogue measured wrong on an H of 66 (stacked [2H] =
-  // 132 bf16 rows, M = 64, K = 512: 5 % of the codes off on the H100 and the
-  // H200, with the leading dimensions' alignment given and split-K
-  // reductions in f32 only); with H a multiple of 8 every tested shape is
-  // exact. Other biased fronts take the two steps (exact, as on the gemv
-  // and mma paths).
-  if (biased && H % 8 != 0)
-    return FUSION_RT_STATUS_SUCCESS;
-  if (q.gated_kind < 0 || roundedType(q.round[0]) != roundedType(q.round[1]) || M == 0 ||
-      H == 0 || K == 0)
     return FUSION_RT_STATUS_SUCCESS;
   // cuBLAS's int dimensions (as run_blas): larger calls take the two steps.
   const int64_t lim = int64_t(1) << 31;
@@ -840,7 +822,6 @@ fusion_rt_status cuda_paired_quantize_execute(const PairedRequest &q,
     return st;
   // [gate | up] as one [M, 2H] matrix of the rounding's type: cuBLAS rounds
   // its f32 accumulator once to it, which is round(bf16 / f16) of the pair.
-  const int32_t gu_dt = roundedType(q.round[0]);
   const cudaDataType_t gu_ct = gu_dt == FUSION_RT_BF16  ? CUDA_R_16BF
                                : gu_dt == FUSION_RT_F16 ? CUDA_R_16F
                                                         : CUDA_R_32F;

@@ -194,3 +194,51 @@ TEST(PairedPlan, SelectorFollowsTheDocumentedThresholds) {
 }
 
 } // namespace
+
+// The prefill form's conditions (cuda_paired_quantize_execute and the kernel
+// report): each rejected case names the rule that rejects it.
+TEST(PairedPlan, PrefillFormTakesGatedBiasOnlyPairsOfOneRounding) {
+  const QuantHalf none{};
+  const QuantHalf bf16{FUSION_RT_EPILOGUE_NONE, FUSION_RT_ROUND_BF16};
+  const QuantHalf f16{FUSION_RT_EPILOGUE_NONE, FUSION_RT_ROUND_F16};
+  const QuantHalf biasAfter{FUSION_RT_EPILOGUE_BIAS,
+                            FUSION_RT_ROUND_BF16_AFTER_BIAS, true, false,
+                            FUSION_RT_BF16};
+  bool biased = true;
+  EXPECT_TRUE(prefill_form(true, {none, none}, 66, biased));
+  EXPECT_FALSE(biased);
+  EXPECT_TRUE(prefill_form(true, {bf16, bf16}, 14336, biased));
+  EXPECT_FALSE(prefill_form(false, {bf16, bf16}, 14336, biased)) << "ungated";
+  EXPECT_FALSE(prefill_form(true, {bf16, f16}, 64, biased)) << "two roundings";
+  EXPECT_FALSE(prefill_form(true, {bf16, none}, 64, biased)) << "one rounded";
+  EXPECT_TRUE(prefill_form(true, {biasAfter, biasAfter}, 2880, biased));
+  EXPECT_TRUE(biased);
+  QuantHalf f32Bias = biasAfter;
+  f32Bias.bias_dtype = FUSION_RT_F32;
+  EXPECT_TRUE(prefill_form(true, {f32Bias, biasAfter}, 128, biased));
+  EXPECT_FALSE(prefill_form(true, {biasAfter, biasAfter}, 66, biased))
+      << "biased H not a multiple of 8";
+  QuantHalf before = biasAfter;
+  before.round = FUSION_RT_ROUND_BF16;
+  EXPECT_FALSE(prefill_form(true, {before, bf16}, 64, biased))
+      << "bias added after the rounding";
+  QuantHalf scaled = biasAfter;
+  scaled.scale = true;
+  EXPECT_FALSE(prefill_form(true, {scaled, biasAfter}, 64, biased)) << "scale";
+  QuantHalf f16Bias = biasAfter;
+  f16Bias.bias_dtype = FUSION_RT_F16;
+  EXPECT_FALSE(prefill_form(true, {f16Bias, biasAfter}, 64, biased))
+      << "bias of another 16-bit type";
+  QuantHalf noBias = biasAfter;
+  noBias.bias = false;
+  EXPECT_FALSE(prefill_form(true, {noBias, biasAfter}, 64, biased))
+      << "bias epilogue without a bias";
+  QuantHalf sigmoid{FUSION_RT_EPILOGUE_SIGMOID, FUSION_RT_ROUND_NONE};
+  EXPECT_FALSE(prefill_form(true, {sigmoid, none}, 64, biased))
+      << "an epilogue other than a bias";
+  const QuantHalf f32BiasNoRound{FUSION_RT_EPILOGUE_BIAS, FUSION_RT_ROUND_NONE,
+                                 true, false, FUSION_RT_F32};
+  EXPECT_TRUE(prefill_form(true, {f32BiasNoRound, none}, 8, biased));
+  EXPECT_EQ(rounded_dtype(FUSION_RT_ROUND_F16_AFTER_BIAS), FUSION_RT_F16);
+  EXPECT_EQ(rounded_dtype(FUSION_RT_ROUND_NONE), FUSION_RT_F32);
+}

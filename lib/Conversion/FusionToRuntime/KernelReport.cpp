@@ -451,36 +451,45 @@ void planZeroScale(QuantSchemeAttr scheme, StringRef src, Type inElt,
 
 void planPaired(PairedProjectionOp p, Plan &plan);
 
-/// Whether a quantizing pair on the cuBLAS path takes the prefill form
-/// (cuda_paired_quantize_execute): gated, both projections rounded to one
-/// type (or neither), each with no epilogue or a bias added before that
-/// rounding (f32 or of the rounded type; no scale), and a biased pair's H a
-/// multiple of 8. `guType`: the type of the GEMMs' [gate | up].
+/// Whether a quantizing pair on the cuBLAS path takes the prefill form: the
+/// op's conditions, paired::prefill_form (common/paired_plan.h), which
+/// cuda_paired_quantize_execute launches from. `guType`: the type of the
+/// GEMMs' [gate | up].
 static bool prefillForm(PairedProjectionOp p, const Plan &plan, int64_t h,
                         Type &guType) {
-  if (!StringRef(plan.launch).starts_with("cuBLAS path") || !p.getGated() ||
+  if (!StringRef(plan.launch).starts_with("cuBLAS path") ||
       ShapedType::isDynamic(h))
     return false;
-  std::optional<Type> r0 = p.getRound0(), r1 = p.getRound1();
-  if (r0.has_value() != r1.has_value() || (r0 && *r0 != *r1))
-    return false;
-  guType = r0 ? *r0 : Float32Type::get(p.getContext());
-  bool biased = false;
-  for (auto [kind, bias, scale, withBias] :
+  auto dtypeOf = [](Type t) -> int32_t {
+    return t.isBF16() ? FUSION_RT_BF16
+           : t.isF16() ? FUSION_RT_F16
+           : t.isF32() ? FUSION_RT_F32
+                       : -1;
+  };
+  fusion_rt::paired::QuantHalf halves[2];
+  int i = 0;
+  for (auto [kind, bias, scale, round, withBias] :
        {std::tuple(p.getEpilogue0(), p.getBias0(), p.getScale0(),
-                   p.getRoundWithBias0()),
+                   p.getRound0(), p.getRoundWithBias0()),
         std::tuple(p.getEpilogue1(), p.getBias1(), p.getScale1(),
-                   p.getRoundWithBias1())}) {
-    if (kind == EpilogueKind::none)
-      continue;
-    if (kind != EpilogueKind::bias || scale || !bias || (r0 && !withBias))
-      return false;
-    Type bt = cast<ShapedType>(bias.getType()).getElementType();
-    if (!bt.isF32() && bt != guType)
-      return false;
-    biased = true;
+                   p.getRound1(), p.getRoundWithBias1())}) {
+    // fusion_rt_accumulator_round, as the lowering passes it.
+    int32_t mode = !round           ? FUSION_RT_ROUND_NONE
+                   : round->isBF16() ? FUSION_RT_ROUND_BF16
+                                     : FUSION_RT_ROUND_F16;
+    if (round && withBias)
+      mode += FUSION_RT_ROUND_BF16_AFTER_BIAS - FUSION_RT_ROUND_BF16;
+    halves[i++] = {int32_t(kind), mode, bool(bias), bool(scale),
+                   bias ? dtypeOf(cast<ShapedType>(bias.getType())
+                                      .getElementType())
+                        : int32_t(FUSION_RT_F32)};
   }
-  return !biased || h % 8 == 0;
+  bool biased = false;
+  if (!fusion_rt::paired::prefill_form(p.getGated().has_value(), halves, h, biased))
+    return false;
+  std::optional<Type> r0 = p.getRound0();
+  guType = r0 ? *r0 : Float32Type::get(p.getContext());
+  return true;
 }
 
 Plan planOp(Operation *op, const llvm::StringMap<KernelInfo> &inv) {
