@@ -44,3 +44,12 @@ for on in 0 1; do
     > "$OUT/bench_llama_$on.log" 2>&1
   echo "Llama front, gated_stream=$on rc=$? $(el)"; grep -E "^ffnq" "$OUT/bench_llama_$on.log" | cut -c1-300
 done
+# The selector at decode-to-prefill sizes of the Llama front (every path
+# forced beside the selector's), where time is left in the call.
+if [ $(( $(date +%s) - T0 )) -lt 430 ]; then
+  mkdir -p "$OUT/llama_paths"
+  FUSION_RT_CUDA_GATED_STREAM=1 PYTHONUNBUFFERED=1 timeout 100 python3 bench/paired/paired_bench.py \
+    --lib $B/libfusion_rt.so --out "$OUT/llama_paths" --budget 60 --ffn-quant \
+    --ffn-shape 4096,14336 --ffn-ns 4,16,64 > "$OUT/bench_llama_paths.log" 2>&1
+  echo "Llama front, paths forced rc=$? $(el)"; grep -E "^ffnq" "$OUT/bench_llama_paths.log" | cut -c1-700
+fi

@@ -11,12 +11,12 @@
 // The v2 kernels (common/mx_plan.h; tuning knob quant_v2 = 0 turns them
 // off): the SwiGLU forward rowwise quantize of 16-bit inputs (no amax) with
 // two 16-byte views and K % 256 == 0 takes the stream kernel
-// (row_stream.cuh: chunks of 256 values of a row, two a warp step); under
-// the knob gated_stream = 1 (off until its GPU tests have run) it also
-// takes K % 8 == 0 (the lanes past K masked), the clamped SwiGLU (GPT-OSS)
-// and gate and up interleaved in one row (ILV: two 16-byte loads give 8
-// gate and 8 up values), one chunk a step when the chunks are few. The
-// others, and every such call under row_stream = 0, take
+// (row_stream.cuh: chunks of 256 values of a row, two a warp step); by
+// default (the knob gated_stream = 1) it also takes K % 8 == 0 (the lanes
+// past K masked), the clamped SwiGLU (GPT-OSS) and gate and up interleaved
+// in one row (ILV: two 16-byte loads give 8 gate and 8 up values), one
+// chunk a step when the chunks are few. The others (K % 8 != 0), and every
+// such call under row_stream = 0 or gated_stream = 0, take
 // swiglu_row16_v2_kernel: warp tiles of 32 rows x 64 columns, 16-byte loads
 // of 8 elements a lane, the activation kind and the intermediate type at
 // compile time, one scale computation per block shared by shuffles,

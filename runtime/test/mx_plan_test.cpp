@@ -119,8 +119,11 @@ TEST(MxPlan, ColwiseAndBoth) {
 }
 
 TEST(MxPlan, SwigluForward) {
-  // The default scope: SwiGLU, two views, K % 256 == 0, 2 chunks a step.
-  Plan p = plan_mx(gated(false, 256, 1024), Tuning{});
+  // The narrow scope (gated_stream = 0, the default until 2026-12-07):
+  // SwiGLU, two views, K % 256 == 0, 2 chunks a step.
+  Tuning narrow;
+  narrow.gated_stream = 0;
+  Plan p = plan_mx(gated(false, 256, 1024), narrow);
   EXPECT_EQ(p.family, Family::SwigluStream);
   EXPECT_EQ(p.step, 2);
   EXPECT_EQ(p.units, 256 * 4);
@@ -128,22 +131,22 @@ TEST(MxPlan, SwigluForward) {
   EXPECT_EQ(kernel_name(p, kBF16, false, false),
             "void fusion_rt::cuda::stream::swiglu_stream_kernel<fusion_rt::cuda::BF16T, "
             "false, false, 7, false, 2, true>(fusion_rt::cuda::KParams)");
-  EXPECT_EQ(plan_mx(gated(false, 256, 64), Tuning{}).family, Family::SwigluRowV2);
-  EXPECT_EQ(plan_mx(gated(false, 16, 2880), Tuning{}).family, Family::SwigluRowV2);
+  EXPECT_EQ(plan_mx(gated(false, 256, 64), narrow).family, Family::SwigluRowV2);
+  EXPECT_EQ(plan_mx(gated(false, 16, 2880), narrow).family, Family::SwigluRowV2);
   Request r = gated(false, 256, 1024);
   r.vec16 = false;
-  EXPECT_EQ(plan_mx(r, Tuning{}).family, Family::SwigluRowV2);
-  Tuning off;
+  EXPECT_EQ(plan_mx(r, narrow).family, Family::SwigluRowV2);
+  Tuning off = narrow;
   off.row_stream = 0;
   EXPECT_EQ(plan_mx(gated(false, 256, 1024), off).family, Family::SwigluRowV2);
-  off = Tuning{};
+  off = narrow;
   off.quant_v2 = 0;
   EXPECT_EQ(plan_mx(gated(false, 256, 1024), off).family, Family::Tiles);
   // Gate and up interleaved in one row (GPT-OSS), and the clamped SwiGLU:
-  // the row kernel's instances by default.
+  // the row kernel's instances in the narrow scope.
   r = gated(false, 256, 1024);
   r.ilv = true;
-  p = plan_mx(r, Tuning{});
+  p = plan_mx(r, narrow);
   EXPECT_EQ(p.family, Family::SwigluRowV2);
   EXPECT_EQ(
       kernel_name(p, kBF16, true, false),
@@ -152,15 +155,15 @@ TEST(MxPlan, SwigluForward) {
       "true>(fusion_rt::cuda::KParams)");
   r = gated(false, 256, 1024);
   r.kind = kClampedSwiGLU;
-  p = plan_mx(r, Tuning{});
+  p = plan_mx(r, narrow);
   EXPECT_EQ(p.family, Family::SwigluRowV2);
   EXPECT_NE(kernel_name(p, kBF16, true, true).find(", 12, false>"),
             std::string::npos);
 
-  // The extended scope (gated_stream = 1): few chunks (256 rows x 4) take
-  // one chunk a warp step, enough to fill the GPU two.
+  // The default, extended scope (gated_stream = 1): few chunks (256 rows x
+  // 4) take one chunk a warp step, enough to fill the GPU two.
   Tuning ext;
-  ext.gated_stream = 1;
+  EXPECT_EQ(ext.gated_stream, 1);
   p = plan_mx(gated(false, 256, 1024), ext);
   EXPECT_EQ(p.family, Family::SwigluStream);
   EXPECT_EQ(p.step, 1);

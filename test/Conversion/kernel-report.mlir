@@ -120,11 +120,12 @@ func.func @ffn(%x: tensor<2048x256xbf16>, %wg: tensor<512x256xbf16>, %wu: tensor
 }
 
 // The SwiGLU forward rowwise quantize of 16-bit rows of a multiple of 256
-// takes the stream kernel, 2 chunks a step (the report named the v2 kernel
-// before it shared the launcher's plan).
+// takes the stream kernel, 1 chunk a step below mx_plan::kGatedStepOneBelow
+// chunks (the report named the v2 kernel before it shared the launcher's
+// plan).
 // CHECK: op #8 fusion.gated_act_quantize
-// CHECK: CUDA launch: block 128, 1024 chunks of 256 values, 2 a warp step, grid {{[0-9]+}} = min(128,
-// CHECK: CUDA kernel: void fusion_rt::cuda::stream::swiglu_stream_kernel<fusion_rt::cuda::BF16T, false, false, 7, false, 2, true>(fusion_rt::cuda::KParams)
+// CHECK: CUDA launch: block 128, 1024 chunks of 256 values, 1 a warp step, grid {{[0-9]+}} = min(256,
+// CHECK: CUDA kernel: void fusion_rt::cuda::stream::swiglu_stream_kernel<fusion_rt::cuda::BF16T, false, false, 7, false, 1, true>(fusion_rt::cuda::KParams)
 func.func @swiglu_v2(%x: tensor<256x2048xbf16>) -> (tensor<256x1024xf8E5M2>, tensor<256x32xf8E8M0FNU>) {
   %dst17 = tensor.empty() : tensor<256x1024xf8E5M2>
   %dst18 = tensor.empty() : tensor<256x32xf8E8M0FNU>
@@ -229,11 +230,12 @@ func.func @ffn_front_prefill(%x: tensor<2048x4096xbf16>, %wg: tensor<14336x4096x
 }
 
 // GPT-OSS's front with biases added before the bf16 rounding (H = 2880, not
-// a multiple of 256): the prefill form, the clamped SwiGLU's row-kernel
-// instance (the stream kernel takes it only under gated_stream = 1).
+// a multiple of 256): the prefill form, the clamped SwiGLU's stream-kernel
+// instance, each row's last chunk partial, 1 chunk a step (the row kernel's
+// under gated_stream = 0).
 // CHECK: op #{{[0-9]+}} fusion.paired_projection
-// CHECK: CUDA launch: cuBLAS path, the prefill form: {{.*}}: block 128, 180 warp tiles,
-// CHECK-NEXT: CUDA kernel: void fusion_rt::cuda::(anonymous namespace)::swiglu_row16_v2_kernel<fusion_rt::cuda::BF16T, true, true, 12, false>(fusion_rt::cuda::KParams)
+// CHECK: CUDA launch: cuBLAS path, the prefill form: {{.*}}: block 128, 1536 chunks of 256 values, 1 a warp step,
+// CHECK-NEXT: CUDA kernel: void fusion_rt::cuda::stream::swiglu_stream_kernel<fusion_rt::cuda::BF16T, true, true, 12, false, 1, true>(fusion_rt::cuda::KParams)
 // CHECK-NOT: CUDA kernel:
 func.func @oss_front(%x: tensor<128x2880xbf16>, %wg: tensor<2880x2880xbf16>, %wu: tensor<2880x2880xbf16>, %bg: tensor<2880xbf16>, %bu: tensor<2880xbf16>) -> (tensor<128x2880xf8E4M3FN>, tensor<128x90xf8E8M0FNU>) {
   %d0 = tensor.empty() : tensor<128x2880xf8E4M3FN>
