@@ -123,8 +123,10 @@ FUSION_RT_HDI TensorGlobals tensor_globals(const fusion_rt_quant_scheme &s,
   } else if (is_fp8_tensor_format(s.format)) {
     const float mx = s.format == kFP8E4M3 ? kE4M3Max : kE5M2Max;
     g.fp8_scale = s.tensor_scaling == FUSION_RT_TENSOR_SCALING_CURRENT
-                      ? fp8_scale_from_amax(tensor_amax, mx, s.amax_epsilon,
-                                            s.force_pow2_scale != 0)
+                      ? fp8_scale_from_amax(
+                            tensor_amax, mx, s.amax_epsilon,
+                            s.force_pow2_scale != 0,
+                            s.nvfp4_recipe == FUSION_RT_NVFP4_RECIPE_RECIPROCAL)
                       : *delayed_scale;
   }
   return g;

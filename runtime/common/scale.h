@@ -241,11 +241,12 @@ FUSION_RT_HDI uint8_t nvfp4_torchao_code(float x, float factor,
 /// scale = max/amax (IEEE divide); Inf -> FLT_MAX; optional power-of-two
 /// truncation (bits &= 0xFF800000).
 FUSION_RT_HDI float fp8_scale_from_amax(float amax, float max_elem, float eps,
-                                        bool force_pow2) {
+                                        bool force_pow2, bool reciprocal = false) {
   float a = amax < eps ? eps : amax;
   if (f32_is_inf(a) || f32_is_nan(a) || a == 0.0f)
     return 1.0f;
-  float scale = max_elem / a;
+  // reciprocal: torch's `max / amax` on an f32 tensor, (1 / a) * max.
+  float scale = reciprocal ? x86_mul(x86_div(1.0f, a), max_elem) : max_elem / a;
   if (f32_is_inf(scale))
     scale = kF32Max;
   if (force_pow2)

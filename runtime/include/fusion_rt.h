@@ -210,7 +210,14 @@ typedef enum fusion_rt_nvfp4_recipe {
    *  multiplier itself, not 1 / scale: torchao.float8's rowwise (axiswise)
    *  scaling, whose Float8Tensor holds max / amax. fusion_rt_dequantize
    *  then decodes x = code / scale (correctly rounded). */
-  FUSION_RT_NVFP4_RECIPE_MULTIPLIER = 4
+  FUSION_RT_NVFP4_RECIPE_MULTIPLIER = 4,
+  /** FP8 per tensor with current scaling only: scale = (1 / max(amax, eps))
+   *  * max, each step rounded to f32, as torch computes `max / amax` on an
+   *  f32 tensor (Tensor.__rtruediv__ is reciprocal() * max): one ulp off the
+   *  quotient for about a quarter of all amaxes. TE's edge rules otherwise
+   *  (amax 0, Inf or NaN -> 1, an Inf scale -> FLT_MAX, power-of-two
+   *  truncation with force_pow2_scale). */
+  FUSION_RT_NVFP4_RECIPE_RECIPROCAL = 5
 } fusion_rt_nvfp4_recipe;
 
 /** How to quantize. Initialise with fusion_rt_quant_scheme_init(). */

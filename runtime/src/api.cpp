@@ -259,7 +259,7 @@ fusion_rt_status check_scheme(const fusion_rt_quant_scheme *s) {
                 {s->elem_rounding, 1, "scheme->elem_rounding"},
                 {s->tensor_scaling, 1, "scheme->tensor_scaling"},
                 {s->zero_scale, 2, "scheme->zero_scale"},
-                {s->nvfp4_recipe, 4, "scheme->nvfp4_recipe"}};
+                {s->nvfp4_recipe, FUSION_RT_NVFP4_RECIPE_RECIPROCAL, "scheme->nvfp4_recipe"}};
   for (const Field &f : fields)
     if (!in_range(f.v, 0, f.hi))
       return fail(FUSION_RT_STATUS_BAD_VALUE, "%s = %d is out of range 0..%d",
@@ -323,11 +323,18 @@ fusion_rt_status check_scheme(const fusion_rt_quant_scheme *s) {
     return fail(FUSION_RT_STATUS_UNSUPPORTED,
                 "scheme->nvfp4_recipe MULTIPLY / MULTIPLIER applies to the FP8 "
                 "block formats only");
-  if (s->nvfp4_recipe != FUSION_RT_NVFP4_RECIPE_TE && !multiply && !nv)
+  if (s->nvfp4_recipe == FUSION_RT_NVFP4_RECIPE_RECIPROCAL &&
+      !(fp8 && s->tensor_scaling == FUSION_RT_TENSOR_SCALING_CURRENT))
+    return fail(FUSION_RT_STATUS_UNSUPPORTED,
+                "scheme->nvfp4_recipe RECIPROCAL applies to FP8 per-tensor "
+                "formats with current scaling only");
+  const bool reciprocal = s->nvfp4_recipe == FUSION_RT_NVFP4_RECIPE_RECIPROCAL;
+  if (s->nvfp4_recipe != FUSION_RT_NVFP4_RECIPE_TE && !multiply && !reciprocal &&
+      !nv)
     return fail(FUSION_RT_STATUS_UNSUPPORTED,
                 "scheme->nvfp4_recipe TORCHAO / TORCHAO_BLOCK applies to NVFP4 "
                 "only");
-  if (s->nvfp4_recipe != FUSION_RT_NVFP4_RECIPE_TE && !multiply &&
+  if (s->nvfp4_recipe != FUSION_RT_NVFP4_RECIPE_TE && !multiply && !reciprocal &&
       (s->nvfp4_block != FUSION_RT_NVFP4_1D ||
        s->elem_rounding != FUSION_RT_ROUND_RNE))
     return fail(FUSION_RT_STATUS_UNSUPPORTED,

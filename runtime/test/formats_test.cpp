@@ -302,6 +302,34 @@ TEST(Formats, Fp8PerTensorCurrentScaling) {
   EXPECT_EQ(qe.scale_inv, 1.0f / bits_f32(fusion_rt::f32_bits(448.f / 1e6f) & 0xff800000u));
 }
 
+// The reciprocal recipe: torch's `448 / amax` on an f32 tensor, (1 / amax)
+// * 448, one ulp off the quotient for this amax (3.96830106: found by the
+// raising pass's amax sweep), and the codes that ulp changes.
+TEST(Formats, Fp8PerTensorReciprocalRecipe) {
+  const float amax = 3.96830106f;
+  const float quotient = 448.0f / amax;
+  const float reciprocal = (1.0f / amax) * 448.0f;
+  ASSERT_NE(quotient, reciprocal);
+  EXPECT_EQ(fusion_rt::fp8_scale_from_amax(amax, 448.f, 0.f, false, true),
+            reciprocal);
+  EXPECT_EQ(fusion_rt::fp8_scale_from_amax(0.f, 448.f, 0.f, false, true), 1.f);
+  EXPECT_EQ(fusion_rt::fp8_scale_from_amax(1e-40f, 448.f, 0.f, false, true),
+            FLT_MAX);
+  // x next to the midpoint between e4m3's first two subnormal codes.
+  std::vector<float> v = {amax, 2.59506269e-05f, -2.59506269e-05f, 1.0f};
+  HostMatrix x = make_matrix(v, 1, 4, FUSION_RT_F32);
+  fusion_rt_quant_scheme s = scheme_of(FUSION_RT_FORMAT_FP8_E4M3, FUSION_RT_ROWWISE);
+  s.nvfp4_recipe = FUSION_RT_NVFP4_RECIPE_RECIPROCAL;
+  QuantBuffers q = quantize(s, x);
+  EXPECT_EQ(q.scale_inv, 1.0f / reciprocal);
+  for (int64_t j = 0; j < 4; ++j)
+    EXPECT_EQ(q.row_code(0, j), fusion_rt::f32_to_e4m3(v[j] * reciprocal)) << j;
+  s.nvfp4_recipe = FUSION_RT_NVFP4_RECIPE_TE;
+  QuantBuffers qt = quantize(s, x);
+  EXPECT_EQ(qt.scale_inv, 1.0f / quotient);
+  EXPECT_NE(qt.row_code(0, 1), q.row_code(0, 1));
+}
+
 TEST(Formats, Fp8PerTensorDelayedScaling) {
   const int64_t m = 8, n = 40;
   HostMatrix x = make_matrix(random_values(m * n, 13, false), m, n, FUSION_RT_BF16);
@@ -635,8 +663,14 @@ TEST(Formats, Nvfp4RecipeIsValidated) {
     fusion_rt_status status;
     const char *message;
   } bad[] = {
-      {FUSION_RT_FORMAT_NVFP4, FUSION_RT_NVFP4_1D, FUSION_RT_ROUND_RNE, 5,
-       FUSION_RT_STATUS_BAD_VALUE, "scheme->nvfp4_recipe = 5"},
+      {FUSION_RT_FORMAT_NVFP4, FUSION_RT_NVFP4_1D, FUSION_RT_ROUND_RNE, 6,
+       FUSION_RT_STATUS_BAD_VALUE, "scheme->nvfp4_recipe = 6"},
+      {FUSION_RT_FORMAT_NVFP4, FUSION_RT_NVFP4_1D, FUSION_RT_ROUND_RNE,
+       FUSION_RT_NVFP4_RECIPE_RECIPROCAL, FUSION_RT_STATUS_UNSUPPORTED,
+       "RECIPROCAL applies to FP8 per-tensor formats with current scaling only"},
+      {FUSION_RT_FORMAT_FP8_BLOCK_E4M3, FUSION_RT_NVFP4_1D, FUSION_RT_ROUND_RNE,
+       FUSION_RT_NVFP4_RECIPE_RECIPROCAL, FUSION_RT_STATUS_UNSUPPORTED,
+       "RECIPROCAL applies to FP8 per-tensor formats with current scaling only"},
       {FUSION_RT_FORMAT_NVFP4, FUSION_RT_NVFP4_1D, FUSION_RT_ROUND_RNE,
        FUSION_RT_NVFP4_RECIPE_MULTIPLY, FUSION_RT_STATUS_UNSUPPORTED,
        "MULTIPLY / MULTIPLIER applies to the FP8 block formats only"},

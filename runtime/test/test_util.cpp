@@ -258,7 +258,8 @@ std::string describe(const fusion_rt_quant_scheme &s) {
      << (s.scale_rounding == 1 ? "/floor" : s.scale_rounding == 2 ? "/ceil" : "")
      << (s.nan_policy ? "/ignore" : "")
      << (s.nvfp4_block ? "/2d" : "") << (s.elem_rounding ? "/sr" : "")
-     << (s.tensor_scaling ? "/delayed" : "");
+     << (s.tensor_scaling ? "/delayed" : "")
+     << (s.nvfp4_recipe ? "/recipe" + std::to_string(s.nvfp4_recipe) : "");
   if (s.format >= FUSION_RT_FORMAT_FP8_BLOCK_E4M3)
     os << "/1x" << s.block_cols << (s.force_pow2_scale ? "/ue8m0" : "");
   return os.str();

@@ -1,8 +1,12 @@
 // Per-tensor FP8 quantizers written out (test/Transforms/raise-quantize-fp4.mlir:
-// an amax epsilon, and power-of-two scales) run to the end: raised to
+// an amax epsilon, and power-of-two scales; torch's `448 / amax`, which is
+// (1 / amax) * 448: the reciprocal recipe) run to the end: raised to
 // fusion.quantize (the runtime's FP8 current scaling, with the scheme's
-// epsilon and pow2_scale passed through the lowering) and unraised, both by
-// the whole pipeline, print the same codes and scales.
+// epsilon, pow2_scale and recipe passed through the lowering) and unraised,
+// both by the whole pipeline, print the same codes and scales. The last
+// input's amax (3.96830106) is one where (1 / amax) * 448 is one ulp off
+// 448 / amax, and its second element (2.59506269e-05) one whose code that
+// ulp changes (2 under the IR's rule, 1 under the quotient).
 //
 // RUN: fusion-opt %s "--fusion-pipeline=frontend=torch lower-to-llvm=false" | FileCheck %s --check-prefix=IR
 // RUN: fusion-opt %s --fusion-pipeline=frontend=torch | mlir-runner -e main -entry-point-result=void \
@@ -19,11 +23,15 @@
 // IR: fusion.quantize
 // IR-LABEL: @per_tensor_pow2
 // IR: fusion.quantize
+// IR-LABEL: @per_tensor_reciprocal
+// IR: fusion.quantize {{.*}}recipe = reciprocal
 
 // CHECK: sizes = [4, 64]
 // CHECK: sizes = [4, 64]
 // CHECK: sizes = [4, 64]
 // CHECK: sizes = [4, 64]
+// CHECK: sizes = [4, 64]
+// CHECK-NEXT: {{\[}}[126,   2,
 
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 
@@ -82,6 +90,40 @@ func.func @per_tensor_pow2(%x: tensor<4x64xf32>) -> (tensor<4x64xf8E4M3FN>, tens
     %mask = arith.constant -8388608 : i32
     %pb = arith.andi %bits, %mask : i32
     %s = arith.bitcast %pb : i32 to f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  %e1 = tensor.empty() : tensor<4x64xf8E4M3FN>
+  %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %scale : tensor<4x64xf32>, tensor<f32>) outs(%e1 : tensor<4x64xf8E4M3FN>) {
+  ^bb0(%in: f32, %s: f32, %out: f8E4M3FN):
+    %y = arith.mulf %in, %s : f32
+    %lo = arith.constant -448.0 : f32
+    %hi = arith.constant 448.0 : f32
+    %c0 = arith.maximumf %y, %lo : f32
+    %c1 = arith.minimumf %c0, %hi : f32
+    %t = arith.truncf %c1 : f32 to f8E4M3FN
+    linalg.yield %t : f8E4M3FN
+  } -> tensor<4x64xf8E4M3FN>
+  return %q, %scale : tensor<4x64xf8E4M3FN>, tensor<f32>
+}
+
+func.func @per_tensor_reciprocal(%x: tensor<4x64xf32>) -> (tensor<4x64xf8E4M3FN>, tensor<f32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<f32>
+  %init = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+  %amax = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%x : tensor<4x64xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = math.absf %in : f32
+    %m = arith.maximumf %a, %out : f32
+    linalg.yield %m : f32
+  } -> tensor<f32>
+  %scale = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []} ins(%amax : tensor<f32>) outs(%e0 : tensor<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c448 = arith.constant 448.0 : f32
+    %one = arith.constant 1.0 : f32
+    %eps = arith.constant 1.0e-12 : f32
+    %g = arith.maximumf %in, %eps : f32
+    %r = arith.divf %one, %g : f32
+    %s = arith.mulf %r, %c448 : f32
     linalg.yield %s : f32
   } -> tensor<f32>
   %e1 = tensor.empty() : tensor<4x64xf8E4M3FN>
@@ -169,5 +211,18 @@ func.func @main() {
   call @print_f32(%s3) : (tensor<f32>) -> ()
   call @print_bytes(%c4) : (tensor<?x?xi8>) -> ()
   call @print_f32(%s4) : (tensor<f32>) -> ()
+  // torch's rule on an amax where it differs from the quotient.
+  %ones = arith.constant dense<1.0> : tensor<4x64xf32>
+  %ci0 = arith.constant 0 : index
+  %ci1 = arith.constant 1 : index
+  %va = arith.constant 3.96830106 : f32
+  %vx = arith.constant 2.59506269e-05 : f32
+  %r0 = tensor.insert %va into %ones[%ci0, %ci0] : tensor<4x64xf32>
+  %r1 = tensor.insert %vx into %r0[%ci0, %ci1] : tensor<4x64xf32>
+  %d5, %s5 = call @per_tensor_reciprocal(%r1) : (tensor<4x64xf32>) -> (tensor<4x64xf8E4M3FN>, tensor<f32>)
+  %b5 = arith.bitcast %d5 : tensor<4x64xf8E4M3FN> to tensor<4x64xi8>
+  %c5 = tensor.cast %b5 : tensor<4x64xi8> to tensor<?x?xi8>
+  call @print_bytes(%c5) : (tensor<?x?xi8>) -> ()
+  call @print_f32(%s5) : (tensor<f32>) -> ()
   return
 }

@@ -544,6 +544,10 @@ fusion_rt_quant_scheme make_scheme(int fmt, int dir, int v) {
     s.tensor_scaling = v % 3 == 2;
     s.force_pow2_scale = v % 4 == 1;
     s.amax_epsilon = v % 5 == 3 ? 1e-3f : 0.f;
+    // Current scaling: every other case with torch's scale rule, (1 / amax)
+    // * max (the reciprocal recipe).
+    if (s.tensor_scaling == FUSION_RT_TENSOR_SCALING_CURRENT && v % 2 == 0)
+      s.nvfp4_recipe = FUSION_RT_NVFP4_RECIPE_RECIPROCAL;
   }
   return s;
 }
@@ -782,6 +786,8 @@ int main(int argc, char **argv) {
               c.s = fusion_rt_test::scheme_of(fmt, dir, FUSION_RT_COLWISE_TRANSPOSED, 0);
               c.s.tensor_scaling = k % 2;
               c.s.force_pow2_scale = k % 3 == 2;
+              if (k % 4 == 0)
+                c.s.nvfp4_recipe = FUSION_RT_NVFP4_RECIPE_RECIPROCAL;
               c.amax = k++ % 4 < 2;
               cases.push_back(c);
             }

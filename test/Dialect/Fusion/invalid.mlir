@@ -1016,5 +1016,15 @@ func.func private @f() attributes {q = #fusion.quant<fp8_e4m3, rowwise, block = 
 
 // -----
 
+// expected-error @+1 {{recipe 'reciprocal' applies only to FP8 per-tensor formats with current scaling, not 'fp8_e4m3' with delayed scaling}}
+func.func private @f() attributes {q = #fusion.quant<fp8_e4m3, rowwise, scaling = delayed, recipe = reciprocal>}
+
+// -----
+
+// expected-error @+1 {{recipe 'reciprocal' applies only to FP8 per-tensor formats with current scaling, not 'fp8_block_e4m3'}}
+func.func private @f() attributes {q = #fusion.quant<fp8_block_e4m3, rowwise, recipe = reciprocal>}
+
+// -----
+
 // expected-error @+1 {{recipe applies only to 'nvfp4', not 'fp8_block_e4m3'}}
 func.func private @f() attributes {q = #fusion.quant<fp8_block_e4m3, rowwise, recipe = torchao>}

@@ -210,10 +210,15 @@ QuantSchemeAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "recipe '" << stringifyNvfp4Recipe(recipe)
                        << "' applies only to the FP8 block formats, not '"
                        << name << "'";
-  if (recipe != Nvfp4Recipe::te && !multiply && !nvfp4)
+  const bool reciprocal = recipe == Nvfp4Recipe::reciprocal;
+  if (reciprocal && (!perTensor || tensorScaling != TensorScaling::current))
+    return emitError() << "recipe 'reciprocal' applies only to FP8 per-tensor "
+                          "formats with current scaling, not '"
+                       << name << "'" << (perTensor ? " with delayed scaling" : "");
+  if (recipe != Nvfp4Recipe::te && !multiply && !reciprocal && !nvfp4)
     return emitError() << "recipe applies only to 'nvfp4', not '" << name
                        << "'";
-  if (recipe != Nvfp4Recipe::te && !multiply &&
+  if (recipe != Nvfp4Recipe::te && !multiply && !reciprocal &&
       (blockRows != 1 || elemRounding != ElemRounding::rne))
     return emitError() << "the torchao NVFP4 recipes use 1x16 blocks and "
                           "RNE elements";

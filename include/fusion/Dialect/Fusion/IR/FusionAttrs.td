@@ -63,7 +63,7 @@ def Fusion_Nvfp4Recipe : Fusion_I32Enum<"Nvfp4Recipe",
     "how NVFP4 (and FP8 block) scales and codes are computed", [
   I32EnumAttrCase<"te", 0>, I32EnumAttrCase<"torchao", 1>,
   I32EnumAttrCase<"torchao_block", 2>, I32EnumAttrCase<"multiply", 3>,
-  I32EnumAttrCase<"multiplier", 4>]>;
+  I32EnumAttrCase<"multiplier", 4>, I32EnumAttrCase<"reciprocal", 5>]>;
 
 def Fusion_ActivationKind : Fusion_I32Enum<"ActivationKind", "activation", [
   I32EnumAttrCase<"identity", 0>, I32EnumAttrCase<"relu", 1>,
@@ -106,7 +106,7 @@ def Fusion_QuantSchemeAttr : Fusion_Attr<"QuantScheme", "quant"> {
                   [, elem = rne|stochastic] [, scaling = current|delayed]
                   [, zero_scale = exact|one|min_normal] [, epsilon = F]
                   [, pow2_scale = true]
-                  [, recipe = te|torchao|torchao_block|multiply|multiplier]>
+                  [, recipe = te|torchao|torchao_block|multiply|multiplier|reciprocal]>
     ```
 
     * FORMAT: `mxfp8_e4m3`, `mxfp8_e5m2`, `mxfp4` (E8M0 scales over blocks
@@ -166,7 +166,10 @@ def Fusion_QuantSchemeAttr : Fusion_Attr<"QuantScheme", "quant"> {
       scaling): as `multiply`, but the scale written is the multiplier
       max / amax itself (a Float8Tensor's scale; decoding divides by it);
       the default is DeepSeek-V3's s = max(amax, epsilon) / max, codes of
-      x / s.
+      x / s. FP8 per tensor with current scaling: `reciprocal`, the scale
+      (1 / max(amax, epsilon)) * max with each step rounded to f32, as
+      torch computes `max / amax` on an f32 tensor (reciprocal, then times
+      max); the default is the correctly rounded quotient.
 
     Options at their default are not printed.
   }];
