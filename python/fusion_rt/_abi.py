@@ -30,7 +30,7 @@ ELEM_ROUNDING = {"rne": 0, "stochastic": 1}
 TENSOR_SCALING = {"current": 0, "delayed": 1}
 ZERO_SCALE = {"exact": 0, "one": 1, "min_normal": 2}
 NVFP4_RECIPE = {"te": 0, "torchao": 1, "torchao_block": 2, "multiply": 3,
-                "multiplier": 4}
+                "multiplier": 4, "reciprocal": 5}
 ACT = {"identity": 0, "relu": 1, "gelu": 2, "gelu_tanh": 3, "silu": 4,
        "qgelu": 5, "srelu": 6, "swiglu": 7, "geglu": 8, "reglu": 9,
        "qgeglu": 10, "sreglu": 11, "clamped_swiglu": 12, "geglu_erf": 13}
