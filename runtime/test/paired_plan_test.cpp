@@ -218,21 +218,21 @@ TEST(PairedPlan, PrefillFormTakesGatedBiasOnlyPairsOfOneRounding) {
   EXPECT_TRUE(prefill_form(true, {f32Bias, biasAfter}, 128, biased));
   EXPECT_FALSE(prefill_form(true, {biasAfter, biasAfter}, 66, biased))
       << "biased H not a multiple of 8";
-  QuantHalf before = biasAfter;
-  before.round = FUSION_RT_ROUND_BF16;
-  EXPECT_FALSE(prefill_form(true, {before, bf16}, 64, biased))
-      << "bias added after the rounding";
-  QuantHalf scaled = biasAfter;
-  scaled.scale = true;
-  EXPECT_FALSE(prefill_form(true, {scaled, biasAfter}, 64, biased)) << "scale";
-  QuantHalf f16Bias = biasAfter;
-  f16Bias.bias_dtype = FUSION_RT_F16;
-  EXPECT_FALSE(prefill_form(true, {f16Bias, biasAfter}, 64, biased))
-      << "bias of another 16-bit type";
-  QuantHalf noBias = biasAfter;
-  noBias.bias = false;
-  EXPECT_FALSE(prefill_form(true, {noBias, biasAfter}, 64, biased))
-      << "bias epilogue without a bias";
+  // One field of a biased half changed, each rejected.
+  auto with = [&](void (*change)(QuantHalf &)) {
+    QuantHalf h = biasAfter;
+    change(h);
+    return h;
+  };
+  const std::pair<const char *, QuantHalf> rejected[] = {
+      {"bias added after the rounding",
+       with([](QuantHalf &h) { h.round = FUSION_RT_ROUND_BF16; })},
+      {"scale", with([](QuantHalf &h) { h.scale = true; })},
+      {"bias of another 16-bit type",
+       with([](QuantHalf &h) { h.bias_dtype = FUSION_RT_F16; })},
+      {"bias epilogue without a bias", with([](QuantHalf &h) { h.bias = false; })}};
+  for (const auto &[why, h] : rejected)
+    EXPECT_FALSE(prefill_form(true, {h, biasAfter}, 64, biased)) << why;
   QuantHalf sigmoid{FUSION_RT_EPILOGUE_SIGMOID, FUSION_RT_ROUND_NONE};
   EXPECT_FALSE(prefill_form(true, {sigmoid, none}, 64, biased))
       << "an epilogue other than a bias";
