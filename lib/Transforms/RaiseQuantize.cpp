@@ -2317,8 +2317,8 @@ void RaiseQuantizePass::sweepTensorScale(Value xv, Value dataV, Value amaxV,
             [&] {
               return llvm::formatv(
                          "amax sweep: tensor amax {0:e8}, x = {1:e8} gives {2} in "
-                         "the IR, 0x{3} in the runtime (the IR's scale for this "
-                         "amax rounds differently from max / amax)",
+                         "the IR, 0x{3} in the runtime (the IR's rule for this "
+                         "amax rounds differently from the runtime's)",
                          a, floatValue(xt, row[i]),
                          ir[i] == ~uint64_t(0) ? std::string("undefined (poison)")
                                                : "0x" + hexByte(ir[i]),

@@ -170,3 +170,53 @@ func.func @negative_three_over_amax(%x: !x) -> (!d, tensor<f32>) {
   } -> !d
   return %q, %amax : !d, tensor<f32>
 }
+
+// Per tensor as DeepSeek writes its blocks: s = max(amax, eps) / 448, codes
+// of x / s. The runtime's per-tensor codes are x * (448 / amax); the two
+// agree on the probes, not on the sweep's amaxes (the FP8 block formats
+// have this recipe, per block).
+// CHECK-LABEL: func.func @negative_divide_by_decode_scale
+//   CHECK-NOT: fusion.quantize
+func.func @negative_divide_by_decode_scale(%x: !x) -> (!d, tensor<f32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %eps = arith.constant 1.1920929E-7 : f32
+  %max = arith.constant 4.480000e+02 : f32
+  %min = arith.constant -4.480000e+02 : f32
+  %e32 = tensor.empty() : !x
+  %abs = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x : !x) outs(%e32 : !x) {
+  ^bb0(%in: f32, %out: f32):
+    %a = math.absf %in : f32
+    linalg.yield %a : f32
+  } -> !x
+  %e0 = tensor.empty() : tensor<f32>
+  %init = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+  %amax = linalg.generic {indexing_maps = [#id2, #to0], iterator_types = ["reduction", "reduction"]} ins(%abs : !x) outs(%init : tensor<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %out : f32
+    linalg.yield %m : f32
+  } -> tensor<f32>
+  %scale = linalg.generic {indexing_maps = [#id0, #id0], iterator_types = []} ins(%amax : tensor<f32>) outs(%e0 : tensor<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %lt = arith.cmpf ult, %in, %eps : f32
+    %c = arith.select %lt, %eps, %in : f32
+    %s = arith.divf %c, %max : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  %y = linalg.generic {indexing_maps = [#id2, #to0, #id2], iterator_types = ["parallel", "parallel"]} ins(%x, %scale : !x, tensor<f32>) outs(%e32 : !x) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %p = arith.divf %in, %s : f32
+    %lo = arith.cmpf ult, %p, %min : f32
+    %p1 = arith.select %lo, %min, %p : f32
+    %hi = arith.cmpf ugt, %p1, %max : f32
+    %p2 = arith.select %hi, %max, %p1 : f32
+    linalg.yield %p2 : f32
+  } -> !x
+  %e8 = tensor.empty() : !d
+  // expected-remark @below {{Reason="differs from every runtime quantizer", Remark="closest is #fusion.quant<fp8_e4m3, rowwise, epsilon = 1.1920929e-07> (1 differing elements in the probes); first: amax sweep: tensor amax}}
+  %q = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%y : !x) outs(%e8 : !d) {
+  ^bb0(%in: f32, %out: f8E4M3FN):
+    %t = arith.truncf %in : f32 to f8E4M3FN
+    linalg.yield %t : f8E4M3FN
+  } -> !d
+  return %q, %amax : !d, tensor<f32>
+}
