@@ -323,12 +323,11 @@ fusion_rt_status check_scheme(const fusion_rt_quant_scheme *s) {
     return fail(FUSION_RT_STATUS_UNSUPPORTED,
                 "scheme->nvfp4_recipe MULTIPLY / MULTIPLIER applies to the FP8 "
                 "block formats only");
-  if (s->nvfp4_recipe == FUSION_RT_NVFP4_RECIPE_RECIPROCAL &&
-      !(fp8 && s->tensor_scaling == FUSION_RT_TENSOR_SCALING_CURRENT))
+  const bool reciprocal = s->nvfp4_recipe == FUSION_RT_NVFP4_RECIPE_RECIPROCAL;
+  if (reciprocal && !(fp8 && s->tensor_scaling == FUSION_RT_TENSOR_SCALING_CURRENT))
     return fail(FUSION_RT_STATUS_UNSUPPORTED,
                 "scheme->nvfp4_recipe RECIPROCAL applies to FP8 per-tensor "
                 "formats with current scaling only");
-  const bool reciprocal = s->nvfp4_recipe == FUSION_RT_NVFP4_RECIPE_RECIPROCAL;
   if (s->nvfp4_recipe != FUSION_RT_NVFP4_RECIPE_TE && !multiply && !reciprocal &&
       !nv)
     return fail(FUSION_RT_STATUS_UNSUPPORTED,

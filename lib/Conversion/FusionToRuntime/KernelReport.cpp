@@ -460,12 +460,6 @@ static bool prefillForm(PairedProjectionOp p, const Plan &plan, int64_t h,
   if (!StringRef(plan.launch).starts_with("cuBLAS path") ||
       ShapedType::isDynamic(h))
     return false;
-  auto dtypeOf = [](Type t) -> int32_t {
-    return t.isBF16() ? FUSION_RT_BF16
-           : t.isF16() ? FUSION_RT_F16
-           : t.isF32() ? FUSION_RT_F32
-                       : -1;
-  };
   fusion_rt::paired::QuantHalf halves[2];
   int i = 0;
   for (auto [kind, bias, scale, round, withBias] :
@@ -473,16 +467,12 @@ static bool prefillForm(PairedProjectionOp p, const Plan &plan, int64_t h,
                    p.getRound0(), p.getRoundWithBias0()),
         std::tuple(p.getEpilogue1(), p.getBias1(), p.getScale1(),
                    p.getRound1(), p.getRoundWithBias1())}) {
-    // fusion_rt_accumulator_round, as the lowering passes it.
-    int32_t mode = !round           ? FUSION_RT_ROUND_NONE
-                   : round->isBF16() ? FUSION_RT_ROUND_BF16
-                                     : FUSION_RT_ROUND_F16;
-    if (round && withBias)
-      mode += FUSION_RT_ROUND_BF16_AFTER_BIAS - FUSION_RT_ROUND_BF16;
-    halves[i++] = {int32_t(kind), mode, bool(bias), bool(scale),
-                   bias ? dtypeOf(cast<ShapedType>(bias.getType())
-                                      .getElementType())
-                        : int32_t(FUSION_RT_F32)};
+    // As the lowering passes them.
+    FailureOr<int64_t> bt =
+        bias ? getRuntimeDtype(cast<ShapedType>(bias.getType()).getElementType())
+             : FailureOr<int64_t>(FUSION_RT_F32);
+    halves[i++] = {int32_t(kind), getAccumulatorRound(round, withBias),
+                   bool(bias), bool(scale), succeeded(bt) ? int32_t(*bt) : -1};
   }
   bool biased = false;
   if (!fusion_rt::paired::prefill_form(p.getGated().has_value(), halves, h, biased))

@@ -50,31 +50,6 @@ namespace {
                 "fusion_rt_kinds.def: " #enumName " " #name);
 #include "fusion_rt_kinds.def"
 
-/// fusion_rt_dtype of an element type, or the table's own codes
-/// (fusion_rt_mlir.h): i64 (the rng operand), i8 holding FP4 data packed two
-/// per byte (the verifier allows i8 only there).
-static FailureOr<int64_t> runtimeDtype(Type t) {
-  if (t.isBF16())
-    return 0;
-  if (t.isF16())
-    return 1;
-  if (t.isF32())
-    return 2;
-  if (isa<Float8E4M3FNType>(t))
-    return 3;
-  if (isa<Float8E5M2Type>(t))
-    return 4;
-  if (isa<Float4E2M1FNType>(t))
-    return 5;
-  if (isa<Float8E8M0FNUType>(t))
-    return 6;
-  if (t.isInteger(64))
-    return FUSION_RT_MLIR_DTYPE_I64;
-  if (t.isInteger(8))
-    return FUSION_RT_MLIR_DTYPE_PACKED_FP4;
-  return failure();
-}
-
 static Value i32(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, v, 32);
 }
@@ -119,7 +94,7 @@ static void appendActivation(OpBuilder &b, Location loc, ActivationAttr a,
                     !a.getBackward()    ? FUSION_RT_FORWARD
                     : a.getMaskSelect() ? FUSION_RT_BACKWARD_MASK_SELECT
                                         : FUSION_RT_BACKWARD));
-  args.push_back(i32(b, loc, *runtimeDtype(intermediate)));
+  args.push_back(i32(b, loc, *getRuntimeDtype(intermediate)));
   args.push_back(f32(b, loc, a.getLimit()));
   args.push_back(f32(b, loc, a.getOffset()));
   args.push_back(f32(b, loc, a.getAlpha()));
@@ -153,7 +128,7 @@ static Value buildTable(OpBuilder &b, Location loc, ArrayRef<Value> buffers,
     }
     cols[FUSION_RT_MLIR_COL_RANK] = arith::ConstantIntOp::create(b, loc, rank, 64);
     cols[FUSION_RT_MLIR_COL_DTYPE] = arith::ConstantIntOp::create(
-        b, loc, *runtimeDtype(ty.getElementType()), 64);
+        b, loc, *getRuntimeDtype(ty.getElementType()), 64);
     for (int64_t d = 0; d < rank; ++d) {
       cols[FUSION_RT_MLIR_COL_SIZES + d] = toI64(meta.getSizes()[d]);
       cols[FUSION_RT_MLIR_COL_STRIDES + d] = toI64(meta.getStrides()[d]);
@@ -205,22 +180,15 @@ static SmallVector<Value> scalarArgs(OpBuilder &b, Location loc,
     args.push_back(
         i32(b, loc, p.getGated() ? int64_t(p.getGated()->getKind()) : -1));
     args.push_back(i32(b, loc, p.getKn() ? 1 : 0));
-    // fusion_rt_accumulator_round of each projection: none, bf16, f16, and
-    // with the bias added before the rounding (with_bias) bf16 / f16 + 2.
+    // fusion_rt_accumulator_round of each projection.
     for (auto [r, withBias] : {std::pair(p.getRound0(), p.getRoundWithBias0()),
-                               std::pair(p.getRound1(), p.getRoundWithBias1())}) {
-      int64_t mode = !r                ? FUSION_RT_ROUND_NONE
-                     : r->isBF16()     ? FUSION_RT_ROUND_BF16
-                                       : FUSION_RT_ROUND_F16;
-      if (r && withBias)
-        mode += FUSION_RT_ROUND_BF16_AFTER_BIAS - FUSION_RT_ROUND_BF16;
-      args.push_back(i32(b, loc, mode));
-    }
+                               std::pair(p.getRound1(), p.getRoundWithBias1())})
+      args.push_back(i32(b, loc, getAccumulatorRound(r, withBias)));
     for (Value v : {p.getBias0(), p.getScale0(), p.getBias1(), p.getScale1()})
       args.push_back(i32(b, loc, v ? 1 : 0));
     // The quantizing form: the intermediate type, then the scheme.
     if (std::optional<QuantSchemeAttr> quant = p.getQuant()) {
-      args.push_back(i32(b, loc, *runtimeDtype(*p.getIntermediate())));
+      args.push_back(i32(b, loc, *getRuntimeDtype(*p.getIntermediate())));
       appendScheme(b, loc, *quant, args);
     }
   }
@@ -260,7 +228,7 @@ static LogicalResult lowerToRuntimeCall(Operation *op, RewriterBase &rewriter) {
   for (OpOperand &operand : op->getOpOperands()) {
     Value &v = operands[operand.getOperandNumber()];
     auto ty = cast<MemRefType>(v.getType());
-    if (failed(runtimeDtype(ty.getElementType())))
+    if (failed(getRuntimeDtype(ty.getElementType())))
       return op->emitOpError() << "cannot pass an operand of type " << ty
                                << " to the runtime";
     if (ty.getRank() <= 4)
@@ -330,6 +298,38 @@ struct LowerToRuntimePass
 };
 
 } // namespace
+
+/// (The verifier allows i8 only for packed FP4.)
+FailureOr<int64_t> mlir::fusion::getRuntimeDtype(Type t) {
+  if (t.isBF16())
+    return 0;
+  if (t.isF16())
+    return 1;
+  if (t.isF32())
+    return 2;
+  if (isa<Float8E4M3FNType>(t))
+    return 3;
+  if (isa<Float8E5M2Type>(t))
+    return 4;
+  if (isa<Float4E2M1FNType>(t))
+    return 5;
+  if (isa<Float8E8M0FNUType>(t))
+    return 6;
+  if (t.isInteger(64))
+    return FUSION_RT_MLIR_DTYPE_I64;
+  if (t.isInteger(8))
+    return FUSION_RT_MLIR_DTYPE_PACKED_FP4;
+  return failure();
+}
+
+int32_t mlir::fusion::getAccumulatorRound(std::optional<Type> round,
+                                          bool withBias) {
+  if (!round)
+    return FUSION_RT_ROUND_NONE;
+  int32_t mode = round->isBF16() ? FUSION_RT_ROUND_BF16 : FUSION_RT_ROUND_F16;
+  return withBias ? mode + (FUSION_RT_ROUND_BF16_AFTER_BIAS - FUSION_RT_ROUND_BF16)
+                  : mode;
+}
 
 StringRef mlir::fusion::getRuntimeEntryPoint(Operation *op) {
   return entryPointOf(op);

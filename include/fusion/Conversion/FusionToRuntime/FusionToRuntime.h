@@ -15,6 +15,7 @@
 #include "mlir/Pass/Pass.h"
 #include "llvm/ADT/DenseSet.h"
 #include <memory>
+#include <optional>
 
 namespace mlir::fusion {
 
@@ -24,6 +25,16 @@ void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry);
 /// The runtime entry point (without the `_mlir_ciface_` prefix) a fusion op
 /// lowers to, e.g. "fusion_rt_mlir_quantize".
 StringRef getRuntimeEntryPoint(Operation *op);
+
+/// fusion_rt_dtype of an element type, or the table's own codes
+/// (fusion_rt_mlir.h): i64 (the rng operand), i8 holding FP4 data packed two
+/// per byte; failure for any other type.
+FailureOr<int64_t> getRuntimeDtype(Type t);
+
+/// fusion_rt_accumulator_round of a paired projection's half: none, bf16,
+/// f16, and with the bias added before the rounding (`withBias`) bf16 / f16
+/// + 2.
+int32_t getAccumulatorRound(std::optional<Type> round, bool withBias);
 
 /// The operand numbers of `op`'s optional outputs that nothing reads, which
 /// fusion-lower-to-runtime passes as absent (a null table row): the amax of
